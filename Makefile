@@ -1,0 +1,78 @@
+# The two commands: `make run` and `make test`. Both install what is missing first.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := run
+
+# Build cache outside the clone, shared by every checkout on this machine.
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/tessera-target
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+export CARGO_TERM_COLOR ?= never
+
+ROOT := $(abspath .)
+TESSERA_BIN := $(CARGO_TARGET_DIR)/debug/tessera
+DESKTOP_BIN := $(CARGO_TARGET_DIR)/debug/tessera-desktop
+DEB_DIR := $(CARGO_TARGET_DIR)/debug/bundle/deb
+AS_ROOT := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+
+.PHONY: run test deps deps-build ui desktop serve lint gen \
+        test-generated test-rust test-ui test-ui-e2e desktop-deb desktop-install test-desktop
+
+## make run: install what is missing, build, open the desktop app.
+run: deps-build ui desktop
+	$(DESKTOP_BIN)
+
+## make test: install what is missing, run every suite.
+test: deps lint test-generated test-rust test-ui test-ui-e2e test-desktop
+	@echo "make test: every suite passed"
+
+deps:
+	scripts/install-deps.sh all
+
+deps-build:
+	scripts/install-deps.sh build
+
+ui:
+	npm --prefix ui run build --silent
+
+desktop: ui
+	cargo build -p tessera-desktop
+
+## The headless server with the web UI, for a browser.
+serve: ui
+	cargo run -p tessera-server --bin tessera -- serve --ui-dir ui/dist
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets -- -D warnings
+
+## Rewrite the generated JSON Schemas, TypeScript types and protocol vectors.
+gen:
+	cargo run -q -p tessera-protocol --bin tessera-gen -- write
+	python3 tests/vectors/extract.py
+
+test-generated:
+	cargo run -q -p tessera-protocol --bin tessera-gen -- check
+	python3 tests/vectors/extract.py --check
+
+test-rust:
+	cargo test --workspace --exclude tessera-desktop
+
+test-ui:
+	npm --prefix ui run typecheck
+	npm --prefix ui test
+
+test-ui-e2e: ui
+	cargo build -q -p tessera-server --bin tessera
+	TESSERA_BIN=$(TESSERA_BIN) npm --prefix ui run e2e
+
+## The desktop app as people install it: a debug .deb, installed, driven under Xvfb.
+desktop-deb: ui
+	rm -rf $(DEB_DIR)
+	npx --no-install tauri build --debug --bundles deb --ci
+
+desktop-install: desktop-deb
+	$(AS_ROOT) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --reinstall $(DEB_DIR)/*.deb
+
+test-desktop: desktop-install
+	TESSERA_DESKTOP_BIN=/usr/bin/tessera-desktop xvfb-run -a -s "-screen 0 1280x900x24" \
+	  dbus-run-session -- node --test tests/desktop/

@@ -1,0 +1,102 @@
+//! `tessera serve`: bind the router to a loopback address and print the URL to open.
+
+use std::{
+    io::Write,
+    net::{IpAddr, SocketAddr},
+    path::PathBuf,
+    sync::Arc,
+};
+
+use thiserror::Error;
+use tokio::net::TcpListener;
+
+use crate::{
+    auth::{new_token, Guard},
+    router::{router, RouterConfig},
+};
+
+#[derive(Debug, Error)]
+pub enum ServeError {
+    #[error("refusing to listen on {0}: the API is for this machine only (use 127.0.0.1 or ::1)")]
+    NotLoopback(IpAddr),
+    #[error("the UI folder {0} has no index.html (build it with `npm --prefix ui run build`, or pass --ui-dir)")]
+    NoUi(PathBuf),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("server error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    pub host: IpAddr,
+    pub port: u16,
+    pub ui_dir: Option<PathBuf>,
+    pub token: Option<String>,
+}
+
+/// Runs until ctrl-c or SIGTERM.
+pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
+    if !opts.host.is_loopback() {
+        return Err(ServeError::NotLoopback(opts.host));
+    }
+    if let Some(dir) = &opts.ui_dir {
+        if !dir.join("index.html").is_file() {
+            return Err(ServeError::NoUi(dir.clone()));
+        }
+    }
+    let addr = SocketAddr::new(opts.host, opts.port);
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Bind { addr, source })?;
+    let local = listener.local_addr()?;
+    let token = opts.token.unwrap_or_else(new_token);
+    let guard = Arc::new(Guard::new(token.clone(), local.port()));
+    let app = router(RouterConfig {
+        guard,
+        ui_dir: opts.ui_dir,
+    });
+    let shown_host = match local.ip() {
+        IpAddr::V6(ip) => format!("[{ip}]"),
+        IpAddr::V4(ip) => ip.to_string(),
+    };
+    // Scripts and tests read this exact line; the token sits in the fragment so that it never
+    // reaches a server log.
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "Listening on http://{shown_host}:{}/#token={token}",
+        local.port()
+    )?;
+    out.flush()?;
+    drop(out);
+    tracing::info!(port = local.port(), "tessera serve is listening");
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+}

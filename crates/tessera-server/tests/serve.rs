@@ -1,0 +1,142 @@
+//! `tessera serve` as a person's browser and scripts meet it: a real process on loopback.
+
+use std::{path::Path, process::Command};
+
+use tessera_testkit::{http::request, server::RunningServer};
+
+fn bin() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_tessera"))
+}
+
+fn ui_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("index.html"),
+        "<!doctype html><title>Tessera</title><div id=root></div>",
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("assets")).unwrap();
+    std::fs::write(dir.path().join("assets/app.js"), "console.log('hi')").unwrap();
+    dir
+}
+
+#[test]
+fn healthz_is_open_and_the_api_needs_the_token() {
+    let server = RunningServer::start(bin(), &[]).unwrap();
+    assert!(server.base.starts_with("http://127.0.0.1:"));
+    assert_eq!(server.token.len(), 64);
+
+    let health = request(server.port, "GET", "/healthz", &[]).unwrap();
+    assert_eq!(health.status, 200);
+    let body: serde_json::Value = serde_json::from_str(&health.body).unwrap();
+    assert_eq!(body["status"], "ok");
+
+    let anonymous = request(server.port, "GET", "/api/v1/version", &[]).unwrap();
+    assert_eq!(anonymous.status, 401);
+    assert!(anonymous.body.contains("UNAUTHORIZED"));
+
+    let wrong = request(
+        server.port,
+        "GET",
+        "/api/v1/version",
+        &[("Authorization", "Bearer not-the-token")],
+    )
+    .unwrap();
+    assert_eq!(wrong.status, 401);
+
+    let bearer = format!("Bearer {}", server.token);
+    let ok = request(
+        server.port,
+        "GET",
+        "/api/v1/version",
+        &[("Authorization", &bearer)],
+    )
+    .unwrap();
+    assert_eq!(ok.status, 200, "{}", ok.body);
+    let body: serde_json::Value = serde_json::from_str(&ok.body).unwrap();
+    assert_eq!(body["protocols"]["easyflow-chat"], "1.1");
+}
+
+#[test]
+fn foreign_hosts_and_origins_are_refused() {
+    let server = RunningServer::start(bin(), &[]).unwrap();
+    let rebinding = request(
+        server.port,
+        "GET",
+        "/healthz",
+        &[("Host", "attacker.example")],
+    )
+    .unwrap();
+    assert_eq!(rebinding.status, 421);
+
+    let bearer = format!("Bearer {}", server.token);
+    let cross_site = request(
+        server.port,
+        "GET",
+        "/api/v1/version",
+        &[("Authorization", &bearer), ("Origin", "https://evil.example")],
+    )
+    .unwrap();
+    assert_eq!(cross_site.status, 403);
+
+    let same_origin = format!("http://127.0.0.1:{}", server.port);
+    let fine = request(
+        server.port,
+        "GET",
+        "/api/v1/version",
+        &[("Authorization", &bearer), ("Origin", &same_origin)],
+    )
+    .unwrap();
+    assert_eq!(fine.status, 200);
+}
+
+#[test]
+fn serves_the_ui_with_a_fallback_to_index() {
+    let ui = ui_dir();
+    let server =
+        RunningServer::start(bin(), &["--ui-dir", ui.path().to_str().unwrap()]).unwrap();
+    let index = request(server.port, "GET", "/", &[]).unwrap();
+    assert_eq!(index.status, 200);
+    assert!(index.body.contains("<title>Tessera</title>"));
+    let asset = request(server.port, "GET", "/assets/app.js", &[]).unwrap();
+    assert_eq!(asset.status, 200);
+    assert!(asset
+        .header("content-type")
+        .is_some_and(|c| c.contains("javascript")));
+    let deep = request(server.port, "GET", "/conversations/42", &[]).unwrap();
+    assert_eq!(deep.status, 200);
+    assert!(deep.body.contains("<div id=root>"));
+}
+
+#[test]
+fn ends_cleanly_on_sigterm() {
+    let mut server = RunningServer::start(bin(), &[]).unwrap();
+    let pid = server.pid().to_string();
+    let status = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(
+        server.wait_for_exit(std::time::Duration::from_secs(10)),
+        Some(0)
+    );
+}
+
+#[test]
+fn refuses_to_listen_beyond_loopback_and_a_missing_ui() {
+    let out = Command::new(bin())
+        .args(["serve", "--host", "0.0.0.0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("for this machine only"));
+
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::new(bin())
+        .args(["serve", "--ui-dir", empty.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no index.html"));
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs what building and testing Tessera needs on Debian/Ubuntu, skipping what is already
+# there: system packages (apt, with sudo when not root), tauri-driver (cargo), npm packages
+# (npm ci, from the committed lockfiles). Safe to run again.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+WHAT="${1:-all}" # all | build (no test-only packages)
+
+BUILD_PACKAGES=(
+  build-essential pkg-config curl file
+  libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libayatana-appindicator3-dev
+  librsvg2-dev libxdo-dev libssl-dev
+)
+TEST_PACKAGES=(
+  xvfb xauth openbox webkit2gtk-driver chromium dbus dbus-x11 gnome-keyring
+  fonts-wqy-microhei
+)
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+missing_packages() {
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+  done
+}
+
+if ! command -v dpkg-query >/dev/null; then
+  echo "install-deps: this script knows Debian/Ubuntu (apt); install the packages listed in it by hand" >&2
+  exit 1
+fi
+
+packages=("${BUILD_PACKAGES[@]}")
+[ "$WHAT" = "all" ] && packages+=("${TEST_PACKAGES[@]}")
+mapfile -t need < <(missing_packages "${packages[@]}")
+if [ "${#need[@]}" -gt 0 ]; then
+  say "installing system packages: ${need[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"
+fi
+
+for tool in cargo node npm; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "install-deps: '$tool' is not on PATH; install Rust (rustup) and Node.js 20+ first" >&2
+    exit 1
+  fi
+done
+
+if [ "$WHAT" = "all" ] && ! command -v tauri-driver >/dev/null; then
+  say "installing tauri-driver 2.1.0 (cargo install, a minute or two)"
+  cargo install tauri-driver --version 2.1.0 --locked --quiet
+fi
+
+# npm ci only when the lockfile changed since the last install.
+npm_ci() {
+  local dir="$1" stamp="$1/node_modules/.tessera-lock"
+  if [ ! -f "$stamp" ] || ! cmp -s "$dir/package-lock.json" "$stamp"; then
+    say "npm ci in ${dir#"$ROOT"/}"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    cp "$dir/package-lock.json" "$stamp"
+  fi
+}
+npm_ci "$ROOT"
+npm_ci "$ROOT/ui"

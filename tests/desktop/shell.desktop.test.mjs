@@ -1,0 +1,174 @@
+// The installed desktop app, driven like a person would see it: tauri-driver in front of
+// WebKitWebDriver, under Xvfb (see the Makefile's test-desktop). No fixed ports: free ones are
+// picked per run; everything started here is ended by pid.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const resultsDir = join(here, '..', '..', 'target-test-results');
+const app = process.env.TESSERA_DESKTOP_BIN || '/usr/bin/tessera-desktop';
+const nativeDriver = process.env.WEBKIT_WEBDRIVER || '/usr/bin/WebKitWebDriver';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what, fn, limitMs = 30000) {
+  const deadline = Date.now() + limitMs;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
+}
+
+class Driver {
+  constructor(port) {
+    this.base = `http://127.0.0.1:${port}`;
+  }
+  async call(method, path, body) {
+    const res = await fetch(this.base + path, {
+      method,
+      headers: body ? { 'content-type': 'application/json' } : undefined,
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = await res.json().catch(() => ({}));
+    if (!res.ok) {
+      throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.value ?? json)}`);
+    }
+    return json.value;
+  }
+  async newSession() {
+    const value = await this.call('POST', '/session', {
+      capabilities: {
+        alwaysMatch: { browserName: 'wry', 'tauri:options': { application: app } },
+      },
+    });
+    this.session = value.sessionId;
+  }
+  s(path) {
+    return `/session/${this.session}${path}`;
+  }
+  async find(css) {
+    const v = await this.call('POST', this.s('/element'), { using: 'css selector', value: css });
+    return Object.values(v)[0];
+  }
+  async text(css) {
+    return this.call('GET', this.s(`/element/${await this.find(css)}/text`));
+  }
+  async attr(css, name) {
+    return this.call('GET', this.s(`/element/${await this.find(css)}/attribute/${name}`));
+  }
+  async exec(script, args = []) {
+    return this.call('POST', this.s('/execute/sync'), { script, args });
+  }
+  async screenshot(file) {
+    const b64 = await this.call('GET', this.s('/screenshot'));
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, Buffer.from(b64, 'base64'));
+  }
+  async quit() {
+    if (this.session) await this.call('DELETE', this.s('')).catch(() => {});
+    this.session = undefined;
+  }
+}
+
+const children = [];
+
+async function startDriver(lang) {
+  const port = await freePort();
+  const nativePort = await freePort();
+  const child = spawn(
+    'tauri-driver',
+    ['--port', String(port), '--native-port', String(nativePort), '--native-driver', nativeDriver],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      env: { ...process.env, LANG: lang, LANGUAGE: lang.split('.')[0], LC_ALL: '' },
+    },
+  );
+  children.push(child);
+  const driver = new Driver(port);
+  // tauri-driver answers before WebKitWebDriver is ready: wait for /status to say so.
+  await until('tauri-driver /status', async () => {
+    const res = await fetch(`${driver.base}/status`);
+    const body = await res.json();
+    return res.ok && body.value?.ready !== false;
+  });
+  driver.child = child;
+  return driver;
+}
+
+function stop(child) {
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+}
+
+before(() => {
+  assert.ok(existsSync(app), `the desktop app is not installed at ${app} (run make desktop-install)`);
+});
+
+after(() => {
+  for (const c of children) stop(c);
+});
+
+async function openApp(lang) {
+  const driver = await startDriver(lang);
+  await driver.newSession();
+  await until('the chat layout', () => driver.find('[data-testid="app-shell"]'));
+  return driver;
+}
+
+test('the installed app opens its window with the chat layout, in English', async () => {
+  const driver = await openApp('en_US.UTF-8');
+  try {
+    assert.ok(await driver.find('[data-testid="sidebar"]'));
+    assert.ok(await driver.find('[data-testid="message-list"]'));
+    const input = await driver.find('[data-testid="composer-input"]');
+    assert.ok(input);
+    const label = await driver.exec(
+      'const el = document.querySelector(\'[data-testid="composer-input"]\');' +
+        'return el.getAttribute("aria-label") || (el.labels && el.labels[0] && el.labels[0].textContent) || "";',
+    );
+    assert.ok(label && label.trim().length > 0, 'the composer has an accessible name');
+    assert.equal(await driver.exec('return document.documentElement.lang'), 'en');
+    const title = await driver.exec('return document.title');
+    assert.match(title, /Tessera/);
+    await driver.screenshot(join(resultsDir, 'desktop-en.png'));
+  } finally {
+    await driver.quit();
+    stop(driver.child);
+  }
+});
+
+test('with a Chinese OS locale the app speaks Chinese', async () => {
+  const driver = await openApp('zh_CN.UTF-8');
+  try {
+    assert.equal(await driver.exec('return document.documentElement.lang'), 'zh-CN');
+    const text = await driver.text('[data-testid="app-shell"]');
+    assert.match(text, /[\u4e00-\u9fff]/, 'the layout shows Chinese text');
+    await driver.screenshot(join(resultsDir, 'desktop-zh.png'));
+  } finally {
+    await driver.quit();
+    stop(driver.child);
+  }
+});

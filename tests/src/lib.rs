@@ -1,0 +1,1 @@
+//! Shared helpers for the cross-crate suites.

@@ -1,0 +1,113 @@
+import { screen, within } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { renderApp, setBrowserLanguages } from './test/render';
+
+describe('chat layout', () => {
+  beforeEach(() => setBrowserLanguages('en-US', 'en'));
+
+  it('shows the sidebar, chat area and composer with their landmarks and accessible names', () => {
+    renderApp();
+
+    const nav = screen.getByRole('navigation', { name: 'Conversations' });
+    expect(nav).toHaveAttribute('data-testid', 'sidebar');
+    expect(within(nav).getByRole('button', { name: 'New conversation' })).toBeEnabled();
+    expect(within(nav).getByRole('searchbox', { name: 'Search conversations' })).toBeInTheDocument();
+    expect(within(nav).getByText('No conversations yet')).toBeVisible();
+
+    const main = screen.getByRole('main', { name: 'New conversation' });
+    expect(main).toHaveAttribute('data-testid', 'chat');
+    expect(within(main).getByRole('heading', { level: 1, name: 'New conversation' })).toBeInTheDocument();
+
+    const log = screen.getByRole('log', { name: 'Messages' });
+    expect(log).toHaveAttribute('aria-live', 'polite');
+    expect(log).toHaveAttribute('data-testid', 'message-list');
+    expect(within(log).getByRole('heading', { name: 'Welcome to Tessera' })).toBeInTheDocument();
+
+    const input = screen.getByRole('textbox', { name: 'Message' });
+    expect(input.tagName).toBe('TEXTAREA');
+    expect(input).toHaveAttribute('data-testid', 'composer-input');
+    expect(screen.getByRole('button', { name: 'Send' })).toHaveAttribute('data-testid', 'send-button');
+
+    const settings = screen.getByRole('group', { name: 'Settings' });
+    expect(within(settings).getByRole('combobox', { name: 'Language' })).toHaveAttribute('data-testid', 'language-select');
+    expect(within(settings).getByRole('combobox', { name: 'Theme' })).toBeInTheDocument();
+
+    for (const id of ['app-shell', 'composer']) expect(screen.getByTestId(id)).toBeInTheDocument();
+  });
+
+  it('says honestly that no engine is connected, and keeps Send disabled', async () => {
+    const { user } = renderApp();
+    const status = screen.getByRole('status');
+    expect(status).toHaveTextContent('Not connected to an engine yet');
+
+    const input = screen.getByRole('textbox', { name: 'Message' });
+    const send = screen.getByRole('button', { name: 'Send' });
+    expect(send).toBeDisabled();
+    expect(input).toHaveAccessibleDescription('Not connected to an engine yet');
+
+    await user.type(input, 'Hello there');
+    expect(send).toBeDisabled();
+
+    // Enter does not send anything (no reply is faked) and keeps the draft.
+    await user.keyboard('{Enter}');
+    expect(input).toHaveValue('Hello there');
+    const log = screen.getByRole('log', { name: 'Messages' });
+    expect(within(log).queryByText('Hello there')).not.toBeInTheDocument();
+    expect(within(log).getByText('Welcome to Tessera')).toBeInTheDocument();
+  });
+
+  it('sends with Enter and inserts a new line with Shift+Enter once an engine is connected', async () => {
+    const onSend = vi.fn();
+    const { user } = renderApp({ connection: 'connected', onSend });
+    const input = screen.getByRole('textbox', { name: 'Message' });
+    const send = screen.getByRole('button', { name: 'Send' });
+    expect(send).toBeDisabled(); // nothing typed yet
+    expect(screen.queryByText('Not connected to an engine yet')).not.toBeInTheDocument();
+
+    await user.type(input, 'first line{Shift>}{Enter}{/Shift}second line');
+    expect(input).toHaveValue('first line\nsecond line');
+    expect(onSend).not.toHaveBeenCalled();
+    expect(send).toBeEnabled();
+
+    await user.keyboard('{Enter}');
+    expect(onSend).toHaveBeenCalledExactlyOnceWith('first line\nsecond line');
+    expect(input).toHaveValue('');
+  });
+
+  it('"New conversation" clears the draft and puts the cursor in the composer', async () => {
+    const { user } = renderApp();
+    const input = screen.getByRole('textbox', { name: 'Message' });
+    await user.type(input, 'draft');
+    await user.click(screen.getByRole('button', { name: 'New conversation' }));
+    expect(input).toHaveValue('');
+    expect(input).toHaveFocus();
+  });
+
+  it('can be used from the keyboard alone, in a sensible order', async () => {
+    const { user } = renderApp();
+    const order = [
+      screen.getByRole('link', { name: 'Skip to message input' }),
+      screen.getByRole('button', { name: 'New conversation' }),
+      screen.getByRole('searchbox', { name: 'Search conversations' }),
+      screen.getByRole('combobox', { name: 'Language' }),
+      screen.getByRole('combobox', { name: 'Theme' }),
+      screen.getByRole('textbox', { name: 'Message' }),
+    ];
+    for (const element of order) {
+      await user.tab();
+      expect(element).toHaveFocus();
+    }
+
+    // The skip link jumps straight to the composer, without touching the URL.
+    order[0]?.focus();
+    await user.keyboard('{Enter}');
+    expect(screen.getByRole('textbox', { name: 'Message' })).toHaveFocus();
+    expect(window.location.hash).toBe('');
+  });
+
+  it('says when a search matches no conversation', async () => {
+    const { user } = renderApp();
+    await user.type(screen.getByRole('searchbox', { name: 'Search conversations' }), 'invoice');
+    expect(screen.getByText('No conversations match “invoice”')).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,97 @@
+import { useLayoutEffect, type KeyboardEvent, type RefObject } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ConnectionState } from '../transport/connection';
+import { SendIcon } from './icons';
+
+export interface ComposerProps {
+  draft: string;
+  onDraftChange: (draft: string) => void;
+  connection: ConnectionState;
+  /** Absent until an engine is wired in: without it nothing can be sent. */
+  onSend?: ((text: string) => void) | undefined;
+  inputRef: RefObject<HTMLTextAreaElement | null>;
+}
+
+const MAX_INPUT_HEIGHT_PX = 200;
+
+/** The message box: Enter sends, Shift+Enter inserts a new line. */
+export function Composer({ draft, onDraftChange, connection, onSend, inputRef }: ComposerProps) {
+  const { t } = useTranslation();
+  const connected = connection === 'connected' && onSend !== undefined;
+  const canSend = connected && draft.trim().length > 0;
+
+  // Grow with the text up to a limit, then scroll (set through CSSOM: fine under a strict CSP).
+  useLayoutEffect(() => {
+    const el = inputRef.current;
+    if (!el) return;
+    el.style.height = 'auto';
+    if (el.scrollHeight > 0) el.style.height = `${Math.min(el.scrollHeight, MAX_INPUT_HEIGHT_PX)}px`;
+  }, [draft, inputRef]);
+
+  const send = () => {
+    if (!canSend || !onSend) return;
+    onSend(draft.trim());
+    onDraftChange('');
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key !== 'Enter' || event.shiftKey) return; // Shift+Enter: the default new line
+    // An Enter that confirms an IME candidate (Chinese, Japanese…) must not send.
+    if (event.nativeEvent.isComposing || event.keyCode === 229) return;
+    event.preventDefault();
+    send();
+  };
+
+  const status =
+    connection === 'connecting'
+      ? t('composer.connecting')
+      : connected
+        ? ''
+        : t('composer.notConnected');
+
+  return (
+    <form
+      className="composer"
+      data-testid="composer"
+      onSubmit={(event) => {
+        event.preventDefault();
+        send();
+      }}
+    >
+      <div className="composer-box">
+        <label htmlFor="composer-input" className="visually-hidden">
+          {t('composer.label')}
+        </label>
+        <textarea
+          id="composer-input"
+          ref={inputRef}
+          className="composer-input"
+          data-testid="composer-input"
+          rows={1}
+          value={draft}
+          placeholder={t('composer.placeholder')}
+          aria-describedby="composer-status"
+          onChange={(event) => onDraftChange(event.target.value)}
+          onKeyDown={onKeyDown}
+        />
+        <button
+          type="submit"
+          className="button button-primary send-button"
+          data-testid="send-button"
+          disabled={!canSend}
+          aria-describedby="composer-status"
+        >
+          <SendIcon />
+          <span>{t('composer.send')}</span>
+        </button>
+      </div>
+      <div className="composer-footer">
+        <p id="composer-status" className="composer-status" role="status" data-state={connection}>
+          {status && <span className="status-dot" aria-hidden="true" />}
+          {status}
+        </p>
+        <p className="composer-hint">{t('composer.hint')}</p>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,86 @@
+/** Small inline icons (decorative: always aria-hidden, the control carries the name). */
+import type { SVGProps } from 'react';
+
+type IconProps = SVGProps<SVGSVGElement>;
+
+function Icon({ children, ...props }: IconProps) {
+  return (
+    <svg
+      width="16"
+      height="16"
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+      strokeLinecap="round"
+      strokeLinejoin="round"
+      aria-hidden="true"
+      focusable="false"
+      {...props}
+    >
+      {children}
+    </svg>
+  );
+}
+
+export const PlusIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <path d="M12 5v14M5 12h14" />
+  </Icon>
+);
+
+export const SearchIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <circle cx="11" cy="11" r="7" />
+    <path d="m20 20-3.5-3.5" />
+  </Icon>
+);
+
+export const SendIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <path d="M12 19V5M5 12l7-7 7 7" />
+  </Icon>
+);
+
+export const GlobeIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <circle cx="12" cy="12" r="9" />
+    <path d="M3 12h18M12 3a14 14 0 0 1 0 18M12 3a14 14 0 0 0 0 18" />
+  </Icon>
+);
+
+export const ThemeIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <circle cx="12" cy="12" r="9" />
+    <path d="M12 3v18a9 9 0 0 0 0-18Z" fill="currentColor" />
+  </Icon>
+);
+
+/** The Tessera mark: a mosaic of tiles with a speech-bubble tail (see icons/source.svg). */
+export function TesseraMark({ size = 28, ...props }: IconProps & { size?: number }) {
+  return (
+    <svg width={size} height={size} viewBox="0 0 1024 1024" aria-hidden="true" focusable="false" {...props}>
+      <rect x="32" y="32" width="960" height="960" rx="220" fill="#1f3b73" />
+      <g transform="translate(212 196)">
+        <rect x="0" y="0" width="184" height="184" rx="36" fill="#f2b33d" />
+        <rect x="208" y="0" width="184" height="184" rx="36" fill="#e8eef9" />
+        <rect x="416" y="0" width="184" height="184" rx="36" fill="#4fb3a9" />
+        <rect x="0" y="208" width="184" height="184" rx="36" fill="#e8eef9" />
+        <rect x="208" y="208" width="184" height="184" rx="36" fill="#e2574c" />
+        <rect x="416" y="208" width="184" height="184" rx="36" fill="#e8eef9" />
+        <rect x="0" y="416" width="184" height="184" rx="36" fill="#4fb3a9" />
+        <rect x="208" y="416" width="184" height="184" rx="36" fill="#e8eef9" />
+        <path
+          d="M416 452 a36 36 0 0 1 36 -36 h112 a36 36 0 0 1 36 36 v112 a36 36 0 0 1 -36 36 h-60 l-88 72 v-72 z"
+          fill="#f2b33d"
+        />
+      </g>
+    </svg>
+  );
+}
+
+export const ChevronDownIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <path d="m6 9 6 6 6-6" />
+  </Icon>
+);

@@ -1,0 +1,26 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { I18nextProvider } from 'react-i18next';
+import { App } from './App';
+import { createI18n } from './i18n';
+import { applyTheme, readThemeChoice } from './theme';
+import { captureTokenFromUrl } from './transport/token';
+import './styles.css';
+
+// First thing: take the `tessera serve` token out of the address bar.
+captureTokenFromUrl();
+// Before the first paint, so a dark theme does not flash light.
+applyTheme(readThemeChoice());
+
+const i18n = createI18n();
+
+const container = document.getElementById('root');
+if (!container) throw new Error('index.html has no #root element');
+
+createRoot(container).render(
+  <StrictMode>
+    <I18nextProvider i18n={i18n}>
+      <App />
+    </I18nextProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,12 @@
+import '@testing-library/jest-dom/vitest';
+import { cleanup } from '@testing-library/react';
+import { afterEach } from 'vitest';
+
+afterEach(() => {
+  cleanup();
+  localStorage.clear();
+  sessionStorage.clear();
+  document.documentElement.removeAttribute('lang');
+  document.documentElement.removeAttribute('data-theme');
+  window.history.replaceState(null, '', '/');
+});
