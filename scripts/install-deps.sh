@@ -14,7 +14,7 @@ BUILD_PACKAGES=(
 )
 TEST_PACKAGES=(
   xvfb xauth openbox webkit2gtk-driver chromium dbus dbus-x11 gnome-keyring
-  fonts-wqy-microhei
+  fonts-wqy-microhei locales
 )
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
@@ -43,6 +43,24 @@ if [ "${#need[@]}" -gt 0 ]; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}"
 fi
+
+# WebKitGTK takes navigator.language from the C locale, which falls back to English when the
+# locale is not generated: the desktop suite runs the app under en_US and zh_CN.
+ensure_locales() {
+  local want=(en_US.UTF-8 zh_CN.UTF-8) have missing=()
+  have="$(locale -a 2>/dev/null | tr 'A-Z' 'a-z')"
+  for l in "${want[@]}"; do
+    grep -qx "$(echo "$l" | tr 'A-Z' 'a-z' | sed 's/utf-8/utf8/')" <<<"$have" || missing+=("$l")
+  done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  say "generating locales: ${missing[*]}"
+  for l in "${missing[@]}"; do
+    as_root sed -i -E "s/^# *(${l} UTF-8)/\\1/" /etc/locale.gen
+    grep -q "^${l} UTF-8" /etc/locale.gen || echo "${l} UTF-8" | as_root tee -a /etc/locale.gen >/dev/null
+  done
+  as_root locale-gen >/dev/null
+}
+[ "$WHAT" = "all" ] && ensure_locales
 
 for tool in cargo node npm; do
   if ! command -v "$tool" >/dev/null; then
