@@ -2,7 +2,33 @@
 //! event envelope (seed 002), the request/response objects (seed 003) and the context document
 //! (seed 004); validation against `docs/protocol-rules.md`; JSON Schemas and TypeScript types
 //! generated from the same types.
+//!
+//! - [`mcp_cp`]: MCP-CP messages (kind `message`), tool definitions (`tool-definition`), the
+//!   context structure (`mcp-context`).
+//! - [`easyflow`]: easyflow-chat events (`event`) and form submissions (`form-submission`).
+//! - [`request`], [`response`]: seed 003 objects (`request`, `response`).
+//! - [`context_doc`]: the seed 004 context document (`context`).
+//! - [`vocabulary`]: the engine's outcome and state enums, mapped to every wire.
+//! - [`mod@validate`]: [`validate()`], [`validate_str`], [`parse`], [`normalize`], [`json_schema`].
+//! - [`generate`]: the committed `schemas/*.schema.json` and `ui/src/generated/*.ts`;
+//!   `cargo run -p tessera-protocol --bin tessera-gen -- write|check`.
+//! - [`wire`], [`ordered_map`]: shared building blocks (timestamps, extensible enums, maps).
+//!
+//! Every type keeps unknown fields (`extra`) and unknown extensible-enum values (`Other`), so a
+//! document survives a read and a write unchanged.
 
+pub mod context_doc;
+pub mod easyflow;
+pub mod generate;
 pub mod mcp_cp;
-pub mod wire;
+pub mod ordered_map;
+pub mod request;
+pub mod response;
 pub mod validate;
+pub mod vocabulary;
+pub mod wire;
+
+pub use validate::{
+    json_schema, normalize, parse, parse_str, validate, validate_str, Document, DocumentKind,
+    Problem, ProtocolError, UnknownKind,
+};

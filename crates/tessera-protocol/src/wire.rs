@@ -101,8 +101,7 @@ pub fn is_rfc3339(text: &str) -> bool {
     if day == 0 || day > days_in_month {
         return false;
     }
-    let (Some(hour), Some(minute), Some(second)) =
-        (digits(11..13), digits(14..16), digits(17..19))
+    let (Some(hour), Some(minute), Some(second)) = (digits(11..13), digits(14..16), digits(17..19))
     else {
         return false;
     };

@@ -70,7 +70,11 @@ impl Guard {
 }
 
 fn refuse(status: StatusCode, code: &str, message: &str) -> Response {
-    (status, Json(json!({ "error": { "code": code, "message": message } }))).into_response()
+    (
+        status,
+        Json(json!({ "error": { "code": code, "message": message } })),
+    )
+        .into_response()
 }
 
 /// Every request: the Host header must name this server.

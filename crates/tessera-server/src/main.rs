@@ -7,7 +7,11 @@ use tessera_protocol::DocumentKind;
 use tessera_server::{serve, validate_cmd};
 
 #[derive(Debug, Parser)]
-#[command(name = "tessera", version, about = "Tessera, a desktop AI agent: server and tools")]
+#[command(
+    name = "tessera",
+    version,
+    about = "Tessera, a desktop AI agent: server and tools"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

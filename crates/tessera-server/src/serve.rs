@@ -59,6 +59,9 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
         guard,
         ui_dir: opts.ui_dir,
     });
+    // Listen for SIGTERM before announcing the URL, so a script that reads the line and then
+    // asks the server to stop always gets a graceful exit.
+    let shutdown = shutdown_signal()?;
     let shown_host = match local.ip() {
         IpAddr::V6(ip) => format!("[{ip}]"),
         IpAddr::V4(ip) => ip.to_string(),
@@ -75,28 +78,24 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
     drop(out);
     tracing::info!(port = local.port(), "tessera serve is listening");
     axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(shutdown)
         .await?;
     Ok(())
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    Ok(async move {
+        #[cfg(unix)]
+        let term = async move {
+            term.recv().await;
+        };
+        #[cfg(not(unix))]
+        let term = std::future::pending::<()>();
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {},
+            () = term => {},
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
-    }
+    })
 }

@@ -171,7 +171,7 @@ mod tests {
         assert!(r
             .lines
             .iter()
-            .any(|l| l.starts_with("line 3: $: malformed JSON at line 3, column 1")));
+            .any(|l| l.starts_with("line 3: $: malformed JSON at line 3, column 2")));
         assert!(!r.lines.iter().any(|l| l.starts_with("line 2: ")));
     }
 }

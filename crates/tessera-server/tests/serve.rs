@@ -1,4 +1,5 @@
 //! `tessera serve` as a person's browser and scripts meet it: a real process on loopback.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a test may panic on what it set up itself
 
 use std::{path::Path, process::Command};
 
@@ -74,7 +75,10 @@ fn foreign_hosts_and_origins_are_refused() {
         server.port,
         "GET",
         "/api/v1/version",
-        &[("Authorization", &bearer), ("Origin", "https://evil.example")],
+        &[
+            ("Authorization", &bearer),
+            ("Origin", "https://evil.example"),
+        ],
     )
     .unwrap();
     assert_eq!(cross_site.status, 403);
@@ -93,8 +97,7 @@ fn foreign_hosts_and_origins_are_refused() {
 #[test]
 fn serves_the_ui_with_a_fallback_to_index() {
     let ui = ui_dir();
-    let server =
-        RunningServer::start(bin(), &["--ui-dir", ui.path().to_str().unwrap()]).unwrap();
+    let server = RunningServer::start(bin(), &["--ui-dir", ui.path().to_str().unwrap()]).unwrap();
     let index = request(server.port, "GET", "/", &[]).unwrap();
     assert_eq!(index.status, 200);
     assert!(index.body.contains("<title>Tessera</title>"));
@@ -112,10 +115,7 @@ fn serves_the_ui_with_a_fallback_to_index() {
 fn ends_cleanly_on_sigterm() {
     let mut server = RunningServer::start(bin(), &[]).unwrap();
     let pid = server.pid().to_string();
-    let status = Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap();
+    let status = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
     assert!(status.success());
     assert_eq!(
         server.wait_for_exit(std::time::Duration::from_secs(10)),

@@ -13,10 +13,7 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum ServerError {
     #[error("cannot start {bin}: {source}")]
-    Spawn {
-        bin: String,
-        source: std::io::Error,
-    },
+    Spawn { bin: String, source: std::io::Error },
     #[error("the server did not print its URL within {0:?} (stderr: {1})")]
     NoUrl(Duration, String),
     #[error("the server printed an unexpected line: {0}")]

@@ -21,39 +21,39 @@ export function Sidebar({ onNewConversation }: SidebarProps) {
       </div>
 
       <div className="sidebar-body">
-      <button type="button" className="button button-primary new-conversation" onClick={onNewConversation}>
-        <PlusIcon />
-        <span>{t('sidebar.newConversation')}</span>
-      </button>
+        <button type="button" className="button new-conversation" onClick={onNewConversation}>
+          <PlusIcon />
+          <span>{t('sidebar.newConversation')}</span>
+        </button>
 
-      <div className="search-field">
-        <label htmlFor={searchId} className="visually-hidden">
-          {t('sidebar.searchLabel')}
-        </label>
-        <SearchIcon className="search-field-icon" />
-        <input
-          id={searchId}
-          type="search"
-          className="search-field-input"
-          placeholder={t('sidebar.searchPlaceholder')}
-          value={query}
-          onChange={(event) => setQuery(event.target.value)}
-          autoComplete="off"
-          spellCheck={false}
-          data-testid="conversation-search"
-        />
-      </div>
+        <div className="search-field">
+          <label htmlFor={searchId} className="visually-hidden">
+            {t('sidebar.searchLabel')}
+          </label>
+          <SearchIcon className="search-field-icon" />
+          <input
+            id={searchId}
+            type="search"
+            className="search-field-input"
+            placeholder={t('sidebar.searchPlaceholder')}
+            value={query}
+            onChange={(event) => setQuery(event.target.value)}
+            autoComplete="off"
+            spellCheck={false}
+            data-testid="conversation-search"
+          />
+        </div>
 
-      <div className="conversation-list" data-testid="conversation-list">
-        {trimmed ? (
-          <p className="sidebar-empty">{t('sidebar.noMatches', { query: trimmed })}</p>
-        ) : (
-          <div className="sidebar-empty">
-            <p className="sidebar-empty-title">{t('sidebar.empty')}</p>
-            <p className="sidebar-empty-hint">{t('sidebar.emptyHint')}</p>
-          </div>
-        )}
-      </div>
+        <div className="conversation-list" data-testid="conversation-list">
+          {trimmed ? (
+            <p className="sidebar-empty">{t('sidebar.noMatches', { query: trimmed })}</p>
+          ) : (
+            <div className="sidebar-empty">
+              <p className="sidebar-empty-title">{t('sidebar.empty')}</p>
+              <p className="sidebar-empty-hint">{t('sidebar.emptyHint')}</p>
+            </div>
+          )}
+        </div>
       </div>
     </nav>
   );

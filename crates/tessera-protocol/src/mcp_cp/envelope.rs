@@ -155,9 +155,7 @@ impl MessageContent {
             MessageType::ErrorResponse => Self::ErrorResponse(typed(content)?),
             MessageType::ContextUpdate => Self::ContextUpdate(typed(content)?),
             MessageType::ClientCapabilities => Self::ClientCapabilities(typed(content)?),
-            MessageType::ToolAvailabilityRequest => {
-                Self::ToolAvailabilityRequest(typed(content)?)
-            }
+            MessageType::ToolAvailabilityRequest => Self::ToolAvailabilityRequest(typed(content)?),
             MessageType::ToolAvailabilityResponse => {
                 Self::ToolAvailabilityResponse(typed(content)?)
             }
@@ -265,14 +263,38 @@ impl JsonSchema for Message {
         let mut schema = RawMessage::json_schema(generator);
         let arm = |ty: MessageType, content: Schema| (vec![("type", ty.to_string())], content);
         let arms = vec![
-            arm(MessageType::UserInput, generator.subschema_for::<UserInput>()),
-            arm(MessageType::ModelResponse, generator.subschema_for::<ModelResponse>()),
-            arm(MessageType::ToolCallRequest, generator.subschema_for::<ToolCallRequest>()),
-            arm(MessageType::ToolCallResponse, generator.subschema_for::<ToolCallResponse>()),
-            arm(MessageType::SystemMessage, generator.subschema_for::<SystemMessage>()),
-            arm(MessageType::Instruction, generator.subschema_for::<InstructionSet>()),
-            arm(MessageType::ErrorResponse, generator.subschema_for::<ErrorResponse>()),
-            arm(MessageType::ContextUpdate, generator.subschema_for::<ContextUpdate>()),
+            arm(
+                MessageType::UserInput,
+                generator.subschema_for::<UserInput>(),
+            ),
+            arm(
+                MessageType::ModelResponse,
+                generator.subschema_for::<ModelResponse>(),
+            ),
+            arm(
+                MessageType::ToolCallRequest,
+                generator.subschema_for::<ToolCallRequest>(),
+            ),
+            arm(
+                MessageType::ToolCallResponse,
+                generator.subschema_for::<ToolCallResponse>(),
+            ),
+            arm(
+                MessageType::SystemMessage,
+                generator.subschema_for::<SystemMessage>(),
+            ),
+            arm(
+                MessageType::Instruction,
+                generator.subschema_for::<InstructionSet>(),
+            ),
+            arm(
+                MessageType::ErrorResponse,
+                generator.subschema_for::<ErrorResponse>(),
+            ),
+            arm(
+                MessageType::ContextUpdate,
+                generator.subschema_for::<ContextUpdate>(),
+            ),
             arm(
                 MessageType::ClientCapabilities,
                 generator.subschema_for::<ClientCapabilities>(),

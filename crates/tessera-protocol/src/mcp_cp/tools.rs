@@ -160,6 +160,22 @@ pub enum McpToolStatus {
     NotFound,
 }
 
+impl McpToolStatus {
+    /// The wire string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            McpToolStatus::Success => "SUCCESS",
+            McpToolStatus::Error => "ERROR",
+            McpToolStatus::Timeout => "TIMEOUT",
+            McpToolStatus::Denied => "DENIED",
+            McpToolStatus::Skipped => "SKIPPED",
+            McpToolStatus::Cancelled => "CANCELLED",
+            McpToolStatus::Interrupted => "INTERRUPTED",
+            McpToolStatus::NotFound => "NOT_FOUND",
+        }
+    }
+}
+
 /// Why a tool call failed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "camelCase")]

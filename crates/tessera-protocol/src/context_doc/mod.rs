@@ -1,0 +1,13 @@
+//! The structured context document (seed 004), kind `context`.
+//!
+//! - [`document`]: top level, `meta` and the actor.
+//! - [`session`]: messages, summary, tasks, tool calls, model usage.
+//! - [`evidence`]: evidences and context blocks.
+
+pub mod document;
+pub mod evidence;
+pub mod session;
+
+pub use document::*;
+pub use evidence::*;
+pub use session::*;

@@ -1,0 +1,36 @@
+//! `llm` domain payloads (seed 002 §6): model thinking and answer text, streamed or whole.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::wire::JsonObject;
+
+/// `llm/thinking`: exactly one of `delta` (a streamed piece) or `content` (the whole text).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[ts(optional_fields)]
+pub struct LlmThinkingPayload {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Provider signature of the reasoning, kept to replay it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// Any other field.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// `llm/message`: exactly one of `delta` (a streamed piece) or `content` (the whole text).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[ts(optional_fields)]
+pub struct LlmMessagePayload {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Any other field.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}

@@ -1,0 +1,136 @@
+//! `tool` domain payloads (seed 002 §7, seed 001 queue events).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Number, Value};
+use ts_rs::TS;
+
+use crate::mcp_cp::Runtime;
+use crate::wire::JsonObject;
+
+/// `tool/tool_call`: a call whose arguments are complete (after `${…}` substitution).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[ts(optional_fields)]
+pub struct ToolCallPayload {
+    pub tool_call_id: String,
+    pub name: String,
+    /// Any JSON.
+    pub arguments: Value,
+    /// Calls this one waits for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depends_on: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runtime: Option<Runtime>,
+    /// Who provides the tool (`builtin`, an MCP server name…).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// Any other field.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// `tool/tool_result`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[ts(optional_fields)]
+pub struct ToolResultPayload {
+    pub tool_call_id: String,
+    pub status: ToolResultStatus,
+    /// Any JSON.
+    #[serde(
+        default,
+        deserialize_with = "crate::wire::present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<Value>")]
+    pub result: Option<Value>,
+    /// Any JSON.
+    #[serde(
+        default,
+        deserialize_with = "crate::wire::present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<Value>")]
+    pub error: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// Any other field.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Outcome of a tool call in an event (closed; see [`crate::vocabulary::ToolOutcome`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolResultStatus {
+    Success,
+    Error,
+    Timeout,
+    Denied,
+    Skipped,
+    Cancelled,
+    Interrupted,
+    NotFound,
+}
+
+impl ToolResultStatus {
+    /// The wire string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolResultStatus::Success => "success",
+            ToolResultStatus::Error => "error",
+            ToolResultStatus::Timeout => "timeout",
+            ToolResultStatus::Denied => "denied",
+            ToolResultStatus::Skipped => "skipped",
+            ToolResultStatus::Cancelled => "cancelled",
+            ToolResultStatus::Interrupted => "interrupted",
+            ToolResultStatus::NotFound => "not_found",
+        }
+    }
+}
+
+/// `tool/tool_queued`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[ts(optional_fields)]
+pub struct ToolQueuedPayload {
+    pub tool_call_id: String,
+    pub name: String,
+    /// Place in the queue, from 0.
+    pub position: u64,
+    /// Any other field.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// `tool/tool_started`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[ts(optional_fields)]
+pub struct ToolStartedPayload {
+    pub tool_call_id: String,
+    /// Any other field.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// `tool/tool_progress`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[ts(optional_fields)]
+pub struct ToolProgressPayload {
+    pub tool_call_id: String,
+    pub progress: Number,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<Number>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Any other field.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// `tool/queue_drained`: every queued call has finished.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[ts(optional_fields)]
+pub struct QueueDrainedPayload {
+    /// Any field.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
