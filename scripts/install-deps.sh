@@ -79,7 +79,11 @@ npm_ci() {
   local dir="$1" stamp="$1/node_modules/.tessera-lock"
   if [ ! -f "$stamp" ] || ! cmp -s "$dir/package-lock.json" "$stamp"; then
     say "npm ci in ${dir#"$ROOT"/}"
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    # The registry reachable here lacks some other platforms' optional binaries (the Tauri
+    # CLI's darwin/win32 builds), which `npm ci` insists on; `npm install` with the committed
+    # lockfile installs the same pinned versions and skips what this platform does not need.
+    (cd "$dir" && { npm ci --no-audit --no-fund --loglevel=error 2>/dev/null ||
+      npm install --no-audit --no-fund --no-save --loglevel=error; })
     cp "$dir/package-lock.json" "$stamp"
   fi
 }
