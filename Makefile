@@ -41,7 +41,8 @@ desktop: ui
 serve: ui
 	cargo run -p tessera-server --bin tessera -- serve --ui-dir ui/dist
 
-lint:
+# The desktop crate embeds ui/dist at compile time, so clippy needs the UI built.
+lint: ui
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 
