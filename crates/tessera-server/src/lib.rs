@@ -2,6 +2,8 @@
 //! carries the same router over IPC) and the command-line subcommands.
 
 pub mod auth;
+pub mod context_cmd;
+pub mod data_dir;
 pub mod router;
 pub mod serve;
 pub mod validate_cmd;

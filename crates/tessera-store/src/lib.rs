@@ -1,8 +1,83 @@
-//! The local context database (seed 004): migrations, sessions, the message tree, evidences,
-//! context blocks, tool calls, model turns, usage, tasks, interactions, the event log, search and
-//! attachments on disk. It owns the data folder; see issue "The local context database".
+//! The local context database of Tessera (seed 004's context model and what the app needs
+//! besides), in one data folder:
 //!
-//! At the foundation stage this crate holds only the data-folder lock, which every later piece
-//! relies on: one process owns a data folder at a time.
+//! ```text
+//! <data>/tessera.lock        the owner's pid (one process per folder, see [`lock`])
+//! <data>/tessera.sqlite      SQLite, WAL, foreign keys on, migrated from version 1
+//! <data>/attachments/<sha256> attachment and screenshot files, content-addressed
+//! <data>/backups/            a copy of the database taken before each migration
+//! ```
+//!
+//! [`Store::open`] takes the lock, migrates and starts the one writer thread. Every write goes
+//! through [`Store::write`] (a closure over a [`WriteTx`], committed before the call returns;
+//! an event written in the same closure commits with the state change it reports); reads use
+//! separate read-only connections through [`Store::read`] and a [`ReadTx`]. Each table module
+//! adds its methods to `WriteTx`, `ReadTx` and, for single operations, `Store`.
+//!
+//! - [`conversations`]: the list (title, pinned, archived), delete everywhere.
+//! - [`messages`]: the message tree, branches, the active leaf.
+//! - [`evidences`], [`attachments`], [`blocks`], [`tasks`], [`tool_calls`], [`usage`],
+//!   [`summary`]: the rest of seed 004.
+//! - [`events`], [`event_folding`]: the event log with per-conversation seqs; folding deltas.
+//! - [`search`] (with [`cjk_bigrams`]): full-text search, Chinese included.
+//! - [`context_state`] (with [`state_path`]): MCP-CP context state and `CONTEXT_UPDATE`.
+//! - [`model_turns`], [`interactions`], [`consents`], [`settings`]: app state.
+//! - [`export`], [`import`], [`mcp_messages`]: the seed-004 document and MCP-CP messages.
+//! - [`selector`]: evidence selectors (`lines:12-18,chars:120-260`, `field:a.b[0]`).
 
+pub mod attachments;
+pub mod blocks;
+mod checkpoint;
+pub mod cjk_bigrams;
+mod clock;
+pub mod consents;
+pub mod context_state;
+pub mod conversations;
+pub mod error;
+pub mod event_folding;
+pub mod events;
+pub mod evidences;
+pub mod export;
+mod ids;
+pub mod import;
+pub mod interactions;
+pub mod layout;
 pub mod lock;
+pub mod mcp_messages;
+pub mod messages;
+pub mod migrate;
+pub mod model_turns;
+mod refs;
+pub mod search;
+pub mod selector;
+pub mod settings;
+mod sql;
+pub mod state_path;
+mod store;
+pub mod summary;
+pub mod tasks;
+pub mod tool_calls;
+mod tx;
+pub mod usage;
+mod writer;
+
+pub use attachments::{AttachmentInfo, AttachmentRef};
+pub use consents::{ConsentGrant, ConsentScope};
+pub use context_state::{ContextChange, ContextUpdateOutcome};
+pub use conversations::{
+    Conversation, ConversationFilter, ConversationPatch, DeleteReport, NewConversation,
+};
+pub use error::{Entity, Result, StoreError};
+pub use events::{SeqRange, StoredEvent};
+pub use evidences::StoredEvidence;
+pub use import::ImportReport;
+pub use interactions::{Interaction, InteractionKind, InteractionState, NewInteraction};
+pub use layout::DataPaths;
+pub use lock::{DataFolderLock, LockError};
+pub use messages::{text_message, NewMessage, Parent, StoredMessage};
+pub use migrate::SCHEMA_VERSION;
+pub use model_turns::{ModelTurn, NewModelTurn};
+pub use search::{HitKind, SearchHit, SearchOptions};
+pub use selector::{Selector, SelectorError};
+pub use store::Store;
+pub use tx::{ReadTx, WriteTx};

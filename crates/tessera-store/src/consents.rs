@@ -1,0 +1,273 @@
+//! Consent grants for tools: once (one use, in one conversation), for a conversation, or
+//! always; revocable.
+
+use rusqlite::{params, Connection, Row};
+use serde::{Deserialize, Serialize};
+use tessera_protocol::wire::Timestamp;
+
+use crate::error::{Entity, Result, StoreError};
+use crate::tx::{ReadTx, WriteTx};
+use crate::{clock, conversations, ids, sql, Store};
+
+pub(crate) const SCHEMA_V3: &str = "
+CREATE TABLE consent_grants (
+    pk              INTEGER PRIMARY KEY,
+    grant_id        TEXT NOT NULL UNIQUE,
+    tool            TEXT NOT NULL,
+    scope           TEXT NOT NULL CHECK (scope IN ('once', 'conversation', 'always')),
+    conversation_id TEXT REFERENCES conversations (id) ON DELETE CASCADE,
+    created_at      TEXT NOT NULL,
+    revoked_at      TEXT,
+    -- a once grant is spent by its first use
+    used_at         TEXT,
+    CHECK ((scope = 'always') = (conversation_id IS NULL))
+) STRICT;
+CREATE INDEX consent_grants_by_tool ON consent_grants (tool, conversation_id);
+";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConsentScope {
+    Once,
+    Conversation,
+    Always,
+}
+
+impl ConsentScope {
+    fn as_str(self) -> &'static str {
+        match self {
+            ConsentScope::Once => "once",
+            ConsentScope::Conversation => "conversation",
+            ConsentScope::Always => "always",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConsentGrant {
+    pub grant_id: String,
+    pub tool: String,
+    pub scope: ConsentScope,
+    /// Set for `once` and `conversation`, absent for `always`.
+    pub conversation_id: Option<String>,
+    pub created_at: Timestamp,
+    pub revoked_at: Option<Timestamp>,
+    pub used_at: Option<Timestamp>,
+}
+
+const COLUMNS: &str = "grant_id, tool, scope, conversation_id, created_at, revoked_at, used_at";
+
+#[allow(clippy::type_complexity)]
+fn raw(
+    row: &Row<'_>,
+) -> rusqlite::Result<(
+    String,
+    String,
+    String,
+    Option<String>,
+    String,
+    Option<String>,
+    Option<String>,
+)> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+        row.get(5)?,
+        row.get(6)?,
+    ))
+}
+
+fn query(
+    conn: &Connection,
+    sql_text: &str,
+    params: impl rusqlite::Params,
+) -> Result<Vec<ConsentGrant>> {
+    let rows = conn
+        .prepare_cached(sql_text)?
+        .query_map(params, raw)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    rows.into_iter()
+        .map(
+            |(grant_id, tool, scope, conversation_id, created_at, revoked_at, used_at)| {
+                Ok(ConsentGrant {
+                    grant_id,
+                    tool,
+                    scope: sql::parse_enum("consent scope", &scope)?,
+                    conversation_id,
+                    created_at: Timestamp::new(created_at),
+                    revoked_at: revoked_at.map(Timestamp::new),
+                    used_at: used_at.map(Timestamp::new),
+                })
+            },
+        )
+        .collect()
+}
+
+/// The grant that lets `tool` run in `conversation_id` now: always, then for the
+/// conversation, then an unspent once grant.
+fn active(conn: &Connection, tool: &str, conversation_id: &str) -> Result<Option<ConsentGrant>> {
+    Ok(query(
+        conn,
+        &format!(
+            "SELECT {COLUMNS} FROM consent_grants
+             WHERE tool = ?1 AND revoked_at IS NULL AND (
+                 scope = 'always'
+                 OR (scope = 'conversation' AND conversation_id = ?2)
+                 OR (scope = 'once' AND conversation_id = ?2 AND used_at IS NULL))
+             ORDER BY CASE scope WHEN 'always' THEN 0 WHEN 'conversation' THEN 1 ELSE 2 END, pk
+             LIMIT 1"
+        ),
+        [tool, conversation_id],
+    )?
+    .pop())
+}
+
+impl ReadTx<'_> {
+    /// Grants, newest first (revoked ones only when asked).
+    pub fn consent_grants(&self, include_revoked: bool) -> Result<Vec<ConsentGrant>> {
+        query(
+            self.conn,
+            &format!(
+                "SELECT {COLUMNS} FROM consent_grants WHERE ?1 OR revoked_at IS NULL ORDER BY pk DESC"
+            ),
+            [include_revoked],
+        )
+    }
+
+    /// The grant that would let `tool` run in `conversation_id` now, without spending it.
+    pub fn active_consent(
+        &self,
+        tool: &str,
+        conversation_id: &str,
+    ) -> Result<Option<ConsentGrant>> {
+        active(self.conn, tool, conversation_id)
+    }
+}
+
+impl WriteTx<'_> {
+    /// Grants consent. `once` and `conversation` need a conversation; `always` takes none.
+    pub fn grant_consent(
+        &mut self,
+        tool: &str,
+        scope: ConsentScope,
+        conversation_id: Option<&str>,
+    ) -> Result<ConsentGrant> {
+        match (scope, conversation_id) {
+            (ConsentScope::Always, Some(_)) => {
+                return Err(StoreError::InvalidConsentScope {
+                    scope: scope.as_str(),
+                    reason: "applies everywhere and takes no conversation",
+                })
+            }
+            (ConsentScope::Once | ConsentScope::Conversation, None) => {
+                return Err(StoreError::InvalidConsentScope {
+                    scope: scope.as_str(),
+                    reason: "needs the conversation it applies to",
+                })
+            }
+            (_, Some(id)) => conversations::ensure_exists(self.conn, id)?,
+            (_, None) => {}
+        }
+        let grant = ConsentGrant {
+            grant_id: ids::new_id(),
+            tool: tool.to_owned(),
+            scope,
+            conversation_id: conversation_id.map(str::to_owned),
+            created_at: clock::now(),
+            revoked_at: None,
+            used_at: None,
+        };
+        self.conn
+            .prepare_cached(
+                "INSERT INTO consent_grants (grant_id, tool, scope, conversation_id, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![
+                grant.grant_id,
+                grant.tool,
+                scope.as_str(),
+                grant.conversation_id,
+                grant.created_at.as_str()
+            ])?;
+        Ok(grant)
+    }
+
+    /// Revokes a grant; returns whether it was active.
+    pub fn revoke_consent(&mut self, grant_id: &str) -> Result<bool> {
+        let n = self
+            .conn
+            .prepare_cached(
+                "UPDATE consent_grants SET revoked_at = ?2 WHERE grant_id = ?1 AND revoked_at IS NULL",
+            )?
+            .execute(params![grant_id, clock::now().as_str()])?;
+        if n == 0 {
+            let exists = !query(
+                self.conn,
+                &format!("SELECT {COLUMNS} FROM consent_grants WHERE grant_id = ?1"),
+                [grant_id],
+            )?
+            .is_empty();
+            if !exists {
+                return Err(StoreError::NotFound {
+                    entity: Entity::ConsentGrant,
+                    conversation_id: None,
+                    id: grant_id.to_owned(),
+                });
+            }
+        }
+        Ok(n > 0)
+    }
+
+    /// Finds the grant that lets `tool` run in `conversation_id` and, if it is a once grant,
+    /// spends it. `None`: the person must be asked.
+    pub fn use_consent(
+        &mut self,
+        tool: &str,
+        conversation_id: &str,
+    ) -> Result<Option<ConsentGrant>> {
+        let Some(mut grant) = active(self.conn, tool, conversation_id)? else {
+            return Ok(None);
+        };
+        if grant.scope == ConsentScope::Once {
+            let now = clock::now();
+            self.conn
+                .prepare_cached("UPDATE consent_grants SET used_at = ?2 WHERE grant_id = ?1")?
+                .execute(params![grant.grant_id, now.as_str()])?;
+            grant.used_at = Some(now);
+        }
+        Ok(Some(grant))
+    }
+}
+
+impl Store {
+    /// Grants consent; see [`WriteTx::grant_consent`].
+    pub fn grant_consent(
+        &self,
+        tool: &str,
+        scope: ConsentScope,
+        conversation_id: Option<&str>,
+    ) -> Result<ConsentGrant> {
+        let (t, c) = (tool.to_owned(), conversation_id.map(str::to_owned));
+        self.write(move |tx| tx.grant_consent(&t, scope, c.as_deref()))
+    }
+
+    /// Revokes a grant.
+    pub fn revoke_consent(&self, grant_id: &str) -> Result<bool> {
+        let g = grant_id.to_owned();
+        self.write(move |tx| tx.revoke_consent(&g))
+    }
+
+    /// Finds and, for once grants, spends consent; see [`WriteTx::use_consent`].
+    pub fn use_consent(&self, tool: &str, conversation_id: &str) -> Result<Option<ConsentGrant>> {
+        let (t, c) = (tool.to_owned(), conversation_id.to_owned());
+        self.write(move |tx| tx.use_consent(&t, &c))
+    }
+
+    /// Grants, newest first.
+    pub fn consent_grants(&self, include_revoked: bool) -> Result<Vec<ConsentGrant>> {
+        self.read(|r| r.consent_grants(include_revoked))
+    }
+}

@@ -1,0 +1,199 @@
+//! The event log: every easyflow event of a conversation with its `meta.seq` (strictly
+//! increasing per conversation, the SSE `id:`), written in the same transaction as the state
+//! change it reports. Reading from a seq gives what a reconnecting client missed; see
+//! [`crate::event_folding`] for what happens to streamed deltas when a run ends.
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use tessera_protocol::easyflow::{Event, EventBody};
+
+use crate::error::{Entity, Result, StoreError};
+use crate::tx::{ReadTx, WriteTx};
+use crate::{clock, sql, Store};
+
+pub(crate) const SCHEMA_V1: &str = "
+CREATE TABLE events (
+    pk              INTEGER PRIMARY KEY,
+    conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+    seq             INTEGER NOT NULL,
+    run_id          TEXT,
+    domain          TEXT NOT NULL,
+    event_type      TEXT NOT NULL,
+    -- an llm/thinking or llm/message piece (payload.delta), folded when its run ends
+    is_delta        INTEGER NOT NULL DEFAULT 0,
+    -- a folded event replaces the seqs seq..=folded_to
+    folded_to       INTEGER,
+    event_json      TEXT NOT NULL,
+    UNIQUE (conversation_id, seq)
+) STRICT;
+CREATE INDEX events_by_run ON events (conversation_id, run_id, seq);
+CREATE INDEX events_folded ON events (conversation_id, folded_to) WHERE folded_to IS NOT NULL;
+";
+
+/// A range of seqs, both ends included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeqRange {
+    pub from: u64,
+    pub to: u64,
+}
+
+/// An event as stored: its seq and run, and for a folded event the seqs it replaces.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredEvent {
+    pub seq: u64,
+    pub run_id: Option<String>,
+    pub replaces: Option<SeqRange>,
+    pub event: Event,
+}
+
+pub(crate) fn is_delta(event: &Event) -> bool {
+    match &event.body {
+        EventBody::LlmThinking(p) => p.delta.is_some(),
+        EventBody::LlmMessage(p) => p.delta.is_some(),
+        _ => false,
+    }
+}
+
+fn next_seq(conn: &Connection, conversation_id: &str) -> Result<u64> {
+    let seq: i64 = conn
+        .prepare_cached(
+            "UPDATE conversations SET next_event_seq = next_event_seq + 1 WHERE id = ?1
+             RETURNING next_event_seq - 1",
+        )?
+        .query_row([conversation_id], |row| row.get(0))
+        .optional()?
+        .ok_or_else(|| StoreError::NotFound {
+            entity: Entity::Conversation,
+            conversation_id: None,
+            id: conversation_id.to_owned(),
+        })?;
+    sql::to_u64("event seq", seq)
+}
+
+pub(crate) fn decode(
+    seq: i64,
+    run_id: Option<String>,
+    folded_to: Option<i64>,
+    json: &str,
+) -> Result<StoredEvent> {
+    let seq = sql::to_u64("event seq", seq)?;
+    Ok(StoredEvent {
+        seq,
+        run_id,
+        replaces: sql::opt_u64("folded range", folded_to)?.map(|to| SeqRange { from: seq, to }),
+        event: sql::parse("event", json)?,
+    })
+}
+
+impl ReadTx<'_> {
+    /// The events a client that has seen everything up to `after` is missing, oldest first
+    /// (`None`: from the start). When `after` falls inside a folded range, the folded event
+    /// comes first, so the client can replace the partial text it had.
+    pub fn events_after(
+        &self,
+        conversation_id: &str,
+        after: Option<u64>,
+        limit: Option<usize>,
+    ) -> Result<Vec<StoredEvent>> {
+        let after = sql::to_i64("event seq", after.unwrap_or(0))?;
+        let limit = limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
+        let rows = self
+            .conn
+            .prepare_cached(
+                "SELECT seq, run_id, folded_to, event_json FROM events
+                 WHERE conversation_id = ?1 AND folded_to IS NOT NULL AND folded_to > ?2
+                     AND seq <= ?2
+                 UNION ALL
+                 SELECT seq, run_id, folded_to, event_json FROM events
+                 WHERE conversation_id = ?1 AND seq > ?2
+                 ORDER BY seq LIMIT ?3",
+            )?
+            .query_map(params![conversation_id, after, limit], |row| {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get::<_, String>(3)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<(i64, Option<String>, Option<i64>, String)>>>()?;
+        rows.into_iter()
+            .map(|(seq, run, folded, json)| decode(seq, run, folded, &json))
+            .collect()
+    }
+
+    /// The newest seq given out in the conversation (0 before the first event).
+    pub fn last_event_seq(&self, conversation_id: &str) -> Result<u64> {
+        let next: i64 = self
+            .conn
+            .prepare_cached("SELECT next_event_seq FROM conversations WHERE id = ?1")?
+            .query_row([conversation_id], |row| row.get(0))
+            .optional()?
+            .ok_or_else(|| StoreError::NotFound {
+                entity: Entity::Conversation,
+                conversation_id: None,
+                id: conversation_id.to_owned(),
+            })?;
+        sql::to_u64("event seq", next - 1)
+    }
+}
+
+impl WriteTx<'_> {
+    /// Appends an event: gives it the conversation's next seq (`meta.seq`), stamps `meta.ts`
+    /// when absent, and returns it as stored. Its `conversation_id` must be this one.
+    pub fn append_event(&mut self, conversation_id: &str, mut event: Event) -> Result<StoredEvent> {
+        if event.conversation_id != conversation_id {
+            return Err(StoreError::EventConversationMismatch {
+                expected: conversation_id.to_owned(),
+                found: event.conversation_id,
+            });
+        }
+        let seq = next_seq(self.conn, conversation_id)?;
+        let meta = event.meta.get_or_insert_with(Default::default);
+        meta.seq = Some(seq);
+        if meta.ts.is_none() {
+            meta.ts = Some(clock::now());
+        }
+        let run_id = meta.run_id.clone();
+        self.conn
+            .prepare_cached(
+                "INSERT INTO events (conversation_id, seq, run_id, domain, event_type, is_delta,
+                     event_json)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                conversation_id,
+                sql::to_i64("event seq", seq)?,
+                run_id,
+                event.body.domain().as_str(),
+                event.body.event_type(),
+                is_delta(&event),
+                sql::json("event", &event)?,
+            ])?;
+        Ok(StoredEvent {
+            seq,
+            run_id,
+            replaces: None,
+            event,
+        })
+    }
+}
+
+impl Store {
+    /// Appends one event; see [`WriteTx::append_event`]. To write an event with the state
+    /// change it reports, use [`Store::write`] and call both on the same [`WriteTx`].
+    pub fn append_event(&self, conversation_id: &str, event: Event) -> Result<StoredEvent> {
+        let conversation_id = conversation_id.to_owned();
+        self.write(move |tx| tx.append_event(&conversation_id, event))
+    }
+
+    /// See [`ReadTx::events_after`].
+    pub fn events_after(
+        &self,
+        conversation_id: &str,
+        after: Option<u64>,
+        limit: Option<usize>,
+    ) -> Result<Vec<StoredEvent>> {
+        self.read(|r| r.events_after(conversation_id, after, limit))
+    }
+}

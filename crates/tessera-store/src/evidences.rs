@@ -1,0 +1,268 @@
+//! Evidences (seed 004 `evidences`): every citable source, with the attachment files it
+//! references.
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tessera_protocol::context_doc::{Evidence, EvidenceRef};
+
+use crate::attachments::{self, AttachmentRef};
+use crate::error::{Entity, Result, StoreError};
+use crate::tx::{ReadTx, WriteTx};
+use crate::{conversations, refs, search, sql, Store};
+
+pub(crate) const SCHEMA_V1: &str = "
+CREATE TABLE evidences (
+    pk              INTEGER PRIMARY KEY,
+    conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+    evidence_id     TEXT NOT NULL,
+    evidence_type   TEXT NOT NULL,
+    source_json     TEXT NOT NULL,
+    -- NULL: no content; the JSON text 'null': content that is null
+    content_json    TEXT,
+    -- the number as written (0.92 stays 0.92)
+    confidence      TEXT,
+    metadata_json   TEXT,
+    links_json      TEXT,
+    extra_json      TEXT,
+    UNIQUE (conversation_id, evidence_id)
+) STRICT;
+CREATE TABLE evidence_attachments (
+    evidence_pk INTEGER NOT NULL REFERENCES evidences (pk) ON DELETE CASCADE,
+    position    INTEGER NOT NULL,
+    sha256      TEXT NOT NULL REFERENCES attachments (sha256),
+    mime_type   TEXT,
+    file_name   TEXT,
+    PRIMARY KEY (evidence_pk, position)
+) STRICT;
+CREATE INDEX evidence_attachments_by_file ON evidence_attachments (sha256);
+";
+
+/// A stored evidence with the attachment files it references.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredEvidence {
+    pub evidence: Evidence,
+    pub attachments: Vec<AttachmentRef>,
+}
+
+const COLUMNS: &str = "pk, evidence_id, evidence_type, source_json, content_json, confidence, \
+                       metadata_json, links_json, extra_json";
+
+type RawRow = (
+    i64,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
+fn raw(row: &Row<'_>) -> rusqlite::Result<RawRow> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+        row.get(5)?,
+        row.get(6)?,
+        row.get(7)?,
+        row.get(8)?,
+    ))
+}
+
+fn decode(conn: &Connection, raw: RawRow) -> Result<StoredEvidence> {
+    let (pk, evidence_id, evidence_type, source, content, confidence, metadata, links, extra) = raw;
+    Ok(StoredEvidence {
+        evidence: Evidence {
+            evidence_id,
+            evidence_type: sql::parse_enum("evidence type", &evidence_type)?,
+            source: sql::parse("evidence source", &source)?,
+            content: sql::opt_parse("evidence content", content)?,
+            confidence: sql::opt_parse("evidence confidence", confidence)?,
+            metadata: sql::opt_parse("evidence metadata", metadata)?,
+            links: sql::opt_parse("evidence links", links)?,
+            extra: sql::parse_extra(extra)?,
+        },
+        attachments: attachments::of_evidence(conn, pk)?,
+    })
+}
+
+/// The content of an evidence: `None` when there is no such evidence, `Some(None)` when it has
+/// no content.
+pub(crate) fn content(
+    conn: &Connection,
+    conversation_id: &str,
+    evidence_id: &str,
+) -> Result<Option<Option<Value>>> {
+    let text: Option<Option<String>> = conn
+        .prepare_cached(
+            "SELECT content_json FROM evidences WHERE conversation_id = ?1 AND evidence_id = ?2",
+        )?
+        .query_row([conversation_id, evidence_id], |row| row.get(0))
+        .optional()?;
+    text.map(|t| sql::opt_parse("evidence content", t))
+        .transpose()
+}
+
+pub(crate) fn get(
+    conn: &Connection,
+    conversation_id: &str,
+    evidence_id: &str,
+) -> Result<Option<StoredEvidence>> {
+    let row = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM evidences WHERE conversation_id = ?1 AND evidence_id = ?2"
+        ))?
+        .query_row([conversation_id, evidence_id], raw)
+        .optional()?;
+    row.map(|r| decode(conn, r)).transpose()
+}
+
+pub(crate) fn list(conn: &Connection, conversation_id: &str) -> Result<Vec<StoredEvidence>> {
+    let rows = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM evidences WHERE conversation_id = ?1 ORDER BY pk"
+        ))?
+        .query_map([conversation_id], raw)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    rows.into_iter().map(|r| decode(conn, r)).collect()
+}
+
+/// The text the search index holds for an evidence: a string content as it is, the strings
+/// inside structured content one per line.
+pub(crate) fn search_text(content: Option<&Value>) -> String {
+    fn strings(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+            Value::Object(map) => map.values().for_each(|v| strings(v, out)),
+            Value::Number(n) => out.push(n.to_string()),
+            Value::Bool(_) | Value::Null => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(content) = content {
+        strings(content, &mut out);
+    }
+    out.join("\n")
+}
+
+/// Inserts or replaces an evidence (keeping its place in the order) and its attachment refs.
+pub(crate) fn upsert(
+    conn: &Connection,
+    conversation_id: &str,
+    evidence: &Evidence,
+    attachment_refs: &[AttachmentRef],
+) -> Result<()> {
+    let pk: i64 = conn
+        .prepare_cached(
+            "INSERT INTO evidences (conversation_id, evidence_id, evidence_type, source_json,
+                 content_json, confidence, metadata_json, links_json, extra_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+             ON CONFLICT (conversation_id, evidence_id) DO UPDATE SET
+                 evidence_type = excluded.evidence_type, source_json = excluded.source_json,
+                 content_json = excluded.content_json, confidence = excluded.confidence,
+                 metadata_json = excluded.metadata_json, links_json = excluded.links_json,
+                 extra_json = excluded.extra_json
+             RETURNING pk",
+        )?
+        .query_row(
+            params![
+                conversation_id,
+                evidence.evidence_id,
+                sql::enum_text("evidence type", &evidence.evidence_type)?,
+                sql::json("evidence source", &evidence.source)?,
+                sql::opt_json("evidence content", evidence.content.as_ref())?,
+                evidence.confidence.as_ref().map(ToString::to_string),
+                sql::opt_json("evidence metadata", evidence.metadata.as_ref())?,
+                sql::opt_json("evidence links", evidence.links.as_ref())?,
+                sql::extra_json(&evidence.extra)?,
+            ],
+            |row| row.get(0),
+        )?;
+    search::index_evidence(conn, pk, &search_text(evidence.content.as_ref()))?;
+    attachments::set_for_evidence(conn, pk, attachment_refs)
+}
+
+impl ReadTx<'_> {
+    /// One evidence.
+    pub fn evidence(
+        &self,
+        conversation_id: &str,
+        evidence_id: &str,
+    ) -> Result<Option<StoredEvidence>> {
+        get(self.conn, conversation_id, evidence_id)
+    }
+
+    /// The conversation's evidences in the order they were first written.
+    pub fn evidences(&self, conversation_id: &str) -> Result<Vec<StoredEvidence>> {
+        list(self.conn, conversation_id)
+    }
+
+    /// What a ref points at: the evidence content, narrowed by the ref's selector.
+    pub fn resolve_ref(&self, conversation_id: &str, r: &EvidenceRef) -> Result<Value> {
+        let content = content(self.conn, conversation_id, &r.evidence_id)?.ok_or_else(|| {
+            StoreError::not_found(Entity::Evidence, conversation_id, &r.evidence_id)
+        })?;
+        let invalid = |source| StoreError::InvalidRef {
+            evidence_id: r.evidence_id.clone(),
+            source,
+        };
+        refs::check(r, content.as_ref()).map_err(invalid)?;
+        match (&r.selector, content) {
+            (Some(selector), Some(content)) => {
+                crate::selector::select(selector, &content).map_err(invalid)
+            }
+            (_, content) => Ok(content.unwrap_or(Value::Null)),
+        }
+    }
+}
+
+impl WriteTx<'_> {
+    /// Writes an evidence (replacing one with the same id) with the attachments it references
+    /// (each must have been stored with [`Store::put_attachment`]).
+    pub fn put_evidence(
+        &mut self,
+        conversation_id: &str,
+        evidence: &Evidence,
+        attachment_refs: &[AttachmentRef],
+    ) -> Result<()> {
+        conversations::ensure_exists(self.conn, conversation_id)?;
+        upsert(self.conn, conversation_id, evidence, attachment_refs)?;
+        for r in attachment_refs {
+            self.ctx.pins.unpin(&r.sha256);
+        }
+        conversations::touch(self.conn, conversation_id)
+    }
+}
+
+impl Store {
+    /// Writes an evidence; see [`WriteTx::put_evidence`].
+    pub fn put_evidence(
+        &self,
+        conversation_id: &str,
+        evidence: Evidence,
+        attachment_refs: Vec<AttachmentRef>,
+    ) -> Result<()> {
+        let conversation_id = conversation_id.to_owned();
+        self.write(move |tx| tx.put_evidence(&conversation_id, &evidence, &attachment_refs))
+    }
+
+    /// One evidence.
+    pub fn evidence(
+        &self,
+        conversation_id: &str,
+        evidence_id: &str,
+    ) -> Result<Option<StoredEvidence>> {
+        self.read(|r| r.evidence(conversation_id, evidence_id))
+    }
+
+    /// The conversation's evidences.
+    pub fn evidences(&self, conversation_id: &str) -> Result<Vec<StoredEvidence>> {
+        self.read(|r| r.evidences(conversation_id))
+    }
+}

@@ -1,0 +1,229 @@
+//! Full-text search over messages and evidences, Chinese as well as English (see
+//! [`crate::cjk_bigrams`] for how CJK text is indexed). One contentless FTS5 table holds both:
+//! a message under its `pk`, an evidence under `-pk`; triggers remove entries when rows go
+//! (so deleting a conversation clears its entries through the foreign-key cascade).
+
+use rusqlite::{params, Connection};
+use serde::{Deserialize, Serialize};
+
+use crate::cjk_bigrams::{index_text, match_expression, query_words};
+use crate::error::Result;
+use crate::tx::ReadTx;
+use crate::{evidences, sql, Store};
+
+pub(crate) const SCHEMA_V2: &str = "
+CREATE VIRTUAL TABLE search_index USING fts5 (
+    body,
+    tokenize = 'unicode61 remove_diacritics 2',
+    content = '',
+    contentless_delete = 1
+);
+CREATE TRIGGER messages_leave_search_index AFTER DELETE ON messages BEGIN
+    DELETE FROM search_index WHERE rowid = old.pk;
+END;
+CREATE TRIGGER evidences_leave_search_index AFTER DELETE ON evidences BEGIN
+    DELETE FROM search_index WHERE rowid = -old.pk;
+END;
+";
+
+/// What a hit is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HitKind {
+    Message,
+    Evidence,
+}
+
+/// One search result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    pub conversation_id: String,
+    pub kind: HitKind,
+    /// The message id or the evidence id.
+    pub id: String,
+    /// Text around the first match, `…` where it was cut.
+    pub snippet: String,
+    /// Where the match is in `snippet`, in characters (start, end), when it could be placed.
+    pub highlight: Option<(usize, usize)>,
+    /// bm25: lower is better.
+    pub rank: f64,
+}
+
+/// Which results to return.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// Only this conversation.
+    pub conversation_id: Option<String>,
+    pub limit: usize,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        Self {
+            conversation_id: None,
+            limit: 20,
+        }
+    }
+}
+
+pub(crate) fn index_message(conn: &Connection, pk: i64, text: &str) -> Result<()> {
+    conn.prepare_cached("INSERT INTO search_index (rowid, body) VALUES (?1, ?2)")?
+        .execute(params![pk, index_text(text)])?;
+    Ok(())
+}
+
+pub(crate) fn index_evidence(conn: &Connection, pk: i64, text: &str) -> Result<()> {
+    conn.prepare_cached("DELETE FROM search_index WHERE rowid = ?1")?
+        .execute([-pk])?;
+    conn.prepare_cached("INSERT INTO search_index (rowid, body) VALUES (?1, ?2)")?
+        .execute(params![-pk, index_text(text)])?;
+    Ok(())
+}
+
+/// Indexes what a database written before search existed already holds.
+pub(crate) fn backfill(conn: &Connection) -> Result<()> {
+    let messages = conn
+        .prepare("SELECT pk, content FROM messages")?
+        .query_map([], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    for (pk, content) in messages {
+        index_message(conn, pk, &content)?;
+    }
+    let evidences = conn
+        .prepare("SELECT pk, content_json FROM evidences")?
+        .query_map([], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, Option<String>>(1)?))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    for (pk, content) in evidences {
+        let content: Option<serde_json::Value> = sql::opt_parse("evidence content", content)?;
+        index_evidence(conn, pk, &evidences::search_text(content.as_ref()))?;
+    }
+    Ok(())
+}
+
+/// Cuts `text` around the first word found, marking where it is.
+fn snippet(text: &str, words: &[String]) -> (String, Option<(usize, usize)>) {
+    const BEFORE: usize = 20;
+    const AFTER: usize = 60;
+    let lower = text.to_ascii_lowercase();
+    let found = words
+        .iter()
+        .filter_map(|w| lower.find(&w.to_ascii_lowercase()).map(|at| (at, w.len())))
+        .min();
+    let chars: Vec<char> = text
+        .chars()
+        .map(|c| if c == '\n' { ' ' } else { c })
+        .collect();
+    let (start_char, match_chars) = match found {
+        Some((at, len)) => (
+            text[..at].chars().count(),
+            text.get(at..at + len).map_or(0, |m| m.chars().count()),
+        ),
+        None => (0, 0),
+    };
+    let from = start_char.saturating_sub(BEFORE);
+    let to = (start_char + match_chars + AFTER).min(chars.len());
+    let mut out = String::new();
+    let mut offset = 0;
+    if from > 0 {
+        out.push('…');
+        offset = 1;
+    }
+    out.extend(&chars[from..to]);
+    if to < chars.len() {
+        out.push('…');
+    }
+    let highlight = found.map(|_| {
+        let start = start_char - from + offset;
+        (start, start + match_chars)
+    });
+    (out, highlight)
+}
+
+impl ReadTx<'_> {
+    /// Messages and evidences matching `query`, best first. Any text is a valid query:
+    /// quotes and FTS5 operators in it are searched for literally.
+    pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
+        let Some(expression) = match_expression(query) else {
+            return Ok(Vec::new());
+        };
+        let words = query_words(query);
+        let limit = i64::try_from(options.limit).unwrap_or(i64::MAX);
+        let rows = self
+            .conn
+            .prepare_cached(
+                "WITH hits AS (SELECT rowid, rank FROM search_index WHERE search_index MATCH ?1)
+                 SELECT m.conversation_id, 0, m.id, m.content, hits.rank FROM hits
+                     JOIN messages m ON m.pk = hits.rowid
+                     WHERE hits.rowid > 0 AND (?2 IS NULL OR m.conversation_id = ?2)
+                 UNION ALL
+                 SELECT e.conversation_id, 1, e.evidence_id, e.content_json, hits.rank FROM hits
+                     JOIN evidences e ON e.pk = -hits.rowid
+                     WHERE hits.rowid < 0 AND (?2 IS NULL OR e.conversation_id = ?2)
+                 ORDER BY 5 LIMIT ?3",
+            )?
+            .query_map(params![expression, options.conversation_id, limit], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, Option<String>>(3)?,
+                    row.get::<_, f64>(4)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows.into_iter()
+            .map(|(conversation_id, kind, id, text, rank)| {
+                let (kind, text) = if kind == 0 {
+                    (HitKind::Message, text.unwrap_or_default())
+                } else {
+                    let content: Option<serde_json::Value> =
+                        sql::opt_parse("evidence content", text)?;
+                    (HitKind::Evidence, evidences::search_text(content.as_ref()))
+                };
+                let (snippet, highlight) = snippet(&text, &words);
+                Ok(SearchHit {
+                    conversation_id,
+                    kind,
+                    id,
+                    snippet,
+                    highlight,
+                    rank,
+                })
+            })
+            .collect()
+    }
+}
+
+impl Store {
+    /// Full-text search; see [`ReadTx::search`].
+    pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
+        self.read(|r| r.search(query, options))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippets_mark_the_match() {
+        let (text, at) = snippet("包周期续订的接口是？", &["续订".into()]);
+        assert_eq!(text, "包周期续订的接口是？");
+        assert_eq!(at, Some((3, 5)));
+        let long = format!("{}needle{}", "a".repeat(50), "b".repeat(100));
+        let (text, at) = snippet(&long, &["NEEDLE".into()]);
+        let (start, end) = at.unwrap();
+        assert_eq!(
+            text.chars()
+                .skip(start)
+                .take(end - start)
+                .collect::<String>(),
+            "needle"
+        );
+        assert!(text.starts_with('…') && text.ends_with('…'));
+    }
+}

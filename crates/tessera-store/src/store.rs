@@ -1,0 +1,191 @@
+//! [`Store`]: opening a data folder, and the read and write paths every operation goes through.
+
+use std::path::Path;
+use std::sync::{mpsc, Arc, Mutex};
+
+use rusqlite::{Connection, OpenFlags};
+
+use crate::checkpoint::Checkpointer;
+use crate::error::{Result, StoreError};
+use crate::layout::DataPaths;
+use crate::lock::DataFolderLock;
+use crate::migrate;
+use crate::tx::{AttachmentPins, ReadTx, WriteTx, WriterContext};
+use crate::writer::{Completion, Job, JobOutcome, Writer};
+
+/// How long a connection waits for a lock held by another connection before giving up.
+const BUSY_TIMEOUT_MS: u64 = 5_000;
+/// Idle read connections kept for reuse.
+const MAX_IDLE_READERS: usize = 8;
+
+/// The local context database of one data folder. Cheap to clone; all clones share one writer
+/// thread and one pool of read connections. The data folder stays locked until the last clone
+/// is dropped.
+#[derive(Clone, Debug)]
+pub struct Store {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    ctx: Arc<WriterContext>,
+    // Dropped before the lock: the writer finishes what is queued and closes the database.
+    writer: Writer,
+    _checkpointer: Checkpointer,
+    readers: ReaderPool,
+    _lock: DataFolderLock,
+}
+
+impl Store {
+    /// Opens the data folder `data_dir`: takes its lock (a second process gets an error naming
+    /// the owner's pid), creates the folder layout, migrates the database (after copying it to
+    /// `backups/`), and starts the writer thread.
+    pub fn open(data_dir: impl AsRef<Path>) -> Result<Self> {
+        let lock = DataFolderLock::acquire(data_dir.as_ref())?;
+        let paths = DataPaths::new(data_dir.as_ref());
+        paths.create_folders()?;
+        let report = migrate::prepare(&paths)?;
+        if let Some(backup) = &report.backup {
+            tracing::info!(
+                from = report.from,
+                to = report.to,
+                backup = %backup.display(),
+                "migrated the database"
+            );
+        }
+        let conn = open_writer_connection(&paths.database)?;
+        let ctx = Arc::new(WriterContext {
+            paths: paths.clone(),
+            pins: AttachmentPins::default(),
+        });
+        let writer = Writer::start(conn, Arc::clone(&ctx))?;
+        let checkpointer = Checkpointer::start(&paths.database)?;
+        let store = Store {
+            inner: Arc::new(Inner {
+                ctx,
+                writer,
+                _checkpointer: checkpointer,
+                readers: ReaderPool::new(&paths),
+                _lock: lock,
+            }),
+        };
+        store.sweep_attachments()?;
+        Ok(store)
+    }
+
+    /// The data folder's paths.
+    pub fn paths(&self) -> &DataPaths {
+        &self.inner.ctx.paths
+    }
+
+    pub(crate) fn writer_context(&self) -> &WriterContext {
+        &self.inner.ctx
+    }
+
+    /// Runs `f` in the writer thread inside a transaction and returns its result once the
+    /// transaction has committed. If `f` fails, none of its changes are kept.
+    ///
+    /// `f` must not call back into this store's `write` (the writer would wait for itself);
+    /// use [`WriteTx::read`] to read inside a write.
+    pub fn write<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: for<'a, 'b> FnOnce(&'a mut WriteTx<'b>) -> Result<T> + Send + 'static,
+    {
+        let (reply, answer) = mpsc::sync_channel::<Result<T>>(1);
+        let job: Job = Box::new(move |tx| {
+            let result = f(tx);
+            let keep = result.is_ok();
+            let complete: Completion = Box::new(move |commit_error| {
+                let result = match (result, commit_error) {
+                    (Ok(_), Some(message)) => Err(StoreError::CommitFailed(message.to_owned())),
+                    (result, _) => result,
+                };
+                let _ = reply.send(result);
+            });
+            JobOutcome { keep, complete }
+        });
+        self.inner.writer.submit(job)?;
+        answer.recv().map_err(|_| StoreError::WriteAbandoned)?
+    }
+
+    /// Runs `f` on a read-only connection inside one read transaction (a consistent snapshot
+    /// that includes every write that returned before it started).
+    pub fn read<T>(&self, f: impl FnOnce(&ReadTx<'_>) -> Result<T>) -> Result<T> {
+        let conn = self.inner.readers.take()?;
+        conn.execute_batch("BEGIN")?;
+        let result = f(&ReadTx { conn: &conn });
+        let end = conn.execute_batch("COMMIT");
+        self.inner.readers.give_back(conn);
+        let value = result?;
+        end?;
+        Ok(value)
+    }
+
+    /// `PRAGMA integrity_check`: `ok`, or what SQLite found wrong.
+    pub fn integrity_check(&self) -> Result<String> {
+        self.read(|r| {
+            let mut stmt = r.conn.prepare("PRAGMA integrity_check")?;
+            let lines = stmt
+                .query_map([], |row| row.get::<_, String>(0))?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(lines.join("\n"))
+        })
+    }
+}
+
+fn open_writer_connection(path: &Path) -> Result<Connection> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS))?;
+    // WAL was set by the migration step and persists; NORMAL keeps every commit across a
+    // killed process (only an OS crash may lose the last commits, never consistency).
+    // Checkpoints are the checkpoint thread's job (see `checkpoint`).
+    conn.execute_batch(
+        "PRAGMA foreign_keys = ON;
+         PRAGMA synchronous = NORMAL;
+         PRAGMA temp_store = MEMORY;
+         PRAGMA wal_autocheckpoint = 0;",
+    )?;
+    conn.set_prepared_statement_cache_capacity(64);
+    Ok(conn)
+}
+
+#[derive(Debug)]
+struct ReaderPool {
+    path: std::path::PathBuf,
+    idle: Mutex<Vec<Connection>>,
+}
+
+impl ReaderPool {
+    fn new(paths: &DataPaths) -> Self {
+        Self {
+            path: paths.database.clone(),
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn take(&self) -> Result<Connection> {
+        let idle = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        match idle {
+            Some(conn) => Ok(conn),
+            None => {
+                let conn = Connection::open_with_flags(
+                    &self.path,
+                    OpenFlags::SQLITE_OPEN_READ_ONLY
+                        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                        | OpenFlags::SQLITE_OPEN_URI,
+                )?;
+                conn.busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS))?;
+                conn.set_prepared_statement_cache_capacity(64);
+                Ok(conn)
+            }
+        }
+    }
+
+    fn give_back(&self, conn: Connection) {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < MAX_IDLE_READERS {
+            idle.push(conn);
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! The handles a read or a write works through. Each table module adds its own methods to
+//! [`ReadTx`] and [`WriteTx`], next to the SQL it owns.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rusqlite::Connection;
+
+use crate::layout::DataPaths;
+
+/// A read: one consistent snapshot of the database.
+pub struct ReadTx<'a> {
+    pub(crate) conn: &'a Connection,
+}
+
+/// A write: everything done through one `WriteTx` commits together or not at all, and the
+/// caller hears back only after the commit.
+pub struct WriteTx<'a> {
+    pub(crate) conn: &'a Connection,
+    pub(crate) ctx: &'a WriterContext,
+    pub(crate) after_commit: Vec<AfterCommit>,
+}
+
+impl<'a> WriteTx<'a> {
+    pub(crate) fn new(conn: &'a Connection, ctx: &'a WriterContext) -> Self {
+        Self {
+            conn,
+            ctx,
+            after_commit: Vec::new(),
+        }
+    }
+
+    /// Reads inside this write (they see what it wrote so far).
+    pub fn read(&self) -> ReadTx<'_> {
+        ReadTx { conn: self.conn }
+    }
+}
+
+/// Work that may only happen once the transaction is durable (files are deleted only after the
+/// rows that referenced them are gone for good).
+#[derive(Debug)]
+pub(crate) enum AfterCommit {
+    RemoveFile(PathBuf),
+}
+
+/// What the writer thread shares with the rest of the store.
+#[derive(Debug)]
+pub(crate) struct WriterContext {
+    pub paths: DataPaths,
+    pub pins: AttachmentPins,
+}
+
+/// Attachments written to disk and not referenced yet: garbage collection leaves them alone
+/// until an evidence cites them (or for a while), so a file is never deleted between its write
+/// and the evidence that cites it.
+#[derive(Debug, Default)]
+pub(crate) struct AttachmentPins {
+    pinned: Mutex<HashMap<String, Instant>>,
+}
+
+const PIN_FOR: Duration = Duration::from_secs(600);
+
+impl AttachmentPins {
+    pub fn pin(&self, sha256: &str) {
+        let mut pinned = self.pinned.lock().unwrap_or_else(|e| e.into_inner());
+        pinned.retain(|_, at| at.elapsed() < PIN_FOR);
+        pinned.insert(sha256.to_owned(), Instant::now());
+    }
+
+    /// Called once an evidence references the file: from then on references keep it.
+    pub fn unpin(&self, sha256: &str) {
+        let mut pinned = self.pinned.lock().unwrap_or_else(|e| e.into_inner());
+        pinned.remove(sha256);
+    }
+
+    pub fn is_pinned(&self, sha256: &str) -> bool {
+        let pinned = self.pinned.lock().unwrap_or_else(|e| e.into_inner());
+        pinned.get(sha256).is_some_and(|at| at.elapsed() < PIN_FOR)
+    }
+}

@@ -1,0 +1,171 @@
+//! Model calls and what they cost (seed 004 `session.model_usage`).
+
+use rusqlite::{params, Connection, Row};
+use tessera_protocol::context_doc::ModelUsage;
+
+use crate::error::Result;
+use crate::tx::{ReadTx, WriteTx};
+use crate::{conversations, sql, Store};
+
+pub(crate) const SCHEMA_V1: &str = "
+CREATE TABLE model_usage (
+    pk                     INTEGER PRIMARY KEY,
+    conversation_id        TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+    model_usage_id         TEXT NOT NULL,
+    task_id                TEXT,
+    stage                  TEXT,
+    provider               TEXT,
+    model                  TEXT,
+    params_json            TEXT,
+    prompt_tokens          INTEGER,
+    completion_tokens      INTEGER,
+    total_tokens           INTEGER,
+    first_token_latency_ms INTEGER,
+    latency_ms             INTEGER,
+    status                 TEXT,
+    error                  TEXT,
+    extra_json             TEXT,
+    UNIQUE (conversation_id, model_usage_id)
+) STRICT;
+";
+
+const COLUMNS: &str = "model_usage_id, task_id, stage, provider, model, params_json, \
+    prompt_tokens, completion_tokens, total_tokens, first_token_latency_ms, latency_ms, status, \
+    error, extra_json";
+
+struct RawRow {
+    id: String,
+    task_id: Option<String>,
+    stage: Option<String>,
+    provider: Option<String>,
+    model: Option<String>,
+    params: Option<String>,
+    numbers: [Option<i64>; 5],
+    status: Option<String>,
+    error: Option<String>,
+    extra: Option<String>,
+}
+
+fn raw(row: &Row<'_>) -> rusqlite::Result<RawRow> {
+    Ok(RawRow {
+        id: row.get(0)?,
+        task_id: row.get(1)?,
+        stage: row.get(2)?,
+        provider: row.get(3)?,
+        model: row.get(4)?,
+        params: row.get(5)?,
+        numbers: [
+            row.get(6)?,
+            row.get(7)?,
+            row.get(8)?,
+            row.get(9)?,
+            row.get(10)?,
+        ],
+        status: row.get(11)?,
+        error: row.get(12)?,
+        extra: row.get(13)?,
+    })
+}
+
+fn decode(raw: RawRow) -> Result<ModelUsage> {
+    let [prompt, completion, total, first, latency] = raw.numbers;
+    Ok(ModelUsage {
+        model_usage_id: raw.id,
+        task_id: raw.task_id,
+        stage: sql::opt_enum("usage stage", raw.stage)?,
+        provider: raw.provider,
+        model: raw.model,
+        params: sql::opt_parse("usage params", raw.params)?,
+        prompt_tokens: sql::opt_u64("prompt_tokens", prompt)?,
+        completion_tokens: sql::opt_u64("completion_tokens", completion)?,
+        total_tokens: sql::opt_u64("total_tokens", total)?,
+        first_token_latency_ms: sql::opt_u64("first_token_latency_ms", first)?,
+        latency_ms: sql::opt_u64("latency_ms", latency)?,
+        status: sql::opt_enum("usage status", raw.status)?,
+        error: raw.error,
+        extra: sql::parse_extra(raw.extra)?,
+    })
+}
+
+pub(crate) fn list(conn: &Connection, conversation_id: &str) -> Result<Vec<ModelUsage>> {
+    let rows = conn
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM model_usage WHERE conversation_id = ?1 ORDER BY pk"
+        ))?
+        .query_map([conversation_id], raw)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    rows.into_iter().map(decode).collect()
+}
+
+pub(crate) fn upsert(conn: &Connection, conversation_id: &str, usage: &ModelUsage) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO model_usage (conversation_id, model_usage_id, task_id, stage, provider,
+             model, params_json, prompt_tokens, completion_tokens, total_tokens,
+             first_token_latency_ms, latency_ms, status, error, extra_json)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+         ON CONFLICT (conversation_id, model_usage_id) DO UPDATE SET
+             task_id = excluded.task_id, stage = excluded.stage, provider = excluded.provider,
+             model = excluded.model, params_json = excluded.params_json,
+             prompt_tokens = excluded.prompt_tokens,
+             completion_tokens = excluded.completion_tokens,
+             total_tokens = excluded.total_tokens,
+             first_token_latency_ms = excluded.first_token_latency_ms,
+             latency_ms = excluded.latency_ms, status = excluded.status,
+             error = excluded.error, extra_json = excluded.extra_json",
+    )?
+    .execute(params![
+        conversation_id,
+        usage.model_usage_id,
+        usage.task_id,
+        usage
+            .stage
+            .as_ref()
+            .map(|s| sql::enum_text("usage stage", s))
+            .transpose()?,
+        usage.provider,
+        usage.model,
+        sql::opt_json("usage params", usage.params.as_ref())?,
+        sql::opt_i64("prompt_tokens", usage.prompt_tokens)?,
+        sql::opt_i64("completion_tokens", usage.completion_tokens)?,
+        sql::opt_i64("total_tokens", usage.total_tokens)?,
+        sql::opt_i64("first_token_latency_ms", usage.first_token_latency_ms)?,
+        sql::opt_i64("latency_ms", usage.latency_ms)?,
+        usage
+            .status
+            .as_ref()
+            .map(|s| sql::enum_text("usage status", s))
+            .transpose()?,
+        usage.error,
+        sql::extra_json(&usage.extra)?,
+    ])?;
+    Ok(())
+}
+
+impl ReadTx<'_> {
+    /// Model calls in the order they were first written.
+    pub fn model_usage(&self, conversation_id: &str) -> Result<Vec<ModelUsage>> {
+        list(self.conn, conversation_id)
+    }
+}
+
+impl WriteTx<'_> {
+    /// Writes a model call record, replacing the one with the same id.
+    pub fn put_model_usage(&mut self, conversation_id: &str, usage: &ModelUsage) -> Result<()> {
+        conversations::ensure_exists(self.conn, conversation_id)?;
+        upsert(self.conn, conversation_id, usage)?;
+        conversations::touch(self.conn, conversation_id)
+    }
+}
+
+impl Store {
+    /// Writes a model call record; see [`WriteTx::put_model_usage`].
+    pub fn put_model_usage(&self, conversation_id: &str, usage: ModelUsage) -> Result<()> {
+        let conversation_id = conversation_id.to_owned();
+        self.write(move |tx| tx.put_model_usage(&conversation_id, &usage))
+    }
+
+    /// Model calls.
+    pub fn model_usage(&self, conversation_id: &str) -> Result<Vec<ModelUsage>> {
+        self.read(|r| r.model_usage(conversation_id))
+    }
+}

@@ -1,0 +1,146 @@
+//! The one writer thread. Writes arrive on a channel; consecutive queued writes share a
+//! transaction (each inside its own savepoint, so one failing write does not undo the others),
+//! and every caller is answered only after the commit.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+
+use rusqlite::Connection;
+
+use crate::error::{Result, StoreError};
+use crate::tx::{AfterCommit, WriteTx, WriterContext};
+
+/// How many queued writes may share one transaction.
+const MAX_BATCH: usize = 64;
+
+/// Tells a caller how its write ended; the argument is the commit error, if the batch failed
+/// to commit.
+pub(crate) type Completion = Box<dyn FnOnce(Option<&str>) + Send>;
+
+/// What running a write produced: whether to keep its changes, and how to answer the caller.
+pub(crate) struct JobOutcome {
+    pub keep: bool,
+    pub complete: Completion,
+}
+
+pub(crate) type Job = Box<dyn for<'a, 'b> FnOnce(&'a mut WriteTx<'b>) -> JobOutcome + Send>;
+
+#[derive(Debug)]
+pub(crate) struct Writer {
+    sender: Option<mpsc::Sender<Job>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Writer {
+    pub fn start(conn: Connection, ctx: Arc<WriterContext>) -> Result<Self> {
+        let (sender, receiver) = mpsc::channel::<Job>();
+        let thread = std::thread::Builder::new()
+            .name("tessera-store-writer".into())
+            .spawn(move || run(&conn, &ctx, &receiver))
+            .map_err(StoreError::io(
+                "cannot start the writer thread for",
+                "the store",
+            ))?;
+        Ok(Self {
+            sender: Some(sender),
+            thread: Some(thread),
+        })
+    }
+
+    pub fn submit(&self, job: Job) -> Result<()> {
+        match &self.sender {
+            Some(sender) => sender.send(job).map_err(|_| StoreError::WriteAbandoned),
+            None => Err(StoreError::WriteAbandoned),
+        }
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        // Closing the channel lets the thread finish what is queued and stop.
+        self.sender.take();
+        if let Some(thread) = self.thread.take() {
+            if thread.join().is_err() {
+                tracing::error!("the store writer thread panicked");
+            }
+        }
+    }
+}
+
+fn run(conn: &Connection, ctx: &WriterContext, receiver: &mpsc::Receiver<Job>) {
+    while let Ok(first) = receiver.recv() {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match receiver.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        run_batch(conn, ctx, batch);
+    }
+}
+
+fn run_batch(conn: &Connection, ctx: &WriterContext, batch: Vec<Job>) {
+    if let Err(error) = conn.execute_batch("BEGIN IMMEDIATE") {
+        // Dropping the jobs answers their callers with `WriteAbandoned`.
+        tracing::error!(%error, jobs = batch.len(), "cannot begin a write transaction");
+        return;
+    }
+    let mut completions = Vec::with_capacity(batch.len());
+    let mut after_commit = Vec::new();
+    for job in batch {
+        if let Err(error) = conn.execute_batch("SAVEPOINT job") {
+            tracing::error!(%error, "cannot open a savepoint; write abandoned");
+            continue;
+        }
+        let mut tx = WriteTx::new(conn, ctx);
+        let outcome = catch_unwind(AssertUnwindSafe(|| job(&mut tx)));
+        let keep = matches!(&outcome, Ok(JobOutcome { keep: true, .. }));
+        let pending = std::mem::take(&mut tx.after_commit);
+        let end = if keep {
+            after_commit.extend(pending);
+            conn.execute_batch("RELEASE job")
+        } else {
+            conn.execute_batch("ROLLBACK TO job; RELEASE job")
+        };
+        if let Err(error) = end {
+            tracing::error!(%error, "cannot close a savepoint");
+        }
+        match outcome {
+            Ok(outcome) => completions.push(outcome.complete),
+            Err(_) => tracing::error!("a write panicked; its changes were rolled back"),
+        }
+    }
+    match conn.execute_batch("COMMIT") {
+        Ok(()) => {
+            run_after_commit(after_commit);
+            for complete in completions {
+                complete(None);
+            }
+        }
+        Err(error) => {
+            tracing::error!(%error, "commit failed");
+            let _ = conn.execute_batch("ROLLBACK");
+            let message = error.to_string();
+            for complete in completions {
+                complete(Some(&message));
+            }
+        }
+    }
+}
+
+fn run_after_commit(actions: Vec<AfterCommit>) {
+    for action in actions {
+        match action {
+            AfterCommit::RemoveFile(path) => {
+                if let Err(error) = std::fs::remove_file(&path) {
+                    if error.kind() != std::io::ErrorKind::NotFound {
+                        // Left for the sweep at the next open.
+                        tracing::warn!(path = %path.display(), %error, "cannot remove a file");
+                    }
+                }
+            }
+        }
+    }
+}
