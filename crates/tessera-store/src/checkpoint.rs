@@ -29,12 +29,17 @@ impl Checkpointer {
             .name("tessera-store-checkpoint".into())
             .spawn(move || {
                 while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(EVERY) {
-                    if let Err(error) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+                    if let Err(error) =
+                        conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+                    {
                         tracing::debug!(%error, "checkpoint skipped");
                     }
                 }
             })
-            .map_err(StoreError::io("cannot start the checkpoint thread for", database))?;
+            .map_err(StoreError::io(
+                "cannot start the checkpoint thread for",
+                database,
+            ))?;
         Ok(Self {
             stop: Some(stop),
             thread: Some(thread),

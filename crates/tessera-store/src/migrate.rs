@@ -81,7 +81,7 @@ const MIGRATIONS: &[Migration] = &[
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = 3;
 
-/// What [`prepare`] did.
+/// What opening did to the schema: from and to which version, and the backup taken.
 #[derive(Debug)]
 pub struct MigrationReport {
     pub from: i64,

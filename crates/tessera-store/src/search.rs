@@ -3,7 +3,7 @@
 //! a message under its `pk`, an evidence under `-pk`; triggers remove entries when rows go
 //! (so deleting a conversation clears its entries through the foreign-key cascade).
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use crate::cjk_bigrams::{index_text, match_expression, query_words};
@@ -143,38 +143,114 @@ fn snippet(text: &str, words: &[String]) -> (String, Option<(usize, usize)>) {
     (out, highlight)
 }
 
+/// How many of the newest matches of each kind an unscoped search ranks. bm25 costs a lookup
+/// per matching row, so a word found in nearly every message would otherwise rank them all;
+/// past this many, older matches are left out (a chat search favours recent text anyway).
+pub const RANKED_WINDOW: i64 = 4000;
+
+type HitRow = (String, i64, String, Option<String>, f64);
+
+fn hit_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<HitRow> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+    ))
+}
+
+/// The rowid range holding the newest `RANKED_WINDOW` matches within `lo..=hi`; `newest_high`
+/// says whether newer rows have higher rowids (messages) or lower ones (evidences, `-pk`).
+fn window(
+    conn: &Connection,
+    expression: &str,
+    lo: i64,
+    hi: i64,
+    newest_high: bool,
+) -> Result<(i64, i64)> {
+    let sql_text = if newest_high {
+        "SELECT rowid FROM search_index WHERE search_index MATCH ?1 AND rowid BETWEEN ?2 AND ?3
+         ORDER BY rowid DESC LIMIT 1 OFFSET ?4"
+    } else {
+        "SELECT rowid FROM search_index WHERE search_index MATCH ?1 AND rowid BETWEEN ?2 AND ?3
+         ORDER BY rowid ASC LIMIT 1 OFFSET ?4"
+    };
+    let boundary: Option<i64> = conn
+        .prepare_cached(sql_text)?
+        .query_row(params![expression, lo, hi, RANKED_WINDOW - 1], |row| {
+            row.get(0)
+        })
+        .optional()?;
+    Ok(match boundary {
+        Some(b) if newest_high => (b, hi),
+        Some(b) => (lo, b),
+        None => (lo, hi),
+    })
+}
+
 impl ReadTx<'_> {
-    /// Messages and evidences matching `query`, best first. Any text is a valid query:
-    /// quotes and FTS5 operators in it are searched for literally.
+    /// Messages and evidences matching `query`, best first (bm25). Any text is a valid query:
+    /// quotes and FTS5 operators in it are searched for literally. Without a conversation,
+    /// the newest [`RANKED_WINDOW`] matching messages and evidences are ranked; within one
+    /// conversation, all of its matches are.
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
         let Some(expression) = match_expression(query) else {
             return Ok(Vec::new());
         };
         let words = query_words(query);
         let limit = i64::try_from(options.limit).unwrap_or(i64::MAX);
-        let rows = self
+        let (messages, evidences) = if options.conversation_id.is_some() {
+            ((1, i64::MAX), (i64::MIN, -1))
+        } else {
+            (
+                window(self.conn, &expression, 1, i64::MAX, true)?,
+                window(self.conn, &expression, i64::MIN, -1, false)?,
+            )
+        };
+        let mut rows = self
             .conn
             .prepare_cached(
-                "WITH hits AS (SELECT rowid, rank FROM search_index WHERE search_index MATCH ?1)
-                 SELECT m.conversation_id, 0, m.id, m.content, hits.rank FROM hits
-                     JOIN messages m ON m.pk = hits.rowid
-                     WHERE hits.rowid > 0 AND (?2 IS NULL OR m.conversation_id = ?2)
-                 UNION ALL
-                 SELECT e.conversation_id, 1, e.evidence_id, e.content_json, hits.rank FROM hits
-                     JOIN evidences e ON e.pk = -hits.rowid
-                     WHERE hits.rowid < 0 AND (?2 IS NULL OR e.conversation_id = ?2)
-                 ORDER BY 5 LIMIT ?3",
+                "SELECT m.conversation_id, 0, m.id, m.content, f.rank FROM search_index f
+                     JOIN messages m ON m.pk = f.rowid
+                 WHERE search_index MATCH ?1 AND f.rowid BETWEEN ?2 AND ?3
+                     AND (?4 IS NULL OR m.conversation_id = ?4)
+                 ORDER BY f.rank LIMIT ?5",
             )?
-            .query_map(params![expression, options.conversation_id, limit], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, i64>(1)?,
-                    row.get::<_, String>(2)?,
-                    row.get::<_, Option<String>>(3)?,
-                    row.get::<_, f64>(4)?,
-                ))
-            })?
+            .query_map(
+                params![
+                    expression,
+                    messages.0,
+                    messages.1,
+                    options.conversation_id,
+                    limit
+                ],
+                hit_row,
+            )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
+        rows.extend(
+            self.conn
+                .prepare_cached(
+                    "SELECT e.conversation_id, 1, e.evidence_id, e.content_json, f.rank
+                     FROM search_index f JOIN evidences e ON e.pk = -f.rowid
+                     WHERE search_index MATCH ?1 AND f.rowid BETWEEN ?2 AND ?3
+                         AND (?4 IS NULL OR e.conversation_id = ?4)
+                     ORDER BY f.rank LIMIT ?5",
+                )?
+                .query_map(
+                    params![
+                        expression,
+                        evidences.0,
+                        evidences.1,
+                        options.conversation_id,
+                        limit
+                    ],
+                    hit_row,
+                )?
+                .collect::<rusqlite::Result<Vec<_>>>()?,
+        );
+        rows.sort_by(|a, b| a.4.total_cmp(&b.4));
+        rows.truncate(options.limit);
         rows.into_iter()
             .map(|(conversation_id, kind, id, text, rank)| {
                 let (kind, text) = if kind == 0 {

@@ -355,3 +355,44 @@ fn orphan_attachment_files_are_swept_at_open() {
         0
     );
 }
+
+#[test]
+fn broad_queries_rank_the_newest_matches_and_scoped_ones_rank_all() {
+    let (_dir, store) = common::open();
+    let c = common::conversation(&store, "many");
+    let conversation = c.clone();
+    let total = tessera_store::search::RANKED_WINDOW as usize + 50;
+    store
+        .write(move |tx| {
+            for i in 0..total {
+                let message = tessera_store::text_message(Role::User, format!("续订 第 {i} 条"));
+                tx.append_message(&conversation, tessera_store::NewMessage::new(message))?;
+            }
+            Ok(())
+        })
+        .unwrap();
+    let hits = store
+        .search(
+            "续订",
+            &SearchOptions {
+                conversation_id: None,
+                limit: total,
+            },
+        )
+        .unwrap();
+    assert_eq!(hits.len(), tessera_store::search::RANKED_WINDOW as usize);
+    assert!(
+        hits.iter().all(|h| !h.snippet.ends_with(" 0 条")),
+        "the oldest is outside the window"
+    );
+    let scoped = store
+        .search(
+            "续订",
+            &SearchOptions {
+                conversation_id: Some(c),
+                limit: total,
+            },
+        )
+        .unwrap();
+    assert_eq!(scoped.len(), total);
+}
