@@ -1,0 +1,295 @@
+use super::*;
+
+fn node(id: &str) -> NodeSpec {
+    NodeSpec {
+        id: id.into(),
+        label: id.into(),
+        estimate_ms: 10,
+        ..NodeSpec::default()
+    }
+}
+
+fn with(mut n: NodeSpec, f: impl FnOnce(&mut NodeSpec)) -> NodeSpec {
+    f(&mut n);
+    n
+}
+
+fn reads(id: &str, r: &[&str]) -> NodeSpec {
+    with(node(id), |n| {
+        n.access.reads = r.iter().map(|s| s.to_string()).collect()
+    })
+}
+
+fn writes(id: &str, w: &[&str]) -> NodeSpec {
+    with(node(id), |n| {
+        n.access.side_effects = true;
+        n.access.writes = w.iter().map(|s| s.to_string()).collect();
+    })
+}
+
+fn exclusive(id: &str) -> NodeSpec {
+    with(node(id), |n| n.access = Access::exclusive())
+}
+
+fn pairs(g: &Graph) -> Vec<(String, String, EdgeKind)> {
+    g.edges()
+        .iter()
+        .map(|e| (g.id(e.from).to_owned(), g.id(e.to).to_owned(), e.kind))
+        .collect()
+}
+
+/// Whether `a` must finish before `b` (transitively).
+fn ordered(g: &Graph, a: &str, b: &str) -> bool {
+    let (Some(a), Some(b)) = (g.index_of(a), g.index_of(b)) else {
+        return false;
+    };
+    let mut stack = vec![a];
+    let mut seen = vec![false; g.len()];
+    while let Some(v) = stack.pop() {
+        if v == b {
+            return true;
+        }
+        for &s in g.succs(v) {
+            if !seen[s] {
+                seen[s] = true;
+                stack.push(s);
+            }
+        }
+    }
+    false
+}
+
+#[test]
+fn safe_calls_have_no_edges() -> Result<(), GraphError> {
+    let g = Graph::build(vec![node("a"), reads("b", &["db"]), node("c")])?;
+    assert!(g.edges().is_empty());
+    assert_eq!(g.critical_path_ms(), 10);
+    assert_eq!(g.total_work_ms(), 30);
+    Ok(())
+}
+
+#[test]
+fn declared_order_and_references_become_edges() -> Result<(), GraphError> {
+    let g = Graph::build(vec![
+        with(node("b"), |n| n.after = vec!["a".into()]),
+        node("a"),
+        with(node("c"), |n| n.refs = vec!["b".into(), "a".into()]),
+    ])?;
+    assert_eq!(
+        pairs(&g),
+        vec![
+            ("a".into(), "b".into(), EdgeKind::After),
+            ("b".into(), "c".into(), EdgeKind::Data),
+            ("a".into(), "c".into(), EdgeKind::Data),
+        ]
+    );
+    assert_eq!(g.hard_preds(2).len(), 2);
+    assert_eq!(g.critical_path_ms(), 30);
+    Ok(())
+}
+
+#[test]
+fn a_writer_conflicts_with_readers_and_writers_of_its_resource_only() -> Result<(), GraphError> {
+    let g = Graph::build(vec![
+        reads("r1", &["memory"]),
+        reads("other", &["web"]),
+        writes("w", &["memory"]),
+        reads("r2", &["memory"]),
+        node("free"),
+        writes("w2", &["memory"]),
+    ])?;
+    assert!(ordered(&g, "r1", "w"));
+    assert!(ordered(&g, "w", "r2"));
+    assert!(ordered(&g, "r2", "w2"));
+    assert!(ordered(&g, "w", "w2"));
+    for unrelated in ["other", "free"] {
+        for n in ["r1", "w", "r2", "w2"] {
+            assert!(
+                !ordered(&g, unrelated, n) && !ordered(&g, n, unrelated),
+                "{unrelated} {n}"
+            );
+        }
+    }
+    // Readers of the same resource do not conflict with each other.
+    assert!(!ordered(&g, "r1", "other"));
+    let conflicts: Vec<_> = g
+        .edges()
+        .iter()
+        .filter_map(|e| e.resource.clone())
+        .collect();
+    assert!(conflicts.iter().all(|r| r == "memory"));
+    Ok(())
+}
+
+#[test]
+fn a_side_effecting_call_without_resources_keeps_the_model_order_across_it(
+) -> Result<(), GraphError> {
+    // The seed 001 example: [policy, case, save_user_memory, assessment].
+    let g = Graph::build(vec![
+        node("policy"),
+        node("case"),
+        exclusive("save"),
+        node("assessment"),
+        node("more"),
+    ])?;
+    assert!(ordered(&g, "policy", "save"));
+    assert!(ordered(&g, "case", "save"));
+    assert!(ordered(&g, "save", "assessment"));
+    assert!(ordered(&g, "save", "more"));
+    assert!(!ordered(&g, "policy", "case") && !ordered(&g, "case", "policy"));
+    assert!(!ordered(&g, "assessment", "more") && !ordered(&g, "more", "assessment"));
+    Ok(())
+}
+
+#[test]
+fn consecutive_barriers_are_chained_and_resources_reset_after_them() -> Result<(), GraphError> {
+    let g = Graph::build(vec![
+        exclusive("x"),
+        exclusive("y"),
+        writes("w", &["f"]),
+        exclusive("z"),
+        reads("r", &["f"]),
+    ])?;
+    assert!(ordered(&g, "x", "y"));
+    assert!(ordered(&g, "y", "w"));
+    assert!(ordered(&g, "w", "z"));
+    assert!(ordered(&g, "z", "r"));
+    Ok(())
+}
+
+#[test]
+fn a_cycle_is_refused_naming_its_calls() {
+    let result = Graph::build(vec![
+        with(node("a"), |n| n.after = vec!["c".into()]),
+        with(node("b"), |n| n.refs = vec!["a".into()]),
+        with(node("c"), |n| n.after = vec!["b".into()]),
+        with(node("d"), |n| n.after = vec!["c".into()]),
+    ]);
+    match result {
+        Err(GraphError::Cycle { ids }) => {
+            assert_eq!(ids.first(), ids.last());
+            let mut inner = ids[..ids.len() - 1].to_vec();
+            inner.sort();
+            assert_eq!(inner, vec!["a", "b", "c"]);
+            // Each step follows an edge: a -> b -> c -> a, rotated.
+            let text = GraphError::Cycle { ids: ids.clone() }.to_string();
+            assert!(
+                ["a -> b -> c -> a", "b -> c -> a -> b", "c -> a -> b -> c"]
+                    .iter()
+                    .any(|t| text.ends_with(t)),
+                "{text}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_call_that_depends_on_itself_is_a_cycle() {
+    let result = Graph::build(vec![with(node("a"), |n| n.refs = vec!["a".into()])]);
+    assert_eq!(
+        result.err(),
+        Some(GraphError::Cycle {
+            ids: vec!["a".into(), "a".into()]
+        })
+    );
+}
+
+#[test]
+fn unknown_references_are_refused_naming_both_ends() {
+    let result = Graph::build(vec![
+        with(node("a"), |n| n.after = vec!["ghost".into()]),
+        with(node("b"), |n| n.refs = vec!["phantom".into()]),
+    ]);
+    match result {
+        Err(e @ GraphError::UnknownReference { .. }) => assert_eq!(
+            e.to_string(),
+            "`a` depends on `ghost`, which does not exist; `b` depends on `phantom`, which does not exist"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn duplicate_ids_are_refused() {
+    assert_eq!(
+        Graph::build(vec![node("a"), node("a")]).err(),
+        Some(GraphError::DuplicateId { id: "a".into() })
+    );
+}
+
+#[test]
+fn phases_order_one_runtime_before_the_other() -> Result<(), GraphError> {
+    let g = Graph::build(vec![
+        with(node("be1"), |n| n.phase = 2),
+        with(node("fe1"), |n| n.phase = 1),
+        with(node("be2"), |n| n.phase = 2),
+        with(node("fe2"), |n| n.phase = 1),
+    ])?;
+    for fe in ["fe1", "fe2"] {
+        for be in ["be1", "be2"] {
+            assert!(ordered(&g, fe, be));
+        }
+    }
+    assert!(!ordered(&g, "fe1", "fe2"));
+    // A back-end call the front end must wait for contradicts the phases: a cycle.
+    let contradiction = Graph::build(vec![
+        with(node("be"), |n| n.phase = 2),
+        with(node("fe"), |n| {
+            n.phase = 1;
+            n.refs = vec!["be".into()];
+        }),
+    ]);
+    assert!(matches!(contradiction, Err(GraphError::Cycle { .. })));
+    Ok(())
+}
+
+#[test]
+fn the_view_lists_nodes_edges_and_states() -> Result<(), GraphError> {
+    let g = Graph::build(vec![
+        node("a"),
+        with(writes("b", &["file"]), |n| {
+            n.after = vec!["a".into()];
+            n.display.insert("runtime".into(), "BACKEND".into());
+        }),
+        reads("c", &["file"]),
+    ])?;
+    let (nodes, edges) = g.view(&|i| {
+        if i == 0 {
+            "COMPLETED".into()
+        } else {
+            "PENDING".into()
+        }
+    });
+    assert_eq!(nodes.len(), 3);
+    assert_eq!(nodes[0]["state"], "COMPLETED");
+    assert_eq!(nodes[1]["runtime"], "BACKEND");
+    assert_eq!(
+        edges,
+        vec![
+            serde_json::json!({"from": "a", "to": "b", "kind": "after"}),
+            serde_json::json!({"from": "b", "to": "c", "kind": "conflict", "resource": "file"}),
+        ]
+    );
+    Ok(())
+}
+
+#[test]
+fn bottom_levels_follow_the_longest_path() -> Result<(), GraphError> {
+    let g = Graph::build(vec![
+        with(node("a"), |n| n.estimate_ms = 5),
+        with(node("b"), |n| {
+            n.estimate_ms = 50;
+            n.after = vec!["a".into()];
+        }),
+        with(node("c"), |n| {
+            n.estimate_ms = 1;
+            n.after = vec!["a".into()];
+        }),
+    ])?;
+    assert_eq!(g.bottom_level(0), 55);
+    assert_eq!(g.bottom_level(1), 50);
+    assert_eq!(g.bottom_level(2), 1);
+    assert_eq!(g.critical_path_ms(), 55);
+    Ok(())
+}
