@@ -15,14 +15,14 @@ DEB_DIR := $(CARGO_TARGET_DIR)/debug/bundle/deb
 AS_ROOT := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: run test deps deps-build ui desktop serve lint gen \
-        test-generated test-rust test-ui test-ui-e2e desktop-deb desktop-install test-desktop
+        test-generated test-rust test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop
 
 ## make run: install what is missing, build, open the desktop app.
 run: deps-build ui desktop
 	$(DESKTOP_BIN)
 
 ## make test: install what is missing, run every suite.
-test: deps lint test-generated test-rust test-ui test-ui-e2e test-desktop
+test: deps lint test-generated test-rust test-keyring test-ui test-ui-e2e test-desktop
 	@echo "make test: every suite passed"
 
 deps:
@@ -55,8 +55,15 @@ test-generated:
 	cargo run -q -p tessera-protocol --bin tessera-gen -- check
 	python3 tests/vectors/extract.py --check
 
+# Without the Secret Service of test-keyring, the keyring tests in here skip and say so.
 test-rust:
 	cargo test --workspace --exclude tessera-desktop
+
+## API keys in a real keyring: gnome-keyring in a private D-Bus session, unlocked with an
+## empty password. Built first so the timeout covers only the run (a hung keyring call).
+test-keyring:
+	cargo test -q -p tessera-providers --test keyring --no-run
+	timeout -k 10 120 scripts/with-keyring.sh cargo test -q -p tessera-providers --test keyring
 
 test-ui:
 	npm --prefix ui run typecheck

@@ -11,9 +11,10 @@ BUILD_PACKAGES=(
   build-essential pkg-config curl file
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libayatana-appindicator3-dev
   librsvg2-dev libxdo-dev libssl-dev
+  libdbus-1-dev
 )
 TEST_PACKAGES=(
-  xvfb xauth openbox webkit2gtk-driver chromium dbus dbus-x11 gnome-keyring
+  xvfb xauth openbox webkit2gtk-driver chromium dbus dbus-x11 gnome-keyring libsecret-tools
   fonts-wqy-microhei locales
 )
 

@@ -1,0 +1,623 @@
+//! API keys: in the OS keyring only (Secret Service on Linux, Keychain on macOS, Credential
+//! Manager on Windows), behind the small [`KeyStore`] trait, with environment variables on top
+//! for the command line and CI.
+//!
+//! A key is held in a [`Secret`], which never prints its value; nothing here logs one. Keyring
+//! calls block (Secret Service is a D-Bus round trip, and an unlock prompt may wait for a
+//! person), so the async helpers run them off the runtime with a timeout.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::config::{ProviderConfig, ProviderKind};
+use crate::error::{ProviderError, Result};
+
+/// The keyring service every Tessera key is stored under; the user is the provider's name.
+pub const KEYRING_SERVICE: &str = "dev.tessera.desktop";
+
+/// How long a keyring call may take before it is reported as hung. Long enough for a person
+/// to answer an unlock prompt, short enough that a dead Secret Service is not a silent hang.
+pub const KEYRING_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// An API key. Its `Debug` and `Display` never show the value; [`Secret::expose`] does, for
+/// the one place that puts it in a request header.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// The key itself. Only for building the request; never for logs or errors.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl From<String> for Secret {
+    fn from(value: String) -> Self {
+        Self(value)
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("***")
+    }
+}
+
+/// Where keys are kept, by provider name. Calls may block: use the async helpers
+/// ([`get_key`], [`set_key`], [`delete_key`]) from async code.
+pub trait KeyStore: Send + Sync {
+    /// The key of `provider`, if one is stored.
+    fn get(&self, provider: &str) -> Result<Option<Secret>>;
+    /// Stores (or replaces) the key of `provider`.
+    fn set(&self, provider: &str, key: &Secret) -> Result<()>;
+    /// Removes the key of `provider`; returns whether there was one.
+    fn delete(&self, provider: &str) -> Result<bool>;
+}
+
+/// The operating system's keyring.
+#[derive(Clone, Debug)]
+pub struct OsKeyring {
+    service: String,
+}
+
+impl Default for OsKeyring {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl OsKeyring {
+    /// The keyring under [`KEYRING_SERVICE`].
+    pub fn new() -> Self {
+        Self::with_service(KEYRING_SERVICE)
+    }
+
+    /// The keyring under another service name (tests that must not touch real keys).
+    pub fn with_service(service: impl Into<String>) -> Self {
+        Self {
+            service: service.into(),
+        }
+    }
+
+    pub fn service(&self) -> &str {
+        &self.service
+    }
+}
+
+fn check_provider_name(provider: &str) -> Result<()> {
+    if provider.trim().is_empty() {
+        return Err(ProviderError::Keyring(
+            "a key needs a provider name to be stored under".into(),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(any(target_os = "linux", target_os = "macos", target_os = "windows"))]
+mod os {
+    use super::{check_provider_name, OsKeyring, Secret};
+    use crate::error::{ProviderError, Result};
+
+    fn entry(ring: &OsKeyring, provider: &str) -> Result<keyring::Entry> {
+        check_provider_name(provider)?;
+        keyring::Entry::new(&ring.service, provider).map_err(|err| failure(provider, &err))
+    }
+
+    /// The keyring's error, worded for a person. keyring's own messages never contain the
+    /// secret (a badly encoded one is described, not shown).
+    fn failure(provider: &str, err: &keyring::Error) -> ProviderError {
+        let reason = match err {
+            keyring::Error::NoStorageAccess(inner) => {
+                format!("the keyring is locked or refused access ({inner})")
+            }
+            keyring::Error::PlatformFailure(inner) => {
+                format!("the system keyring is not available ({inner})")
+            }
+            keyring::Error::BadEncoding(_) => "the stored key is not text".to_owned(),
+            keyring::Error::Ambiguous(items) => format!(
+                "{} keyring entries match; remove the extra ones in your keyring manager",
+                items.len()
+            ),
+            other => other.to_string(),
+        };
+        ProviderError::Keyring(format!("key of provider `{provider}`: {reason}"))
+    }
+
+    pub(super) fn get(ring: &OsKeyring, provider: &str) -> Result<Option<Secret>> {
+        match entry(ring, provider)?.get_password() {
+            Ok(value) => Ok(Some(Secret::new(value))),
+            Err(keyring::Error::NoEntry) => Ok(None),
+            Err(err) => Err(failure(provider, &err)),
+        }
+    }
+
+    pub(super) fn set(ring: &OsKeyring, provider: &str, key: &Secret) -> Result<()> {
+        entry(ring, provider)?
+            .set_password(key.expose())
+            .map_err(|err| failure(provider, &err))
+    }
+
+    pub(super) fn delete(ring: &OsKeyring, provider: &str) -> Result<bool> {
+        match entry(ring, provider)?.delete_credential() {
+            Ok(()) => Ok(true),
+            Err(keyring::Error::NoEntry) => Ok(false),
+            Err(err) => Err(failure(provider, &err)),
+        }
+    }
+}
+
+// Without a store feature the keyring crate silently keeps keys in memory; on a platform we
+// have not chosen a store for, say so instead.
+#[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "windows")))]
+mod os {
+    use super::{OsKeyring, Secret};
+    use crate::error::{ProviderError, Result};
+
+    fn unsupported() -> ProviderError {
+        ProviderError::Keyring("this platform has no supported keyring".into())
+    }
+    pub(super) fn get(_: &OsKeyring, _: &str) -> Result<Option<Secret>> {
+        Err(unsupported())
+    }
+    pub(super) fn set(_: &OsKeyring, _: &str, _: &Secret) -> Result<()> {
+        Err(unsupported())
+    }
+    pub(super) fn delete(_: &OsKeyring, _: &str) -> Result<bool> {
+        Err(unsupported())
+    }
+}
+
+impl KeyStore for OsKeyring {
+    fn get(&self, provider: &str) -> Result<Option<Secret>> {
+        os::get(self, provider)
+    }
+    fn set(&self, provider: &str, key: &Secret) -> Result<()> {
+        os::set(self, provider, key)
+    }
+    fn delete(&self, provider: &str) -> Result<bool> {
+        os::delete(self, provider)
+    }
+}
+
+/// Keys in memory, for tests.
+#[derive(Default)]
+pub struct MemoryKeyStore {
+    keys: Mutex<HashMap<String, Secret>>,
+}
+
+impl MemoryKeyStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn keys(&self) -> Result<std::sync::MutexGuard<'_, HashMap<String, Secret>>> {
+        self.keys
+            .lock()
+            .map_err(|_| ProviderError::Keyring("the in-memory key store was poisoned".into()))
+    }
+}
+
+impl fmt::Debug for MemoryKeyStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let count = self.keys.lock().map(|k| k.len()).unwrap_or(0);
+        f.debug_struct("MemoryKeyStore")
+            .field("keys", &count)
+            .finish()
+    }
+}
+
+impl KeyStore for MemoryKeyStore {
+    fn get(&self, provider: &str) -> Result<Option<Secret>> {
+        check_provider_name(provider)?;
+        Ok(self.keys()?.get(provider).cloned())
+    }
+    fn set(&self, provider: &str, key: &Secret) -> Result<()> {
+        check_provider_name(provider)?;
+        self.keys()?.insert(provider.to_owned(), key.clone());
+        Ok(())
+    }
+    fn delete(&self, provider: &str) -> Result<bool> {
+        check_provider_name(provider)?;
+        Ok(self.keys()?.remove(provider).is_some())
+    }
+}
+
+/// Runs a blocking keyring call on its own thread and waits for it at most `timeout`.
+///
+/// A plain thread rather than `spawn_blocking`: a Secret Service call can hang for good (a
+/// prompt nobody answers, a wedged daemon), and a runtime waits for its blocking tasks when it
+/// shuts down, so one stuck call would keep the app from quitting. A detached thread is simply
+/// abandoned after the timeout and dies with the process.
+pub async fn run_blocking<T, F>(what: &str, timeout: Duration, call: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> Result<T> + Send + 'static,
+{
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("tessera-keyring".into())
+        .spawn(move || {
+            // The receiver may be gone (timed out); nothing to do then.
+            let _ = tx.send(call());
+        })
+        .map_err(|err| ProviderError::Keyring(format!("{what}: cannot start a thread: {err}")))?;
+    match tokio::time::timeout(timeout, rx).await {
+        Ok(Ok(result)) => result,
+        Ok(Err(_)) => Err(ProviderError::Keyring(format!(
+            "{what}: the keyring call ended without an answer"
+        ))),
+        Err(_) => {
+            tracing::warn!(what, ?timeout, "keyring call timed out");
+            Err(ProviderError::Keyring(format!(
+                "{what}: the keyring did not answer within {} s (is it locked, or waiting for \
+                 an unlock prompt?)",
+                timeout.as_secs()
+            )))
+        }
+    }
+}
+
+/// The key of `provider` from `store`, within [`KEYRING_TIMEOUT`].
+pub async fn get_key(store: &Arc<dyn KeyStore>, provider: &str) -> Result<Option<Secret>> {
+    let (store, name) = (Arc::clone(store), provider.to_owned());
+    run_blocking(
+        &format!("reading the key of `{provider}`"),
+        KEYRING_TIMEOUT,
+        move || store.get(&name),
+    )
+    .await
+}
+
+/// Stores the key of `provider`, within [`KEYRING_TIMEOUT`].
+pub async fn set_key(store: &Arc<dyn KeyStore>, provider: &str, key: Secret) -> Result<()> {
+    let (store, name) = (Arc::clone(store), provider.to_owned());
+    run_blocking(
+        &format!("storing the key of `{provider}`"),
+        KEYRING_TIMEOUT,
+        move || store.set(&name, &key),
+    )
+    .await
+}
+
+/// Removes the key of `provider`, within [`KEYRING_TIMEOUT`]; returns whether there was one.
+pub async fn delete_key(store: &Arc<dyn KeyStore>, provider: &str) -> Result<bool> {
+    let (store, name) = (Arc::clone(store), provider.to_owned());
+    run_blocking(
+        &format!("removing the key of `{provider}`"),
+        KEYRING_TIMEOUT,
+        move || store.delete(&name),
+    )
+    .await
+}
+
+/// `TESSERA_<PROVIDER>_API_KEY`: the name upper-cased, anything not ASCII alphanumeric as `_`.
+pub fn tessera_env_var(provider: &str) -> String {
+    let name: String = provider
+        .trim()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("TESSERA_{name}_API_KEY")
+}
+
+/// The well-known variable of a provider, if it has one: `OPENAI_API_KEY` for `openai`, and so
+/// on; an unnamed ad-hoc provider (`tessera chat --kind … --base-url …`) takes its kind's.
+fn well_known_env_var(config: &ProviderConfig) -> Option<&'static str> {
+    let name = config.name.trim().to_ascii_lowercase();
+    match name.as_str() {
+        "openai" => Some("OPENAI_API_KEY"),
+        "anthropic" => Some("ANTHROPIC_API_KEY"),
+        "deepseek" => Some("DEEPSEEK_API_KEY"),
+        "" => Some(match config.kind {
+            ProviderKind::Openai => "OPENAI_API_KEY",
+            ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+        }),
+        _ => None,
+    }
+}
+
+/// The environment variables that can hold this provider's key, in the order they are read.
+pub fn env_var_names(config: &ProviderConfig) -> Vec<String> {
+    let mut names = Vec::new();
+    if !config.name.trim().is_empty() {
+        names.push(tessera_env_var(&config.name));
+    }
+    if let Some(known) = well_known_env_var(config) {
+        names.push(known.to_owned());
+    }
+    names
+}
+
+/// The key from the environment as `lookup` sees it (an empty variable counts as unset, as CI
+/// systems often define secrets that were not provided as empty).
+pub fn env_key(
+    config: &ProviderConfig,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Option<(String, Secret)> {
+    env_var_names(config).into_iter().find_map(|var| {
+        let value = lookup(&var)?;
+        let value = value.trim();
+        (!value.is_empty()).then(|| (var, Secret::new(value)))
+    })
+}
+
+/// The provider's key: from the environment first, then the keyring.
+///
+/// A provider that needs no key (a local Ollama) is given one only from the environment: its
+/// calls should not wake the keyring, which may ask the person to unlock it. `MissingKey` when
+/// a key is required and found nowhere.
+pub async fn resolve_key(
+    config: &ProviderConfig,
+    store: Arc<dyn KeyStore>,
+) -> Result<Option<Secret>> {
+    resolve_key_with_env(config, store, |var| std::env::var(var).ok()).await
+}
+
+/// [`resolve_key`] with the environment read through `lookup` (tests).
+pub async fn resolve_key_with_env(
+    config: &ProviderConfig,
+    store: Arc<dyn KeyStore>,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<Option<Secret>> {
+    if let Some((var, key)) = env_key(config, lookup) {
+        tracing::debug!(provider = %config.name, var, "API key taken from the environment");
+        return Ok(Some(key));
+    }
+    if !config.requires_key {
+        return Ok(None);
+    }
+    let hint = env_var_names(config).join(" or ");
+    if config.name.trim().is_empty() {
+        // An unnamed provider has no keyring entry to look in.
+        return Err(ProviderError::MissingKey {
+            provider: config.kind.as_str().to_owned(),
+            env_hint: hint,
+        });
+    }
+    match get_key(&store, &config.name).await {
+        Ok(Some(key)) if !key.is_empty() => {
+            tracing::debug!(provider = %config.name, "API key taken from the keyring");
+            Ok(Some(key))
+        }
+        Ok(_) => Err(ProviderError::MissingKey {
+            provider: config.name.clone(),
+            env_hint: hint,
+        }),
+        Err(ProviderError::Keyring(reason)) => Err(ProviderError::Keyring(format!(
+            "{reason}; set {hint} to give the key without the keyring"
+        ))),
+        Err(other) => Err(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    fn config(name: &str, kind: ProviderKind) -> ProviderConfig {
+        ProviderConfig::new(name, kind, kind.default_base_url())
+    }
+
+    fn env<'a>(vars: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+        move |name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    fn memory(entries: &[(&str, &str)]) -> Arc<dyn KeyStore> {
+        let store = MemoryKeyStore::new();
+        for (provider, key) in entries {
+            store.set(provider, &Secret::new(*key)).unwrap();
+        }
+        Arc::new(store)
+    }
+
+    #[test]
+    fn a_secret_never_prints_its_value() {
+        let key = Secret::new("sk-live-123456");
+        assert_eq!(format!("{key}"), "***");
+        assert_eq!(format!("{key:?}"), "Secret(***)");
+        assert_eq!(format!("{:?}", Some(&key)), "Some(Secret(***))");
+        assert_eq!(key.expose(), "sk-live-123456");
+        let store = MemoryKeyStore::new();
+        store.set("openai", &key).unwrap();
+        assert!(!format!("{store:?}").contains("sk-live"));
+    }
+
+    #[test]
+    fn provider_names_become_variable_names() {
+        assert_eq!(tessera_env_var("openai"), "TESSERA_OPENAI_API_KEY");
+        assert_eq!(
+            tessera_env_var("my-vllm.local"),
+            "TESSERA_MY_VLLM_LOCAL_API_KEY"
+        );
+        assert_eq!(tessera_env_var("通义 qwen"), "TESSERA____QWEN_API_KEY");
+        assert_eq!(
+            env_var_names(&config("deepseek", ProviderKind::Openai)),
+            ["TESSERA_DEEPSEEK_API_KEY", "DEEPSEEK_API_KEY"]
+        );
+        assert_eq!(
+            env_var_names(&config("work", ProviderKind::Anthropic)),
+            ["TESSERA_WORK_API_KEY"]
+        );
+        assert_eq!(
+            env_var_names(&config("", ProviderKind::Anthropic)),
+            ["ANTHROPIC_API_KEY"]
+        );
+    }
+
+    #[tokio::test]
+    async fn the_environment_wins_over_the_keyring() {
+        let store = memory(&[("openai", "from-keyring")]);
+        let cfg = config("openai", ProviderKind::Openai);
+        let key = resolve_key_with_env(
+            &cfg,
+            store.clone(),
+            env(&[("OPENAI_API_KEY", "well-known")]),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+        assert_eq!(key.expose(), "well-known");
+        // The Tessera-specific variable is more specific than the well-known one.
+        let key = resolve_key_with_env(
+            &cfg,
+            store.clone(),
+            env(&[
+                ("OPENAI_API_KEY", "well-known"),
+                ("TESSERA_OPENAI_API_KEY", "mine"),
+            ]),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+        assert_eq!(key.expose(), "mine");
+        // An empty variable is as good as none: the keyring answers.
+        let key = resolve_key_with_env(&cfg, store, env(&[("OPENAI_API_KEY", "  ")]))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(key.expose(), "from-keyring");
+    }
+
+    #[tokio::test]
+    async fn a_missing_key_names_where_to_put_one() {
+        let cfg = config("deepseek", ProviderKind::Openai);
+        let err = resolve_key_with_env(&cfg, memory(&[("openai", "other")]), env(&[]))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), "missing_api_key");
+        assert_eq!(
+            err.to_string(),
+            "no API key for deepseek: add one in Settings, or set \
+             TESSERA_DEEPSEEK_API_KEY or DEEPSEEK_API_KEY"
+        );
+        let adhoc = config("", ProviderKind::Anthropic);
+        let err = resolve_key_with_env(&adhoc, memory(&[]), env(&[]))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err,
+            ProviderError::MissingKey {
+                provider: "anthropic".into(),
+                env_hint: "ANTHROPIC_API_KEY".into()
+            }
+        );
+        let key = resolve_key_with_env(&adhoc, memory(&[]), env(&[("ANTHROPIC_API_KEY", "k")]))
+            .await
+            .unwrap();
+        assert_eq!(key.map(|k| k.expose().to_owned()).as_deref(), Some("k"));
+    }
+
+    /// A store that would fail the test if it were asked anything.
+    struct Untouchable;
+    impl KeyStore for Untouchable {
+        fn get(&self, _: &str) -> Result<Option<Secret>> {
+            panic!("the keyring was consulted")
+        }
+        fn set(&self, _: &str, _: &Secret) -> Result<()> {
+            panic!("the keyring was consulted")
+        }
+        fn delete(&self, _: &str) -> Result<bool> {
+            panic!("the keyring was consulted")
+        }
+    }
+
+    #[tokio::test]
+    async fn a_provider_without_a_key_does_not_wake_the_keyring() {
+        let mut cfg = config("ollama", ProviderKind::Openai);
+        cfg.requires_key = false;
+        let key = resolve_key_with_env(&cfg, Arc::new(Untouchable), env(&[]))
+            .await
+            .unwrap();
+        assert!(key.is_none());
+        let key = resolve_key_with_env(
+            &cfg,
+            Arc::new(Untouchable),
+            env(&[("TESSERA_OLLAMA_API_KEY", "proxy-key")]),
+        )
+        .await
+        .unwrap();
+        assert_eq!(key.unwrap().expose(), "proxy-key");
+    }
+
+    /// A keyring that never answers, like a Secret Service waiting on a prompt nobody sees.
+    struct Hung;
+    impl KeyStore for Hung {
+        fn get(&self, _: &str) -> Result<Option<Secret>> {
+            std::thread::sleep(Duration::from_secs(3600));
+            Ok(None)
+        }
+        fn set(&self, _: &str, _: &Secret) -> Result<()> {
+            std::thread::sleep(Duration::from_secs(3600));
+            Ok(())
+        }
+        fn delete(&self, _: &str) -> Result<bool> {
+            std::thread::sleep(Duration::from_secs(3600));
+            Ok(false)
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_hung_keyring_becomes_a_clear_error() {
+        let store: Arc<dyn KeyStore> = Arc::new(Hung);
+        let err = get_key(&store, "openai").await.unwrap_err();
+        assert_eq!(err.code(), "keyring_error");
+        let text = err.to_string();
+        assert!(text.contains("reading the key of `openai`"), "{text}");
+        assert!(text.contains("did not answer within 30 s"), "{text}");
+        // Through resolve_key the message also says how to do without the keyring.
+        let cfg = config("openai", ProviderKind::Openai);
+        let err = resolve_key_with_env(&cfg, store, env(&[]))
+            .await
+            .unwrap_err();
+        assert!(
+            err.to_string().ends_with(
+                "set TESSERA_OPENAI_API_KEY or OPENAI_API_KEY to give the key without the keyring"
+            ),
+            "{err}"
+        );
+    }
+
+    #[tokio::test]
+    async fn memory_store_round_trips_through_the_async_helpers() {
+        let store: Arc<dyn KeyStore> = Arc::new(MemoryKeyStore::new());
+        assert_eq!(get_key(&store, "qwen").await.unwrap(), None);
+        set_key(&store, "qwen", Secret::new("sk-q")).await.unwrap();
+        assert_eq!(
+            get_key(&store, "qwen").await.unwrap(),
+            Some(Secret::new("sk-q"))
+        );
+        assert!(delete_key(&store, "qwen").await.unwrap());
+        assert!(!delete_key(&store, "qwen").await.unwrap());
+        assert_eq!(get_key(&store, "qwen").await.unwrap(), None);
+        let err = set_key(&store, " ", Secret::new("x")).await.unwrap_err();
+        assert_eq!(err.code(), "keyring_error");
+    }
+}
