@@ -1,2 +1,31 @@
-//! Model providers: OpenAI-compatible and Anthropic clients, the normalised stream, retries,
-//! usage and cost, the keyring trait. Filled in by the providers issue.
+//! Model providers: OpenAI-compatible Chat Completions and Anthropic Messages behind one
+//! interface, the normalised stream, retries and fallback, usage and cost, API keys in the OS
+//! keyring. No Tauri, no store: the engine records what these return.
+//!
+//! - [`request`]: one model call, independent of the wire.
+//! - [`stream`]: the normalised items every provider produces, and the [`stream::Accumulator`].
+//! - [`openai`], [`anthropic`]: encoding requests and decoding answers, one wire each.
+//! - [`client`]: the HTTP side: streaming, retries, timeouts, cancellation.
+//! - [`keys`]: the keyring trait, the OS keyring, environment overrides.
+//! - [`cost`]: prices, estimated cost, per-agent summaries, spending limits.
+//! - [`models`]: listing a provider's models; finding a local Ollama.
+
+pub mod anthropic;
+pub mod capabilities;
+pub mod client;
+pub mod config;
+pub mod cost;
+pub mod error;
+pub mod http;
+pub mod keys;
+pub mod models;
+pub mod openai;
+pub mod request;
+mod retry;
+pub mod stream;
+
+pub use client::{ProviderClient, ResponseStream};
+pub use config::{ProviderConfig, ProviderKind};
+pub use error::{ProviderError, Result};
+pub use request::{ChatMessage, ChatRequest, Part, Role, ToolSpec};
+pub use stream::{Accumulator, Response, StreamItem, Usage};

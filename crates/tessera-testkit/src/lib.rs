@@ -1,4 +1,6 @@
-//! Helpers every suite shares. Later issues add the scripted model provider here.
+//! Helpers every suite shares: `tessera serve` as a child process, plain HTTP to loopback, and
+//! the scripted model provider.
 
 pub mod http;
+pub mod scripted;
 pub mod server;

@@ -1,0 +1,526 @@
+//! Talking to a provider over HTTP: one call streamed as normalised items, with retries before
+//! the first output, fallback on overload, the three timeouts, and cancellation that closes the
+//! connection at once.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use eventsource_stream::{Event, EventStreamError, Eventsource};
+use futures_util::{stream, Stream, StreamExt};
+use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{ProviderConfig, ProviderKind};
+use crate::error::{ProviderError, Result};
+use crate::http::{build_client, join_url};
+use crate::keys::Secret;
+use crate::request::ChatRequest;
+use crate::stream::{Accumulator, Response, StreamItem};
+use crate::{anthropic, openai, retry};
+
+/// A configured provider, ready to take calls. Cheap to clone.
+#[derive(Clone)]
+pub struct ProviderClient {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    config: ProviderConfig,
+    http: reqwest::Client,
+    key: Option<Secret>,
+}
+
+impl std::fmt::Debug for ProviderClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProviderClient")
+            .field("name", &self.inner.config.name)
+            .field("kind", &self.inner.config.kind)
+            .field("base_url", &self.inner.config.base_url)
+            .field("has_key", &self.inner.key.is_some())
+            .finish()
+    }
+}
+
+impl ProviderClient {
+    /// A client for `config`, authenticating with `key` (None for servers that need none).
+    pub fn new(config: ProviderConfig, key: Option<Secret>) -> Result<Self> {
+        if config.base_url.trim().is_empty() {
+            return Err(ProviderError::Config(format!(
+                "provider {} has no base URL",
+                config.name
+            )));
+        }
+        if config.requires_key && key.is_none() {
+            return Err(ProviderError::MissingKey {
+                env_hint: crate::keys::env_var_names(&config).join(" or "),
+                provider: config.name.clone(),
+            });
+        }
+        let http = build_client(&config)?;
+        Ok(Self {
+            inner: Arc::new(Inner { config, http, key }),
+        })
+    }
+
+    pub fn config(&self) -> &ProviderConfig {
+        &self.inner.config
+    }
+
+    /// The HTTP client (shared connection pool), for model listing.
+    pub fn http(&self) -> &reqwest::Client {
+        &self.inner.http
+    }
+
+    /// The headers every call to this provider carries (authentication included).
+    pub fn auth_headers(&self) -> Result<HeaderMap> {
+        let mut headers = HeaderMap::new();
+        let key = self.inner.key.as_ref().map(|k| k.expose());
+        let bad_key = || {
+            ProviderError::Config(format!(
+                "the API key of {} contains characters an HTTP header cannot carry",
+                self.inner.config.name
+            ))
+        };
+        match self.inner.config.kind {
+            ProviderKind::Openai => {
+                if let Some(key) = key {
+                    let mut value =
+                        HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| bad_key())?;
+                    value.set_sensitive(true);
+                    headers.insert(AUTHORIZATION, value);
+                }
+            }
+            ProviderKind::Anthropic => {
+                if let Some(key) = key {
+                    let mut value = HeaderValue::from_str(key).map_err(|_| bad_key())?;
+                    value.set_sensitive(true);
+                    headers.insert("x-api-key", value);
+                }
+                headers.insert(
+                    "anthropic-version",
+                    HeaderValue::from_static(anthropic::ANTHROPIC_VERSION),
+                );
+            }
+        }
+        Ok(headers)
+    }
+
+    /// Starts a streamed call. Nothing is sent until the first [`ResponseStream::next`].
+    pub fn stream(&self, request: ChatRequest, cancel: CancellationToken) -> ResponseStream {
+        ResponseStream::new(self.clone(), request, cancel, true)
+    }
+
+    /// A call answered whole (no streaming), with the same retries and fallback.
+    pub async fn complete(
+        &self,
+        request: ChatRequest,
+        cancel: CancellationToken,
+    ) -> Result<Response> {
+        let mut stream = ResponseStream::new(self.clone(), request, cancel, false);
+        let mut acc = Accumulator::new();
+        while let Some(item) = stream.next().await {
+            acc.push(&item?);
+        }
+        Ok(acc.into_response())
+    }
+
+    /// Removes the key from text that is about to leave this module (a provider may echo it).
+    fn redact(&self, text: String) -> String {
+        match &self.inner.key {
+            Some(key) if key.expose().len() >= 8 && text.contains(key.expose()) => {
+                text.replace(key.expose(), "[redacted]")
+            }
+            _ => text,
+        }
+    }
+}
+
+type Events = Pin<
+    Box<dyn Stream<Item = std::result::Result<Event, EventStreamError<reqwest::Error>>> + Send>,
+>;
+
+enum Decoder {
+    Openai(openai::Decoder),
+    Anthropic(anthropic::Decoder),
+}
+
+impl Decoder {
+    fn new(kind: ProviderKind, provider: &str) -> Self {
+        match kind {
+            ProviderKind::Openai => Self::Openai(openai::Decoder::new(provider)),
+            ProviderKind::Anthropic => Self::Anthropic(anthropic::Decoder::new(provider)),
+        }
+    }
+    fn feed(&mut self, data: &str, out: &mut Vec<StreamItem>) -> Result<()> {
+        match self {
+            Self::Openai(d) => d.feed(data, out),
+            Self::Anthropic(d) => d.feed(data, out),
+        }
+    }
+    fn finish(&mut self, out: &mut Vec<StreamItem>) -> Result<()> {
+        match self {
+            Self::Openai(d) => d.finish(out),
+            Self::Anthropic(d) => d.finish(out),
+        }
+    }
+    fn is_done(&self) -> bool {
+        match self {
+            Self::Openai(d) => d.is_done(),
+            Self::Anthropic(d) => d.is_done(),
+        }
+    }
+}
+
+enum State {
+    /// Not connected yet (or about to reconnect).
+    Idle,
+    /// Waiting before a retry.
+    Backoff(tokio::time::Instant),
+    Streaming {
+        events: Events,
+        got_event: bool,
+    },
+    Done,
+}
+
+/// One call's answer as normalised items. Dropping it closes the connection.
+pub struct ResponseStream {
+    client: ProviderClient,
+    request: ChatRequest,
+    cancel: CancellationToken,
+    streaming: bool,
+    state: State,
+    decoder: Decoder,
+    pending: VecDeque<StreamItem>,
+    scratch: Vec<StreamItem>,
+    /// An error to report once the items decoded before it have been delivered.
+    deferred: Option<ProviderError>,
+    retries: u32,
+    fell_back_from: Option<String>,
+    output_started: bool,
+    started: Instant,
+    first_output: Option<Duration>,
+}
+
+impl ResponseStream {
+    fn new(
+        client: ProviderClient,
+        request: ChatRequest,
+        cancel: CancellationToken,
+        streaming: bool,
+    ) -> Self {
+        let decoder = Decoder::new(client.inner.config.kind, &client.inner.config.name);
+        Self {
+            client,
+            request,
+            cancel,
+            streaming,
+            state: State::Idle,
+            decoder,
+            pending: VecDeque::new(),
+            scratch: Vec::new(),
+            deferred: None,
+            retries: 0,
+            fell_back_from: None,
+            output_started: false,
+            started: Instant::now(),
+            first_output: None,
+        }
+    }
+
+    /// The model being asked (the fallback model after an overload).
+    pub fn model(&self) -> &str {
+        &self.request.model
+    }
+
+    /// The model asked first, when an overload switched to the fallback.
+    pub fn fell_back_from(&self) -> Option<&str> {
+        self.fell_back_from.as_deref()
+    }
+
+    /// From the start of the call to its first output item.
+    pub fn first_output_latency(&self) -> Option<Duration> {
+        self.first_output
+    }
+
+    /// Since the call started.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// Retries made so far.
+    pub fn retries(&self) -> u32 {
+        self.retries
+    }
+
+    /// The next item, an error (after which the stream ends), or None at the end.
+    pub async fn next(&mut self) -> Option<Result<StreamItem>> {
+        loop {
+            if let Some(item) = self.pending.pop_front() {
+                if item.is_output() && !self.output_started {
+                    self.output_started = true;
+                    self.first_output = Some(self.started.elapsed());
+                }
+                return Some(Ok(item));
+            }
+            if let Some(err) = self.deferred.take() {
+                return Some(Err(err));
+            }
+            if self.cancel.is_cancelled() && !matches!(self.state, State::Done) {
+                self.state = State::Done;
+                return Some(Err(ProviderError::Cancelled));
+            }
+            match &mut self.state {
+                State::Done => return None,
+                State::Backoff(until) => {
+                    let until = *until;
+                    tokio::select! {
+                        biased;
+                        _ = self.cancel.cancelled() => {
+                            self.state = State::Done;
+                            return Some(Err(ProviderError::Cancelled));
+                        }
+                        _ = tokio::time::sleep_until(until) => self.state = State::Idle,
+                    }
+                }
+                State::Idle => {
+                    let cancel = self.cancel.clone();
+                    let connect = self.connect();
+                    let outcome = tokio::select! {
+                        biased;
+                        _ = cancel.cancelled() => Err(ProviderError::Cancelled),
+                        outcome = connect => outcome,
+                    };
+                    match outcome {
+                        Ok(Some(events)) => {
+                            self.state = State::Streaming {
+                                events,
+                                got_event: false,
+                            }
+                        }
+                        // A whole (non-streamed) answer was decoded into `pending`.
+                        Ok(None) => self.state = State::Done,
+                        Err(err) => self.fail(err),
+                    }
+                }
+                State::Streaming { events, got_event } => {
+                    let timeouts = self.client.inner.config.timeouts;
+                    let limit = if *got_event {
+                        timeouts.idle()
+                    } else {
+                        timeouts.first_byte()
+                    };
+                    let was_first = !*got_event;
+                    let next = tokio::select! {
+                        biased;
+                        _ = self.cancel.cancelled() => {
+                            self.state = State::Done;
+                            return Some(Err(ProviderError::Cancelled));
+                        }
+                        next = tokio::time::timeout(limit, events.next()) => next,
+                    };
+                    let provider = self.client.inner.config.name.clone();
+                    match next {
+                        Err(_) if was_first => self.fail(ProviderError::FirstByteTimeout {
+                            provider,
+                            timeout: limit,
+                        }),
+                        Err(_) => self.fail(ProviderError::IdleTimeout {
+                            provider,
+                            timeout: limit,
+                        }),
+                        Ok(None) => {
+                            let result = self.decoder.finish(&mut self.scratch);
+                            self.pending.extend(self.scratch.drain(..));
+                            match result {
+                                Ok(()) => self.state = State::Done,
+                                Err(err) => self.fail(err),
+                            }
+                        }
+                        Ok(Some(Err(err))) => self.fail(ProviderError::Network {
+                            provider,
+                            message: self.client.redact(format!("the connection broke: {err}")),
+                        }),
+                        Ok(Some(Ok(event))) => {
+                            *got_event = true;
+                            let result = self.decoder.feed(&event.data, &mut self.scratch);
+                            self.pending.extend(self.scratch.drain(..));
+                            match result {
+                                Err(err) => self.fail(err),
+                                Ok(()) if self.decoder.is_done() => self.state = State::Done,
+                                Ok(()) => {}
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Decides what an error means: a retry or a fallback while nothing has been shown,
+    /// otherwise the end of the stream (what was received stays with the caller).
+    fn fail(&mut self, err: ProviderError) {
+        let nothing_shown = !self.output_started && !self.pending.iter().any(StreamItem::is_output);
+        let config = &self.client.inner.config;
+        if nothing_shown && err.is_overload() {
+            if let Some(fallback) = config.fallback_model.clone() {
+                if self.fell_back_from.is_none() && fallback != self.request.model {
+                    tracing::warn!(provider = %config.name, from = %self.request.model, to = %fallback, "overloaded; switching to the fallback model");
+                    let from = std::mem::replace(&mut self.request.model, fallback.clone());
+                    self.fell_back_from = Some(from.clone());
+                    self.pending.clear();
+                    self.pending
+                        .push_back(StreamItem::FallbackModel { from, to: fallback });
+                    self.reset(State::Idle);
+                    return;
+                }
+            }
+        }
+        if nothing_shown && err.is_retryable() && self.retries < config.retry.max_retries {
+            let delay = retry::backoff(&config.retry, self.retries, err.retry_after());
+            self.retries += 1;
+            tracing::warn!(provider = %config.name, attempt = self.retries, delay_ms = delay.as_millis() as u64, code = err.code(), "model call failed before any output; retrying");
+            self.pending.clear();
+            self.pending.push_back(StreamItem::Retrying {
+                attempt: self.retries,
+                delay_ms: delay.as_millis() as u64,
+                code: err.code().to_owned(),
+                message: err.to_string(),
+            });
+            self.reset(State::Backoff(tokio::time::Instant::now() + delay));
+            return;
+        }
+        self.state = State::Done;
+        self.deferred = Some(err);
+    }
+
+    fn reset(&mut self, state: State) {
+        self.state = state;
+        self.decoder = Decoder::new(
+            self.client.inner.config.kind,
+            &self.client.inner.config.name,
+        );
+    }
+
+    /// Sends the request. A streamed answer gives its events; a whole one is decoded at once.
+    async fn connect(&mut self) -> Result<Option<Events>> {
+        let inner = &self.client.inner;
+        let config = &inner.config;
+        let (url, body) = match config.kind {
+            ProviderKind::Openai => (
+                join_url(&config.base_url, "chat/completions"),
+                openai::encode_request(config, &self.request, self.streaming),
+            ),
+            ProviderKind::Anthropic => (
+                join_url(&config.base_url, "v1/messages"),
+                anthropic::encode_request(config, &self.request, self.streaming),
+            ),
+        };
+        let mut headers = self.client.auth_headers()?;
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if self.streaming {
+            headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        }
+        let body =
+            serde_json::to_vec(&body).map_err(|err| ProviderError::Config(err.to_string()))?;
+        let provider = config.name.clone();
+        let first_byte = config.timeouts.first_byte();
+        let send = inner.http.post(&url).headers(headers).body(body).send();
+        let response = match tokio::time::timeout(first_byte, send).await {
+            Err(_) => {
+                return Err(ProviderError::FirstByteTimeout {
+                    provider,
+                    timeout: first_byte,
+                })
+            }
+            Ok(Err(err)) => return Err(self.transport_error(err)),
+            Ok(Ok(response)) => response,
+        };
+        let status = response.status();
+        if !status.is_success() {
+            let retry_after = retry::retry_after(response.headers());
+            let text = match tokio::time::timeout(first_byte, response.text()).await {
+                Ok(Ok(text)) => text,
+                _ => String::new(),
+            };
+            let (kind, message) = match serde_json::from_str::<Value>(&text) {
+                Ok(value) => {
+                    let error = value.get("error").unwrap_or(&value);
+                    openai::decode_error_fields(error)
+                }
+                Err(_) if text.trim().is_empty() => (
+                    None,
+                    status.canonical_reason().unwrap_or("error").to_owned(),
+                ),
+                Err(_) => (None, text.chars().take(500).collect()),
+            };
+            return Err(ProviderError::Http {
+                provider,
+                status: status.as_u16(),
+                kind,
+                message: self.client.redact(message),
+                retry_after,
+            });
+        }
+        let is_sse = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        if !is_sse {
+            // Some servers ignore `stream: true`; a whole answer is fine either way.
+            let bytes = match tokio::time::timeout(first_byte, response.bytes()).await {
+                Err(_) => {
+                    return Err(ProviderError::FirstByteTimeout {
+                        provider,
+                        timeout: first_byte,
+                    })
+                }
+                Ok(Err(err)) => return Err(self.transport_error(err)),
+                Ok(Ok(bytes)) => bytes,
+            };
+            let value: Value =
+                serde_json::from_slice(&bytes).map_err(|err| ProviderError::Decode {
+                    provider: provider.clone(),
+                    message: format!("the answer is neither an event stream nor JSON ({err})"),
+                })?;
+            let items = match config.kind {
+                ProviderKind::Openai => openai::decode_response(&provider, &value)?,
+                ProviderKind::Anthropic => anthropic::decode_response(&provider, &value)?,
+            };
+            self.pending.extend(items);
+            return Ok(None);
+        }
+        // An event the server did not end with a blank line before closing is still an event
+        // (two recorded Anthropic streams end that way): end the body with one.
+        let body = response
+            .bytes_stream()
+            .chain(stream::once(async { Ok(Bytes::from_static(b"\n\n")) }));
+        Ok(Some(Box::pin(body.eventsource())))
+    }
+
+    fn transport_error(&self, err: reqwest::Error) -> ProviderError {
+        let config = &self.client.inner.config;
+        if err.is_connect() && err.is_timeout() {
+            return ProviderError::ConnectTimeout {
+                provider: config.name.clone(),
+                timeout: config.timeouts.connect(),
+            };
+        }
+        let mut message = err.to_string();
+        let mut source = std::error::Error::source(&err);
+        while let Some(inner) = source {
+            message.push_str(": ");
+            message.push_str(&inner.to_string());
+            source = inner.source();
+        }
+        ProviderError::Network {
+            provider: config.name.clone(),
+            message: self.client.redact(message),
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! What can go wrong talking to a model, each with a stable code the UI and the event stream
+//! carry (`system/error.code`).
+
+use std::time::Duration;
+
+use thiserror::Error;
+
+/// A failed or interrupted model call.
+#[derive(Debug, Clone, Error, PartialEq)]
+pub enum ProviderError {
+    /// The provider answered with an HTTP error.
+    #[error("{provider} answered HTTP {status}: {message}")]
+    Http {
+        provider: String,
+        status: u16,
+        /// The provider's own error type (`rate_limit_error`, `invalid_api_key`…), when given.
+        kind: Option<String>,
+        message: String,
+        /// How long the provider asked us to wait (Retry-After).
+        retry_after: Option<Duration>,
+    },
+    /// An error event inside the stream (Anthropic `event: error`, an OpenAI chunk with `error`).
+    #[error("{provider} reported an error mid-stream: {message}")]
+    Stream {
+        provider: String,
+        kind: Option<String>,
+        message: String,
+    },
+    #[error("could not connect to {provider} within {0:?}", .timeout)]
+    ConnectTimeout { provider: String, timeout: Duration },
+    #[error("{provider} sent nothing within {timeout:?} of the request")]
+    FirstByteTimeout { provider: String, timeout: Duration },
+    #[error("{provider} went silent for {timeout:?} in the middle of the answer")]
+    IdleTimeout { provider: String, timeout: Duration },
+    /// Connection refused, reset, DNS, TLS…
+    #[error("network error talking to {provider}: {message}")]
+    Network { provider: String, message: String },
+    /// The answer could not be read (not JSON, not the wire format expected).
+    #[error("{provider} sent something unreadable: {message}")]
+    Decode { provider: String, message: String },
+    #[error("the call was cancelled")]
+    Cancelled,
+    #[error("no API key for {provider}: add one in Settings, or set {env_hint}")]
+    MissingKey { provider: String, env_hint: String },
+    #[error("the provider configuration is not usable: {0}")]
+    Config(String),
+    #[error("spending limit reached: {0}")]
+    SpendingLimit(String),
+    #[error("the keyring could not be used: {0}")]
+    Keyring(String),
+}
+
+impl ProviderError {
+    /// The stable code of this error (`system/error.code`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Http { status: 401, .. } | Self::Http { status: 403, .. } => "auth_failed",
+            Self::Http { status: 429, .. } => "rate_limited",
+            Self::Http { .. } if self.is_overload() => "overloaded",
+            Self::Http { status, .. } if *status >= 500 => "provider_unavailable",
+            Self::Http { status: 400, .. }
+            | Self::Http { status: 404, .. }
+            | Self::Http { status: 413, .. }
+            | Self::Http { status: 422, .. } => "bad_request",
+            Self::Http { .. } => "http_error",
+            Self::Stream { .. } if self.is_overload() => "overloaded",
+            Self::Stream { .. } => "stream_error",
+            Self::ConnectTimeout { .. } => "connect_timeout",
+            Self::FirstByteTimeout { .. } => "first_byte_timeout",
+            Self::IdleTimeout { .. } => "idle_timeout",
+            Self::Network { .. } => "network_error",
+            Self::Decode { .. } => "decode_error",
+            Self::Cancelled => "cancelled",
+            Self::MissingKey { .. } => "missing_api_key",
+            Self::Config(_) => "config_error",
+            Self::SpendingLimit(_) => "spending_limit",
+            Self::Keyring(_) => "keyring_error",
+        }
+    }
+
+    /// Whether the provider said it is overloaded (HTTP 529 or an `overloaded_error`).
+    pub fn is_overload(&self) -> bool {
+        match self {
+            Self::Http { status, kind, .. } => {
+                *status == 529 || kind.as_deref() == Some("overloaded_error")
+            }
+            Self::Stream { kind, .. } => kind.as_deref() == Some("overloaded_error"),
+            _ => false,
+        }
+    }
+
+    /// Whether trying again (before any output) may succeed.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Self::Http { status, .. } => *status == 429 || *status == 408 || *status >= 500,
+            Self::Stream { kind, .. } => matches!(
+                kind.as_deref(),
+                Some("overloaded_error" | "api_error" | "rate_limit_error" | "server_error")
+            ),
+            Self::ConnectTimeout { .. } | Self::FirstByteTimeout { .. } | Self::Network { .. } => {
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The wait the provider asked for, if any.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Self::Http { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+pub type Result<T, E = ProviderError> = std::result::Result<T, E>;
