@@ -153,6 +153,9 @@ pub enum StoreError {
     #[error("{0:?} is not a SHA-256 in hex")]
     InvalidSha256(String),
 
+    #[error("{0:?} is not an RFC 3339 timestamp")]
+    InvalidTimestamp(String),
+
     #[error("the document is not valid: {}", join(problems))]
     InvalidDocument { problems: Vec<Problem> },
 

@@ -21,10 +21,12 @@
 //! - [`events`], [`event_folding`]: the event log with per-conversation seqs; folding deltas.
 //! - [`search`] (with [`cjk_bigrams`]): full-text search, Chinese included.
 //! - [`context_state`] (with [`state_path`]): MCP-CP context state and `CONTEXT_UPDATE`.
-//! - [`model_turns`], [`interactions`], [`consents`], [`settings`]: app state.
+//! - [`model_turns`], [`interactions`], [`consents`], [`settings`], [`app_settings`]: app
+//!   state.
 //! - [`export`], [`import`], [`mcp_messages`]: the seed-004 document and MCP-CP messages.
 //! - [`selector`]: evidence selectors (`lines:12-18,chars:120-260`, `field:a.b[0]`).
 
+pub mod app_settings;
 pub mod attachments;
 pub mod blocks;
 mod checkpoint;

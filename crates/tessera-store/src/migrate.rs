@@ -15,8 +15,8 @@ use rusqlite::Connection;
 use crate::error::{Result, StoreError};
 use crate::layout::DataPaths;
 use crate::{
-    attachments, blocks, consents, context_state, conversations, events, evidences, interactions,
-    messages, model_turns, search, settings, summary, tasks, tool_calls, usage,
+    app_settings, attachments, blocks, consents, context_state, conversations, events, evidences,
+    interactions, messages, model_turns, search, settings, summary, tasks, tool_calls, usage,
 };
 
 /// `PRAGMA application_id` of a Tessera database: "TESS".
@@ -76,10 +76,20 @@ const MIGRATIONS: &[Migration] = &[
             Ok(())
         },
     },
+    Migration {
+        version: 4,
+        name: "model usage by start time and cost, app settings",
+        apply: |conn| {
+            conn.execute_batch(usage::SCHEMA_V4)?;
+            usage::backfill_v4(conn)?;
+            conn.execute_batch(app_settings::SCHEMA_V4)?;
+            Ok(())
+        },
+    },
 ];
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// What opening did to the schema: from and to which version, and the backup taken.
 #[derive(Debug)]
@@ -322,6 +332,53 @@ mod tests {
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .unwrap();
         assert_eq!(version, SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn version_4_fills_start_and_cost_columns_from_existing_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = DataPaths::new(dir.path());
+        paths.create_folders().unwrap();
+        prepare_to(&paths, 3).unwrap();
+        {
+            let conn = Connection::open(&paths.database).unwrap();
+            conn.execute_batch(
+                r#"INSERT INTO conversations (id, title, created_at, updated_at, updated_ms)
+                   VALUES ('c1', 'spent', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 0);
+                   INSERT INTO model_usage (conversation_id, model_usage_id, extra_json) VALUES
+                   ('c1', 'm1', '{"started_at":"2026-01-20T08:00:00+08:00","estimated_cost_usd":0.25}'),
+                   ('c1', 'm2', '{"started_at":"not a time","estimated_cost_usd":"free"}'),
+                   ('c1', 'm3', NULL);"#,
+            )
+            .unwrap();
+        }
+        let report = prepare(&paths).unwrap();
+        assert_eq!((report.from, report.to), (3, SCHEMA_VERSION));
+        assert!(report.backup.is_some());
+        let conn = Connection::open(&paths.database).unwrap();
+        let rows: Vec<(String, Option<String>, Option<f64>)> = conn
+            .prepare("SELECT model_usage_id, started_at, cost_usd FROM model_usage ORDER BY pk")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(
+            rows,
+            [
+                (
+                    "m1".to_owned(),
+                    Some("2026-01-20T00:00:00.000Z".to_owned()),
+                    Some(0.25)
+                ),
+                ("m2".to_owned(), None, None),
+                ("m3".to_owned(), None, None),
+            ]
+        );
+        let settings: i64 = conn
+            .query_row("SELECT count(*) FROM app_settings", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(settings, 0);
     }
 
     #[test]

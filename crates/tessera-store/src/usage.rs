@@ -1,11 +1,16 @@
 //! Model calls and what they cost (seed 004 `session.model_usage`).
+//!
+//! Since schema version 4 two fields of a record's `extra` also have columns of their own, so
+//! spending can be added up by time without reading JSON: `started_at` (normalised to UTC
+//! milliseconds, `2026-01-20T10:00:00.123Z`, which sorts as it reads) and `cost_usd` (from
+//! `estimated_cost_usd`). `extra` keeps both as written, so exports round-trip unchanged.
 
 use rusqlite::{params, Connection, Row};
 use tessera_protocol::context_doc::ModelUsage;
 
-use crate::error::Result;
+use crate::error::{Result, StoreError};
 use crate::tx::{ReadTx, WriteTx};
-use crate::{conversations, sql, Store};
+use crate::{clock, conversations, sql, Store};
 
 pub(crate) const SCHEMA_V1: &str = "
 CREATE TABLE model_usage (
@@ -28,6 +33,53 @@ CREATE TABLE model_usage (
     UNIQUE (conversation_id, model_usage_id)
 ) STRICT;
 ";
+
+pub(crate) const SCHEMA_V4: &str = "
+ALTER TABLE model_usage ADD COLUMN started_at TEXT;
+ALTER TABLE model_usage ADD COLUMN cost_usd REAL;
+CREATE INDEX model_usage_started_at ON model_usage (started_at);
+";
+
+/// The names of the `extra` fields the columns are filled from (written by the providers'
+/// call records).
+const EXTRA_STARTED_AT: &str = "started_at";
+const EXTRA_COST_USD: &str = "estimated_cost_usd";
+
+/// The `started_at` column of a record: its start, normalised; `None` when absent or not a
+/// timestamp (it then counts toward no day).
+fn started_at_column(extra: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
+    let text = extra.get(EXTRA_STARTED_AT)?.as_str()?;
+    clock::parse_millis(text).map(clock::format_millis)
+}
+
+/// The `cost_usd` column of a record: its estimated cost, when it is a finite number.
+fn cost_column(extra: &serde_json::Map<String, serde_json::Value>) -> Option<f64> {
+    extra
+        .get(EXTRA_COST_USD)?
+        .as_f64()
+        .filter(|cost| cost.is_finite())
+}
+
+/// Fills the new columns of records written before version 4.
+pub(crate) fn backfill_v4(conn: &Connection) -> Result<()> {
+    let rows = conn
+        .prepare("SELECT pk, extra_json FROM model_usage WHERE extra_json IS NOT NULL")?
+        .query_map([], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut update =
+        conn.prepare("UPDATE model_usage SET started_at = ?2, cost_usd = ?3 WHERE pk = ?1")?;
+    for (pk, text) in rows {
+        // A record whose extra cannot be read is left for `model_usage` to report.
+        let Ok(extra) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text)
+        else {
+            continue;
+        };
+        update.execute(params![pk, started_at_column(&extra), cost_column(&extra)])?;
+    }
+    Ok(())
+}
 
 const COLUMNS: &str = "model_usage_id, task_id, stage, provider, model, params_json, \
     prompt_tokens, completion_tokens, total_tokens, first_token_latency_ms, latency_ms, status, \
@@ -101,8 +153,9 @@ pub(crate) fn upsert(conn: &Connection, conversation_id: &str, usage: &ModelUsag
     conn.prepare_cached(
         "INSERT INTO model_usage (conversation_id, model_usage_id, task_id, stage, provider,
              model, params_json, prompt_tokens, completion_tokens, total_tokens,
-             first_token_latency_ms, latency_ms, status, error, extra_json)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+             first_token_latency_ms, latency_ms, status, error, extra_json, started_at,
+             cost_usd)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
          ON CONFLICT (conversation_id, model_usage_id) DO UPDATE SET
              task_id = excluded.task_id, stage = excluded.stage, provider = excluded.provider,
              model = excluded.model, params_json = excluded.params_json,
@@ -111,7 +164,8 @@ pub(crate) fn upsert(conn: &Connection, conversation_id: &str, usage: &ModelUsag
              total_tokens = excluded.total_tokens,
              first_token_latency_ms = excluded.first_token_latency_ms,
              latency_ms = excluded.latency_ms, status = excluded.status,
-             error = excluded.error, extra_json = excluded.extra_json",
+             error = excluded.error, extra_json = excluded.extra_json,
+             started_at = excluded.started_at, cost_usd = excluded.cost_usd",
     )?
     .execute(params![
         conversation_id,
@@ -137,6 +191,8 @@ pub(crate) fn upsert(conn: &Connection, conversation_id: &str, usage: &ModelUsag
             .transpose()?,
         usage.error,
         sql::extra_json(&usage.extra)?,
+        started_at_column(&usage.extra),
+        cost_column(&usage.extra),
     ])?;
     Ok(())
 }
@@ -145,6 +201,27 @@ impl ReadTx<'_> {
     /// Model calls in the order they were first written.
     pub fn model_usage(&self, conversation_id: &str) -> Result<Vec<ModelUsage>> {
         list(self.conn, conversation_id)
+    }
+
+    /// The estimated cost in USD of the model calls of every conversation that started at or
+    /// after `since` (RFC 3339, any offset). Calls of unknown price or start add nothing.
+    pub fn spend_since(&self, since: &str) -> Result<f64> {
+        let millis = clock::parse_millis(since)
+            .ok_or_else(|| StoreError::InvalidTimestamp(since.to_owned()))?;
+        let total: Option<f64> = self
+            .conn
+            .prepare_cached("SELECT sum(cost_usd) FROM model_usage WHERE started_at >= ?1")?
+            .query_row([clock::format_millis(millis)], |row| row.get(0))?;
+        Ok(total.unwrap_or(0.0))
+    }
+
+    /// The estimated cost in USD of one conversation's model calls (0 for an unknown one).
+    pub fn conversation_spend(&self, conversation_id: &str) -> Result<f64> {
+        let total: Option<f64> = self
+            .conn
+            .prepare_cached("SELECT sum(cost_usd) FROM model_usage WHERE conversation_id = ?1")?
+            .query_row([conversation_id], |row| row.get(0))?;
+        Ok(total.unwrap_or(0.0))
     }
 }
 
@@ -167,5 +244,15 @@ impl Store {
     /// Model calls.
     pub fn model_usage(&self, conversation_id: &str) -> Result<Vec<ModelUsage>> {
         self.read(|r| r.model_usage(conversation_id))
+    }
+
+    /// Spending across conversations since `since`; see [`ReadTx::spend_since`].
+    pub fn spend_since(&self, since: &str) -> Result<f64> {
+        self.read(|r| r.spend_since(since))
+    }
+
+    /// One conversation's spending; see [`ReadTx::conversation_spend`].
+    pub fn conversation_spend(&self, conversation_id: &str) -> Result<f64> {
+        self.read(|r| r.conversation_spend(conversation_id))
     }
 }
