@@ -2,5 +2,13 @@
 //! suspend and resume. Knows nothing of Tauri or HTTP.
 //!
 //! - [`assembler`]: builds each model call's prompt from the session within the token budget.
+//! - [`tools`]: tool declarations, handlers, the registry with argument validation, simulated
+//!   stand-ins.
+//! - [`executor`]: runs tool-call requests and instruction sets on the scheduler's graph, with
+//!   timeouts, cancellation, recovery and events.
+//! - [`cancel`]: the cancellation signal.
 
 pub mod assembler;
+pub mod cancel;
+pub mod executor;
+pub mod tools;

@@ -1,0 +1,166 @@
+//! One call from start to end: the per-call deadline, retries with backoff for recoverable
+//! failures, the result schema, and the fallback (USE_ALTERNATIVE, SKIP) when it fails.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tessera_protocol::mcp_cp::FallbackBehavior;
+use tessera_protocol::vocabulary::ToolOutcome;
+use tokio::time::Instant;
+
+use super::events::Emitter;
+use super::outcome::{codes, CallError, CallOutcome};
+use crate::cancel::CancelToken;
+use crate::tools::{RegisteredTool, ToolContext, ToolRegistry};
+
+pub(crate) struct Attempt {
+    pub call_id: String,
+    pub tool: Arc<RegisteredTool>,
+    pub registry: Arc<ToolRegistry>,
+    pub emitter: Arc<Emitter>,
+    pub arguments: Value,
+    pub timeout: Duration,
+    /// Says which timeout it was, for the message.
+    pub timeout_reason: String,
+    pub fallback: Option<FallbackBehavior>,
+    pub cancel: CancelToken,
+}
+
+fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Runs the call to its end.
+pub(crate) async fn run_call(a: Attempt) -> CallOutcome {
+    let start = Instant::now();
+    let mut out = run_tool(&a, &a.tool, start + a.timeout, &a.timeout_reason).await;
+    if !out.is_success() {
+        match a.fallback {
+            Some(FallbackBehavior::UseAlternative) => {
+                if let Some(alt) = alternative(&a, &out) {
+                    let deadline = Instant::now() + Duration::from_millis(alt.spec.timeout_ms);
+                    let reason = format!(
+                        "the alternative `{}` took longer than its timeout of {} ms",
+                        alt.spec.name, alt.spec.timeout_ms
+                    );
+                    let attempts = out.attempts;
+                    let mut alt_out = run_tool(&a, &alt, deadline, &reason).await;
+                    alt_out.attempts += attempts;
+                    alt_out.alternative = Some(alt.spec.name.clone());
+                    if let (Some(e), Some(first)) = (&mut alt_out.error, &out.error) {
+                        e.message = format!(
+                            "{} (after `{}` failed: {})",
+                            e.message, a.tool.spec.name, first.message
+                        );
+                    }
+                    out = alt_out;
+                }
+            }
+            Some(FallbackBehavior::Skip) => out.outcome = ToolOutcome::Skipped,
+            Some(FallbackBehavior::Abort) | None => {}
+        }
+    }
+    out.duration_ms = ms(start.elapsed());
+    out
+}
+
+/// The alternative tool, if it exists and takes these arguments.
+fn alternative(a: &Attempt, failed: &CallOutcome) -> Option<Arc<RegisteredTool>> {
+    let name = a.tool.spec.alternative.as_deref()?;
+    let Some(alt) = a.registry.get(name) else {
+        tracing::warn!(call = %a.call_id, alternative = name, "alternative tool is not registered");
+        return None;
+    };
+    if let Err(problems) = alt.validate_arguments(&a.arguments) {
+        tracing::warn!(call = %a.call_id, alternative = name, %problems, "alternative refuses the arguments");
+        return None;
+    }
+    tracing::debug!(call = %a.call_id, alternative = name, error = ?failed.error, "using the alternative tool");
+    Some(alt.clone())
+}
+
+async fn run_tool(
+    a: &Attempt,
+    tool: &Arc<RegisteredTool>,
+    deadline: Instant,
+    timeout_reason: &str,
+) -> CallOutcome {
+    let policy = tool.spec.retry;
+    let mut attempt = 1u32;
+    loop {
+        let ctx = ToolContext {
+            call_id: a.call_id.clone(),
+            tool: tool.spec.name.clone(),
+            attempt,
+            cancel: a.cancel.clone(),
+            emitter: a.emitter.clone(),
+        };
+        let future = tool.handler.call(a.arguments.clone(), ctx);
+        let outcome = match tokio::time::timeout_at(deadline, future).await {
+            Err(_) => {
+                return CallOutcome {
+                    outcome: ToolOutcome::Timeout,
+                    result: None,
+                    error: Some(CallError::new(codes::TIMEOUT, timeout_reason)),
+                    duration_ms: 0,
+                    attempts: attempt,
+                    alternative: None,
+                }
+            }
+            Ok(Ok(value)) => match tool.validate_result(&value) {
+                Ok(()) => CallOutcome {
+                    outcome: ToolOutcome::Success,
+                    result: Some(value),
+                    error: None,
+                    duration_ms: 0,
+                    attempts: attempt,
+                    alternative: None,
+                },
+                Err(problems) => CallOutcome {
+                    outcome: ToolOutcome::Error,
+                    result: None,
+                    error: Some(CallError::new(
+                        codes::INVALID_RESULT,
+                        format!(
+                            "`{}` returned a result that does not match its schema: {problems}",
+                            tool.spec.name
+                        ),
+                    )),
+                    duration_ms: 0,
+                    attempts: attempt,
+                    alternative: None,
+                },
+            },
+            Ok(Err(failure)) => {
+                let backoff = policy.backoff_ms(attempt + 1);
+                let retry_at = Instant::now() + Duration::from_millis(backoff);
+                if failure.retryable && attempt < policy.max_attempts && retry_at < deadline {
+                    a.emitter.retrying(
+                        &a.call_id,
+                        &failure.code,
+                        &failure.message,
+                        attempt + 1,
+                        backoff,
+                    );
+                    tokio::time::sleep_until(retry_at).await;
+                    attempt += 1;
+                    continue;
+                }
+                CallOutcome {
+                    outcome: ToolOutcome::Error,
+                    result: None,
+                    error: Some(CallError {
+                        code: failure.code,
+                        message: failure.message,
+                        details: failure.details,
+                    }),
+                    duration_ms: 0,
+                    attempts: attempt,
+                    alternative: None,
+                }
+            }
+        };
+        return outcome;
+    }
+}

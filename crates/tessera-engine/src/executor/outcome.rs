@@ -1,0 +1,194 @@
+//! How one call or instruction ended, and its wire forms.
+
+use serde_json::Value;
+use tessera_protocol::mcp_cp::{McpToolStatus, ToolError, ToolResult};
+use tessera_protocol::vocabulary::{InstructionState, ToolOutcome};
+use tessera_protocol::wire::JsonObject;
+
+/// Error codes the executor gives.
+pub mod codes {
+    /// No tool of that name (also for an instruction's action).
+    pub const TOOL_NOT_FOUND: &str = "TOOL_NOT_FOUND";
+    /// The arguments do not match the tool's schema; the tool did not run.
+    pub const INVALID_ARGUMENTS: &str = "INVALID_ARGUMENTS";
+    /// A call it depends on failed, or a `${…}` placeholder has no value (seed 000 §7.1).
+    pub const DEPENDENCY_ERROR: &str = "DEPENDENCY_ERROR";
+    pub const TIMEOUT: &str = "TIMEOUT";
+    pub const CANCELLED: &str = "CANCELLED";
+    /// Another call failed with `fallbackBehavior: ABORT`.
+    pub const ABORTED: &str = "ABORTED";
+    /// The result does not match the tool's result schema.
+    pub const INVALID_RESULT: &str = "INVALID_RESULT";
+    /// The tool's code panicked.
+    pub const TOOL_CRASHED: &str = "TOOL_CRASHED";
+    /// Skipped: a condition was false or a dependency did not complete.
+    pub const SKIPPED: &str = "SKIPPED";
+}
+
+/// Why a call did not succeed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallError {
+    pub code: String,
+    pub message: String,
+    pub details: Option<JsonObject>,
+}
+
+impl CallError {
+    pub fn new(code: &str, message: impl Into<String>) -> Self {
+        Self {
+            code: code.to_owned(),
+            message: message.into(),
+            details: None,
+        }
+    }
+
+    /// `{code, message, details?}`.
+    pub fn to_value(&self) -> Value {
+        let mut o = JsonObject::new();
+        o.insert("code".into(), Value::String(self.code.clone()));
+        o.insert("message".into(), Value::String(self.message.clone()));
+        if let Some(d) = &self.details {
+            o.insert("details".into(), Value::Object(d.clone()));
+        }
+        Value::Object(o)
+    }
+
+    pub fn to_tool_error(&self) -> ToolError {
+        ToolError {
+            code: self.code.clone(),
+            message: self.message.clone(),
+            details: self.details.clone(),
+            extra: JsonObject::new(),
+        }
+    }
+}
+
+/// How one call ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallOutcome {
+    pub outcome: ToolOutcome,
+    pub result: Option<Value>,
+    pub error: Option<CallError>,
+    /// From start to end; 0 when it never started.
+    pub duration_ms: u64,
+    /// Attempts made (0 when it never ran).
+    pub attempts: u32,
+    /// The tool that answered instead (fallbackBehavior USE_ALTERNATIVE).
+    pub alternative: Option<String>,
+}
+
+impl CallOutcome {
+    pub(crate) fn not_run(outcome: ToolOutcome, error: CallError) -> Self {
+        Self {
+            outcome,
+            result: None,
+            error: Some(error),
+            duration_ms: 0,
+            attempts: 0,
+            alternative: None,
+        }
+    }
+
+    pub fn is_success(&self) -> bool {
+        self.outcome == ToolOutcome::Success
+    }
+
+    /// The MCP-CP result (seed 000 §3.4) for call `call_id`.
+    pub fn to_tool_result(&self, call_id: &str) -> ToolResult {
+        let mut extra = JsonObject::new();
+        if let Some(alt) = &self.alternative {
+            extra.insert("alternativeTool".into(), Value::String(alt.clone()));
+        }
+        ToolResult {
+            call_id: call_id.to_owned(),
+            status: self.outcome.to_mcp_cp(),
+            result: self.result.clone(),
+            error: self.error.as_ref().map(CallError::to_tool_error),
+            execution_time: Some(self.duration_ms),
+            client_info: None,
+            extra,
+        }
+    }
+
+    /// The instruction state this outcome gives.
+    pub fn instruction_state(&self) -> InstructionState {
+        match self.outcome {
+            ToolOutcome::Success => InstructionState::Completed,
+            ToolOutcome::Timeout => InstructionState::Timeout,
+            ToolOutcome::Skipped => InstructionState::Skipped,
+            ToolOutcome::Error
+            | ToolOutcome::Denied
+            | ToolOutcome::Cancelled
+            | ToolOutcome::Interrupted
+            | ToolOutcome::NotFound => InstructionState::Failed,
+        }
+    }
+
+    /// What `${results.<id>…}` reads for a tool call.
+    pub(crate) fn tool_entry(&self, call_id: &str) -> Value {
+        serde_json::to_value(self.to_tool_result(call_id)).unwrap_or(Value::Null)
+    }
+
+    /// What `${dependencies.<id>…}` and conditions read for an instruction.
+    pub(crate) fn instruction_entry(&self) -> Value {
+        let mut o = JsonObject::new();
+        o.insert(
+            "status".into(),
+            Value::String(self.instruction_state().as_mcp_cp_str().into()),
+        );
+        o.insert("result".into(), self.result.clone().unwrap_or(Value::Null));
+        o.insert(
+            "error".into(),
+            self.error.as_ref().map_or(Value::Null, CallError::to_value),
+        );
+        Value::Object(o)
+    }
+}
+
+/// One instruction's result: `{"status", "result", "error"}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InstructionRecord {
+    pub state: InstructionState,
+    pub result: Option<Value>,
+    pub error: Option<CallError>,
+    pub duration_ms: u64,
+}
+
+/// The results of an instruction set, in the set's order.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct InstructionResults {
+    pub results: Vec<(String, InstructionRecord)>,
+}
+
+impl InstructionResults {
+    /// `{"results": {"<instructionId>": {"status": …, "result": …, "error": …}}}`.
+    pub fn to_json(&self) -> Value {
+        let mut map = JsonObject::new();
+        for (id, r) in &self.results {
+            let mut o = JsonObject::new();
+            o.insert(
+                "status".into(),
+                Value::String(r.state.as_mcp_cp_str().into()),
+            );
+            o.insert("result".into(), r.result.clone().unwrap_or(Value::Null));
+            o.insert(
+                "error".into(),
+                r.error.as_ref().map_or(Value::Null, CallError::to_value),
+            );
+            map.insert(id.clone(), Value::Object(o));
+        }
+        let mut out = JsonObject::new();
+        out.insert("results".into(), Value::Object(map));
+        Value::Object(out)
+    }
+
+    /// The record of one instruction.
+    pub fn get(&self, id: &str) -> Option<&InstructionRecord> {
+        self.results.iter().find(|(i, _)| i == id).map(|(_, r)| r)
+    }
+}
+
+/// Whether an MCP-CP status counts as success.
+pub fn is_success(status: McpToolStatus) -> bool {
+    status == McpToolStatus::Success
+}

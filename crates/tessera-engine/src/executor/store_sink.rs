@@ -1,0 +1,106 @@
+//! Events into the local store: each event is appended to the conversation's event log, and
+//! each `tool_call` / `tool_result` also updates the call's record (seed 004 `tool_calls`), so
+//! the results of an ASYNC request are in the store when they arrive.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tessera_protocol::context_doc::{ProviderKind, ToolCallKind, ToolCallRecord, ToolProvider};
+use tessera_protocol::easyflow::{Event, EventBody};
+use tessera_protocol::vocabulary::ToolOutcome;
+use tessera_protocol::wire::JsonObject;
+use tessera_store::Store;
+
+use super::events::EventSink;
+
+/// Writes events and call records to a [`Store`]. Each `emit` is one small write; failures are
+/// logged, never raised into the run.
+pub struct StoreSink {
+    store: Arc<Store>,
+    conversation_id: String,
+    calls: Mutex<HashMap<String, ToolCallRecord>>,
+}
+
+impl StoreSink {
+    pub fn new(store: Arc<Store>, conversation_id: impl Into<String>) -> Self {
+        Self {
+            store,
+            conversation_id: conversation_id.into(),
+            calls: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn record(&self, event: &Event) -> Option<ToolCallRecord> {
+        let mut calls = self.calls.lock().ok()?;
+        match &event.body {
+            EventBody::ToolCall(p) => {
+                let provider = p.provider.as_deref().map(|name| ToolProvider {
+                    kind: Some(if name == "builtin" {
+                        ProviderKind::Builtin
+                    } else {
+                        ProviderKind::Other
+                    }),
+                    name: Some(name.to_owned()),
+                    ..ToolProvider::default()
+                });
+                let record = ToolCallRecord {
+                    tool_call_id: p.tool_call_id.clone(),
+                    task_id: None,
+                    tool: Some(p.name.clone()),
+                    provider,
+                    call_type: Some(ToolCallKind::Tool),
+                    called_at: event.meta.as_ref().and_then(|m| m.ts.clone()),
+                    args_digest: Some(p.arguments.clone()),
+                    status: None,
+                    duration_ms: None,
+                    result_evidence_ids: None,
+                    extra: JsonObject::new(),
+                };
+                calls.insert(p.tool_call_id.clone(), record.clone());
+                Some(record)
+            }
+            EventBody::ToolResult(p) => {
+                let mut record = calls.remove(&p.tool_call_id).unwrap_or(ToolCallRecord {
+                    tool_call_id: p.tool_call_id.clone(),
+                    task_id: None,
+                    tool: None,
+                    provider: None,
+                    call_type: Some(ToolCallKind::Tool),
+                    called_at: None,
+                    args_digest: None,
+                    status: None,
+                    duration_ms: None,
+                    result_evidence_ids: None,
+                    extra: JsonObject::new(),
+                });
+                record.status = Some(ToolOutcome::from_event_status(p.status).to_context_doc());
+                record.duration_ms = p.duration_ms;
+                if let Some(result) = &p.result {
+                    record.extra.insert("result".into(), result.clone());
+                }
+                if let Some(error) = &p.error {
+                    record.extra.insert("error".into(), error.clone());
+                }
+                Some(record)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl EventSink for StoreSink {
+    fn emit(&self, event: Event) {
+        let record = self.record(&event);
+        let conversation_id = self.conversation_id.clone();
+        let written = self.store.write(move |tx| {
+            if let Some(record) = &record {
+                tx.put_tool_call(&conversation_id, record)?;
+            }
+            tx.append_event(&conversation_id, event)?;
+            Ok(())
+        });
+        if let Err(error) = written {
+            tracing::warn!(%error, "could not write an executor event to the store");
+        }
+    }
+}

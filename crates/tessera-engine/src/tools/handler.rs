@@ -1,0 +1,90 @@
+//! How a tool runs: a handler gets the (substituted, validated) arguments and a context to
+//! report progress and notice cancellation.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tessera_protocol::wire::JsonObject;
+
+use crate::cancel::CancelToken;
+use crate::executor::events::Emitter;
+
+/// Why a tool failed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct ToolFailure {
+    pub code: String,
+    pub message: String,
+    /// A temporary problem worth retrying (rate limit, service briefly unavailable).
+    pub retryable: bool,
+    pub details: Option<JsonObject>,
+}
+
+impl ToolFailure {
+    /// A failure that retrying will not fix.
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            code: code.into(),
+            message: message.into(),
+            retryable: false,
+            details: None,
+        }
+    }
+
+    /// A temporary failure: retried per the tool's policy.
+    pub fn retryable(code: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            retryable: true,
+            ..Self::new(code, message)
+        }
+    }
+}
+
+/// What a handler returns.
+pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value, ToolFailure>> + Send>>;
+
+/// Runs a tool.
+pub trait ToolHandler: Send + Sync {
+    fn call(&self, arguments: Value, ctx: ToolContext) -> ToolFuture;
+}
+
+impl<F, Fut> ToolHandler for F
+where
+    F: Fn(Value, ToolContext) -> Fut + Send + Sync,
+    Fut: Future<Output = Result<Value, ToolFailure>> + Send + 'static,
+{
+    fn call(&self, arguments: Value, ctx: ToolContext) -> ToolFuture {
+        Box::pin(self(arguments, ctx))
+    }
+}
+
+/// Given to a running tool.
+#[derive(Clone)]
+pub struct ToolContext {
+    pub call_id: String,
+    pub tool: String,
+    /// 1 for the first attempt.
+    pub attempt: u32,
+    /// Cancelled when the set is cancelled or times out; the executor also drops the tool's
+    /// future then, so checking it only matters for work outside the future (threads).
+    pub cancel: CancelToken,
+    pub(crate) emitter: Arc<Emitter>,
+}
+
+impl ToolContext {
+    /// Reports progress (`tool/tool_progress`).
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        self.emitter
+            .tool_progress(&self.call_id, progress, total, message);
+    }
+
+    /// Reports an agent's turn (`workflow/status`, node kind agent, with turn and max_turns).
+    pub fn agent_turn(&self, turn: u64, max_turns: u64) {
+        self.emitter.agent_turn(&self.call_id, turn, max_turns);
+    }
+}
+
+/// A shared handler.
+pub type SharedHandler = Arc<dyn ToolHandler>;

@@ -1,0 +1,11 @@
+//! Tools: declarations ([`ToolSpec`]), handlers ([`ToolHandler`]), the registry with argument
+//! validation ([`ToolRegistry`]), and simulated stand-ins for dry runs ([`simulated`]).
+
+pub mod handler;
+pub mod registry;
+pub mod simulated;
+pub mod spec;
+
+pub use handler::{SharedHandler, ToolContext, ToolFailure, ToolFuture, ToolHandler};
+pub use registry::{RegisteredTool, RegistryError, SchemaProblems, ToolRegistry};
+pub use spec::{default_safety, RetryPolicy, ToolKind, ToolSpec};

@@ -1,0 +1,786 @@
+//! The executor on real tokio tasks and timers (the clock paused where calls sleep, so waits
+//! take no wall time): parallelism within conflicts, order of results, timeouts, cancellation,
+//! validation, references, recovery, ASYNC, modes, events.
+
+mod exec_support;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use exec_support::*;
+use serde_json::{json, Value};
+use tessera_engine::cancel::CancelToken;
+use tessera_engine::executor::{Executor, ExecutorOptions, StoreSink};
+use tessera_engine::tools::{
+    RetryPolicy, ToolContext, ToolFailure, ToolKind, ToolRegistry, ToolSpec,
+};
+use tessera_protocol::mcp_cp::{Runtime, ToolCallRequest};
+use tokio::sync::Barrier;
+
+fn request(v: Value) -> Result<ToolCallRequest, serde_json::Error> {
+    serde_json::from_value(v)
+}
+
+fn call(id: &str, name: &str) -> Value {
+    json!({"callId": id, "name": name, "parameters": {}})
+}
+
+#[tokio::test(start_paused = true)]
+async fn independent_safe_calls_overlap() -> R {
+    let mut r = ToolRegistry::new();
+    let barrier = Arc::new(Barrier::new(3));
+    meeter(
+        &mut r,
+        ToolSpec::new("search_a", "").timeout_ms(5_000),
+        barrier.clone(),
+    )?;
+    meeter(
+        &mut r,
+        ToolSpec::new("search_b", "").timeout_ms(5_000),
+        barrier.clone(),
+    )?;
+    meeter(
+        &mut r,
+        ToolSpec::new("get_c", "").timeout_ms(5_000),
+        barrier,
+    )?;
+    let h = harness(r);
+    let req = request(
+        json!({"calls": [call("1", "search_a"), call("2", "search_b"), call("3", "get_c")]}),
+    )?;
+    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    // Each call only finishes once all three are running together.
+    assert_eq!(
+        statuses(&resp),
+        vec![
+            ("1".into(), "SUCCESS"),
+            ("2".into(), "SUCCESS"),
+            ("3".into(), "SUCCESS")
+        ]
+    );
+    Ok(())
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_side_effecting_call_without_resources_overlaps_nothing_and_keeps_the_order() -> R {
+    let mut r = ToolRegistry::new();
+    let c = Arc::new(Concurrency::default());
+    sleeper(
+        &mut r,
+        ToolSpec::new("invoke_policy_expert", ""),
+        30,
+        c.clone(),
+    )?;
+    sleeper(
+        &mut r,
+        ToolSpec::new("invoke_case_analyst", ""),
+        10,
+        c.clone(),
+    )?;
+    sleeper(&mut r, ToolSpec::new("save_user_memory", ""), 5, c.clone())?;
+    sleeper(
+        &mut r,
+        ToolSpec::new("invoke_assessment_expert", ""),
+        5,
+        c.clone(),
+    )?;
+    let h = harness(r);
+    let req = request(json!({"calls": [
+        call("policy", "invoke_policy_expert"), call("case", "invoke_case_analyst"),
+        call("save", "save_user_memory"), call("assess", "invoke_assessment_expert")]}))?;
+    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    assert!(resp.results.iter().all(|r| r.status.as_str() == "SUCCESS"));
+    let ev = stream(&h.sink);
+    for earlier in ["policy", "case"] {
+        assert!(
+            before(&ev, "tool_result", earlier, "tool_started", "save"),
+            "{earlier}"
+        );
+    }
+    assert!(before(&ev, "tool_result", "save", "tool_started", "assess"));
+    // policy and case did run together.
+    assert_eq!(c.max(), 2);
+    Ok(())
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_writer_waits_only_for_calls_touching_its_resource() -> R {
+    let mut r = ToolRegistry::new();
+    let c = Arc::new(Concurrency::default());
+    let barrier = Arc::new(Barrier::new(2));
+    sleeper(
+        &mut r,
+        ToolSpec::new("get_memory", "").reads(["memory"]),
+        20,
+        c.clone(),
+    )?;
+    meeter(
+        &mut r,
+        ToolSpec::new("save_memory", "")
+            .writes(["memory"])
+            .timeout_ms(5_000),
+        barrier.clone(),
+    )?;
+    meeter(
+        &mut r,
+        ToolSpec::new("fetch_web", "")
+            .safe(true)
+            .reads(["web"])
+            .timeout_ms(5_000),
+        barrier,
+    )?;
+    let h = harness(r);
+    let req = request(
+        json!({"calls": [call("read", "get_memory"), call("write", "save_memory"), call("web", "fetch_web")]}),
+    )?;
+    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    // write and web met at the barrier: they overlapped.
+    assert_eq!(
+        statuses(&resp),
+        vec![
+            ("read".into(), "SUCCESS"),
+            ("write".into(), "SUCCESS"),
+            ("web".into(), "SUCCESS")
+        ]
+    );
+    let ev = stream(&h.sink);
+    assert!(before(&ev, "tool_result", "read", "tool_started", "write"));
+    Ok(())
+}
+
+#[tokio::test(start_paused = true)]
+async fn results_follow_the_request_order_not_the_finishing_order() -> R {
+    let mut r = ToolRegistry::new();
+    let c = Arc::new(Concurrency::default());
+    sleeper(&mut r, ToolSpec::new("get_slow", ""), 40, c.clone())?;
+    sleeper(&mut r, ToolSpec::new("get_fast", ""), 1, c.clone())?;
+    let h = harness(r);
+    let req = request(json!({"calls": [call("slow", "get_slow"), call("fast", "get_fast")]}))?;
+    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let ids: Vec<&str> = resp.results.iter().map(|r| r.call_id.as_str()).collect();
+    assert_eq!(ids, vec!["slow", "fast"]);
+    let ev = stream(&h.sink);
+    assert!(before(&ev, "tool_result", "fast", "tool_result", "slow"));
+    assert_eq!(resp.results[0].execution_time, Some(40));
+    Ok(())
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_concurrency_limit_is_honoured() -> R {
+    let mut r = ToolRegistry::new();
+    let c = Arc::new(Concurrency::default());
+    sleeper(&mut r, ToolSpec::new("get_x", ""), 10, c.clone())?;
+    let sink = Arc::new(tessera_engine::executor::CollectingSink::new());
+    let ex = Executor::new(
+        Arc::new(r),
+        sink,
+        ExecutorOptions::new("c").concurrency_limit(3),
+    );
+    let calls: Vec<Value> = (0..12).map(|i| call(&format!("c{i}"), "get_x")).collect();
+    let resp = ex
+        .run_tool_calls(&request(json!({"calls": calls}))?, &CancelToken::new())
+        .await?;
+    assert_eq!(resp.results.len(), 12);
+    assert_eq!(c.max(), 3);
+    assert_eq!(c.calls(), 12);
+    Ok(())
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_past_its_timeout_is_timeout_and_the_others_finish() -> R {
+    let mut r = ToolRegistry::new();
+    let c = Arc::new(Concurrency::default());
+    sleeper(
+        &mut r,
+        ToolSpec::new("get_hang", "").timeout_ms(60_000),
+        10_000,
+        c.clone(),
+    )?;
+    sleeper(&mut r, ToolSpec::new("get_ok", ""), 5, c.clone())?;
+    let h = harness(r);
+    let req = request(json!({"calls": [
+        {"callId": "hang", "name": "get_hang", "parameters": {}, "timeout": 0.05},
+        call("ok", "get_ok")]}))?;
+    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    assert_eq!(
+        statuses(&resp),
+        vec![("hang".into(), "TIMEOUT"), ("ok".into(), "SUCCESS")]
+    );
+    let err = resp.results[0].error.as_ref().ok_or("no error")?;
+    assert_eq!(err.code, "TIMEOUT");
+    assert!(err.message.contains("50 ms"), "{}", err.message);
+    assert_eq!(resp.results[0].execution_time, Some(50));
+    let ev = stream(&h.sink);
+    let i = position(&ev, "tool_result", "hang").ok_or("no result")?;
+    assert_eq!(ev[i].1["status"], "timeout");
+    assert_eq!(ev[i].1["duration_ms"], 50);
+    Ok(())
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_set_timeout_stops_what_runs_and_what_waits_keeping_finished_results() -> R {
+    let mut r = ToolRegistry::new();
+    let c = Arc::new(Concurrency::default());
+    sleeper(&mut r, ToolSpec::new("get_quick", ""), 10, c.clone())?;
+    sleeper(&mut r, ToolSpec::new("get_slow", ""), 5_000, c.clone())?;
+    let h = harness(r);
+    let req = request(json!({"timeout": 1, "calls": [
+        call("quick", "get_quick"), call("slow", "get_slow"),
+        {"callId": "after", "name": "get_quick", "parameters": {}, "requiredAfter": ["slow"]}]}))?;
+    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    assert_eq!(
+        statuses(&resp),
+        vec![
+            ("quick".into(), "SUCCESS"),
+            ("slow".into(), "TIMEOUT"),
+            ("after".into(), "TIMEOUT")
+        ]
+    );
+    let after = resp.results[2].error.as_ref().ok_or("no error")?;
+    assert!(
+        after.message.starts_with("not started"),
+        "{}",
+        after.message
+    );
+    assert_eq!(resp.results[1].execution_time, Some(1000));
+    assert!(stream(&h.sink).iter().any(|(t, _)| t == "queue_drained"));
+    Ok(())
+}
+
+#[tokio::test]
+async fn cancelling_the_set_stops_running_tools() -> R {
+    let mut r = ToolRegistry::new();
+    let started = Arc::new(tokio::sync::Notify::new());
+    let dropped = Arc::new(AtomicBool::new(false));
+    struct Guard(Arc<AtomicBool>);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    {
+        let started = started.clone();
+        let dropped = dropped.clone();
+        r.register(
+            ToolSpec::new("get_forever", ""),
+            move |_a: Value, _c: ToolContext| {
+                let started = started.clone();
+                let guard = Guard(dropped.clone());
+                async move {
+                    let _guard = guard;
+                    started.notify_one();
+                    std::future::pending::<()>().await;
+                    Ok::<Value, ToolFailure>(Value::Null)
+                }
+            },
+        )?;
+    }
+    let h = harness(r);
+    let req = request(json!({"calls": [call("a", "get_forever"),
+        {"callId": "b", "name": "get_forever", "parameters": {}, "requiredAfter": ["a"]}]}))?;
+    let cancel = CancelToken::new();
+    let ex = h.executor.clone();
+    let task_cancel = cancel.clone();
+    let task = tokio::spawn(async move { ex.run_tool_calls(&req, &task_cancel).await });
+    started.notified().await;
+    cancel.cancel();
+    let resp = task.await??;
+    assert_eq!(
+        statuses(&resp),
+        vec![("a".into(), "CANCELLED"), ("b".into(), "CANCELLED")]
+    );
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "the running tool was not stopped"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn invalid_arguments_name_the_field_and_the_tool_does_not_run() -> R {
+    let mut r = ToolRegistry::new();
+    let c = Arc::new(Concurrency::default());
+    sleeper(
+        &mut r,
+        ToolSpec::new("search_knowledge", "").input_schema(json!({
+            "type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+            "required": ["query"]})),
+        0,
+        c.clone(),
+    )?;
+    let h = harness(r);
+    let req = request(json!({"calls": [
+        {"callId": "bad", "name": "search_knowledge", "parameters": {"limit": "ten"}},
+        {"callId": "good", "name": "search_knowledge", "parameters": {"query": "visa"}},
+        {"callId": "ghost", "name": "no_such_tool", "parameters": {}}]}))?;
+    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    assert_eq!(
+        statuses(&resp),
+        vec![
+            ("bad".into(), "ERROR"),
+            ("good".into(), "SUCCESS"),
+            ("ghost".into(), "NOT_FOUND")
+        ]
+    );
+    let err = resp.results[0].error.as_ref().ok_or("no error")?;
+    assert_eq!(err.code, "INVALID_ARGUMENTS");
+    assert!(err.message.contains("query: required"), "{}", err.message);
+    assert!(err.message.contains("limit: "), "{}", err.message);
+    assert_eq!(c.calls(), 1);
+    assert_eq!(
+        resp.results[2].error.as_ref().map(|e| e.code.as_str()),
+        Some("TOOL_NOT_FOUND")
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn references_are_substituted_with_their_types_and_shown_in_tool_call_events() -> R {
+    let mut r = ToolRegistry::new();
+    r.register(
+        ToolSpec::new("file_picker", "").safe(true),
+        |_a: Value, _c: ToolContext| async {
+            Ok::<_, ToolFailure>(
+                json!({"fileId": "f-7", "fileData": {"w": 640, "h": 480}, "tags": ["cat"]}),
+            )
+        },
+    )?;
+    r.register(
+        ToolSpec::new("image_analyze", "").safe(true),
+        |a: Value, _c: ToolContext| async move { Ok::<_, ToolFailure>(json!({"got": a})) },
+    )?;
+    let h = harness(r);
+    let req = request(json!({"calls": [
+        call("pick", "file_picker"),
+        {"callId": "analyze", "name": "image_analyze", "parameters": {
+            "imageData": "${results.pick.result.fileData}",
+            "firstTag": "${results.pick.result.tags[0]}",
+            "caption": "file ${results.pick.result.fileId} is ${results.pick.result.fileData.w}px wide"}},
+        {"callId": "broken", "name": "image_analyze", "parameters": {
+            "x": "${results.pick.result.nothing_here}"}}]}))?;
+    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    assert_eq!(
+        resp.results[1].result,
+        Some(
+            json!({"got": {"imageData": {"w": 640, "h": 480}, "firstTag": "cat",
+                            "caption": "file f-7 is 640px wide"}})
+        )
+    );
+    let ev = stream(&h.sink);
+    let i = position(&ev, "tool_call", "analyze").ok_or("no tool_call")?;
+    assert_eq!(
+        ev[i].1["arguments"]["imageData"],
+        json!({"w": 640, "h": 480})
+    );
+    assert_eq!(ev[i].1["depends_on"], json!(["pick"]));
+    assert_eq!(resp.results[2].status.as_str(), "ERROR");
+    let err = resp.results[2].error.as_ref().ok_or("no error")?;
+    assert_eq!(err.code, "DEPENDENCY_ERROR");
+    assert!(err.message.contains("nothing_here"), "{}", err.message);
+    assert_eq!(
+        position(&ev, "tool_call", "broken"),
+        None,
+        "a broken call is never announced as called"
+    );
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_failure_sinks_only_the_calls_that_declared_they_depend_on_it() -> R {
+    let mut r = ToolRegistry::new();
+    let c = Arc::new(Concurrency::default());
+    failing(&mut r, ToolSpec::new("get_broken", ""), false)?;
+    sleeper(&mut r, ToolSpec::new("get_fine", ""), 0, c.clone())?;
+    let h = harness(r);
+    let req = request(
+        json!({"calls": [call("a", "get_broken"), call("b", "get_fine"),
+        {"callId": "c", "name": "get_fine", "parameters": {}, "requiredAfter": ["a"]}]}),
+    )?;
+    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    assert_eq!(
+        statuses(&resp),
+        vec![
+            ("a".into(), "ERROR"),
+            ("b".into(), "SUCCESS"),
+            ("c".into(), "ERROR")
+        ]
+    );
+    assert_eq!(
+        resp.results[2].error.as_ref().map(|e| e.code.as_str()),
+        Some("DEPENDENCY_ERROR")
+    );
+    assert_eq!(c.calls(), 1);
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_cycle_or_an_unknown_reference_is_refused_before_anything_runs() -> R {
+    let mut r = ToolRegistry::new();
+    let c = Arc::new(Concurrency::default());
+    sleeper(&mut r, ToolSpec::new("get_x", ""), 0, c.clone())?;
+    let h = harness(r);
+    let cyclic = request(json!({"calls": [
+        {"callId": "a", "name": "get_x", "parameters": {"v": "${results.b.result}"}},
+        {"callId": "b", "name": "get_x", "parameters": {}, "requiredAfter": ["a"]},
+        call("free", "get_x")]}))?;
+    let err = h
+        .executor
+        .run_tool_calls(&cyclic, &CancelToken::new())
+        .await
+        .err()
+        .ok_or("ran")?;
+    assert!(err.to_string().starts_with("dependency cycle: "), "{err}");
+    assert!(
+        err.to_string().contains("a -> b") || err.to_string().contains("b -> a"),
+        "{err}"
+    );
+    let dangling = request(json!({"calls": [
+        {"callId": "a", "name": "get_x", "parameters": {}, "requiredAfter": ["zzz"]}]}))?;
+    let err = h
+        .executor
+        .run_tool_calls(&dangling, &CancelToken::new())
+        .await
+        .err()
+        .ok_or("ran")?;
+    assert_eq!(
+        err.to_string(),
+        "`a` depends on `zzz`, which does not exist"
+    );
+    assert_eq!(c.calls(), 0);
+    assert!(h.sink.events().is_empty());
+    Ok(())
+}
+
+#[tokio::test(start_paused = true)]
+async fn recoverable_failures_are_retried_with_backoff() -> R {
+    let mut r = ToolRegistry::new();
+    let file = json!({
+        "get_flaky": {"safe": true, "latency_ms": 5, "fail_times": 2, "max_attempts": 3,
+                      "backoff_ms": 100, "result": {"ok": true}},
+        "get_hopeless": {"safe": true, "error": {"code": "BROKEN", "message": "no", "retryable": false}}
+    });
+    tessera_engine::tools::simulated::register_all(&mut r, &file)?;
+    let h = harness(r);
+    let req =
+        request(json!({"calls": [call("flaky", "get_flaky"), call("hopeless", "get_hopeless")]}))?;
+    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    assert_eq!(
+        statuses(&resp),
+        vec![("flaky".into(), "SUCCESS"), ("hopeless".into(), "ERROR")]
+    );
+    // 3 attempts of 5 ms, waits of 100 and 200 ms.
+    assert_eq!(resp.results[0].execution_time, Some(315));
+    let ev = stream(&h.sink);
+    let retries: Vec<&Value> = ev
+        .iter()
+        .filter(|(t, _)| t == "error")
+        .map(|(_, p)| p)
+        .collect();
+    assert_eq!(retries.len(), 2);
+    assert_eq!(retries[0]["retryable"], true);
+    assert_eq!(retries[1]["detail"]["backoff_ms"], 200);
+    let i = position(&ev, "tool_result", "flaky").ok_or("no result")?;
+    assert_eq!(ev[i].1["attempts"], 3);
+    Ok(())
+}
+
+#[tokio::test]
+async fn fallbacks_use_an_alternative_skip_or_abort() -> R {
+    let mut r = ToolRegistry::new();
+    let c = Arc::new(Concurrency::default());
+    failing(
+        &mut r,
+        ToolSpec::new("web_search", "")
+            .safe(true)
+            .alternative("search_cache")
+            .retry(RetryPolicy::none()),
+        true,
+    )?;
+    sleeper(&mut r, ToolSpec::new("search_cache", ""), 0, c.clone())?;
+    failing(&mut r, ToolSpec::new("get_screen", "").safe(true), false)?;
+    let h = harness(r);
+    let req = request(json!({"calls": [
+        {"callId": "alt", "name": "web_search", "parameters": {"q": "x"}, "fallbackBehavior": "USE_ALTERNATIVE"},
+        {"callId": "skip", "name": "get_screen", "parameters": {}, "fallbackBehavior": "SKIP"},
+        {"callId": "next", "name": "search_cache", "parameters": {}, "requiredAfter": ["skip"]}]}))?;
+    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    assert_eq!(
+        statuses(&resp),
+        vec![
+            ("alt".into(), "SUCCESS"),
+            ("skip".into(), "SKIPPED"),
+            ("next".into(), "SUCCESS")
+        ]
+    );
+    assert_eq!(
+        resp.results[0].result,
+        Some(json!({"tool": "search_cache", "args": {"q": "x"}}))
+    );
+    assert_eq!(
+        resp.results[0].extra.get("alternativeTool"),
+        Some(&json!("search_cache"))
+    );
+    Ok(())
+}
+
+#[tokio::test(start_paused = true)]
+async fn abort_stops_the_set_and_keeps_partial_results() -> R {
+    let mut r = ToolRegistry::new();
+    let c = Arc::new(Concurrency::default());
+    sleeper(&mut r, ToolSpec::new("get_done", ""), 1, c.clone())?;
+    sleeper(&mut r, ToolSpec::new("get_long", ""), 10_000, c.clone())?;
+    r.register(
+        ToolSpec::new("get_fatal", "").safe(true),
+        |_a: Value, _c: ToolContext| async {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            Err::<Value, _>(ToolFailure::new("FATAL", "disk gone"))
+        },
+    )?;
+    let h = harness(r);
+    let req = request(json!({"calls": [
+        call("done", "get_done"), call("long", "get_long"),
+        {"callId": "fatal", "name": "get_fatal", "parameters": {}, "fallbackBehavior": "ABORT"},
+        {"callId": "later", "name": "get_done", "parameters": {}, "requiredAfter": ["long"]}]}))?;
+    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    assert_eq!(
+        statuses(&resp),
+        vec![
+            ("done".into(), "SUCCESS"),
+            ("long".into(), "CANCELLED"),
+            ("fatal".into(), "ERROR"),
+            ("later".into(), "CANCELLED")
+        ]
+    );
+    assert_eq!(
+        resp.results[1].error.as_ref().map(|e| e.code.as_str()),
+        Some("ABORTED")
+    );
+    assert!(resp.results[0].result.is_some());
+    Ok(())
+}
+
+#[tokio::test]
+async fn async_answers_at_once_and_results_arrive_as_events_and_in_the_store() -> R {
+    let dir = tempfile::tempdir()?;
+    let store = Arc::new(tessera_store::Store::open(dir.path())?);
+    store.create_conversation(tessera_store::NewConversation {
+        id: Some("conv_async".into()),
+        ..Default::default()
+    })?;
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let mut r = ToolRegistry::new();
+    {
+        let gate = gate.clone();
+        r.register(
+            ToolSpec::new("get_report", "").safe(true),
+            move |_a: Value, _c: ToolContext| {
+                let gate = gate.clone();
+                async move {
+                    gate.notified().await;
+                    Ok::<_, ToolFailure>(json!({"pages": 3}))
+                }
+            },
+        )?;
+    }
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let store_sink = StoreSink::new(store.clone(), "conv_async");
+    let sink = Arc::new(move |e: tessera_protocol::easyflow::Event| {
+        let _ = tx.send(e.clone());
+        tessera_engine::executor::EventSink::emit(&store_sink, e);
+    });
+    let ex = Executor::new(Arc::new(r), sink, ExecutorOptions::new("conv_async"));
+    let req = request(json!({"executionMode": "ASYNC", "calls": [call("rep", "get_report")]}))?;
+    let run = ex.start_tool_calls(req)?;
+    // The tool is still waiting for the gate: this answer came first.
+    assert!(run.acknowledgement.results.is_empty());
+    assert_eq!(
+        run.acknowledgement.extra.get("accepted"),
+        Some(&json!(["rep"]))
+    );
+    gate.notify_one();
+    let result_event = loop {
+        let e = rx.recv().await.ok_or("stream ended")?;
+        if e.body.event_type() == "tool_result" {
+            break e;
+        }
+    };
+    let v = serde_json::to_value(&result_event)?;
+    assert_eq!(v["payload"]["result"], json!({"pages": 3}));
+    let full = run.completion.await?;
+    assert_eq!(full.results[0].status.as_str(), "SUCCESS");
+    let records = store.tool_calls("conv_async")?;
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0].status.map(|s| s.as_str()), Some("success"));
+    assert_eq!(records[0].tool.as_deref(), Some("get_report"));
+    let logged = store.events_after("conv_async", None, None)?;
+    assert!(logged
+        .iter()
+        .any(|e| e.event.body.event_type() == "tool_result"));
+    Ok(())
+}
+
+#[tokio::test(start_paused = true)]
+async fn sequential_runs_one_call_at_a_time() -> R {
+    let mut r = ToolRegistry::new();
+    let c = Arc::new(Concurrency::default());
+    sleeper(&mut r, ToolSpec::new("get_x", ""), 10, c.clone())?;
+    let h = harness(r);
+    let calls: Vec<Value> = (0..4).map(|i| call(&format!("s{i}"), "get_x")).collect();
+    let req = request(json!({"executionMode": "SEQUENTIAL", "calls": calls}))?;
+    h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    assert_eq!(c.max(), 1);
+    let ev = stream(&h.sink);
+    for i in 0..3 {
+        assert!(before(
+            &ev,
+            "tool_result",
+            &format!("s{i}"),
+            "tool_started",
+            &format!("s{}", i + 1)
+        ));
+    }
+    Ok(())
+}
+
+#[tokio::test(start_paused = true)]
+async fn frontend_first_and_client_server_parallel_order_the_runtimes() -> R {
+    let mut r = ToolRegistry::new();
+    let c = Arc::new(Concurrency::default());
+    sleeper(
+        &mut r,
+        ToolSpec::new("get_fe", "").kind(ToolKind::FrontEnd),
+        10,
+        c.clone(),
+    )?;
+    sleeper(&mut r, ToolSpec::new("get_be", ""), 10, c.clone())?;
+    let calls = json!([
+        call("be1", "get_be"),
+        call("fe1", "get_fe"),
+        call("be2", "get_be"),
+        call("fe2", "get_fe")
+    ]);
+    let h = harness(r);
+    let req = request(json!({"executionMode": "FRONTEND_FIRST", "calls": calls}))?;
+    h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let ev = stream(&h.sink);
+    for fe in ["fe1", "fe2"] {
+        for be in ["be1", "be2"] {
+            assert!(
+                before(&ev, "tool_result", fe, "tool_started", be),
+                "{fe} {be}"
+            );
+        }
+    }
+    // Side by side, each runtime one call at a time in its own order.
+    let mut r = ToolRegistry::new();
+    let barrier = Arc::new(Barrier::new(2));
+    meeter(
+        &mut r,
+        ToolSpec::new("get_fe", "")
+            .kind(ToolKind::FrontEnd)
+            .timeout_ms(5_000),
+        barrier.clone(),
+    )?;
+    meeter(
+        &mut r,
+        ToolSpec::new("get_be", "").timeout_ms(5_000),
+        barrier,
+    )?;
+    let h = harness(r);
+    let req = request(json!({"executionMode": "CLIENT_SERVER_PARALLEL", "calls": calls}))?;
+    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    assert!(
+        resp.results.iter().all(|r| r.status.as_str() == "SUCCESS"),
+        "{:?}",
+        statuses(&resp)
+    );
+    let ev = stream(&h.sink);
+    assert!(before(&ev, "tool_result", "fe1", "tool_started", "fe2"));
+    assert!(before(&ev, "tool_result", "be1", "tool_started", "be2"));
+    Ok(())
+}
+
+#[tokio::test(start_paused = true)]
+async fn frontend_timeout_bounds_the_front_end_calls_together() -> R {
+    let mut r = ToolRegistry::new();
+    let c = Arc::new(Concurrency::default());
+    sleeper(
+        &mut r,
+        ToolSpec::new("get_fe", "").runtime(Runtime::Frontend),
+        3_000,
+        c.clone(),
+    )?;
+    sleeper(&mut r, ToolSpec::new("get_be", ""), 3_000, c.clone())?;
+    let h = harness(r);
+    let req = request(
+        json!({"executionMode": "PARALLEL", "frontendTimeout": 2, "backendTimeout": 10,
+        "calls": [call("fe", "get_fe"), call("be", "get_be")]}),
+    )?;
+    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    assert_eq!(
+        statuses(&resp),
+        vec![("fe".into(), "TIMEOUT"), ("be".into(), "SUCCESS")]
+    );
+    let msg = &resp.results[0].error.as_ref().ok_or("no error")?.message;
+    assert!(msg.contains("frontendTimeout of 2000 ms"), "{msg}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn events_describe_every_state_change_and_the_graph() -> R {
+    let mut r = ToolRegistry::new();
+    r.register(
+        ToolSpec::new("invoke_policy_expert", "").kind(ToolKind::Agent),
+        |_a: Value, ctx: ToolContext| async move {
+            ctx.agent_turn(1, 3);
+            ctx.progress(0.5, Some(1.0), Some("half way"));
+            Ok::<_, ToolFailure>(json!("answer"))
+        },
+    )?;
+    let h = harness(r);
+    let req = request(json!({"calls": [call("p", "invoke_policy_expert"),
+        {"callId": "q", "name": "invoke_policy_expert", "parameters": {}, "requiredAfter": ["p"]}]}))?;
+    h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let events = h.sink.events();
+    let seqs: Vec<u64> = events
+        .iter()
+        .filter_map(|e| e.meta.as_ref().and_then(|m| m.seq))
+        .collect();
+    assert_eq!(seqs, (1..=events.len() as u64).collect::<Vec<_>>());
+    assert!(events
+        .iter()
+        .all(|e| e.meta.as_ref().and_then(|m| m.run_id.as_deref()) == Some("run_1")));
+    let ev = stream(&h.sink);
+    let types: Vec<&str> = ev.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(&types[..3], &["tool_queued", "tool_queued", "graph"]);
+    assert_eq!(types[types.len() - 2..], ["queue_drained", "graph"]);
+    let (_, first_graph) = &ev[2];
+    assert_eq!(
+        first_graph["edges"],
+        json!([{"from": "p", "to": "q", "kind": "after"}])
+    );
+    assert_eq!(first_graph["nodes"][0]["state"], "PENDING");
+    assert_eq!(ev[ev.len() - 1].1["nodes"][1]["state"], "SUCCESS");
+    for ty in ["tool_call", "tool_started", "tool_progress", "tool_result"] {
+        assert!(position(&ev, ty, "p").is_some(), "{ty}");
+    }
+    let agent: Vec<&Value> = ev
+        .iter()
+        .filter(|(t, p)| t == "status" && p["node_kind"] == "agent" && p["node_id"] == "p")
+        .map(|(_, p)| p)
+        .collect();
+    assert_eq!(agent.len(), 3, "{agent:?}");
+    assert_eq!(agent[1]["turn"], 1);
+    assert_eq!(agent[1]["max_turns"], 3);
+    assert_eq!(agent[2]["state"], "end");
+    // Every event is a valid easyflow-chat event.
+    for e in &events {
+        let problems = tessera_protocol::validate(
+            tessera_protocol::DocumentKind::Event,
+            &serde_json::to_value(e)?,
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+    }
+    Ok(())
+}
