@@ -20,6 +20,7 @@ pub mod http;
 pub mod keys;
 pub mod models;
 pub mod openai;
+pub mod presets;
 pub mod request;
 mod retry;
 pub mod stream;

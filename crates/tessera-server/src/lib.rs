@@ -2,8 +2,11 @@
 //! carries the same router over IPC) and the command-line subcommands.
 
 pub mod auth;
+pub mod chat_cmd;
+pub mod condition_cmd;
 pub mod context_cmd;
 pub mod data_dir;
 pub mod router;
+pub mod run_cmd;
 pub mod serve;
 pub mod validate_cmd;

@@ -4,7 +4,8 @@ use std::{net::IpAddr, path::PathBuf, process::ExitCode};
 
 use clap::{Parser, Subcommand};
 use tessera_protocol::DocumentKind;
-use tessera_server::{context_cmd, data_dir::default_data_dir, serve, validate_cmd};
+use tessera_server::{chat_cmd, context_cmd, data_dir::default_data_dir, serve, validate_cmd};
+use tessera_server::{condition_cmd, run_cmd};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -47,6 +48,45 @@ enum Command {
     /// The local context database: export, import, assemble a prompt.
     #[command(subcommand)]
     Context(ContextCommand),
+    /// Run an MCP-CP TOOL_CALL_REQUEST or INSTRUCTION message: prints the events as NDJSON,
+    /// then the results as the last line.
+    Run(run_cmd::RunArgs),
+    /// Evaluate an instruction condition against a JSON context: prints `true` or `false`.
+    CheckCondition(condition_cmd::CheckConditionArgs),
+    /// One turn with a model, recorded in the data folder: prints the answer, or with
+    /// `--events ndjson` the turn's easyflow-chat events one per line.
+    Chat {
+        /// A saved provider, or a preset: openai, anthropic, deepseek, qwen, moonshot, ollama, lmstudio.
+        #[arg(long)]
+        provider: Option<String>,
+        /// The wire of an ad-hoc provider: openai (any OpenAI-compatible server) or anthropic.
+        #[arg(long, value_parser = parse_kind)]
+        kind: Option<tessera_providers::ProviderKind>,
+        /// The ad-hoc provider's base URL (e.g. http://127.0.0.1:8000/v1).
+        #[arg(long)]
+        base_url: Option<String>,
+        /// The model (default: the provider's default model).
+        #[arg(long)]
+        model: Option<String>,
+        /// Print the turn's events instead of the text.
+        #[arg(long, value_enum)]
+        events: Option<chat_cmd::EventsFormat>,
+        /// Continue this conversation instead of starting a new one.
+        #[arg(long)]
+        conversation: Option<String>,
+        /// A system prompt.
+        #[arg(long)]
+        system: Option<String>,
+        /// The longest answer to ask for, in tokens.
+        #[arg(long)]
+        max_tokens: Option<u32>,
+        /// What to say.
+        text: String,
+    },
+}
+
+fn parse_kind(s: &str) -> Result<tessera_providers::ProviderKind, String> {
+    s.parse()
 }
 
 #[derive(Debug, Subcommand)]
@@ -113,6 +153,32 @@ fn main() -> ExitCode {
             }
         },
         Command::Context(cmd) => run_context(data_dir, cmd),
+        Command::Run(args) => run_cmd::main(args),
+        Command::CheckCondition(args) => condition_cmd::main(args),
+        Command::Chat {
+            provider,
+            kind,
+            base_url,
+            model,
+            events,
+            conversation,
+            system,
+            max_tokens,
+            text,
+        } => run_chat(
+            data_dir,
+            chat_cmd::ChatArgs {
+                provider,
+                kind,
+                base_url,
+                model,
+                events,
+                conversation,
+                system,
+                max_tokens,
+                text,
+            },
+        ),
     }
 }
 
@@ -163,14 +229,42 @@ fn run_context(data_dir: Option<PathBuf>, cmd: ContextCommand) -> ExitCode {
     }
 }
 
-fn run_serve(opts: serve::ServeOptions) -> ExitCode {
-    tracing_subscriber::fmt()
+fn run_chat(data_dir: Option<PathBuf>, args: chat_cmd::ChatArgs) -> ExitCode {
+    init_logging();
+    let Some(dir) = data_dir.or_else(default_data_dir) else {
+        eprintln!("tessera chat: no home folder to keep data in; pass --data-dir DIR");
+        return ExitCode::from(2);
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("tessera chat: cannot start the async runtime: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(chat_cmd::run(&dir, args)) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(err) => {
+            eprintln!("tessera chat: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Logs to stderr, `warn` unless TESSERA_LOG says otherwise.
+fn init_logging() {
+    let _ = tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("TESSERA_LOG")
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .with_writer(std::io::stderr)
-        .init();
+        .try_init();
+}
+
+fn run_serve(opts: serve::ServeOptions) -> ExitCode {
+    init_logging();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(err) => {

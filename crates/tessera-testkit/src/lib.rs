@@ -2,5 +2,6 @@
 //! the scripted model provider.
 
 pub mod http;
+pub mod keyring;
 pub mod scripted;
 pub mod server;

@@ -92,6 +92,8 @@ pub struct Decoder {
     blocks: Vec<(usize, Block)>,
     tools: usize,
     usage: Usage,
+    /// Anthropic's own `input_tokens` (without cache reads and writes).
+    input_uncached: u64,
     stop_reason: Option<String>,
     finished: bool,
     done: bool,
@@ -104,6 +106,7 @@ impl Decoder {
             blocks: Vec::new(),
             tools: 0,
             usage: Usage::default(),
+            input_uncached: 0,
             stop_reason: None,
             finished: false,
             done: false,
@@ -121,7 +124,7 @@ impl Decoder {
 
     fn merge_usage(&mut self, usage: WireUsage) {
         if let Some(n) = usage.input_tokens {
-            self.usage.input_tokens = n;
+            self.input_uncached = n;
         }
         if let Some(n) = usage.output_tokens {
             self.usage.output_tokens = n;
@@ -132,6 +135,11 @@ impl Decoder {
         if let Some(n) = usage.cache_creation_input_tokens {
             self.usage.cache_creation_input_tokens = Some(n);
         }
+        // Anthropic's input_tokens leaves out what was read from or written to the cache;
+        // the normalised input counts every prompt token, as OpenAI's prompt_tokens does.
+        self.usage.input_tokens = self.input_uncached
+            + self.usage.cached_input_tokens.unwrap_or(0)
+            + self.usage.cache_creation_input_tokens.unwrap_or(0);
     }
 
     /// Decodes one `data:` payload, pushing what it means onto `out`.

@@ -1,0 +1,271 @@
+//! A model call's normalised stream as easyflow-chat 1.1 events (DESIGN.md "The vocabulary"):
+//! text and refusals as `llm/message` deltas, reasoning as `llm/thinking`, tool-argument
+//! deltas as `tool/tool_call_delta`, retries and incomplete calls as recoverable
+//! `system/error`, the fallback switch as `system/model_fallback`. Seq numbers are the store's;
+//! this only shapes the events.
+
+use serde_json::{json, Map, Value};
+use tessera_protocol::easyflow::{
+    Domain, DonePayload, Event, EventBody, EventMeta, LlmMessagePayload, LlmThinkingPayload,
+    SystemErrorPayload, SystemState, SystemStatusPayload,
+};
+use tessera_protocol::wire::JsonObject;
+use tessera_providers::stream::{IncompleteReason, StreamItem, Usage};
+use tessera_providers::ProviderError;
+
+/// Shapes the events of one run in one conversation.
+#[derive(Clone, Debug)]
+pub struct EventShaper {
+    conversation_id: String,
+    message_id: String,
+    run_id: String,
+    /// Position of the next streamed piece of the answer.
+    index: u64,
+}
+
+impl EventShaper {
+    pub fn new(
+        conversation_id: impl Into<String>,
+        message_id: impl Into<String>,
+        run_id: impl Into<String>,
+    ) -> Self {
+        Self {
+            conversation_id: conversation_id.into(),
+            message_id: message_id.into(),
+            run_id: run_id.into(),
+            index: 0,
+        }
+    }
+
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    pub fn message_id(&self) -> &str {
+        &self.message_id
+    }
+
+    fn event(&self, body: EventBody, index: Option<u64>) -> Event {
+        let mut event = Event::new(self.conversation_id.clone(), body);
+        event.message_id = Some(self.message_id.clone());
+        event.index = index;
+        event.meta = Some(EventMeta {
+            run_id: Some(self.run_id.clone()),
+            ..EventMeta::default()
+        });
+        event
+    }
+
+    fn streamed(&mut self, body: EventBody) -> Event {
+        let index = self.index;
+        self.index += 1;
+        self.event(body, Some(index))
+    }
+
+    /// `system/status`.
+    pub fn status(&self, state: SystemState) -> Event {
+        self.event(
+            EventBody::SystemStatus(SystemStatusPayload {
+                state,
+                extra: JsonObject::new(),
+            }),
+            None,
+        )
+    }
+
+    /// The event an item becomes, if any (usage and finish are reported by `done`).
+    pub fn item(&mut self, item: &StreamItem) -> Option<Event> {
+        match item {
+            StreamItem::TextDelta { text } => {
+                Some(self.streamed(EventBody::LlmMessage(LlmMessagePayload {
+                    delta: Some(text.clone()),
+                    content: None,
+                    extra: JsonObject::new(),
+                })))
+            }
+            StreamItem::RefusalDelta { text } => {
+                let mut extra = JsonObject::new();
+                extra.insert("refusal".into(), Value::Bool(true));
+                Some(self.streamed(EventBody::LlmMessage(LlmMessagePayload {
+                    delta: Some(text.clone()),
+                    content: None,
+                    extra,
+                })))
+            }
+            StreamItem::ReasoningDelta { text } => {
+                Some(self.streamed(EventBody::LlmThinking(LlmThinkingPayload {
+                    delta: Some(text.clone()),
+                    content: None,
+                    signature: None,
+                    extra: JsonObject::new(),
+                })))
+            }
+            StreamItem::ReasoningSignature { signature } => {
+                Some(self.streamed(EventBody::LlmThinking(LlmThinkingPayload {
+                    delta: Some(String::new()),
+                    content: None,
+                    signature: Some(signature.clone()),
+                    extra: JsonObject::new(),
+                })))
+            }
+            StreamItem::RedactedReasoning { .. } => {
+                let mut extra = JsonObject::new();
+                extra.insert("redacted".into(), Value::Bool(true));
+                Some(self.streamed(EventBody::LlmThinking(LlmThinkingPayload {
+                    delta: Some(String::new()),
+                    content: None,
+                    signature: None,
+                    extra,
+                })))
+            }
+            StreamItem::ToolCallStart { index, id, name } => Some(self.other(
+                Domain::Tool,
+                "tool_call_delta",
+                json!({"tool_call_id": id, "name": name, "position": index, "delta": ""}),
+            )),
+            StreamItem::ToolCallDelta { index, arguments } => Some(self.other(
+                Domain::Tool,
+                "tool_call_delta",
+                json!({"position": index, "delta": arguments}),
+            )),
+            StreamItem::ToolCallIncomplete {
+                id,
+                name,
+                reason,
+                partial_arguments,
+                ..
+            } => {
+                let why = match reason {
+                    IncompleteReason::CutOff => {
+                        "the answer reached its token limit in the middle of the call".to_owned()
+                    }
+                    IncompleteReason::InvalidJson(e) => {
+                        format!("its arguments are not valid JSON ({e})")
+                    }
+                    IncompleteReason::StreamEnded => {
+                        "the stream ended in the middle of the call".to_owned()
+                    }
+                };
+                Some(self.system_error(
+                    "incomplete_tool_call",
+                    format!("The call to {name} was not run: {why}."),
+                    true,
+                    Some(json!({"tool_call_id": id, "name": name,
+                        "partial_arguments_bytes": partial_arguments.len()})),
+                ))
+            }
+            StreamItem::Retrying {
+                attempt,
+                delay_ms,
+                code,
+                message,
+            } => Some(self.system_error(
+                code,
+                format!("{message} (retrying in {delay_ms} ms, attempt {attempt})"),
+                true,
+                Some(json!({"attempt": attempt, "delay_ms": delay_ms})),
+            )),
+            StreamItem::FallbackModel { from, to } => Some(self.other(
+                Domain::System,
+                "model_fallback",
+                json!({"from": from, "to": to}),
+            )),
+            StreamItem::Started { .. }
+            | StreamItem::ToolCallEnd { .. }
+            | StreamItem::Usage { .. }
+            | StreamItem::Finish { .. } => None,
+        }
+    }
+
+    fn other(&self, domain: Domain, event_type: &str, payload: Value) -> Event {
+        let payload = match payload {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        self.event(
+            EventBody::Other {
+                domain,
+                event_type: event_type.to_owned(),
+                payload,
+            },
+            None,
+        )
+    }
+
+    /// `system/error`; `retryable: false` marks a run's fatal error.
+    pub fn system_error(
+        &self,
+        code: &str,
+        message: String,
+        retryable: bool,
+        detail: Option<Value>,
+    ) -> Event {
+        self.event(
+            EventBody::SystemError(SystemErrorPayload {
+                code: code.to_owned(),
+                message,
+                retryable: Some(retryable),
+                detail,
+                extra: JsonObject::new(),
+            }),
+            None,
+        )
+    }
+
+    /// The fatal error a provider call ended with.
+    pub fn provider_error(&self, err: &ProviderError) -> Event {
+        self.system_error(err.code(), err.to_string(), false, None)
+    }
+
+    /// `system/done` with usage per model and the latencies in `meta`.
+    pub fn done(&self, summary: &DoneSummary) -> Event {
+        let mut event = self.event(
+            EventBody::Done(DonePayload {
+                extra: JsonObject::new(),
+            }),
+            None,
+        );
+        if let Some(meta) = event.meta.as_mut() {
+            let mut per_model = JsonObject::new();
+            let (mut prompt, mut completion) = (0, 0);
+            for (model, usage, cost) in &summary.usage {
+                prompt += usage.input_tokens;
+                completion += usage.output_tokens;
+                let mut entry = json!({
+                    "prompt_tokens": usage.input_tokens,
+                    "completion_tokens": usage.output_tokens,
+                    "total_tokens": usage.total(),
+                });
+                if let Some(r) = usage.reasoning_tokens {
+                    entry["reasoning_tokens"] = json!(r);
+                }
+                if let Some(c) = usage.cached_input_tokens {
+                    entry["cached_input_tokens"] = json!(c);
+                }
+                if let Some(cost) = cost {
+                    entry["estimated_cost_usd"] = json!(cost);
+                }
+                per_model.insert(model.clone(), entry);
+            }
+            meta.usage = Some(per_model);
+            meta.prompt_tokens = Some(prompt);
+            meta.completion_tokens = Some(completion);
+            meta.latency_ms = Some(summary.latency_ms);
+            meta.first_token_latency_ms = summary.first_token_latency_ms;
+            meta.extra
+                .insert("state".into(), json!(summary.state.as_str()));
+        }
+        event
+    }
+}
+
+/// What `system/done` reports.
+#[derive(Clone, Debug)]
+pub struct DoneSummary {
+    /// Per model: its usage and estimated cost (USD) when the price is known.
+    pub usage: Vec<(String, Usage, Option<f64>)>,
+    pub latency_ms: u64,
+    pub first_token_latency_ms: Option<u64>,
+    /// How the run ended.
+    pub state: SystemState,
+}

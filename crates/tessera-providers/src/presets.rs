@@ -1,0 +1,78 @@
+//! Providers people use most, ready by name: `tessera chat --provider deepseek` works with
+//! only `DEEPSEEK_API_KEY` set. Settings saved under the same name take precedence.
+
+use crate::config::{ProviderConfig, ProviderKind};
+
+/// (name, kind, base URL, default model, needs a key)
+const PRESETS: &[(&str, ProviderKind, &str, &str, bool)] = &[
+    (
+        "openai",
+        ProviderKind::Openai,
+        "https://api.openai.com/v1",
+        "gpt-4o-mini",
+        true,
+    ),
+    (
+        "anthropic",
+        ProviderKind::Anthropic,
+        "https://api.anthropic.com",
+        "claude-sonnet-4-5",
+        true,
+    ),
+    (
+        "deepseek",
+        ProviderKind::Openai,
+        "https://api.deepseek.com/v1",
+        "deepseek-chat",
+        true,
+    ),
+    (
+        "qwen",
+        ProviderKind::Openai,
+        "https://dashscope.aliyuncs.com/compatible-mode/v1",
+        "qwen-plus",
+        true,
+    ),
+    (
+        "moonshot",
+        ProviderKind::Openai,
+        "https://api.moonshot.cn/v1",
+        "kimi-k2-0905-preview",
+        true,
+    ),
+    (
+        "ollama",
+        ProviderKind::Openai,
+        "http://127.0.0.1:11434/v1",
+        "",
+        false,
+    ),
+    (
+        "lmstudio",
+        ProviderKind::Openai,
+        "http://127.0.0.1:1234/v1",
+        "",
+        false,
+    ),
+];
+
+/// The preset called `name`, if there is one.
+pub fn preset(name: &str) -> Option<ProviderConfig> {
+    PRESETS
+        .iter()
+        .find(|p| p.0 == name)
+        .map(|(name, kind, url, model, key)| {
+            let mut config = ProviderConfig::new(*name, *kind, *url);
+            config.default_model = (!model.is_empty()).then(|| (*model).to_owned());
+            config.requires_key = *key;
+            if *name == "anthropic" {
+                config.fallback_model = Some("claude-haiku-4-5".into());
+            }
+            config
+        })
+}
+
+/// Every preset's name.
+pub fn preset_names() -> impl Iterator<Item = &'static str> {
+    PRESETS.iter().map(|p| p.0)
+}

@@ -1,0 +1,153 @@
+//! `tessera chat`: one turn with a model from the command line, recorded in the data folder
+//! like any conversation. Plain text by default; `--events ndjson` prints the turn's
+//! easyflow-chat events, one per line, ending with `system/done`.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{anyhow, bail, Context};
+use tessera_engine::single_turn::{run_single_turn, TurnOptions};
+use tessera_protocol::easyflow::{EventBody, SystemState};
+use tessera_providers::keys::{resolve_key, KeyStore, OsKeyring};
+use tessera_providers::{presets, ProviderClient, ProviderConfig, ProviderKind};
+use tessera_store::Store;
+use tokio_util::sync::CancellationToken;
+
+/// How the turn is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum EventsFormat {
+    Ndjson,
+}
+
+/// What `tessera chat` was asked.
+#[derive(Debug)]
+pub struct ChatArgs {
+    pub provider: Option<String>,
+    pub kind: Option<ProviderKind>,
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub events: Option<EventsFormat>,
+    pub conversation: Option<String>,
+    pub system: Option<String>,
+    pub max_tokens: Option<u32>,
+    pub text: String,
+}
+
+/// The provider to talk to: ad hoc from `--kind`/`--base-url`, else saved settings, else a
+/// preset of that name.
+pub fn resolve_provider(store: &Store, args: &ChatArgs) -> anyhow::Result<ProviderConfig> {
+    if let Some(kind) = args.kind {
+        let base = args
+            .base_url
+            .clone()
+            .unwrap_or_else(|| kind.default_base_url().to_owned());
+        // Unnamed: the key comes from the kind's well-known variable (or --provider's).
+        return Ok(ProviderConfig::new(
+            args.provider.clone().unwrap_or_default(),
+            kind,
+            base,
+        ));
+    }
+    if args.base_url.is_some() {
+        bail!("--base-url needs --kind openai|anthropic");
+    }
+    let name = match &args.provider {
+        Some(name) => name.clone(),
+        None => match store.app_setting("default_provider")? {
+            Some(serde_json::Value::String(name)) => name,
+            _ => bail!(
+                "no provider: pass --provider NAME (saved, or one of {}) or --kind openai|anthropic --base-url URL",
+                presets::preset_names().collect::<Vec<_>>().join(", ")
+            ),
+        },
+    };
+    if let Some(saved) = store.provider_settings(&name)? {
+        let mut config: ProviderConfig = serde_json::from_value(saved)
+            .with_context(|| format!("the saved settings of provider {name} are not readable"))?;
+        config.name = name;
+        return Ok(config);
+    }
+    presets::preset(&name).ok_or_else(|| {
+        anyhow!(
+            "no provider named {name}: save one first, or use one of {}",
+            presets::preset_names().collect::<Vec<_>>().join(", ")
+        )
+    })
+}
+
+/// Runs the turn; the exit code is 0 when the model answered, 1 otherwise.
+pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
+    if args.text.trim().is_empty() {
+        bail!("nothing to say: give the message as the last argument");
+    }
+    let store = Store::open(data_dir)
+        .with_context(|| format!("cannot open the data folder {}", data_dir.display()))?;
+    let config = resolve_provider(&store, &args)?;
+    let model = args
+        .model
+        .clone()
+        .or_else(|| config.default_model.clone())
+        .ok_or_else(|| {
+            anyhow!(
+                "no model: pass --model M (provider {} has no default)",
+                config.name
+            )
+        })?;
+    let keyring: Arc<dyn KeyStore> = Arc::new(OsKeyring::new());
+    let key = resolve_key(&config, keyring).await?;
+    let client = ProviderClient::new(config, key)?;
+    let cancel = CancellationToken::new();
+    let on_signal = cancel.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            on_signal.cancel();
+        }
+    });
+    let options = TurnOptions {
+        system: args.system.clone(),
+        max_tokens: args.max_tokens,
+        ..TurnOptions::default()
+    };
+    let mut stdout = std::io::stdout().lock();
+    let mut write_failed = None;
+    let events = args.events;
+    let outcome = run_single_turn(
+        &store,
+        &client,
+        args.conversation.as_deref(),
+        &args.text,
+        &model,
+        &options,
+        cancel,
+        |stored| {
+            let result = match events {
+                Some(EventsFormat::Ndjson) => serde_json::to_string(&stored.event)
+                    .map_err(std::io::Error::other)
+                    .and_then(|line| writeln!(stdout, "{line}")),
+                None => match &stored.event.body {
+                    EventBody::LlmMessage(p) => p.delta.as_deref().map_or(Ok(()), |d| {
+                        write!(stdout, "{d}").and_then(|()| stdout.flush())
+                    }),
+                    _ => Ok(()),
+                },
+            };
+            if let Err(err) = result {
+                write_failed.get_or_insert(err);
+            }
+        },
+    )
+    .await?;
+    if events.is_none() && !outcome.response.text.is_empty() {
+        let _ = writeln!(stdout);
+    }
+    if let Some(err) = write_failed {
+        bail!("cannot write the answer: {err}");
+    }
+    if let Some(err) = &outcome.error {
+        if events.is_none() {
+            eprintln!("tessera chat: {err}");
+        }
+    }
+    Ok(outcome.state == SystemState::Completed)
+}
