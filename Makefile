@@ -63,7 +63,9 @@ test-rust:
 ## empty password. Built first so the timeout covers only the run (a hung keyring call).
 test-keyring:
 	cargo test -q -p tessera-providers --test keyring --no-run
+	cargo test -q -p tessera-server --test chat_keyring --no-run
 	timeout -k 10 120 scripts/with-keyring.sh cargo test -q -p tessera-providers --test keyring
+	timeout -k 10 180 scripts/with-keyring.sh cargo test -q -p tessera-server --test chat_keyring
 
 test-ui:
 	npm --prefix ui run typecheck
