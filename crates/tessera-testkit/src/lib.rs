@@ -3,5 +3,6 @@
 
 pub mod http;
 pub mod keyring;
+pub mod proxy;
 pub mod scripted;
 pub mod server;
