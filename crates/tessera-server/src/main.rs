@@ -4,6 +4,7 @@ use std::{net::IpAddr, path::PathBuf, process::ExitCode};
 
 use clap::{Parser, Subcommand};
 use tessera_protocol::DocumentKind;
+use tessera_server::provider_cmd;
 use tessera_server::{chat_cmd, context_cmd, data_dir::default_data_dir, serve, validate_cmd};
 use tessera_server::{condition_cmd, run_cmd};
 
@@ -53,6 +54,10 @@ enum Command {
     Run(run_cmd::RunArgs),
     /// Evaluate an instruction condition against a JSON context: prints `true` or `false`.
     CheckCondition(condition_cmd::CheckConditionArgs),
+    /// Model providers: list, add, remove, API keys in the OS keyring, models, the default
+    /// provider, spending limits.
+    #[command(subcommand)]
+    Provider(provider_cmd::ProviderCommand),
     /// One turn with a model, recorded in the data folder: prints the answer, or with
     /// `--events ndjson` the turn's easyflow-chat events one per line.
     Chat {
@@ -155,6 +160,7 @@ fn main() -> ExitCode {
         Command::Context(cmd) => run_context(data_dir, cmd),
         Command::Run(args) => run_cmd::main(args),
         Command::CheckCondition(args) => condition_cmd::main(args),
+        Command::Provider(cmd) => provider_cmd::main(data_dir, cmd),
         Command::Chat {
             provider,
             kind,

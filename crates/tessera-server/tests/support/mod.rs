@@ -1,0 +1,95 @@
+//! The `tessera` binary as a child process in a known environment: no proxy settings, no API
+//! key variables, and (unless a test asks for it) no session bus, so the person's own keyring
+//! is never read or written by a test.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::{Output, Stdio};
+
+use tokio::io::AsyncWriteExt;
+
+/// Variables that would change where requests go or which key is used.
+const CLEARED: &[&str] = &[
+    "HTTP_PROXY",
+    "http_proxy",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+    "NO_PROXY",
+    "no_proxy",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "TESSERA_LOG",
+];
+
+/// `tessera --data-dir DATA`, environment cleaned, without the session bus (no keyring).
+pub fn tessera(data: &Path) -> tokio::process::Command {
+    let mut cmd = tessera_with_keyring(data);
+    cmd.env_remove("DBUS_SESSION_BUS_ADDRESS");
+    cmd
+}
+
+/// `tessera --data-dir DATA`, environment cleaned, keeping the session bus (keyring tests run
+/// inside scripts/with-keyring.sh's throwaway session).
+pub fn tessera_with_keyring(data: &Path) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tessera"));
+    cmd.arg("--data-dir").arg(data);
+    for var in CLEARED {
+        cmd.env_remove(var);
+    }
+    for (var, _) in std::env::vars_os() {
+        if let Some(var) = var.to_str() {
+            if var.starts_with("TESSERA_") && var.ends_with("_API_KEY") {
+                cmd.env_remove(var);
+            }
+        }
+    }
+    cmd.kill_on_drop(true);
+    cmd
+}
+
+/// Runs `cmd` to the end.
+pub async fn run(mut cmd: tokio::process::Command) -> Output {
+    cmd.stdin(Stdio::null()).output().await.unwrap()
+}
+
+/// Runs `cmd` with `input` on its standard input.
+pub async fn run_with_stdin(mut cmd: tokio::process::Command, input: &str) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).await.unwrap();
+    drop(stdin);
+    child.wait_with_output().await.unwrap()
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Asserts the exit code, showing both outputs when it is not the expected one.
+pub fn assert_exit(out: &Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(out),
+        stderr(out)
+    );
+}
+
+/// A port nothing listens on (bound, then released).
+pub fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
