@@ -293,3 +293,127 @@ fn bottom_levels_follow_the_longest_path() -> Result<(), GraphError> {
     assert_eq!(g.critical_path_ms(), 55);
     Ok(())
 }
+
+/// A small deterministic generator (no dependency needed).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+fn conflicts(a: &Access, b: &Access) -> bool {
+    let touches = |x: &Access, r: &String| x.reads.contains(r) || x.writes.contains(r);
+    a.is_barrier()
+        || b.is_barrier()
+        || a.writes.iter().any(|r| touches(b, r))
+        || b.writes.iter().any(|r| touches(a, r))
+}
+
+#[test]
+fn every_conflicting_pair_is_ordered_in_model_order_on_random_sets() -> Result<(), GraphError> {
+    let mut rng = Lcg(42);
+    for round in 0..300 {
+        let n = 2 + rng.next(40) as usize;
+        let nodes: Vec<NodeSpec> = (0..n)
+            .map(|i| {
+                let res = |rng: &mut Lcg| format!("r{}", rng.next(4));
+                let mut access = Access::safe();
+                match rng.next(10) {
+                    0 => access = Access::exclusive(),
+                    1..=3 => {
+                        access.side_effects = true;
+                        access.writes = vec![res(&mut rng)];
+                        if rng.next(2) == 0 {
+                            access.reads = vec![res(&mut rng)];
+                        }
+                    }
+                    4..=6 => access.reads = vec![res(&mut rng), res(&mut rng)],
+                    _ => {}
+                }
+                let after = if i > 0 && rng.next(4) == 0 {
+                    vec![format!("n{}", rng.next(i as u64))]
+                } else {
+                    vec![]
+                };
+                NodeSpec {
+                    id: format!("n{i}"),
+                    access,
+                    after,
+                    estimate_ms: 1,
+                    ..NodeSpec::default()
+                }
+            })
+            .collect();
+        let g = Graph::build(nodes.clone())?;
+        for i in 0..n {
+            for j in i + 1..n {
+                if conflicts(&nodes[i].access, &nodes[j].access) {
+                    assert!(
+                        ordered(&g, &nodes[i].id, &nodes[j].id),
+                        "round {round}: n{i} {:?} and n{j} {:?} conflict but may overlap",
+                        nodes[i].access,
+                        nodes[j].access
+                    );
+                }
+            }
+        }
+        // Conflict edges never point backwards.
+        assert!(g
+            .edges()
+            .iter()
+            .filter(|e| e.kind == EdgeKind::Conflict)
+            .all(|e| e.from < e.to));
+    }
+    Ok(())
+}
+
+#[test]
+fn the_ready_set_releases_nodes_only_after_their_predecessors_on_random_sets(
+) -> Result<(), GraphError> {
+    use crate::ready::{Priority, ReadySet};
+    let mut rng = Lcg(7);
+    for _ in 0..200 {
+        let n = 1 + rng.next(60) as usize;
+        let nodes: Vec<NodeSpec> = (0..n)
+            .map(|i| NodeSpec {
+                id: format!("n{i}"),
+                after: (0..rng.next(3))
+                    .filter(|_| i > 0)
+                    .map(|_| format!("n{}", rng.next(i as u64)))
+                    .collect(),
+                access: if rng.next(8) == 0 {
+                    Access::exclusive()
+                } else {
+                    Access::safe()
+                },
+                estimate_ms: rng.next(50),
+                ..NodeSpec::default()
+            })
+            .collect();
+        let g = Graph::build(nodes)?;
+        let limit = 1 + rng.next(5) as usize;
+        let mut set = ReadySet::new(&g, vec![], vec![limit], limit, Priority::CriticalPath);
+        let mut done = vec![false; n];
+        let mut running: Vec<usize> = Vec::new();
+        while !set.is_finished() {
+            while let Some(i) = set.pop_startable() {
+                assert!(g.preds(i).iter().all(|&p| done[p]), "n{i} started early");
+                running.push(i);
+            }
+            assert!(running.len() <= limit);
+            assert!(!running.is_empty(), "stalled");
+            let k = rng.next(running.len() as u64) as usize;
+            let i = running.swap_remove(k);
+            done[i] = true;
+            set.finish(&g, i);
+        }
+        assert!(done.iter().all(|d| *d));
+    }
+    Ok(())
+}
