@@ -68,18 +68,31 @@ pub struct TurnOutcome {
     pub state: SystemState,
 }
 
-/// Runs one turn: `text` from the person, answered by `model` on `client`, in `conversation`
-/// (a new one when None). `emit` sees each event after it was stored.
+/// What the person said and to whom.
+#[derive(Clone, Copy, Debug)]
+pub struct TurnInput<'a> {
+    /// The conversation to continue; None starts a new one.
+    pub conversation: Option<&'a str>,
+    pub text: &'a str,
+    pub model: &'a str,
+    pub options: &'a TurnOptions,
+}
+
+/// Runs one turn: the person's text, answered by the model on `client`. `emit` sees each event
+/// after it was stored.
 pub async fn run_single_turn(
     store: &Store,
     client: &ProviderClient,
-    conversation: Option<&str>,
-    text: &str,
-    model: &str,
-    options: &TurnOptions,
+    input: TurnInput<'_>,
     cancel: CancellationToken,
     mut emit: impl FnMut(&StoredEvent),
 ) -> Result<TurnOutcome, TurnError> {
+    let TurnInput {
+        conversation,
+        text,
+        model,
+        options,
+    } = input;
     let conversation_id = match conversation {
         Some(id) => {
             if store.conversation(id)?.is_none() {
@@ -134,24 +147,10 @@ pub async fn run_single_turn(
                 today_usd: store.spend_since(&rfc3339_utc(start))?,
                 conversation_usd: store.conversation_spend(&conversation_id)?,
             },
-            Err(err) => {
-                return Ok(fail_early(
-                    &mut put,
-                    &shaper,
-                    &conversation_id,
-                    err,
-                    started,
-                )?)
-            }
+            Err(err) => return fail_early(&mut put, &shaper, &conversation_id, err, started),
         };
         if let Err(err) = limits.check(spent, &now) {
-            return Ok(fail_early(
-                &mut put,
-                &shaper,
-                &conversation_id,
-                err,
-                started,
-            )?);
+            return fail_early(&mut put, &shaper, &conversation_id, err, started);
         }
     }
 

@@ -12,7 +12,7 @@ use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures_util::{stream, Stream, StreamExt};
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use crate::config::{ProviderConfig, ProviderKind};
 use crate::error::{ProviderError, Result};
@@ -183,6 +183,10 @@ enum State {
     Streaming {
         events: Events,
         got_event: bool,
+        /// Fires at the first-byte, then the idle deadline (checked against `last`).
+        timer: Pin<Box<tokio::time::Sleep>>,
+        /// When the last event (or the connection) came.
+        last: tokio::time::Instant,
     },
     Done,
 }
@@ -192,6 +196,8 @@ pub struct ResponseStream {
     client: ProviderClient,
     request: ChatRequest,
     cancel: CancellationToken,
+    /// `cancel`, waited on across calls to `next` (made once, not per delta).
+    cancelled: Pin<Box<WaitForCancellationFutureOwned>>,
     streaming: bool,
     state: State,
     decoder: Decoder,
@@ -217,6 +223,7 @@ impl ResponseStream {
         Self {
             client,
             request,
+            cancelled: Box::pin(cancel.clone().cancelled_owned()),
             cancel,
             streaming,
             state: State::Idle,
@@ -280,7 +287,7 @@ impl ResponseStream {
                     let until = *until;
                     tokio::select! {
                         biased;
-                        _ = self.cancel.cancelled() => {
+                        _ = self.cancelled.as_mut() => {
                             self.state = State::Done;
                             return Some(Err(ProviderError::Cancelled));
                         }
@@ -297,9 +304,13 @@ impl ResponseStream {
                     };
                     match outcome {
                         Ok(Some(events)) => {
+                            let now = tokio::time::Instant::now();
+                            let first_byte = self.client.inner.config.timeouts.first_byte();
                             self.state = State::Streaming {
                                 events,
                                 got_event: false,
+                                timer: Box::pin(tokio::time::sleep_until(now + first_byte)),
+                                last: now,
                             }
                         }
                         // A whole (non-streamed) answer was decoded into `pending`.
@@ -307,33 +318,51 @@ impl ResponseStream {
                         Err(err) => self.fail(err),
                     }
                 }
-                State::Streaming { events, got_event } => {
+                State::Streaming {
+                    events,
+                    got_event,
+                    timer,
+                    last,
+                } => {
                     let timeouts = self.client.inner.config.timeouts;
-                    let limit = if *got_event {
-                        timeouts.idle()
-                    } else {
-                        timeouts.first_byte()
-                    };
-                    let was_first = !*got_event;
+                    // One timer for the whole stream, re-armed only when it fires early: resetting
+                    // it for every delta would cost a timer-wheel update per delta.
                     let next = tokio::select! {
                         biased;
-                        _ = self.cancel.cancelled() => {
+                        _ = self.cancelled.as_mut() => {
                             self.state = State::Done;
                             return Some(Err(ProviderError::Cancelled));
                         }
-                        next = tokio::time::timeout(limit, events.next()) => next,
+                        next = events.next() => Some(next),
+                        _ = timer.as_mut() => None,
                     };
-                    let provider = self.client.inner.config.name.clone();
                     match next {
-                        Err(_) if was_first => self.fail(ProviderError::FirstByteTimeout {
-                            provider,
-                            timeout: limit,
-                        }),
-                        Err(_) => self.fail(ProviderError::IdleTimeout {
-                            provider,
-                            timeout: limit,
-                        }),
-                        Ok(None) => {
+                        None => {
+                            let limit = if *got_event {
+                                timeouts.idle()
+                            } else {
+                                timeouts.first_byte()
+                            };
+                            let deadline = *last + limit;
+                            if tokio::time::Instant::now() < deadline {
+                                timer.as_mut().reset(deadline);
+                                continue;
+                            }
+                            let provider = self.client.inner.config.name.clone();
+                            let idle = *got_event;
+                            self.fail(if idle {
+                                ProviderError::IdleTimeout {
+                                    provider,
+                                    timeout: limit,
+                                }
+                            } else {
+                                ProviderError::FirstByteTimeout {
+                                    provider,
+                                    timeout: limit,
+                                }
+                            });
+                        }
+                        Some(None) => {
                             let result = self.decoder.finish(&mut self.scratch);
                             self.pending.extend(self.scratch.drain(..));
                             match result {
@@ -341,12 +370,18 @@ impl ResponseStream {
                                 Err(err) => self.fail(err),
                             }
                         }
-                        Ok(Some(Err(err))) => self.fail(ProviderError::Network {
-                            provider,
-                            message: self.client.redact(format!("the connection broke: {err}")),
-                        }),
-                        Ok(Some(Ok(event))) => {
-                            *got_event = true;
+                        Some(Some(Err(err))) => {
+                            let provider = self.client.inner.config.name.clone();
+                            let message =
+                                self.client.redact(format!("the connection broke: {err}"));
+                            self.fail(ProviderError::Network { provider, message });
+                        }
+                        Some(Some(Ok(event))) => {
+                            *last = tokio::time::Instant::now();
+                            if !*got_event {
+                                *got_event = true;
+                                timer.as_mut().reset(*last + timeouts.idle());
+                            }
                             let result = self.decoder.feed(&event.data, &mut self.scratch);
                             self.pending.extend(self.scratch.drain(..));
                             match result {

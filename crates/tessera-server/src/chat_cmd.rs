@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context};
-use tessera_engine::single_turn::{run_single_turn, TurnOptions};
+use tessera_engine::single_turn::{run_single_turn, TurnInput, TurnOptions};
 use tessera_protocol::easyflow::{EventBody, SystemState};
 use tessera_providers::keys::{resolve_key, KeyStore, OsKeyring};
 use tessera_providers::{presets, ProviderClient, ProviderConfig, ProviderKind};
@@ -115,10 +115,12 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
     let outcome = run_single_turn(
         &store,
         &client,
-        args.conversation.as_deref(),
-        &args.text,
-        &model,
-        &options,
+        TurnInput {
+            conversation: args.conversation.as_deref(),
+            text: &args.text,
+            model: &model,
+            options: &options,
+        },
         cancel,
         |stored| {
             let result = match events {

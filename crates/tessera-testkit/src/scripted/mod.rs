@@ -12,4 +12,4 @@ pub mod vectors;
 pub use reply::{
     anthropic_end, anthropic_start, openai_chunk, openai_usage, Body, Gate, Reply, Step,
 };
-pub use server::{RecordedRequest, ScriptedProvider};
+pub use server::{RecordedRequest, ScriptedProvider, NOW_NS};

@@ -210,6 +210,17 @@ async fn play(
     }
 }
 
+/// In a `Raw` step, replaced by the time it is sent (nanoseconds since the Unix epoch), so a
+/// benchmark can tell how long each piece took to reach the reader.
+pub const NOW_NS: &str = "{{now_ns}}";
+
+fn now_ns() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
 /// The steps as a body stream: each `Raw` is its own chunk, written when reached.
 fn sse_body(
     steps: Vec<Step>,
@@ -217,7 +228,14 @@ fn sse_body(
     stream::unfold(steps.into_iter(), |mut steps| async move {
         loop {
             match steps.next()? {
-                Step::Raw(text) => return Some((Ok(Step::bytes(&text)), steps)),
+                Step::Raw(text) => {
+                    let bytes = if text.contains(NOW_NS) {
+                        Step::bytes(&text.replace(NOW_NS, &now_ns().to_string()))
+                    } else {
+                        Step::bytes(&text)
+                    };
+                    return Some((Ok(bytes), steps));
+                }
                 Step::DelayMs(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
                 Step::Gate(gate) => gate.pass().await,
                 Step::Reset => {
