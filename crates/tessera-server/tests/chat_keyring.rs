@@ -61,7 +61,12 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn chat(data: &Path, provider: &ScriptedProvider, name: &str, extra: &[&str]) -> tokio::process::Command {
+fn chat(
+    data: &Path,
+    provider: &ScriptedProvider,
+    name: &str,
+    extra: &[&str],
+) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tessera"));
     cmd.arg("--data-dir")
         .arg(data)
@@ -82,7 +87,10 @@ async fn the_key_is_only_in_the_keyring() {
     }
     let name = format!("leak-check-{}", std::process::id());
     let key = format!("sk-leak-{:x}-{}", std::process::id(), "Zq7Wm3Rt9Yp2Kd5X");
-    assert!(secret_tool_store(&name, &key).unwrap(), "secret-tool store failed");
+    assert!(
+        secret_tool_store(&name, &key).unwrap(),
+        "secret-tool store failed"
+    );
 
     let provider = ScriptedProvider::start().await.unwrap();
     let data = tempfile::tempdir().unwrap();
@@ -91,8 +99,12 @@ async fn the_key_is_only_in_the_keyring() {
 
     // A chat held mid-stream: the database is open, with its -wal and -shm files.
     let gate = Gate::new();
-    provider.push(Reply::openai_text("m", &["first ", "answer"]).insert_step(2, Step::Gate(gate.clone())));
-    let held = chat(data.path(), &provider, &name, &["Hello"]).spawn().unwrap();
+    provider.push(
+        Reply::openai_text("m", &["first ", "answer"]).insert_step(2, Step::Gate(gate.clone())),
+    );
+    let held = chat(data.path(), &provider, &name, &["Hello"])
+        .spawn()
+        .unwrap();
     let db = data.path().join("tessera.sqlite");
     let wal = data.path().join("tessera.sqlite-wal");
     let shm = data.path().join("tessera.sqlite-shm");
@@ -104,27 +116,51 @@ async fn the_key_is_only_in_the_keyring() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     assert_eq!(provider.calls().len(), 1, "the chat reached the provider");
-    assert!(wal.exists() && shm.exists(), "the database is open in WAL mode");
+    assert!(
+        wal.exists() && shm.exists(),
+        "the database is open in WAL mode"
+    );
     for file in [&db, &wal, &shm] {
-        assert_clean(&file.display().to_string(), &std::fs::read(file).unwrap(), &key);
+        assert_clean(
+            &file.display().to_string(),
+            &std::fs::read(file).unwrap(),
+            &key,
+        );
     }
     gate.open();
     let out = held.wait_with_output().await.unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     logs.push(out.stderr);
     outputs.push(out.stdout);
 
     // Another that succeeds (events), and one the provider refuses.
     provider.push(Reply::openai_text("m", &["second"]));
-    let out = chat(data.path(), &provider, &name, &["--events", "ndjson", "Again"])
-        .output()
-        .await
-        .unwrap();
+    let out = chat(
+        data.path(),
+        &provider,
+        &name,
+        &["--events", "ndjson", "Again"],
+    )
+    .output()
+    .await
+    .unwrap();
     assert_eq!(out.status.code(), Some(0));
     logs.push(out.stderr);
     outputs.push(out.stdout);
-    provider.push(Reply::openai_error(401, "invalid_api_key", &format!("Incorrect API key provided: {key}")));
-    let out = chat(data.path(), &provider, &name, &["Refused"]).output().await.unwrap();
+    provider.push(Reply::openai_error(
+        401,
+        "invalid_api_key",
+        &format!("Incorrect API key provided: {key}"),
+    ));
+    let out = chat(data.path(), &provider, &name, &["Refused"])
+        .output()
+        .await
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("401"));
     logs.push(out.stderr);
@@ -132,7 +168,10 @@ async fn the_key_is_only_in_the_keyring() {
 
     // The key was taken from the keyring: the provider saw it.
     for call in provider.calls() {
-        assert_eq!(call.header("authorization"), Some(format!("Bearer {key}").as_str()));
+        assert_eq!(
+            call.header("authorization"),
+            Some(format!("Bearer {key}").as_str())
+        );
     }
     for (i, log) in logs.iter().enumerate() {
         assert!(!log.is_empty(), "trace logging is on");
@@ -142,7 +181,11 @@ async fn the_key_is_only_in_the_keyring() {
         assert_clean(&format!("the output of run {i}"), out, &key);
     }
     for file in files(data.path()) {
-        assert_clean(&file.display().to_string(), &std::fs::read(&file).unwrap(), &key);
+        assert_clean(
+            &file.display().to_string(),
+            &std::fs::read(&file).unwrap(),
+            &key,
+        );
     }
     // Every conversation's export.
     let list = tessera_store::Store::open(data.path())
@@ -162,8 +205,17 @@ async fn the_key_is_only_in_the_keyring() {
         assert_clean("an export", &out.stdout, &key);
     }
 
-    assert_eq!(secret_tool_lookup(&name).unwrap().as_deref(), Some(key.as_str()));
+    assert_eq!(
+        secret_tool_lookup(&name).unwrap().as_deref(),
+        Some(key.as_str())
+    );
     let _ = std::process::Command::new("secret-tool")
-        .args(["clear", "service", tessera_testkit::keyring::SERVICE, "username", &name])
+        .args([
+            "clear",
+            "service",
+            tessera_testkit::keyring::SERVICE,
+            "username",
+            &name,
+        ])
         .status();
 }
