@@ -5,8 +5,6 @@
 //! it would be writing to the person's own keyring.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use tessera_providers::keys::{
@@ -14,92 +12,20 @@ use tessera_providers::keys::{
 };
 use tessera_providers::{ProviderConfig, ProviderKind};
 
-/// Whether the script set this session up; if it did, the Secret Service must be there.
-fn in_keyring_session() -> bool {
-    std::env::var_os("TESSERA_KEYRING_SESSION").is_some_and(|v| v == "1")
-}
-
-/// Whether something owns `org.freedesktop.secrets` on the session bus right now (a service
-/// that is only activatable does not count: activating it here would ask for a password).
-fn secret_service_on_bus() -> bool {
-    if std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_none() {
-        return false;
-    }
-    Command::new("dbus-send")
-        .args([
-            "--session",
-            "--print-reply",
-            "--dest=org.freedesktop.DBus",
-            "/org/freedesktop/DBus",
-            "org.freedesktop.DBus.NameHasOwner",
-            "string:org.freedesktop.secrets",
-        ])
-        .stderr(Stdio::null())
-        .output()
-        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("boolean true"))
-}
-
-/// Written straight to stderr, past the test harness's capture, so a skip is never silent.
-fn skip(reason: &str) {
-    let _ = writeln!(
-        std::io::stderr(),
-        "\n*** SKIPPED: keyring tests: {reason}.\n*** Run them with `make test-keyring` \
-         (scripts/with-keyring.sh: dbus-run-session + gnome-keyring).\n"
-    );
-}
-
 fn should_run() -> bool {
-    let session = in_keyring_session();
-    let on_bus = secret_service_on_bus();
-    match (session, on_bus) {
-        (true, true) => true,
-        (true, false) => panic!(
-            "TESSERA_KEYRING_SESSION is set but no Secret Service owns org.freedesktop.secrets"
-        ),
-        (false, true) => {
-            skip("a Secret Service is on the bus, but not the throwaway one of the script");
-            false
-        }
-        (false, false) => {
-            skip("no Secret Service on the session bus");
-            false
-        }
-    }
+    // The helpers look keys up under the service name the app stores them under.
+    assert_eq!(tessera_testkit::keyring::SERVICE, KEYRING_SERVICE);
+    tessera_testkit::keyring::should_run("keyring tests")
 }
 
-/// `secret-tool lookup service dev.tessera.desktop username <provider>`: what another program
-/// reading the keyring sees. keyring 3.6's Secret Service backend names its attributes
-/// `service`, `username` and `target` (and `application`).
 fn secret_tool_lookup(provider: &str) -> Option<String> {
-    let out = Command::new("secret-tool")
-        .args(["lookup", "service", KEYRING_SERVICE, "username", provider])
-        .output()
-        .expect("secret-tool (libsecret-tools) is needed for the keyring tests");
-    out.status
-        .success()
-        .then(|| String::from_utf8(out.stdout).expect("the key is text"))
+    tessera_testkit::keyring::secret_tool_lookup(provider)
+        .expect("secret-tool (libsecret-tools) is needed for the keyring tests")
 }
 
 fn secret_tool_store(provider: &str, key: &str) {
-    let mut child = Command::new("secret-tool")
-        .args([
-            "store",
-            "--label=stored by another program",
-            "service",
-            KEYRING_SERVICE,
-            "username",
-            provider,
-        ])
-        .stdin(Stdio::piped())
-        .spawn()
-        .expect("secret-tool (libsecret-tools) is needed for the keyring tests");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(key.as_bytes())
-        .unwrap();
-    assert!(child.wait().unwrap().success());
+    assert!(tessera_testkit::keyring::secret_tool_store(provider, key)
+        .expect("secret-tool (libsecret-tools) is needed for the keyring tests"));
 }
 
 /// A provider name no other run uses.
