@@ -12,7 +12,7 @@ use tessera_protocol::mcp_cp::{
 use crate::condition::{Condition, ConditionError};
 use crate::graph::{Access, Graph, GraphError, NodeSpec};
 use crate::ready::{Priority, ReadySet};
-use crate::reference::{find_references, ReferenceError, ROOTS};
+use crate::reference::{find_references_in, ReferenceError, ROOTS};
 
 /// What the planner needs to know about a call's tool.
 #[derive(Clone, Debug, Default)]
@@ -94,12 +94,12 @@ pub fn plan_tool_calls(
     let mut nodes = Vec::with_capacity(request.calls.len());
     let mut lanes = Vec::with_capacity(request.calls.len());
     for call in &request.calls {
-        let refs = find_references(&Value::Object(call.parameters.clone()), "parameters").map_err(
-            |error| PlanError::Reference {
+        let refs = find_references_in(&call.parameters, "parameters").map_err(|error| {
+            PlanError::Reference {
                 id: call.call_id.clone(),
                 error: Box::new(error),
-            },
-        )?;
+            }
+        })?;
         let mut targets: Vec<String> = Vec::new();
         for r in &refs {
             if !targets.iter().any(|t| t == r.target()) {
@@ -159,9 +159,10 @@ pub fn plan_instructions(
     let mut conditions = Vec::with_capacity(set.instructions.len());
     for inst in &set.instructions {
         let id = inst.instruction_id.clone();
-        let params = Value::Object(inst.parameters.clone().unwrap_or_default());
+        let empty = serde_json::Map::new();
+        let params = inst.parameters.as_ref().unwrap_or(&empty);
         let refs =
-            find_references(&params, "parameters").map_err(|error| PlanError::Reference {
+            find_references_in(params, "parameters").map_err(|error| PlanError::Reference {
                 id: id.clone(),
                 error: Box::new(error),
             })?;

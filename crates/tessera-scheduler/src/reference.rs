@@ -116,25 +116,43 @@ fn parse_ref(inner: &str, at: &str) -> Result<Reference, ReferenceError> {
     Ok(Reference { path })
 }
 
+fn walk_map<'v>(
+    map: &'v serde_json::Map<String, Value>,
+    at: &mut String,
+    f: &mut dyn FnMut(&'v str, &str),
+) {
+    for (k, v) in map {
+        if !mentions_placeholder(v) {
+            continue;
+        }
+        let len = at.len();
+        if !at.is_empty() {
+            at.push('.');
+        }
+        at.push_str(k);
+        walk(v, at, f);
+        at.truncate(len);
+    }
+}
+
+/// Whether a value may hold a placeholder (cheap: scalars other than strings never do).
+fn mentions_placeholder(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.contains("${"),
+        Value::Array(_) | Value::Object(_) => true,
+        _ => false,
+    }
+}
+
 fn walk<'v>(value: &'v Value, at: &mut String, f: &mut dyn FnMut(&'v str, &str)) {
     match value {
         Value::String(s) if s.contains("${") => f(s, at),
+        Value::Object(map) => walk_map(map, at, f),
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 let len = at.len();
                 at.push_str(&format!("[{i}]"));
                 walk(item, at, f);
-                at.truncate(len);
-            }
-        }
-        Value::Object(map) => {
-            for (k, v) in map {
-                let len = at.len();
-                if !at.is_empty() {
-                    at.push('.');
-                }
-                at.push_str(k);
-                walk(v, at, f);
                 at.truncate(len);
             }
         }
@@ -145,10 +163,28 @@ fn walk<'v>(value: &'v Value, at: &mut String, f: &mut dyn FnMut(&'v str, &str))
 /// Every placeholder in `value` (object keys are not searched), in document order. `base` names
 /// where `value` sits, for messages (`parameters`).
 pub fn find_references(value: &Value, base: &str) -> Result<Vec<Reference>, ReferenceError> {
+    match value {
+        Value::Object(map) => find_references_in(map, base),
+        other => collect(base, |at, f| walk(other, at, f)),
+    }
+}
+
+/// [`find_references`] over an object's fields (arguments are objects), without copying it.
+pub fn find_references_in(
+    map: &serde_json::Map<String, Value>,
+    base: &str,
+) -> Result<Vec<Reference>, ReferenceError> {
+    collect(base, |at, f| walk_map(map, at, f))
+}
+
+fn collect<'v>(
+    base: &str,
+    walker: impl FnOnce(&mut String, &mut dyn FnMut(&'v str, &str)),
+) -> Result<Vec<Reference>, ReferenceError> {
     let mut out = Vec::new();
     let mut error = None;
     let mut at = base.to_owned();
-    walk(value, &mut at, &mut |s, at| {
+    walker(&mut at, &mut |s, at| {
         for piece in pieces(s) {
             if let Piece::Ref(inner) = piece {
                 match parse_ref(inner, at) {

@@ -14,7 +14,7 @@ use tessera_protocol::vocabulary::{InstructionState, ToolOutcome};
 use tessera_protocol::wire::JsonObject;
 use tessera_scheduler::gate::{instruction_gate, tool_call_gate};
 use tessera_scheduler::reference::{substitute, ReferenceSource};
-use tessera_scheduler::{Gate, Graph, Plan, ReadySet};
+use tessera_scheduler::{EdgeKind, Gate, Graph, Plan, ReadySet};
 use tokio::task::{Id, JoinSet};
 use tokio::time::Instant;
 
@@ -99,6 +99,9 @@ struct Run<'a> {
     tools: Vec<Option<Arc<RegisteredTool>>>,
     outcomes: Vec<Option<CallOutcome>>,
     entries: Vec<Option<Value>>,
+    /// Whether some node reads this one's entry (a placeholder or a condition): only those
+    /// entries are built.
+    read_by_others: Vec<bool>,
     states: Vec<String>,
     group_deadline: [Option<Instant>; 2],
     inner_cancel: CancelToken,
@@ -325,7 +328,9 @@ impl Run<'_> {
         }
         match self.spec.kind {
             SetKind::ToolCalls => {
-                self.entries[i] = Some(outcome.tool_entry(&unit.id));
+                if self.read_by_others[i] {
+                    self.entries[i] = Some(outcome.tool_entry(&unit.id));
+                }
                 self.states[i] = outcome.outcome.as_mcp_cp_str().into();
             }
             SetKind::Instructions => {
@@ -339,12 +344,27 @@ impl Run<'_> {
                         None,
                     );
                 }
-                self.entries[i] = Some(outcome.instruction_entry());
+                if self.read_by_others[i] {
+                    self.entries[i] = Some(outcome.instruction_entry());
+                }
                 self.states[i] = state.as_mcp_cp_str().into();
             }
         }
         self.outcomes[i] = Some(outcome);
     }
+}
+
+fn read_by_others(graph: &Graph, kind: SetKind) -> Vec<bool> {
+    let mut read = vec![false; graph.len()];
+    for e in graph.edges() {
+        // A tool call's entry is read through placeholders only; an instruction's also by the
+        // conditions of the instructions that depend on it.
+        read[e.from] |= match kind {
+            SetKind::ToolCalls => e.kind == EdgeKind::Data,
+            SetKind::Instructions => matches!(e.kind, EdgeKind::Data | EdgeKind::After),
+        };
+    }
+    read
 }
 
 async fn sleep_until(deadline: Option<Instant>) {
@@ -382,6 +402,7 @@ pub(crate) async fn run_set(
         tools,
         outcomes: vec![None; n],
         entries: vec![None; n],
+        read_by_others: read_by_others(&spec.plan.graph, spec.kind),
         states: vec!["PENDING".into(); n],
         group_deadline: [None, None],
         inner_cancel: CancelToken::new(),

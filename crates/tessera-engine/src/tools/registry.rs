@@ -101,6 +101,9 @@ fn problems(validator: &jsonschema::Validator, instance: &Value, base: &str) -> 
 impl RegisteredTool {
     /// Checks arguments against the input schema.
     pub fn validate_arguments(&self, arguments: &Value) -> Result<(), SchemaProblems> {
+        if self.input.is_valid(arguments) {
+            return Ok(());
+        }
         let problems = problems(&self.input, arguments, "");
         if problems.is_empty() {
             Ok(())
@@ -112,6 +115,9 @@ impl RegisteredTool {
     /// Checks a result against the result schema, when there is one.
     pub fn validate_result(&self, result: &Value) -> Result<(), SchemaProblems> {
         let Some(v) = &self.result else { return Ok(()) };
+        if v.is_valid(result) {
+            return Ok(());
+        }
         let problems = problems(v, result, "result");
         if problems.is_empty() {
             Ok(())
