@@ -217,3 +217,44 @@ fn check_condition_prints_true_false_or_the_error_with_its_column() {
     let out = tessera(&["check-condition", "true", "--context", "/nonexistent.json"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_message_from_standard_input_and_other_message_types() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let sim = write(dir.path(), "tools.json", &tools());
+    let doc = message(
+        "TOOL_CALL_REQUEST",
+        json!({"executionMode": "ASYNC", "calls": [
+        {"callId": "p", "name": "file_picker", "parameters": {}}]}),
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .args(["run", "-", "--simulate", &sim, "--events", "none"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(doc.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let all = lines(&out);
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0]["content"]["results"][0]["status"], "SUCCESS");
+    let user_input = write(
+        dir.path(),
+        "ui.json",
+        &message("USER_INPUT", json!({"text": "hi"})),
+    );
+    let out = tessera(&["run", &user_input]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        "refused: a USER_INPUT message has nothing to run; expected TOOL_CALL_REQUEST or INSTRUCTION\n"
+    );
+}
