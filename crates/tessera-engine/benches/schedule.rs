@@ -3,7 +3,8 @@
 //! work divided by the concurrency limit), and the makespan of the seed 001 batch algorithm on
 //! the same calls; then the scheduling overhead per call over 10k zero-latency calls.
 //!
-//! `cargo bench -p tessera-engine --bench schedule`
+//! `cargo bench -p tessera-engine --bench schedule` (append `-- overhead` for the overhead
+//! figures alone, e.g. under `perf`).
 //!
 //! Makespans are measured twice: on tokio's paused clock (virtual time: exactly what the
 //! schedule achieves, timer granularity removed) and on the real clock (what a person would
@@ -313,13 +314,15 @@ fn overhead(n: usize, dag: bool) -> (f64, f64, f64) {
 }
 
 fn main() {
+    // `cargo bench … -- overhead` runs only the overhead figures (for profiling).
+    let only_overhead = std::env::args().any(|a| a == "overhead");
     println!("concurrency limit {LIMIT}; latencies 1–50 ms; times in ms");
     println!(
         "{:<58} {:>6} {:>9} {:>9} {:>9} {:>9} {:>10}  target",
         "workload", "calls", "bound", "makespan", "real", "batch", "vs bound"
     );
     let mut misses = 0;
-    for w in workloads() {
+    for w in workloads().into_iter().filter(|_| !only_overhead) {
         let (executor, request) = build(&w);
         let plan = executor.plan_tool_calls(&request).unwrap();
         let cp = plan.graph.critical_path_ms();
