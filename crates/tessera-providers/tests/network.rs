@@ -86,103 +86,10 @@ async fn a_proxy_that_is_not_a_url_is_a_config_error() {
 // ---------------------------------------------------------------------------------------------
 // Extra CA certificates
 
-/// A throwaway CA and a certificate it signed for 127.0.0.1 and localhost.
-struct Pki {
-    _dir: tempfile::TempDir,
-    ca_pem: PathBuf,
-    server_pem: PathBuf,
-    server_key: PathBuf,
-}
-
-fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl")
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("the `openssl` command (Debian package openssl) is needed");
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use tessera_testkit::pki::Pki;
 
 fn make_pki() -> Pki {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    openssl(
-        d,
-        &[
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-            "-nodes",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.pem",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=Tessera Test CA",
-            "-addext",
-            "basicConstraints=critical,CA:TRUE",
-            "-addext",
-            "keyUsage=critical,keyCertSign,cRLSign",
-        ],
-    );
-    openssl(
-        d,
-        &[
-            "req",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-            "-nodes",
-            "-keyout",
-            "server.key",
-            "-out",
-            "server.csr",
-            "-subj",
-            "/CN=localhost",
-        ],
-    );
-    std::fs::write(
-        d.join("server.ext"),
-        "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n\
-         extendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n",
-    )
-    .unwrap();
-    openssl(
-        d,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "server.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "server.ext",
-        ],
-    );
-    Pki {
-        ca_pem: d.join("ca.pem"),
-        server_pem: d.join("server.pem"),
-        server_key: d.join("server.key"),
-        _dir: dir,
-    }
+    Pki::generate().unwrap()
 }
 
 /// TLS on 127.0.0.1 in front of `backend`: every connection is decrypted and its bytes copied

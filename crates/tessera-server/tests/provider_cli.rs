@@ -48,43 +48,11 @@ fn saved(data: &Path, name: &str) -> Option<Value> {
         .unwrap()
 }
 
-/// A self-signed CA certificate in PEM, made with the `openssl` command line.
-fn ca_pem(dir: &Path) -> std::path::PathBuf {
-    let out = std::process::Command::new("openssl")
-        .current_dir(dir)
-        .args([
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-            "-nodes",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.pem",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=Tessera CLI Test CA",
-        ])
-        .output()
-        .expect("the `openssl` command (Debian package openssl) is needed");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir.join("ca.pem")
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_provider_is_saved_listed_and_updated() {
     let data = tempfile::tempdir().unwrap();
-    let files = tempfile::tempdir().unwrap();
-    let ca = ca_pem(files.path());
-    let ca_arg = ca.to_str().unwrap();
+    let pki = tessera_testkit::pki::Pki::generate().unwrap();
+    let ca_arg = pki.ca_pem.to_str().unwrap();
     let out = provider(
         data.path(),
         &[
@@ -129,7 +97,7 @@ async fn a_provider_is_saved_listed_and_updated() {
     assert_eq!(settings["requires_key"], true);
     assert_eq!(
         settings["extra_ca_certs"][0],
-        ca.canonicalize().unwrap().to_str().unwrap()
+        pki.ca_pem.canonicalize().unwrap().to_str().unwrap()
     );
     assert_eq!(settings["models"]["qwen3-8b"]["context_window"], 32768);
     assert_eq!(settings["models"]["llama-3.1-8b"]["context_window"], 32768);

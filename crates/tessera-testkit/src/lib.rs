@@ -3,6 +3,7 @@
 
 pub mod http;
 pub mod keyring;
+pub mod pki;
 pub mod proxy;
 pub mod scripted;
 pub mod server;
