@@ -102,7 +102,7 @@ struct Run<'a> {
     /// Whether some node reads this one's entry (a placeholder or a condition): only those
     /// entries are built.
     read_by_others: Vec<bool>,
-    states: Vec<String>,
+    states: Vec<&'static str>,
     group_deadline: [Option<Instant>; 2],
     inner_cancel: CancelToken,
 }
@@ -136,7 +136,7 @@ impl Run<'_> {
     }
 
     fn emit_graph(&self) {
-        let (nodes, edges) = self.graph().view(&|i| self.states[i].clone());
+        let (nodes, edges) = self.graph().view(&|i| self.states[i].to_owned());
         self.emitter().workflow_graph(nodes, edges);
     }
 
@@ -295,7 +295,7 @@ impl Run<'_> {
             self.emitter()
                 .workflow_status(id, NodeKind::Agent, WorkflowState::Start, None, None);
         }
-        self.states[i] = "RUNNING".into();
+        self.states[i] = "RUNNING";
     }
 
     fn finish(&mut self, i: usize, outcome: CallOutcome) {
@@ -331,7 +331,7 @@ impl Run<'_> {
                 if self.read_by_others[i] {
                     self.entries[i] = Some(outcome.tool_entry(&unit.id));
                 }
-                self.states[i] = outcome.outcome.as_mcp_cp_str().into();
+                self.states[i] = outcome.outcome.as_mcp_cp_str();
             }
             SetKind::Instructions => {
                 let state = outcome.instruction_state();
@@ -347,7 +347,7 @@ impl Run<'_> {
                 if self.read_by_others[i] {
                     self.entries[i] = Some(outcome.instruction_entry());
                 }
-                self.states[i] = state.as_mcp_cp_str().into();
+                self.states[i] = state.as_mcp_cp_str();
             }
         }
         self.outcomes[i] = Some(outcome);
@@ -403,7 +403,7 @@ pub(crate) async fn run_set(
         outcomes: vec![None; n],
         entries: vec![None; n],
         read_by_others: read_by_others(&spec.plan.graph, spec.kind),
-        states: vec!["PENDING".into(); n],
+        states: vec!["PENDING"; n],
         group_deadline: [None, None],
         inner_cancel: CancelToken::new(),
     };

@@ -284,8 +284,9 @@ impl Graph {
         self.nodes.iter().map(|n| n.estimate_ms).sum()
     }
 
-    /// The graph as data a UI can draw (seed 000 §6.4): `nodes` `{id, label, state, …display}`
-    /// and `edges` `{from, to, kind, resource?}`, for `workflow/graph`.
+    /// The graph as data a UI can draw (seed 000 §6.4), for `workflow/graph`: `nodes`
+    /// `{id, label, state, …display}` in the set's order and `edges`
+    /// `{from, to, kind, resource?}`.
     pub fn view(&self, state_of: &dyn Fn(usize) -> String) -> (Vec<Value>, Vec<Value>) {
         let nodes = self
             .nodes
@@ -296,7 +297,6 @@ impl Graph {
                 o.insert("id".into(), Value::String(n.id.clone()));
                 o.insert("label".into(), Value::String(n.label.clone()));
                 o.insert("state".into(), Value::String(state_of(i)));
-                o.insert("position".into(), Value::from(i));
                 for (k, v) in &n.display {
                     o.insert(k.clone(), v.clone());
                 }
