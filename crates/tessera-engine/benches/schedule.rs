@@ -20,10 +20,10 @@ use std::time::{Duration, Instant};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
-use tessera_engine::cancel::CancelToken;
 use tessera_engine::executor::{Executor, ExecutorOptions, NullSink};
 use tessera_engine::tools::{ToolContext, ToolFailure, ToolRegistry, ToolSpec};
 use tessera_protocol::mcp_cp::ToolCallRequest;
+use tokio_util::sync::CancellationToken;
 
 const LIMIT: usize = 10;
 const RESOURCES: usize = 8;
@@ -256,7 +256,7 @@ fn makespan(executor: &Executor, request: &ToolCallRequest, paused: bool) -> u64
     rt.block_on(async {
         let start = tokio::time::Instant::now();
         let resp = executor
-            .run_tool_calls(request, &CancelToken::new())
+            .run_tool_calls(request, &CancellationToken::new())
             .await
             .unwrap();
         assert!(resp.results.iter().all(|r| r.status.as_str() == "SUCCESS"));
@@ -297,13 +297,13 @@ fn overhead(n: usize, dag: bool) -> (f64, f64, f64) {
         .build()
         .unwrap();
     // Warm up once, then the median of five runs (the machine is shared).
-    rt.block_on(executor.run_tool_calls(&request, &CancelToken::new()))
+    rt.block_on(executor.run_tool_calls(&request, &CancellationToken::new()))
         .unwrap();
     let mut runs: Vec<f64> = (0..5)
         .map(|_| {
             let start = Instant::now();
             let resp = rt
-                .block_on(executor.run_tool_calls(&request, &CancelToken::new()))
+                .block_on(executor.run_tool_calls(&request, &CancellationToken::new()))
                 .unwrap();
             assert_eq!(resp.results.len(), n);
             start.elapsed().as_secs_f64() * 1e6 / n as f64

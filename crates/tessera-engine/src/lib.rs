@@ -6,13 +6,11 @@
 //!   stand-ins.
 //! - [`executor`]: runs tool-call requests and instruction sets on the scheduler's graph, with
 //!   timeouts, cancellation, recovery and events.
-//! - [`cancel`]: the cancellation signal.
 //! - [`model_events`]: a model call's normalised stream as easyflow-chat events.
 //! - [`single_turn`]: one model turn, recorded in the store from the person's message to the
 //!   usage record.
 
 pub mod assembler;
-pub mod cancel;
 pub mod executor;
 pub mod model_events;
 pub mod single_turn;

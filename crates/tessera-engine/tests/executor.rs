@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use exec_support::*;
 use serde_json::{json, Value};
-use tessera_engine::cancel::CancelToken;
 use tessera_engine::executor::{Executor, ExecutorOptions};
 use tessera_engine::tools::{ToolContext, ToolFailure, ToolRegistry, ToolSpec};
 use tessera_protocol::mcp_cp::ToolCallRequest;
 use tokio::sync::Barrier;
+use tokio_util::sync::CancellationToken;
 
 fn request(v: Value) -> Result<ToolCallRequest, serde_json::Error> {
     serde_json::from_value(v)
@@ -46,7 +46,10 @@ async fn independent_safe_calls_overlap() -> R {
     let req = request(
         json!({"calls": [call("1", "search_a"), call("2", "search_b"), call("3", "get_c")]}),
     )?;
-    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let resp = h
+        .executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     // Each call only finishes once all three are running together.
     assert_eq!(
         statuses(&resp),
@@ -86,7 +89,10 @@ async fn a_side_effecting_call_without_resources_overlaps_nothing_and_keeps_the_
     let req = request(json!({"calls": [
         call("policy", "invoke_policy_expert"), call("case", "invoke_case_analyst"),
         call("save", "save_user_memory"), call("assess", "invoke_assessment_expert")]}))?;
-    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let resp = h
+        .executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     assert!(resp.results.iter().all(|r| r.status.as_str() == "SUCCESS"));
     let ev = stream(&h.sink);
     for earlier in ["policy", "case"] {
@@ -131,7 +137,10 @@ async fn a_writer_waits_only_for_calls_touching_its_resource() -> R {
     let req = request(
         json!({"calls": [call("read", "get_memory"), call("write", "save_memory"), call("web", "fetch_web")]}),
     )?;
-    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let resp = h
+        .executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     // write and web met at the barrier: they overlapped.
     assert_eq!(
         statuses(&resp),
@@ -154,7 +163,10 @@ async fn results_follow_the_request_order_not_the_finishing_order() -> R {
     sleeper(&mut r, ToolSpec::new("get_fast", ""), 1, c.clone())?;
     let h = harness(r);
     let req = request(json!({"calls": [call("slow", "get_slow"), call("fast", "get_fast")]}))?;
-    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let resp = h
+        .executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     let ids: Vec<&str> = resp.results.iter().map(|r| r.call_id.as_str()).collect();
     assert_eq!(ids, vec!["slow", "fast"]);
     let ev = stream(&h.sink);
@@ -176,7 +188,10 @@ async fn the_concurrency_limit_is_honoured() -> R {
     );
     let calls: Vec<Value> = (0..12).map(|i| call(&format!("c{i}"), "get_x")).collect();
     let resp = ex
-        .run_tool_calls(&request(json!({"calls": calls}))?, &CancelToken::new())
+        .run_tool_calls(
+            &request(json!({"calls": calls}))?,
+            &CancellationToken::new(),
+        )
         .await?;
     assert_eq!(resp.results.len(), 12);
     assert_eq!(c.max(), 3);
@@ -199,7 +214,10 @@ async fn a_call_past_its_timeout_is_timeout_and_the_others_finish() -> R {
     let req = request(json!({"calls": [
         {"callId": "hang", "name": "get_hang", "parameters": {}, "timeout": 0.05},
         call("ok", "get_ok")]}))?;
-    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let resp = h
+        .executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     assert_eq!(
         statuses(&resp),
         vec![("hang".into(), "TIMEOUT"), ("ok".into(), "SUCCESS")]
@@ -225,7 +243,10 @@ async fn the_set_timeout_stops_what_runs_and_what_waits_keeping_finished_results
     let req = request(json!({"timeout": 1, "calls": [
         call("quick", "get_quick"), call("slow", "get_slow"),
         {"callId": "after", "name": "get_quick", "parameters": {}, "requiredAfter": ["slow"]}]}))?;
-    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let resp = h
+        .executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     assert_eq!(
         statuses(&resp),
         vec![
@@ -276,7 +297,7 @@ async fn cancelling_the_set_stops_running_tools() -> R {
     let h = harness(r);
     let req = request(json!({"calls": [call("a", "get_forever"),
         {"callId": "b", "name": "get_forever", "parameters": {}, "requiredAfter": ["a"]}]}))?;
-    let cancel = CancelToken::new();
+    let cancel = CancellationToken::new();
     let ex = h.executor.clone();
     let task_cancel = cancel.clone();
     let task = tokio::spawn(async move { ex.run_tool_calls(&req, &task_cancel).await });
@@ -311,7 +332,10 @@ async fn invalid_arguments_name_the_field_and_the_tool_does_not_run() -> R {
         {"callId": "bad", "name": "search_knowledge", "parameters": {"limit": "ten"}},
         {"callId": "good", "name": "search_knowledge", "parameters": {"query": "visa"}},
         {"callId": "ghost", "name": "no_such_tool", "parameters": {}}]}))?;
-    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let resp = h
+        .executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     assert_eq!(
         statuses(&resp),
         vec![
@@ -356,7 +380,10 @@ async fn references_are_substituted_with_their_types_and_shown_in_tool_call_even
             "caption": "file ${results.pick.result.fileId} is ${results.pick.result.fileData.w}px wide"}},
         {"callId": "broken", "name": "image_analyze", "parameters": {
             "x": "${results.pick.result.nothing_here}"}}]}))?;
-    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let resp = h
+        .executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     assert_eq!(
         resp.results[1].result,
         Some(
@@ -394,7 +421,10 @@ async fn a_failure_sinks_only_the_calls_that_declared_they_depend_on_it() -> R {
         json!({"calls": [call("a", "get_broken"), call("b", "get_fine"),
         {"callId": "c", "name": "get_fine", "parameters": {}, "requiredAfter": ["a"]}]}),
     )?;
-    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let resp = h
+        .executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     assert_eq!(
         statuses(&resp),
         vec![
@@ -423,7 +453,7 @@ async fn a_cycle_or_an_unknown_reference_is_refused_before_anything_runs() -> R 
         call("free", "get_x")]}))?;
     let err = h
         .executor
-        .run_tool_calls(&cyclic, &CancelToken::new())
+        .run_tool_calls(&cyclic, &CancellationToken::new())
         .await
         .err()
         .ok_or("ran")?;
@@ -436,7 +466,7 @@ async fn a_cycle_or_an_unknown_reference_is_refused_before_anything_runs() -> R 
         {"callId": "a", "name": "get_x", "parameters": {}, "requiredAfter": ["zzz"]}]}))?;
     let err = h
         .executor
-        .run_tool_calls(&dangling, &CancelToken::new())
+        .run_tool_calls(&dangling, &CancellationToken::new())
         .await
         .err()
         .ok_or("ran")?;

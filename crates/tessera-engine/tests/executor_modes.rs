@@ -8,13 +8,13 @@ use std::time::Duration;
 
 use exec_support::*;
 use serde_json::{json, Value};
-use tessera_engine::cancel::CancelToken;
 use tessera_engine::executor::{Executor, ExecutorOptions, StoreSink};
 use tessera_engine::tools::{
     RetryPolicy, ToolContext, ToolFailure, ToolKind, ToolRegistry, ToolSpec,
 };
 use tessera_protocol::mcp_cp::{Runtime, ToolCallRequest};
 use tokio::sync::Barrier;
+use tokio_util::sync::CancellationToken;
 
 fn request(v: Value) -> Result<ToolCallRequest, serde_json::Error> {
     serde_json::from_value(v)
@@ -36,7 +36,10 @@ async fn recoverable_failures_are_retried_with_backoff() -> R {
     let h = harness(r);
     let req =
         request(json!({"calls": [call("flaky", "get_flaky"), call("hopeless", "get_hopeless")]}))?;
-    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let resp = h
+        .executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     assert_eq!(
         statuses(&resp),
         vec![("flaky".into(), "SUCCESS"), ("hopeless".into(), "ERROR")]
@@ -76,7 +79,10 @@ async fn fallbacks_use_an_alternative_skip_or_abort() -> R {
         {"callId": "alt", "name": "web_search", "parameters": {"q": "x"}, "fallbackBehavior": "USE_ALTERNATIVE"},
         {"callId": "skip", "name": "get_screen", "parameters": {}, "fallbackBehavior": "SKIP"},
         {"callId": "next", "name": "search_cache", "parameters": {}, "requiredAfter": ["skip"]}]}))?;
-    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let resp = h
+        .executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     assert_eq!(
         statuses(&resp),
         vec![
@@ -114,7 +120,10 @@ async fn abort_stops_the_set_and_keeps_partial_results() -> R {
         call("done", "get_done"), call("long", "get_long"),
         {"callId": "fatal", "name": "get_fatal", "parameters": {}, "fallbackBehavior": "ABORT"},
         {"callId": "later", "name": "get_done", "parameters": {}, "requiredAfter": ["long"]}]}))?;
-    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let resp = h
+        .executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     assert_eq!(
         statuses(&resp),
         vec![
@@ -200,7 +209,9 @@ async fn sequential_runs_one_call_at_a_time() -> R {
     let h = harness(r);
     let calls: Vec<Value> = (0..4).map(|i| call(&format!("s{i}"), "get_x")).collect();
     let req = request(json!({"executionMode": "SEQUENTIAL", "calls": calls}))?;
-    h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    h.executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     assert_eq!(c.max(), 1);
     let ev = stream(&h.sink);
     for i in 0..3 {
@@ -234,7 +245,9 @@ async fn frontend_first_and_client_server_parallel_order_the_runtimes() -> R {
     ]);
     let h = harness(r);
     let req = request(json!({"executionMode": "FRONTEND_FIRST", "calls": calls}))?;
-    h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    h.executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     let ev = stream(&h.sink);
     for fe in ["fe1", "fe2"] {
         for be in ["be1", "be2"] {
@@ -261,7 +274,10 @@ async fn frontend_first_and_client_server_parallel_order_the_runtimes() -> R {
     )?;
     let h = harness(r);
     let req = request(json!({"executionMode": "CLIENT_SERVER_PARALLEL", "calls": calls}))?;
-    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let resp = h
+        .executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     assert!(
         resp.results.iter().all(|r| r.status.as_str() == "SUCCESS"),
         "{:?}",
@@ -289,7 +305,10 @@ async fn frontend_timeout_bounds_the_front_end_calls_together() -> R {
         json!({"executionMode": "PARALLEL", "frontendTimeout": 2, "backendTimeout": 10,
         "calls": [call("fe", "get_fe"), call("be", "get_be")]}),
     )?;
-    let resp = h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    let resp = h
+        .executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     assert_eq!(
         statuses(&resp),
         vec![("fe".into(), "TIMEOUT"), ("be".into(), "SUCCESS")]
@@ -313,7 +332,9 @@ async fn events_describe_every_state_change_and_the_graph() -> R {
     let h = harness(r);
     let req = request(json!({"calls": [call("p", "invoke_policy_expert"),
         {"callId": "q", "name": "invoke_policy_expert", "parameters": {}, "requiredAfter": ["p"]}]}))?;
-    h.executor.run_tool_calls(&req, &CancelToken::new()).await?;
+    h.executor
+        .run_tool_calls(&req, &CancellationToken::new())
+        .await?;
     let events = h.sink.events();
     let seqs: Vec<u64> = events
         .iter()

@@ -4,9 +4,9 @@ mod exec_support;
 
 use exec_support::*;
 use serde_json::{json, Value};
-use tessera_engine::cancel::CancelToken;
 use tessera_engine::tools::simulated::registry_from;
 use tessera_protocol::mcp_cp::InstructionSet;
+use tokio_util::sync::CancellationToken;
 
 fn set(v: Value) -> Result<InstructionSet, serde_json::Error> {
     serde_json::from_value(v)
@@ -40,7 +40,10 @@ async fn the_seed_example_runs_with_data_and_conditions() -> R {
          "dependencies": ["inst_1"],
          "condition": "dependencies.inst_1.result.anomaly_detected == true AND dependencies.inst_1.status == 'SUCCESS'"}
     ]}))?;
-    let results = h.executor.run_instructions(&s, &CancelToken::new()).await?;
+    let results = h
+        .executor
+        .run_instructions(&s, &CancellationToken::new())
+        .await?;
     assert_eq!(
         states(&results),
         vec![
@@ -72,7 +75,10 @@ async fn a_false_condition_skips_and_so_does_a_failed_dependency() -> R {
          "condition": "dependencies.f.status == 'FAILED'"},
         {"instructionId": "unknown", "action": "no_such_action"}
     ]}))?;
-    let results = h.executor.run_instructions(&s, &CancelToken::new()).await?;
+    let results = h
+        .executor
+        .run_instructions(&s, &CancellationToken::new())
+        .await?;
     assert_eq!(
         states(&results),
         vec![
@@ -120,7 +126,10 @@ async fn an_instruction_timeout_and_the_set_timeout() -> R {
         {"instructionId": "dep", "action": "detect_anomaly", "dependencies": ["own"],
          "condition": "dependencies.own.status == 'TIMEOUT'"}
     ]}))?;
-    let results = h.executor.run_instructions(&s, &CancelToken::new()).await?;
+    let results = h
+        .executor
+        .run_instructions(&s, &CancellationToken::new())
+        .await?;
     assert_eq!(
         states(&results),
         vec![
@@ -150,7 +159,7 @@ async fn a_bad_condition_or_a_cycle_refuses_the_set_before_anything_runs() -> R 
     ]}))?;
     let err = h
         .executor
-        .run_instructions(&bad, &CancelToken::new())
+        .run_instructions(&bad, &CancellationToken::new())
         .await
         .err()
         .ok_or("ran")?;
@@ -164,7 +173,7 @@ async fn a_bad_condition_or_a_cycle_refuses_the_set_before_anything_runs() -> R 
     ]}))?;
     let err = h
         .executor
-        .run_instructions(&cyclic, &CancelToken::new())
+        .run_instructions(&cyclic, &CancellationToken::new())
         .await
         .err()
         .ok_or("ran")?;

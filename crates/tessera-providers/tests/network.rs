@@ -9,8 +9,6 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use tessera_providers::config::ProviderKind;

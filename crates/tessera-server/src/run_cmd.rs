@@ -17,13 +17,13 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
-use tessera_engine::cancel::CancelToken;
 use tessera_engine::executor::{EventSink, Executor, ExecutorOptions, NullSink};
 use tessera_engine::tools::{simulated, ToolRegistry};
 use tessera_protocol::easyflow::Event;
 use tessera_protocol::mcp_cp::{Message, MessageContent, Sender, SenderType};
 use tessera_protocol::wire::{JsonObject, Timestamp};
 use tessera_protocol::DocumentKind;
+use tokio_util::sync::CancellationToken;
 
 /// How events are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -168,7 +168,7 @@ pub fn main(args: RunArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let cancel = CancelToken::new();
+    let cancel = CancellationToken::new();
     let last = runtime.block_on(async {
         // Ctrl-C cancels the set: what ran is still reported.
         let on_signal = cancel.clone();

@@ -11,8 +11,8 @@ use tokio::time::Instant;
 
 use super::events::Emitter;
 use super::outcome::{codes, CallError, CallOutcome};
-use crate::cancel::CancelToken;
 use crate::tools::{RegisteredTool, ToolContext, ToolRegistry};
+use tokio_util::sync::CancellationToken;
 
 pub(crate) struct Attempt {
     pub call_id: String,
@@ -24,7 +24,7 @@ pub(crate) struct Attempt {
     /// Says which timeout it was, for the message.
     pub timeout_reason: String,
     pub fallback: Option<FallbackBehavior>,
-    pub cancel: CancelToken,
+    pub cancel: CancellationToken,
 }
 
 fn ms(d: Duration) -> u64 {

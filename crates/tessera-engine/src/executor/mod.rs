@@ -6,11 +6,11 @@
 //! # use std::sync::Arc;
 //! # use tessera_engine::executor::{Executor, ExecutorOptions, CollectingSink};
 //! # use tessera_engine::tools::ToolRegistry;
-//! # use tessera_engine::cancel::CancelToken;
+//! # use tokio_util::sync::CancellationToken;
 //! # async fn demo(request: tessera_protocol::mcp_cp::ToolCallRequest) -> Result<(), tessera_scheduler::PlanError> {
 //! let sink = Arc::new(CollectingSink::new());
 //! let executor = Executor::new(Arc::new(ToolRegistry::new()), sink.clone(), ExecutorOptions::new("conv_1"));
-//! let response = executor.run_tool_calls(&request, &CancelToken::new()).await?;
+//! let response = executor.run_tool_calls(&request, &CancellationToken::new()).await?;
 //! # Ok(()) }
 //! ```
 //!
@@ -41,8 +41,8 @@ use tessera_protocol::wire::JsonObject;
 use tessera_scheduler::{plan_instructions, plan_tool_calls, Access, CallInfo, Plan, PlanError};
 use tokio::task::JoinHandle;
 
-use crate::cancel::CancelToken;
 use crate::tools::ToolRegistry;
+use tokio_util::sync::CancellationToken;
 
 pub use events::{ChannelSink, CollectingSink, EventSink, NullSink};
 pub use outcome::{codes, CallError, CallOutcome, InstructionRecord, InstructionResults};
@@ -89,7 +89,7 @@ pub struct AsyncRun {
     /// Resolves to the full response when every call has ended.
     pub completion: JoinHandle<ToolCallResponse>,
     /// Cancels the running set.
-    pub cancel: CancelToken,
+    pub cancel: CancellationToken,
 }
 
 /// Runs tool calls and instruction sets. Cheap to clone.
@@ -240,7 +240,7 @@ impl Executor {
     pub async fn run_tool_calls(
         &self,
         request: &ToolCallRequest,
-        cancel: &CancelToken,
+        cancel: &CancellationToken,
     ) -> Result<ToolCallResponse, PlanError> {
         let plan = self.plan_tool_calls(request)?;
         let shared = Shared {
@@ -261,7 +261,7 @@ impl Executor {
             registry: self.registry.clone(),
             emitter: self.emitter(),
         };
-        let cancel = CancelToken::new();
+        let cancel = CancellationToken::new();
         let task_cancel = cancel.clone();
         let mut extra = JsonObject::new();
         extra.insert(
@@ -292,7 +292,7 @@ impl Executor {
     pub async fn run_instructions(
         &self,
         set: &InstructionSet,
-        cancel: &CancelToken,
+        cancel: &CancellationToken,
     ) -> Result<InstructionResults, PlanError> {
         let plan = self.plan_instructions(set)?;
         let units = set

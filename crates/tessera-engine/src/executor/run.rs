@@ -21,8 +21,8 @@ use tokio::time::Instant;
 use super::attempt::{run_call, Attempt};
 use super::events::Emitter;
 use super::outcome::{codes, CallError, CallOutcome};
-use crate::cancel::CancelToken;
 use crate::tools::{RegisteredTool, ToolKind, ToolRegistry};
+use tokio_util::sync::CancellationToken;
 
 /// One call or instruction as the loop runs it.
 #[derive(Clone, Debug)]
@@ -104,7 +104,7 @@ struct Run<'a> {
     read_by_others: Vec<bool>,
     states: Vec<&'static str>,
     group_deadline: [Option<Instant>; 2],
-    inner_cancel: CancelToken,
+    inner_cancel: CancellationToken,
 }
 
 impl Run<'_> {
@@ -388,7 +388,7 @@ enum Wake {
 pub(crate) async fn run_set(
     shared: &Shared,
     spec: RunSpec,
-    cancel: &CancelToken,
+    cancel: &CancellationToken,
 ) -> Vec<CallOutcome> {
     let n = spec.units.len();
     let tools = spec
@@ -405,7 +405,7 @@ pub(crate) async fn run_set(
         read_by_others: read_by_others(&spec.plan.graph, spec.kind),
         states: vec!["PENDING"; n],
         group_deadline: [None, None],
-        inner_cancel: CancelToken::new(),
+        inner_cancel: CancellationToken::new(),
     };
     for (i, u) in spec.units.iter().enumerate() {
         run.emitter().tool_queued(&u.id, &u.name, i);

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use serde_json::Value;
 use tessera_protocol::wire::JsonObject;
 
-use crate::cancel::CancelToken;
 use crate::executor::events::Emitter;
+use tokio_util::sync::CancellationToken;
 
 /// Why a tool failed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -69,7 +69,7 @@ pub struct ToolContext {
     pub attempt: u32,
     /// Cancelled when the set is cancelled or times out; the executor also drops the tool's
     /// future then, so checking it only matters for work outside the future (threads).
-    pub cancel: CancelToken,
+    pub cancel: CancellationToken,
     pub(crate) emitter: Arc<Emitter>,
 }
 
