@@ -7,11 +7,13 @@
 //! - [`executor`]: runs tool-call requests and instruction sets on the scheduler's graph, with
 //!   timeouts, cancellation, recovery and events.
 //! - [`model_events`]: a model call's normalised stream as easyflow-chat events.
+//! - [`provider_settings`]: providers saved in the data folder, presets, the default.
 //! - [`single_turn`]: one model turn, recorded in the store from the person's message to the
 //!   usage record.
 
 pub mod assembler;
 pub mod executor;
 pub mod model_events;
+pub mod provider_settings;
 pub mod single_turn;
 pub mod tools;

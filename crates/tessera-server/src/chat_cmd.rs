@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context};
+use tessera_engine::provider_settings::{default_provider_name, require_provider};
 use tessera_engine::single_turn::{run_single_turn, TurnInput, TurnOptions};
 use tessera_protocol::easyflow::{EventBody, SystemState};
 use tessera_providers::keys::{resolve_key, KeyStore, OsKeyring};
@@ -34,8 +35,8 @@ pub struct ChatArgs {
     pub text: String,
 }
 
-/// The provider to talk to: ad hoc from `--kind`/`--base-url`, else saved settings, else a
-/// preset of that name.
+/// The provider to talk to: ad hoc from `--kind`/`--base-url`, else saved settings or a preset
+/// by name, else the default provider.
 pub fn resolve_provider(store: &Store, args: &ChatArgs) -> anyhow::Result<ProviderConfig> {
     if let Some(kind) = args.kind {
         let base = args
@@ -54,26 +55,14 @@ pub fn resolve_provider(store: &Store, args: &ChatArgs) -> anyhow::Result<Provid
     }
     let name = match &args.provider {
         Some(name) => name.clone(),
-        None => match store.app_setting("default_provider")? {
-            Some(serde_json::Value::String(name)) => name,
-            _ => bail!(
+        None => default_provider_name(store)?.ok_or_else(|| {
+            anyhow!(
                 "no provider: pass --provider NAME (saved, or one of {}) or --kind openai|anthropic --base-url URL",
                 presets::preset_names().collect::<Vec<_>>().join(", ")
-            ),
-        },
+            )
+        })?,
     };
-    if let Some(saved) = store.provider_settings(&name)? {
-        let mut config: ProviderConfig = serde_json::from_value(saved)
-            .with_context(|| format!("the saved settings of provider {name} are not readable"))?;
-        config.name = name;
-        return Ok(config);
-    }
-    presets::preset(&name).ok_or_else(|| {
-        anyhow!(
-            "no provider named {name}: save one first, or use one of {}",
-            presets::preset_names().collect::<Vec<_>>().join(", ")
-        )
-    })
+    Ok(require_provider(store, &name)?.0)
 }
 
 /// Runs the turn; the exit code is 0 when the model answered, 1 otherwise.

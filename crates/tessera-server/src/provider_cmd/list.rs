@@ -1,0 +1,169 @@
+//! `tessera provider list`: saved providers and presets, and where each one's key is found.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tessera_providers::keys::{env_key, env_var_names, get_key, KeyStore};
+use tessera_providers::{presets, ProviderConfig, ProviderError};
+use tessera_store::Store;
+
+use super::*;
+
+/// Where a provider's key would come from, as `list` reports it. Never the key itself.
+pub(super) enum KeyFound {
+    Env(String),
+    Keyring,
+    Missing,
+    NotNeeded,
+    Unknown,
+}
+
+impl KeyFound {
+    fn label(&self) -> String {
+        match self {
+            KeyFound::Env(var) => format!("env {var}"),
+            KeyFound::Keyring => "keyring".into(),
+            KeyFound::Missing => "missing".into(),
+            KeyFound::NotNeeded => "not needed".into(),
+            KeyFound::Unknown => "unknown".into(),
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            KeyFound::Env(_) => "env",
+            KeyFound::Keyring => "keyring",
+            KeyFound::Missing => "missing",
+            KeyFound::NotNeeded => "not_needed",
+            KeyFound::Unknown => "unknown",
+        }
+    }
+}
+
+/// Where the key of `config` is. After one keyring failure the keyring is not asked again
+/// (`keyring_error` holds why), so a dead keyring costs one timeout, not one per provider.
+pub(super) async fn key_found(
+    config: &ProviderConfig,
+    keyring: &Arc<dyn KeyStore>,
+    keyring_error: &mut Option<String>,
+) -> KeyFound {
+    if let Some((var, _)) = env_key(config, |var| std::env::var(var).ok()) {
+        return KeyFound::Env(var);
+    }
+    if !config.requires_key {
+        return KeyFound::NotNeeded;
+    }
+    if keyring_error.is_some() {
+        return KeyFound::Unknown;
+    }
+    match get_key(keyring, &config.name).await {
+        Ok(Some(key)) if !key.is_empty() => KeyFound::Keyring,
+        Ok(_) => KeyFound::Missing,
+        Err(ProviderError::Keyring(reason)) => {
+            *keyring_error = Some(reason);
+            KeyFound::Unknown
+        }
+        Err(err) => {
+            *keyring_error = Some(err.to_string());
+            KeyFound::Unknown
+        }
+    }
+}
+
+pub(super) async fn list(store: &Store, keyring: &Arc<dyn KeyStore>, as_json: bool) -> Outcome {
+    let mut providers: BTreeMap<String, (ProviderConfig, Source)> = BTreeMap::new();
+    for name in presets::preset_names() {
+        if let Some(config) = presets::preset(name) {
+            providers.insert(name.to_owned(), (config, Source::Preset));
+        }
+    }
+    for (name, _) in store.read(|r| r.all_provider_settings())? {
+        if let Some(config) = saved(store, &name)? {
+            providers.insert(name, (config, Source::Saved));
+        }
+    }
+    let default = default_provider(store)?;
+    let mut keyring_error = None;
+    let mut rows = Vec::new();
+    for (name, (config, source)) in &providers {
+        let key = key_found(config, keyring, &mut keyring_error).await;
+        rows.push((name, config, *source, key));
+    }
+
+    let mut out = std::io::stdout().lock();
+    let written = if as_json {
+        let items: Vec<Value> = rows
+            .iter()
+            .map(|(name, config, source, key)| {
+                json!({
+                    "name": name,
+                    "kind": config.kind.as_str(),
+                    "source": source.as_str(),
+                    "default": default.as_deref() == Some(name.as_str()),
+                    "base_url": config.base_url,
+                    "default_model": config.default_model,
+                    "fallback_model": config.fallback_model,
+                    "models": config.models.keys().collect::<Vec<_>>(),
+                    "requires_key": config.requires_key,
+                    "key": key.code(),
+                    "key_env_var": match key { KeyFound::Env(var) => Some(var), _ => None },
+                    "key_env_vars": env_var_names(config),
+                    "proxy": config.proxy,
+                    "extra_ca_certs": config.extra_ca_certs,
+                })
+            })
+            .collect();
+        serde_json::to_string_pretty(&items)
+            .map_err(std::io::Error::other)
+            .and_then(|text| writeln!(out, "{text}"))
+    } else {
+        let header = ["NAME", "KIND", "SOURCE", "DEFAULT MODEL", "KEY", "BASE URL"];
+        let mut table: Vec<[String; 6]> = vec![header.map(str::to_owned)];
+        for (name, config, source, key) in &rows {
+            let mark = if default.as_deref() == Some(name.as_str()) {
+                "*"
+            } else {
+                " "
+            };
+            table.push([
+                format!("{mark} {name}"),
+                config.kind.as_str().to_owned(),
+                source.as_str().to_owned(),
+                config.default_model.clone().unwrap_or_else(|| "-".into()),
+                key.label(),
+                config.base_url.clone(),
+            ]);
+        }
+        table[0][0] = format!("  {}", table[0][0]);
+        let widths: Vec<usize> = (0..6)
+            .map(|i| {
+                table
+                    .iter()
+                    .map(|r| r[i].chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        table.iter().try_for_each(|row| {
+            let mut line = String::new();
+            for (i, cell) in row.iter().enumerate() {
+                if i + 1 == row.len() {
+                    line.push_str(cell);
+                } else {
+                    line.push_str(&format!("{cell:<w$}  ", w = widths[i]));
+                }
+            }
+            writeln!(out, "{}", line.trim_end())
+        })
+    };
+    written.map_err(|err| usage(format!("cannot write the list: {err}")))?;
+    if let Some(reason) = keyring_error {
+        eprintln!(
+            "tessera provider list: the keyring could not be read, so keys kept there show as \
+             unknown: {reason}"
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,244 @@
+//! `tessera provider`: model providers from the command line, until the settings page exists.
+//! Settings go to the data folder's provider settings (JSON, never a key); keys go only to the
+//! OS keyring. Exit codes: 0 done, 1 the provider or the keyring failed, 2 the command itself
+//! was wrong (or its data folder unusable).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::anyhow;
+use clap::{Args, Subcommand};
+use tessera_providers::keys::{KeyStore, OsKeyring};
+use tessera_providers::models::OLLAMA_URL;
+use tessera_providers::{ProviderConfig, ProviderError, ProviderKind};
+use tessera_store::Store;
+
+use crate::data_dir::default_data_dir;
+
+mod add;
+mod keys;
+mod list;
+mod models;
+mod settings;
+
+use add::*;
+use keys::*;
+use list::*;
+use models::*;
+use settings::*;
+
+/// How long `detect` waits for an Ollama to answer.
+const DETECT_TIMEOUT: Duration = Duration::from_secs(3);
+
+#[derive(Debug, Subcommand)]
+pub enum ProviderCommand {
+    /// Saved providers and presets: kind, base URL, default model, where the key is found.
+    List {
+        /// One JSON array, for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Save a provider (or update a saved one, or a preset: only the flags given change).
+    Add(AddArgs),
+    /// Forget a saved provider and remove its key from the keyring.
+    Remove { name: String },
+    /// Store a provider's API key in the OS keyring, read from standard input (one line).
+    SetKey { name: String },
+    /// Remove a provider's API key from the OS keyring.
+    DeleteKey { name: String },
+    /// The models the provider serves, asked of the provider, one per line.
+    Models {
+        name: String,
+        /// Also add them to the saved provider's models.
+        #[arg(long)]
+        save: bool,
+    },
+    /// Look for a local Ollama (no key needed) and print what it serves.
+    Detect {
+        /// Where to look.
+        #[arg(long, default_value = OLLAMA_URL, value_name = "URL")]
+        url: String,
+        /// Save it as provider `ollama`.
+        #[arg(long)]
+        save: bool,
+    },
+    /// Show, or set, the provider `tessera chat` uses without --provider.
+    Default { name: Option<String> },
+    /// Show, or set, the spending limits (estimated cost in USD).
+    Limits {
+        /// Across all conversations since local midnight; `none` for no limit.
+        #[arg(long, value_name = "USD|none", allow_hyphen_values = true)]
+        per_day: Option<String>,
+        /// Within one conversation; `none` for no limit.
+        #[arg(long, value_name = "USD|none", allow_hyphen_values = true)]
+        per_conversation: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct AddArgs {
+    /// The provider's name (also its keyring entry and its TESSERA_<NAME>_API_KEY variable).
+    pub name: String,
+    /// Its wire: openai (any OpenAI-compatible server) or anthropic. Needed for a new name.
+    #[arg(long, value_parser = parse_kind)]
+    pub kind: Option<ProviderKind>,
+    /// Base URL, e.g. http://127.0.0.1:8000/v1 (default: the kind's official API).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// A model it serves (repeat for more).
+    #[arg(long = "model", value_name = "M")]
+    pub models: Vec<String>,
+    #[arg(long, value_name = "M")]
+    pub default_model: Option<String>,
+    /// Used when the provider says it is overloaded.
+    #[arg(long, value_name = "M")]
+    pub fallback_model: Option<String>,
+    /// Context window in tokens of the models named in this command (else of all its models).
+    #[arg(long, value_name = "N")]
+    pub context_window: Option<u64>,
+    /// A proxy for this provider only; `none` bypasses the system proxy, `system` follows it.
+    #[arg(long, value_name = "URL|none|system")]
+    pub proxy: Option<String>,
+    /// A PEM file of certificate authorities to trust (repeat for more).
+    #[arg(long = "ca-cert", value_name = "FILE")]
+    pub ca_certs: Vec<PathBuf>,
+    /// USD per million input/output tokens (optionally /cached input), e.g. gpt-4o=2.5/10.
+    #[arg(long = "price", value_name = "MODEL=IN/OUT")]
+    pub prices: Vec<String>,
+    /// The server needs no API key (a local model server).
+    #[arg(long, conflicts_with = "requires_key")]
+    pub no_key: bool,
+    /// The server needs an API key (undoes --no-key).
+    #[arg(long)]
+    pub requires_key: bool,
+}
+
+fn parse_kind(s: &str) -> Result<ProviderKind, String> {
+    s.parse()
+}
+
+/// Why a command failed, and so its exit code.
+#[derive(Debug)]
+enum Failure {
+    /// Exit 2: the command was wrong, or could not run at all.
+    Usage(anyhow::Error),
+    /// Exit 1: the provider or the keyring failed.
+    Remote(anyhow::Error),
+}
+
+type Outcome<T = ()> = Result<T, Failure>;
+
+fn usage(message: impl std::fmt::Display) -> Failure {
+    Failure::Usage(anyhow!("{message}"))
+}
+
+impl From<ProviderError> for Failure {
+    fn from(err: ProviderError) -> Self {
+        match err {
+            ProviderError::Config(_) | ProviderError::MissingKey { .. } => {
+                Failure::Usage(err.into())
+            }
+            other => Failure::Remote(other.into()),
+        }
+    }
+}
+
+impl From<tessera_store::StoreError> for Failure {
+    fn from(err: tessera_store::StoreError) -> Self {
+        Failure::Usage(err.into())
+    }
+}
+
+/// Runs `tessera provider …`.
+pub fn main(data_dir: Option<PathBuf>, cmd: ProviderCommand) -> ExitCode {
+    let name = match &cmd {
+        ProviderCommand::List { .. } => "list",
+        ProviderCommand::Add(_) => "add",
+        ProviderCommand::Remove { .. } => "remove",
+        ProviderCommand::SetKey { .. } => "set-key",
+        ProviderCommand::DeleteKey { .. } => "delete-key",
+        ProviderCommand::Models { .. } => "models",
+        ProviderCommand::Detect { .. } => "detect",
+        ProviderCommand::Default { .. } => "default",
+        ProviderCommand::Limits { .. } => "limits",
+    };
+    let Some(dir) = data_dir.or_else(default_data_dir) else {
+        eprintln!("tessera provider {name}: no home folder to keep data in; pass --data-dir DIR");
+        return ExitCode::from(2);
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("tessera provider {name}: cannot start the async runtime: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(run(&dir, cmd)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(err)) => {
+            eprintln!("tessera provider {name}: {err:#}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Remote(err)) => {
+            eprintln!("tessera provider {name}: {err:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+async fn run(dir: &Path, cmd: ProviderCommand) -> Outcome {
+    let store = Store::open(dir).map_err(|err| {
+        Failure::Usage(
+            anyhow!(err).context(format!("cannot open the data folder {}", dir.display())),
+        )
+    })?;
+    let keyring: Arc<dyn KeyStore> = Arc::new(OsKeyring::new());
+    match cmd {
+        ProviderCommand::List { json } => list(&store, &keyring, json).await,
+        ProviderCommand::Add(args) => add(&store, args),
+        ProviderCommand::Remove { name } => remove(&store, &keyring, &name).await,
+        ProviderCommand::SetKey { name } => store_key(&store, &keyring, &name).await,
+        ProviderCommand::DeleteKey { name } => forget_key(&keyring, &name).await,
+        ProviderCommand::Models { name, save } => models(&store, keyring, &name, save).await,
+        ProviderCommand::Detect { url, save } => detect(&store, &url, save).await,
+        ProviderCommand::Default { name } => default(&store, name.as_deref()),
+        ProviderCommand::Limits {
+            per_day,
+            per_conversation,
+        } => limits(&store, per_day.as_deref(), per_conversation.as_deref()),
+    }
+}
+
+// Finding providers (the engine's lookup; its errors are the command's usage errors)
+
+use tessera_engine::provider_settings::{
+    default_provider_name, require_provider, save_provider, saved_provider, ProviderLookupError,
+    ProviderSource as Source, DEFAULT_PROVIDER_SETTING,
+};
+
+impl From<ProviderLookupError> for Failure {
+    fn from(err: ProviderLookupError) -> Self {
+        Failure::Usage(err.into())
+    }
+}
+
+fn saved(store: &Store, name: &str) -> Outcome<Option<ProviderConfig>> {
+    Ok(saved_provider(store, name)?)
+}
+
+fn find_or_fail(store: &Store, name: &str) -> Outcome<(ProviderConfig, Source)> {
+    Ok(require_provider(store, name)?)
+}
+
+fn default_provider(store: &Store) -> Outcome<Option<String>> {
+    Ok(default_provider_name(store)?)
+}
+
+fn save(store: &Store, config: &ProviderConfig) -> Outcome {
+    Ok(save_provider(store, config)?)
+}
