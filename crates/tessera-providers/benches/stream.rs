@@ -67,11 +67,11 @@ fn request() -> ChatRequest {
 }
 
 /// Reads the answer as bytes only; calls `on_chunk(bytes, arrival)` for each chunk.
-async fn read_raw(provider: &ScriptedProvider, mut on_chunk: impl FnMut(&[u8], u128)) -> usize {
-    let http = reqwest::Client::builder()
-        .no_proxy()
-        .build()
-        .unwrap_or_default();
+async fn read_raw(
+    http: &reqwest::Client,
+    provider: &ScriptedProvider,
+    mut on_chunk: impl FnMut(&[u8], u128),
+) -> usize {
     let response = match http
         .post(format!("{}/chat/completions", provider.openai_base()))
         .header("content-type", "application/json")
@@ -93,8 +93,7 @@ async fn read_raw(provider: &ScriptedProvider, mut on_chunk: impl FnMut(&[u8], u
 }
 
 /// Reads the answer through the provider layer; calls `on_delta(text, arrival)` per text delta.
-async fn read_items(provider: &ScriptedProvider, mut on_delta: impl FnMut(&str, u128)) -> usize {
-    let client = client(provider);
+async fn read_items(client: &ProviderClient, mut on_delta: impl FnMut(&str, u128)) -> usize {
     let mut stream = client.stream(request(), CancellationToken::new());
     let mut items = 0;
     while let Some(item) = stream.next().await {
@@ -171,6 +170,12 @@ fn main() {
         Err(err) => panic!("{err}"),
     };
 
+    // Clients are made once, outside the timings (making one loads the system's CA store).
+    let http = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap_or_default();
+    let client = client(&provider);
     println!("provider stream bench: {deltas} deltas, {rounds} rounds each (best round kept)");
     let text = |i: usize| format!("tok{i} ");
     let (mut raw_best, mut items_best) = (f64::MAX, f64::MAX);
@@ -178,12 +183,12 @@ fn main() {
     for _ in 0..rounds {
         provider.push(answer(deltas, None, text));
         let start = Instant::now();
-        bytes = rt.block_on(read_raw(&provider, |_, _| {}));
+        bytes = rt.block_on(read_raw(&http, &provider, |_, _| {}));
         raw_best = raw_best.min(start.elapsed().as_secs_f64());
 
         provider.push(answer(deltas, None, text));
         let start = Instant::now();
-        let n = rt.block_on(read_items(&provider, |_, _| {}));
+        let n = rt.block_on(read_items(&client, |_, _| {}));
         items_best = items_best.min(start.elapsed().as_secs_f64());
         assert_eq!(n, deltas, "every delta arrived as an item");
     }
@@ -249,13 +254,13 @@ fn main() {
     let (mut raw_lat, mut item_lat) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
         provider.push(answer(paced, Some(Duration::from_millis(1)), stamped));
-        rt.block_on(read_raw(&provider, |chunk, at| {
+        rt.block_on(read_raw(&http, &provider, |chunk, at| {
             for sent in stamps(chunk) {
                 raw_lat.push(at.saturating_sub(sent) as f64 / 1e3);
             }
         }));
         provider.push(answer(paced, Some(Duration::from_millis(1)), stamped));
-        rt.block_on(read_items(&provider, |text, at| {
+        rt.block_on(read_items(&client, |text, at| {
             if let Ok(sent) = text.parse::<u128>() {
                 item_lat.push(at.saturating_sub(sent) as f64 / 1e3);
             }
