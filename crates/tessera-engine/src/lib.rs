@@ -8,12 +8,12 @@
 //!   timeouts, cancellation, recovery and events.
 //! - [`model_events`]: a model call's normalised stream as easyflow-chat events.
 //! - [`provider_settings`]: providers saved in the data folder, presets, the default.
-//! - [`single_turn`]: one model turn, recorded in the store from the person's message to the
-//!   usage record.
+//! - [`turn`]: one turn of the conversation (model calls and tool rounds), recorded in the store
+//!   from the person's message to the usage records.
 
 pub mod assembler;
 pub mod executor;
 pub mod model_events;
 pub mod provider_settings;
-pub mod single_turn;
 pub mod tools;
+pub mod turn;

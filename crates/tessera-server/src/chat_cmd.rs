@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context};
 use tessera_engine::provider_settings::{default_provider_name, require_provider};
-use tessera_engine::single_turn::{run_single_turn, TurnInput, TurnOptions};
+use tessera_engine::turn::{run_turn, TurnInput, TurnOptions};
 use tessera_protocol::easyflow::{EventBody, SystemState};
 use tessera_providers::keys::{resolve_key, KeyStore, OsKeyring};
 use tessera_providers::{presets, ProviderClient, ProviderConfig, ProviderKind};
@@ -70,8 +70,10 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
     if args.text.trim().is_empty() {
         bail!("nothing to say: give the message as the last argument");
     }
-    let store = Store::open(data_dir)
-        .with_context(|| format!("cannot open the data folder {}", data_dir.display()))?;
+    let store = Arc::new(
+        Store::open(data_dir)
+            .with_context(|| format!("cannot open the data folder {}", data_dir.display()))?,
+    );
     let config = resolve_provider(&store, &args)?;
     let model = args
         .model
@@ -101,7 +103,7 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
     let mut stdout = std::io::stdout().lock();
     let mut write_failed = None;
     let events = args.events;
-    let outcome = run_single_turn(
+    let outcome = run_turn(
         &store,
         &client,
         TurnInput {

@@ -88,18 +88,23 @@ impl StoreSink {
     }
 }
 
-impl EventSink for StoreSink {
-    fn emit(&self, event: Event) {
+impl StoreSink {
+    /// Writes `event` (and the call record it updates) and returns it as stored, with its seq.
+    pub fn persist(&self, event: Event) -> tessera_store::Result<tessera_store::StoredEvent> {
         let record = self.record(&event);
         let conversation_id = self.conversation_id.clone();
-        let written = self.store.write(move |tx| {
+        self.store.write(move |tx| {
             if let Some(record) = &record {
                 tx.put_tool_call(&conversation_id, record)?;
             }
-            tx.append_event(&conversation_id, event)?;
-            Ok(())
-        });
-        if let Err(error) = written {
+            tx.append_event(&conversation_id, event)
+        })
+    }
+}
+
+impl EventSink for StoreSink {
+    fn emit(&self, event: Event) {
+        if let Err(error) = self.persist(event) {
             tracing::warn!(%error, "could not write an executor event to the store");
         }
     }

@@ -1,0 +1,110 @@
+//! One model call inside a turn: its stream becomes stored events, its answer a [`Response`]
+//! (kept whole or partial), and its figures a `model_usage` record.
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+use tessera_protocol::context_doc::UsageStage;
+use tessera_providers::cost::CallRecord;
+use tessera_providers::stream::{Accumulator, Response, Usage};
+use tessera_providers::{anthropic, openai};
+use tessera_providers::{ChatRequest, ProviderClient, ProviderError, ProviderKind};
+use tessera_store::model_turns::NewModelTurn;
+use tokio_util::sync::CancellationToken;
+
+use super::{new_id, Recorder, TurnError, TurnOptions};
+
+/// What one model call gave.
+pub(super) struct CallResult {
+    pub response: Response,
+    pub error: Option<ProviderError>,
+    /// The model that answered (the fallback after an overload).
+    pub model: String,
+    pub usage: Option<Usage>,
+    pub cost: Option<f64>,
+    pub first_output: Option<Duration>,
+}
+
+/// Streams one call, storing the request, every event, the answer and the usage record.
+pub(super) async fn call_model(
+    recorder: &mut Recorder<'_>,
+    client: &ProviderClient,
+    request: ChatRequest,
+    options: &TurnOptions,
+    run_id: &str,
+    cancel: CancellationToken,
+) -> Result<CallResult, TurnError> {
+    let config = client.config();
+    let wire_request = match config.kind {
+        ProviderKind::Openai => openai::encode_request(config, &request, true),
+        ProviderKind::Anthropic => anthropic::encode_request(config, &request, true),
+    };
+    let turn = recorder.store.start_model_turn(
+        &recorder.conversation_id,
+        NewModelTurn {
+            turn_id: None,
+            run_id: Some(run_id.to_owned()),
+            provider: config.name.clone(),
+            model: request.model.clone(),
+            request: wire_request,
+            assembly: None,
+        },
+    )?;
+    let started_at = Timestamp::now();
+    let mut stream = client.stream(request, cancel);
+    let mut acc = Accumulator::new();
+    let mut error = None;
+    while let Some(next) = stream.next().await {
+        match next {
+            Ok(item) => {
+                acc.push(&item);
+                if let Some(event) = recorder.shaper.item(&item) {
+                    recorder.put(event)?;
+                }
+            }
+            Err(err) => {
+                error = Some(err);
+                break;
+            }
+        }
+    }
+    let response = acc.into_response();
+    let model = stream.model().to_owned();
+    recorder.store.finish_model_turn(
+        &recorder.conversation_id,
+        &turn.turn_id,
+        serde_json::to_value(&response).unwrap_or_default(),
+        None,
+    )?;
+
+    let stage = if response.tool_calls.is_empty() {
+        options.stage
+    } else {
+        UsageStage::ToolCall
+    };
+    let mut record = CallRecord::new(
+        new_id(),
+        stage,
+        config.name.clone(),
+        model.clone(),
+        started_at,
+    );
+    record.fallback_from = stream.fell_back_from().map(str::to_owned);
+    record.first_token_latency = stream.first_output_latency();
+    record.latency = stream.elapsed();
+    record.usage = response.usage;
+    record.error.clone_from(&error);
+    record.price = options.prices.price_for(config, &model);
+    let cost = record.estimated_cost_usd();
+    recorder
+        .store
+        .put_model_usage(&recorder.conversation_id, record.to_model_usage())?;
+    Ok(CallResult {
+        usage: response.usage,
+        response,
+        error,
+        model,
+        cost,
+        first_output: stream.first_output_latency(),
+    })
+}

@@ -1,0 +1,266 @@
+//! A turn with tools against the scripted provider over real HTTP and a real store: the model
+//! asks for tools, the executor runs them (in parallel where safe), their results go back to the
+//! model, and its answer ends the turn; every event is stored before it is seen; the turn limit
+//! ends a model that never stops calling tools.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tessera_engine::tools::{ToolContext, ToolFailure, ToolRegistry, ToolSpec};
+use tessera_engine::turn::{run_turn, TurnInput, TurnOptions};
+use tessera_protocol::easyflow::{EventBody, SystemState};
+use tessera_providers::config::{ProviderConfig, ProviderKind};
+use tessera_providers::keys::Secret;
+use tessera_providers::ProviderClient;
+use tessera_store::{Store, StoredEvent};
+use tessera_testkit::scripted::{Reply, ScriptedProvider};
+use tokio_util::sync::CancellationToken;
+
+fn registry(counter: Arc<AtomicUsize>) -> Arc<ToolRegistry> {
+    let mut r = ToolRegistry::new();
+    r.register(
+        ToolSpec::new("get_weather", "The weather in a city").input_schema(json!({
+            "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]
+        })),
+        move |args: Value, _ctx: ToolContext| {
+            let counter = counter.clone();
+            async move {
+                counter.fetch_add(1, Ordering::SeqCst);
+                Ok::<_, ToolFailure>(json!({"city": args["city"], "temp": "5°C"}))
+            }
+        },
+    )
+    .unwrap();
+    Arc::new(r)
+}
+
+fn client(provider: &ScriptedProvider, kind: ProviderKind) -> ProviderClient {
+    let base = match kind {
+        ProviderKind::Openai => provider.openai_base(),
+        ProviderKind::Anthropic => provider.url(),
+    };
+    let mut config = ProviderConfig::new("scripted", kind, base);
+    config.proxy = Some("none".into());
+    ProviderClient::new(config, Some(Secret::new("k"))).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tool_calls_run_and_their_results_reach_the_model() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[
+            ("call_1", "get_weather", &["{\"city\":", "\"北京\"}"]),
+            ("call_2", "get_weather", &["{\"city\":\"Paris\"}"]),
+        ],
+    ));
+    provider.push(Reply::openai_text("m", &["Both ", "are cold."]));
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let counter = Arc::new(AtomicUsize::new(0));
+    let options = TurnOptions {
+        tools: Some(registry(counter.clone())),
+        ..TurnOptions::default()
+    };
+    let mut seen: Vec<StoredEvent> = Vec::new();
+    let outcome = run_turn(
+        &store,
+        &client(&provider, ProviderKind::Openai),
+        TurnInput {
+            conversation: None,
+            text: "Weather in 北京 and Paris?",
+            model: "m",
+            options: &options,
+        },
+        CancellationToken::new(),
+        |e| seen.push(e.clone()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(outcome.state, SystemState::Completed, "{:?}", outcome.error);
+    assert_eq!(outcome.model_calls, 2);
+    assert_eq!(counter.load(Ordering::SeqCst), 2);
+    assert_eq!(outcome.response.text, "Both are cold.");
+
+    // The second request carried the assistant's calls and both results, in the model's order.
+    let calls = provider.calls();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0].body["tools"][0]["function"]["name"], "get_weather");
+    let m = calls[1].body["messages"].as_array().unwrap();
+    let n = m.len();
+    assert_eq!(m[n - 3]["role"], "assistant");
+    assert_eq!(m[n - 3]["tool_calls"][1]["id"], "call_2");
+    assert_eq!(m[n - 2]["tool_call_id"], "call_1");
+    assert!(m[n - 2]["content"].as_str().unwrap().contains("北京"));
+    assert_eq!(m[n - 1]["tool_call_id"], "call_2");
+
+    // What was seen is what was stored, seq strictly increasing; tool events among them.
+    let stored = store
+        .events_after(&outcome.conversation_id, None, None)
+        .unwrap();
+    let seqs: Vec<u64> = seen.iter().map(|e| e.seq).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+    assert!(!stored.is_empty());
+    let results = seen
+        .iter()
+        .filter(|e| matches!(e.event.body, EventBody::ToolResult(_)))
+        .count();
+    assert_eq!(results, 2);
+    assert!(matches!(
+        seen.last().unwrap().event.body,
+        EventBody::Done(_)
+    ));
+
+    // Two model calls recorded: the tool round and the answer; the message is the answer.
+    let usage = store.model_usage(&outcome.conversation_id).unwrap();
+    let stages: Vec<String> = usage
+        .iter()
+        .map(|u| {
+            serde_json::to_value(u.stage)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(stages, ["tool_call", "answer"]);
+    let branch = store.active_branch(&outcome.conversation_id).unwrap();
+    assert_eq!(branch.last().unwrap().message.content, "Both are cold.");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn anthropic_tool_rounds_replay_thinking_and_results() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    provider.push(Reply::anthropic_tool_use(
+        "c",
+        &[("toolu_1", "get_weather", &["{\"city\": \"Oslo\"}"])],
+    ));
+    provider.push(Reply::anthropic_text("c", &["Cold."]));
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let options = TurnOptions {
+        tools: Some(registry(Arc::new(AtomicUsize::new(0)))),
+        ..TurnOptions::default()
+    };
+    let outcome = run_turn(
+        &store,
+        &client(&provider, ProviderKind::Anthropic),
+        TurnInput {
+            conversation: None,
+            text: "Oslo?",
+            model: "c",
+            options: &options,
+        },
+        CancellationToken::new(),
+        |_| {},
+    )
+    .await
+    .unwrap();
+    assert_eq!(outcome.state, SystemState::Completed);
+    let second = &provider.calls()[1].body;
+    let m = second["messages"].as_array().unwrap();
+    assert_eq!(m[1]["content"][0]["type"], "tool_use");
+    assert_eq!(m[2]["content"][0]["type"], "tool_result");
+    assert_eq!(m[2]["content"][0]["tool_use_id"], "toolu_1");
+    assert!(m[2]["content"][0]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Oslo"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_that_never_stops_calling_tools_hits_the_turn_limit() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    for i in 0..3 {
+        let id = format!("call_{i}");
+        provider.push(Reply::openai_tool_calls(
+            "m",
+            &[(id.as_str(), "get_weather", &["{\"city\":\"Rome\"}"])],
+        ));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let counter = Arc::new(AtomicUsize::new(0));
+    let options = TurnOptions {
+        tools: Some(registry(counter.clone())),
+        max_model_calls: 3,
+        ..TurnOptions::default()
+    };
+    let mut seen = Vec::new();
+    let outcome = run_turn(
+        &store,
+        &client(&provider, ProviderKind::Openai),
+        TurnInput {
+            conversation: None,
+            text: "loop",
+            model: "m",
+            options: &options,
+        },
+        CancellationToken::new(),
+        |e: &StoredEvent| seen.push(e.event.clone()),
+    )
+    .await
+    .unwrap();
+    assert_eq!(outcome.model_calls, 3);
+    assert_eq!(
+        counter.load(Ordering::SeqCst),
+        2,
+        "the last round's calls are not run"
+    );
+    let limit = seen
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::SystemError(p) if p.code == "turn_limit" => Some(p.message.clone()),
+            _ => None,
+        })
+        .expect("the limit is announced");
+    assert!(limit.contains("3 model calls"), "{limit}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_invalid_argument_goes_back_to_the_model_as_the_tool_error() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("call_x", "get_weather", &["{\"town\":\"Rome\"}"])],
+    ));
+    provider.push(Reply::openai_text("m", &["Sorry."]));
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let counter = Arc::new(AtomicUsize::new(0));
+    let options = TurnOptions {
+        tools: Some(registry(counter.clone())),
+        ..TurnOptions::default()
+    };
+    let outcome = run_turn(
+        &store,
+        &client(&provider, ProviderKind::Openai),
+        TurnInput {
+            conversation: None,
+            text: "Rome?",
+            model: "m",
+            options: &options,
+        },
+        CancellationToken::new(),
+        |_| {},
+    )
+    .await
+    .unwrap();
+    assert_eq!(outcome.state, SystemState::Completed);
+    assert_eq!(
+        counter.load(Ordering::SeqCst),
+        0,
+        "an invalid call is never run"
+    );
+    let m = provider.calls()[1].body["messages"].clone();
+    let result = m.as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        result.contains("city"),
+        "the error names the field: {result}"
+    );
+}
