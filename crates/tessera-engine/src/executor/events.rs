@@ -101,6 +101,17 @@ impl Emitter {
         }
     }
 
+    /// The conversation the events belong to (tools read it through [`ToolContext`]).
+    ///
+    /// [`ToolContext`]: crate::tools::ToolContext
+    pub(crate) fn conversation_id(&self) -> &str {
+        &self.conversation_id
+    }
+
+    pub(crate) fn run_id(&self) -> Option<&str> {
+        self.run_id.as_deref()
+    }
+
     pub(crate) fn emit(&self, body: EventBody) {
         let mut event = Event::new(self.conversation_id.clone(), body);
         // The lock keeps seq order and delivery order the same.

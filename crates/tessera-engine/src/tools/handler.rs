@@ -74,6 +74,17 @@ pub struct ToolContext {
 }
 
 impl ToolContext {
+    /// The conversation the call runs for (the executor's), so a tool that reads or writes
+    /// the context database knows whose data it is.
+    pub fn conversation_id(&self) -> &str {
+        self.emitter.conversation_id()
+    }
+
+    /// The run the call belongs to, when the executor was given one.
+    pub fn run_id(&self) -> Option<&str> {
+        self.emitter.run_id()
+    }
+
     /// Reports progress (`tool/tool_progress`).
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         self.emitter
