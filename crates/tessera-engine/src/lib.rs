@@ -1,6 +1,7 @@
 //! The coordinator: runs, the context assembler, specialists, built-in tools, interactions that
 //! suspend and resume. Knows nothing of Tauri or HTTP.
 //!
+//! - [`engine`]: the front door: start a run, follow a conversation's events, cancel.
 //! - [`assembler`]: builds each model call's prompt from the session within the token budget.
 //! - [`tools`]: tool declarations, handlers, the registry with argument validation, simulated
 //!   stand-ins.
@@ -12,6 +13,7 @@
 //!   from the person's message to the usage records.
 
 pub mod assembler;
+pub mod engine;
 pub mod executor;
 pub mod model_events;
 pub mod provider_settings;

@@ -100,7 +100,7 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
         max_tokens: args.max_tokens,
         ..TurnOptions::default()
     };
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = std::io::stdout();
     let mut write_failed = None;
     let events = args.events;
     let outcome = run_turn(
@@ -111,6 +111,7 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
             text: &args.text,
             model: &model,
             options: &options,
+            run_id: None,
         },
         cancel,
         |stored| {

@@ -84,6 +84,8 @@ pub struct TurnInput<'a> {
     pub text: &'a str,
     pub model: &'a str,
     pub options: &'a TurnOptions,
+    /// The run's id, when the caller chose it (to cancel it while it runs); else a new one.
+    pub run_id: Option<&'a str>,
 }
 
 /// How the turn ended.
@@ -107,7 +109,7 @@ pub(crate) struct Recorder<'a> {
     conversation_id: String,
     shaper: EventShaper,
     tool_sink: StoreSink,
-    emit: &'a mut dyn FnMut(&StoredEvent),
+    emit: &'a mut (dyn FnMut(&StoredEvent) + Send),
 }
 
 impl Recorder<'_> {
@@ -137,13 +139,14 @@ pub async fn run_turn(
     client: &ProviderClient,
     input: TurnInput<'_>,
     cancel: CancellationToken,
-    mut emit: impl FnMut(&StoredEvent),
+    mut emit: impl FnMut(&StoredEvent) + Send,
 ) -> Result<TurnOutcome, TurnError> {
     let TurnInput {
         conversation,
         text,
         model,
         options,
+        run_id,
     } = input;
     let conversation_id = match conversation {
         Some(id) => {
@@ -168,7 +171,7 @@ pub async fn run_turn(
         &conversation_id,
         NewMessage::new(text_message(WireRole::User, text)),
     )?;
-    let run_id = new_id();
+    let run_id = run_id.map_or_else(new_id, str::to_owned);
     let message_id = new_id();
     let mut recorder = Recorder {
         store,
@@ -449,7 +452,7 @@ fn fail_early(
 }
 
 /// A conversation title from the first words of the message.
-fn title_of(text: &str) -> String {
+pub(crate) fn title_of(text: &str) -> String {
     let line = text.lines().next().unwrap_or_default().trim();
     let mut title: String = line.chars().take(60).collect();
     if line.chars().count() > 60 {

@@ -1,0 +1,189 @@
+//! The engine's front door: one handle both shells (HTTP and Tauri) call. Start a run for what
+//! the person said, follow a conversation's events from any seq, cancel a run. Runs go on in the
+//! background whoever listens: a client that disconnects never cancels a run.
+
+mod bus;
+mod subscription;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tessera_providers::ProviderClient;
+use tessera_store::conversations::NewConversation;
+use tessera_store::{Store, StoreError};
+use thiserror::Error;
+use tokio_util::sync::CancellationToken;
+
+pub use bus::EventBus;
+pub use subscription::Subscription;
+
+use crate::turn::{new_id, run_turn, TurnInput, TurnOptions};
+
+#[derive(Debug, Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("conversation {0} does not exist")]
+    NoConversation(String),
+    #[error("the engine is shutting down")]
+    ShuttingDown,
+}
+
+/// The model the engine talks to.
+#[derive(Clone, Debug)]
+pub struct ModelChoice {
+    pub client: ProviderClient,
+    pub model: String,
+    pub options: TurnOptions,
+}
+
+/// A run that was started.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StartedRun {
+    pub conversation_id: String,
+    pub run_id: String,
+}
+
+struct RunEntry {
+    conversation_id: String,
+    cancel: CancellationToken,
+}
+
+/// Cheap to clone; every clone is the same engine.
+#[derive(Clone)]
+pub struct Engine {
+    store: Arc<Store>,
+    bus: Arc<EventBus>,
+    runs: Arc<Mutex<HashMap<String, RunEntry>>>,
+    model: Arc<ModelChoice>,
+}
+
+impl Engine {
+    pub fn new(store: Arc<Store>, model: ModelChoice) -> Self {
+        Self {
+            store,
+            bus: Arc::new(EventBus::new()),
+            runs: Arc::new(Mutex::new(HashMap::new())),
+            model: Arc::new(model),
+        }
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// Starts answering `text` in `conversation` (a new one when None). Returns at once; the
+    /// run's events follow on [`Engine::subscribe`].
+    pub fn start_run(
+        &self,
+        conversation: Option<&str>,
+        text: &str,
+    ) -> Result<StartedRun, EngineError> {
+        let conversation_id = match conversation {
+            Some(id) => {
+                if self.store.conversation(id)?.is_none() {
+                    return Err(EngineError::NoConversation(id.to_owned()));
+                }
+                id.to_owned()
+            }
+            None => {
+                self.store
+                    .create_conversation(NewConversation {
+                        id: None,
+                        title: crate::turn::title_of(text),
+                        locale: None,
+                        actor: None,
+                        created_at: None,
+                    })?
+                    .id
+            }
+        };
+        let run_id = new_id();
+        let cancel = CancellationToken::new();
+        self.runs
+            .lock()
+            .map_err(|_| EngineError::ShuttingDown)?
+            .insert(
+                run_id.clone(),
+                RunEntry {
+                    conversation_id: conversation_id.clone(),
+                    cancel: cancel.clone(),
+                },
+            );
+        let engine = self.clone();
+        let (conversation, run, text) = (conversation_id.clone(), run_id.clone(), text.to_owned());
+        tokio::spawn(async move {
+            let model = &engine.model;
+            let bus = engine.bus.clone();
+            let outcome = run_turn(
+                &engine.store,
+                &model.client,
+                TurnInput {
+                    conversation: Some(&conversation),
+                    text: &text,
+                    model: &model.model,
+                    options: &model.options,
+                    run_id: Some(&run),
+                },
+                cancel,
+                |event| bus.publish(&conversation, event),
+            )
+            .await;
+            if let Err(error) = outcome {
+                tracing::error!(%error, run = %run, "a run could not be recorded");
+            }
+            if let Ok(mut runs) = engine.runs.lock() {
+                runs.remove(&run);
+            }
+        });
+        Ok(StartedRun {
+            conversation_id,
+            run_id,
+        })
+    }
+
+    /// A conversation's events after `after` (all of them when None): the stored ones, then
+    /// live ones as they are stored.
+    pub fn subscribe(
+        &self,
+        conversation_id: &str,
+        after: Option<u64>,
+    ) -> Result<Subscription, EngineError> {
+        if self.store.conversation(conversation_id)?.is_none() {
+            return Err(EngineError::NoConversation(conversation_id.to_owned()));
+        }
+        let live = self
+            .bus
+            .subscribe(conversation_id)
+            .ok_or(EngineError::ShuttingDown)?;
+        Ok(Subscription::new(
+            self.store.clone(),
+            conversation_id.to_owned(),
+            live,
+            after,
+        )?)
+    }
+
+    /// Cancels a running run; false when it is not running (finished, or unknown).
+    pub fn cancel(&self, run_id: &str) -> bool {
+        match self.runs.lock() {
+            Ok(runs) => runs.get(run_id).map(|r| r.cancel.cancel()).is_some(),
+            Err(_) => false,
+        }
+    }
+
+    /// The runs going on, with their conversations.
+    pub fn running(&self) -> Vec<StartedRun> {
+        self.runs
+            .lock()
+            .map(|runs| {
+                runs.iter()
+                    .map(|(run_id, entry)| StartedRun {
+                        conversation_id: entry.conversation_id.clone(),
+                        run_id: run_id.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}

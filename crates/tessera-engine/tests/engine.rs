@@ -1,0 +1,149 @@
+//! The engine's front door: a run started in the background, its events followed from any seq
+//! with nothing missed or repeated, and cancelled mid-stream keeping the partial answer.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use tessera_engine::engine::{Engine, ModelChoice};
+use tessera_engine::turn::TurnOptions;
+use tessera_protocol::easyflow::{EventBody, SystemState};
+use tessera_providers::config::{ProviderConfig, ProviderKind};
+use tessera_providers::keys::Secret;
+use tessera_providers::ProviderClient;
+use tessera_store::{Store, StoredEvent};
+use tessera_testkit::scripted::{Gate, Reply, ScriptedProvider, Step};
+
+fn engine(provider: &ScriptedProvider, dir: &std::path::Path) -> Engine {
+    let mut config = ProviderConfig::new("scripted", ProviderKind::Openai, provider.openai_base());
+    config.proxy = Some("none".into());
+    let client = ProviderClient::new(config, Some(Secret::new("k"))).unwrap();
+    Engine::new(
+        Arc::new(Store::open(dir).unwrap()),
+        ModelChoice {
+            client,
+            model: "m".into(),
+            options: TurnOptions::default(),
+        },
+    )
+}
+
+/// Events until `system/done`.
+async fn until_done(sub: &mut tessera_engine::engine::Subscription) -> Vec<StoredEvent> {
+    let mut events = Vec::new();
+    loop {
+        let event = tokio::time::timeout(std::time::Duration::from_secs(20), sub.next())
+            .await
+            .expect("the run ends")
+            .unwrap()
+            .expect("the engine runs");
+        let done = matches!(event.event.body, EventBody::Done(_));
+        events.push(event);
+        if done {
+            return events;
+        }
+    }
+}
+
+fn states(events: &[StoredEvent]) -> Vec<SystemState> {
+    events
+        .iter()
+        .filter_map(|e| match &e.event.body {
+            EventBody::SystemStatus(s) => Some(s.state),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_is_followed_live_and_a_late_subscriber_gets_exactly_what_it_missed() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let gate = Gate::new();
+    provider.push(
+        Reply::openai_text("m", &["one ", "two ", "three"])
+            .insert_step(3, Step::Gate(gate.clone())),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&provider, dir.path());
+    let run = engine.start_run(None, "count").unwrap();
+    let mut first = engine.subscribe(&run.conversation_id, None).unwrap();
+    // Wait until the answer has started (the gate holds the rest).
+    let mut seen = Vec::new();
+    while !seen.iter().any(|e: &StoredEvent| matches!(&e.event.body, EventBody::LlmMessage(p) if p.delta.as_deref() == Some("two "))) {
+        seen.push(first.next().await.unwrap().unwrap());
+    }
+    let have = seen.last().unwrap().seq;
+    // A second client that had seen up to the first delta only.
+    let first_delta = seen
+        .iter()
+        .find(|e| matches!(&e.event.body, EventBody::LlmMessage(_)))
+        .unwrap()
+        .seq;
+    let mut late = engine
+        .subscribe(&run.conversation_id, Some(first_delta))
+        .unwrap();
+    gate.open();
+    seen.extend(until_done(&mut first).await);
+    let late_events = until_done(&mut late).await;
+    assert!(have > first_delta);
+
+    // The first client saw every event once, in seq order, without gaps.
+    let seqs: Vec<u64> = seen.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
+    assert_eq!(
+        states(&seen),
+        [SystemState::Running, SystemState::Completed]
+    );
+    // The late one got exactly what came after the seq it had (folded or not).
+    let late_first = late_events.first().unwrap();
+    assert!(late_first.seq > first_delta || late_first.replaces.is_some());
+    let text: String = late_events
+        .iter()
+        .filter_map(|e| match &e.event.body {
+            EventBody::LlmMessage(p) => p.delta.clone().or(p.content.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(text.ends_with("two three"), "{text}");
+    assert!(engine.running().is_empty() || engine.running()[0].run_id == run.run_id);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelling_mid_stream_keeps_the_partial_answer() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let gate = Gate::new();
+    provider.push(
+        Reply::openai_text("m", &["Partial ", "never"]).insert_step(2, Step::Gate(gate.clone())),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&provider, dir.path());
+    let run = engine.start_run(None, "go").unwrap();
+    let mut sub = engine.subscribe(&run.conversation_id, None).unwrap();
+    loop {
+        let e = sub.next().await.unwrap().unwrap();
+        if matches!(e.event.body, EventBody::LlmMessage(_)) {
+            break;
+        }
+    }
+    assert!(engine.cancel(&run.run_id));
+    let events = until_done(&mut sub).await;
+    assert_eq!(states(&events), [SystemState::Cancelled]);
+    gate.open();
+    let branch = engine.store().active_branch(&run.conversation_id).unwrap();
+    let answer = &branch.last().unwrap().message;
+    assert_eq!(answer.content, "Partial ");
+    assert_eq!(answer.extra["interrupted"], "cancelled");
+    assert!(
+        !engine.cancel(&run.run_id),
+        "a finished run cannot be cancelled"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unknown_conversations_are_refused() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&provider, dir.path());
+    assert!(engine.subscribe("nope", None).is_err());
+    assert!(engine.start_run(Some("nope"), "hi").is_err());
+    assert!(provider.calls().is_empty());
+}
