@@ -3,6 +3,7 @@
 //!
 //! - [`engine`]: the front door: start a run, follow a conversation's events, cancel.
 //! - [`assembler`]: builds each model call's prompt from the session within the token budget.
+//! - [`builtin_tools`]: get_current_datetime, calculator, search_context, save_memory.
 //! - [`tools`]: tool declarations, handlers, the registry with argument validation, simulated
 //!   stand-ins.
 //! - [`executor`]: runs tool-call requests and instruction sets on the scheduler's graph, with
@@ -13,6 +14,7 @@
 //!   from the person's message to the usage records.
 
 pub mod assembler;
+pub mod builtin_tools;
 pub mod engine;
 pub mod executor;
 pub mod model_events;
