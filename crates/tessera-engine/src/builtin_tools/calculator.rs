@@ -1,4 +1,4 @@
-//! `calculator`: exact-enough arithmetic the model should not do in its head, through the
+//! `calculator`: arithmetic the model should not do in its head, through the
 //! parser in [`super::calc`] (no eval).
 
 use serde_json::{json, Number, Value};
@@ -13,8 +13,9 @@ pub const NAME: &str = "calculator";
 pub fn spec() -> ToolSpec {
     ToolSpec::new(
         NAME,
-        "Evaluates an arithmetic expression exactly and returns its value. Use it for any \
-         calculation instead of computing in your head. Operators: + - * / % (remainder) and ^ \
+        "Evaluates an arithmetic expression and returns its value (64-bit floating point, \
+         shown to 15 significant digits). Use it for any calculation instead of computing in \
+         your head. Operators: + - * / % (remainder) and ^ \
          (power, right-associative; ** also works), unary minus, parentheses. Numbers: 12, 0.5, \
          1e-3. Functions: sqrt, abs, round(x) or round(x, digits), floor, ceil, min(a, b, …), \
          max(a, b, …), ln, log10, sin, cos, tan (radians). Constants: pi, e. Errors (division \
