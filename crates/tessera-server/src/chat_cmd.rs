@@ -21,13 +21,50 @@ pub enum EventsFormat {
     Ndjson,
 }
 
-/// What `tessera chat` was asked.
-#[derive(Debug)]
-pub struct ChatArgs {
+/// Which model to talk to, as `tessera chat` and `tessera serve` take it.
+#[derive(Clone, Debug, Default)]
+pub struct ModelArgs {
     pub provider: Option<String>,
     pub kind: Option<ProviderKind>,
     pub base_url: Option<String>,
     pub model: Option<String>,
+}
+
+impl ModelArgs {
+    pub fn is_empty(&self) -> bool {
+        self.provider.is_none()
+            && self.kind.is_none()
+            && self.base_url.is_none()
+            && self.model.is_none()
+    }
+}
+
+/// The client and model for `args`: the provider resolved, its key from the environment or
+/// the OS keyring.
+pub async fn model_client(
+    store: &Store,
+    args: &ModelArgs,
+) -> anyhow::Result<(ProviderClient, String)> {
+    let config = resolve_provider(store, args)?;
+    let model = args
+        .model
+        .clone()
+        .or_else(|| config.default_model.clone())
+        .ok_or_else(|| {
+            anyhow!(
+                "no model: pass --model M (provider {} has no default)",
+                config.name
+            )
+        })?;
+    let keyring: Arc<dyn KeyStore> = Arc::new(OsKeyring::new());
+    let key = resolve_key(&config, keyring).await?;
+    Ok((ProviderClient::new(config, key)?, model))
+}
+
+/// What `tessera chat` was asked.
+#[derive(Debug)]
+pub struct ChatArgs {
+    pub model: ModelArgs,
     pub events: Option<EventsFormat>,
     pub conversation: Option<String>,
     pub system: Option<String>,
@@ -37,7 +74,7 @@ pub struct ChatArgs {
 
 /// The provider to talk to: ad hoc from `--kind`/`--base-url`, else saved settings or a preset
 /// by name, else the default provider.
-pub fn resolve_provider(store: &Store, args: &ChatArgs) -> anyhow::Result<ProviderConfig> {
+pub fn resolve_provider(store: &Store, args: &ModelArgs) -> anyhow::Result<ProviderConfig> {
     if let Some(kind) = args.kind {
         let base = args
             .base_url
@@ -74,20 +111,7 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
         Store::open(data_dir)
             .with_context(|| format!("cannot open the data folder {}", data_dir.display()))?,
     );
-    let config = resolve_provider(&store, &args)?;
-    let model = args
-        .model
-        .clone()
-        .or_else(|| config.default_model.clone())
-        .ok_or_else(|| {
-            anyhow!(
-                "no model: pass --model M (provider {} has no default)",
-                config.name
-            )
-        })?;
-    let keyring: Arc<dyn KeyStore> = Arc::new(OsKeyring::new());
-    let key = resolve_key(&config, keyring).await?;
-    let client = ProviderClient::new(config, key)?;
+    let (client, model) = model_client(&store, &args.model).await?;
     let cancel = CancellationToken::new();
     let on_signal = cancel.clone();
     tokio::spawn(async move {

@@ -1,6 +1,7 @@
 //! The `tessera` binary's library half: the HTTP API router (shared with the desktop shell, which
 //! carries the same router over IPC) and the command-line subcommands.
 
+pub mod api;
 pub mod auth;
 pub mod chat_cmd;
 pub mod condition_cmd;

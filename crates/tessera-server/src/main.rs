@@ -38,6 +38,19 @@ enum Command {
         /// Bearer token to require (default: a fresh random one, printed in the URL).
         #[arg(long, env = "TESSERA_TOKEN", hide_env_values = true)]
         token: Option<String>,
+        /// The model behind `/v1` (as `tessera chat` takes it): a saved provider or a preset.
+        /// With none of these and no --data-dir, only the UI and `/api/v1` are served.
+        #[arg(long)]
+        provider: Option<String>,
+        /// The wire of an ad-hoc provider: openai or anthropic.
+        #[arg(long, value_parser = parse_kind)]
+        kind: Option<tessera_providers::ProviderKind>,
+        /// The ad-hoc provider's base URL.
+        #[arg(long)]
+        base_url: Option<String>,
+        /// The model (default: the provider's default model).
+        #[arg(long)]
+        model: Option<String>,
     },
     /// Check a document against the protocol rules: prints `ok`, or one line per problem.
     Validate {
@@ -135,12 +148,26 @@ fn main() -> ExitCode {
             port,
             ui_dir,
             token,
-        } => run_serve(serve::ServeOptions {
-            host,
-            port,
-            ui_dir,
-            token,
-        }),
+            provider,
+            kind,
+            base_url,
+            model,
+        } => run_serve(
+            serve::ServeOptions {
+                host,
+                port,
+                ui_dir,
+                token,
+                engine: None,
+            },
+            data_dir,
+            chat_cmd::ModelArgs {
+                provider,
+                kind,
+                base_url,
+                model,
+            },
+        ),
         Command::Validate { kind, file } => match validate_cmd::run(kind, &file) {
             Ok(report) => {
                 for line in &report.lines {
@@ -174,10 +201,12 @@ fn main() -> ExitCode {
         } => run_chat(
             data_dir,
             chat_cmd::ChatArgs {
-                provider,
-                kind,
-                base_url,
-                model,
+                model: chat_cmd::ModelArgs {
+                    provider,
+                    kind,
+                    base_url,
+                    model,
+                },
                 events,
                 conversation,
                 system,
@@ -269,7 +298,11 @@ fn init_logging() {
         .try_init();
 }
 
-fn run_serve(opts: serve::ServeOptions) -> ExitCode {
+fn run_serve(
+    mut opts: serve::ServeOptions,
+    data_dir: Option<PathBuf>,
+    model: chat_cmd::ModelArgs,
+) -> ExitCode {
     init_logging();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
@@ -278,6 +311,20 @@ fn run_serve(opts: serve::ServeOptions) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // An engine runs when there is somewhere to keep conversations and a model to ask.
+    if data_dir.is_some() || !model.is_empty() {
+        let Some(dir) = data_dir.or_else(default_data_dir) else {
+            eprintln!("tessera serve: no home folder to keep data in; pass --data-dir DIR");
+            return ExitCode::from(2);
+        };
+        match runtime.block_on(serve::open_engine(&dir, &model)) {
+            Ok(engine) => opts.engine = Some(engine),
+            Err(err) => {
+                eprintln!("tessera serve: {err:#}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     match runtime.block_on(serve::serve(opts)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

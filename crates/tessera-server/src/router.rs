@@ -15,6 +15,18 @@ pub struct RouterConfig {
     pub guard: Arc<Guard>,
     /// The built web UI (`ui/dist`); `None` serves the API only.
     pub ui_dir: Option<PathBuf>,
+    /// The engine behind `/v1` (conversations, runs, events); `None` answers those with 503.
+    pub engine: Option<tessera_engine::engine::Engine>,
+}
+
+/// `/v1/*` when no engine runs: a clear reason instead of a 404.
+async fn no_engine() -> crate::api::ApiError {
+    crate::api::ApiError::new(
+        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        "NO_MODEL",
+        "no model is configured: start `tessera serve` with --data-dir DIR and a provider \
+         (--provider NAME, or --kind openai|anthropic --base-url URL, and --model M)",
+    )
 }
 
 async fn healthz() -> Json<Value> {
@@ -40,9 +52,18 @@ pub fn router(config: RouterConfig) -> Router {
             config.guard.clone(),
             check_api,
         ));
+    let v1 = match &config.engine {
+        Some(engine) => crate::api::routes(engine.clone()),
+        None => Router::new().route("/{*rest}", axum::routing::any(no_engine)),
+    }
+    .route_layer(middleware::from_fn_with_state(
+        config.guard.clone(),
+        check_api,
+    ));
     let mut app = Router::new()
         .route("/healthz", get(healthz))
-        .nest("/api/v1", api);
+        .nest("/api/v1", api)
+        .nest("/v1", v1);
     if let Some(dir) = &config.ui_dir {
         // Unknown paths fall back to index.html so client-side routes survive a reload.
         let index = ServeFile::new(dir.join("index.html"));

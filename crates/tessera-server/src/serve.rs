@@ -36,6 +36,36 @@ pub struct ServeOptions {
     pub port: u16,
     pub ui_dir: Option<PathBuf>,
     pub token: Option<String>,
+    /// The engine behind `/v1`; None serves the UI and `/api/v1` only.
+    pub engine: Option<tessera_engine::engine::Engine>,
+}
+
+/// The engine over the data folder `dir`, answering with the model `args` name, with the
+/// built-in tools.
+pub async fn open_engine(
+    dir: &std::path::Path,
+    args: &crate::chat_cmd::ModelArgs,
+) -> anyhow::Result<tessera_engine::engine::Engine> {
+    use anyhow::Context;
+    let store = Arc::new(
+        tessera_store::Store::open(dir)
+            .with_context(|| format!("cannot open the data folder {}", dir.display()))?,
+    );
+    let (client, model) = crate::chat_cmd::model_client(&store, args).await?;
+    let mut tools = tessera_engine::tools::ToolRegistry::new();
+    tessera_engine::builtin_tools::register_builtin_tools(&mut tools, store.clone())
+        .context("cannot register the built-in tools")?;
+    Ok(tessera_engine::engine::Engine::new(
+        store,
+        tessera_engine::engine::ModelChoice {
+            client,
+            model,
+            options: tessera_engine::turn::TurnOptions {
+                tools: Some(Arc::new(tools)),
+                ..tessera_engine::turn::TurnOptions::default()
+            },
+        },
+    ))
 }
 
 /// Runs until ctrl-c or SIGTERM.
@@ -58,6 +88,7 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
     let app = router(RouterConfig {
         guard,
         ui_dir: opts.ui_dir,
+        engine: opts.engine,
     });
     // Listen for SIGTERM before announcing the URL, so a script that reads the line and then
     // asks the server to stop always gets a graceful exit.

@@ -58,6 +58,15 @@ pub struct Engine {
     model: Arc<ModelChoice>,
 }
 
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("model", &self.model.model)
+            .field("provider", &self.model.client)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Engine {
     pub fn new(store: Arc<Store>, model: ModelChoice) -> Self {
         Self {

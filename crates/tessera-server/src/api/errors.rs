@@ -1,0 +1,100 @@
+//! Errors as seed 000 section 7.2 ERROR_RESPONSE messages with a fitting HTTP status.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use tessera_protocol::mcp_cp::{ErrorResponse, Message, MessageContent, Sender, SenderType};
+use tessera_protocol::wire::{JsonObject, Timestamp};
+
+/// An API error: the status and the ERROR_RESPONSE body.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+    context_id: String,
+    recoverable: bool,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            code,
+            message: message.into(),
+            context_id: "none".into(),
+            recoverable: status.is_client_error(),
+        }
+    }
+
+    /// The conversation the error is about.
+    pub fn in_context(mut self, context_id: &str) -> Self {
+        self.context_id = context_id.to_owned();
+        self
+    }
+
+    pub fn body(&self) -> Message {
+        Message {
+            message_id: uuid::Uuid::now_v7().to_string(),
+            context_id: self.context_id.clone(),
+            timestamp: Timestamp::new(
+                jiff::Timestamp::now()
+                    .strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
+                    .to_string(),
+            ),
+            sender: Sender {
+                id: "tessera".into(),
+                sender_type: SenderType::System,
+                extra: JsonObject::new(),
+            },
+            content: MessageContent::ErrorResponse(ErrorResponse {
+                error_code: self.code.to_owned(),
+                message: self.message.clone(),
+                details: None,
+                source: Some("server".into()),
+                recoverable: Some(self.recoverable),
+                suggested_action: None,
+                extra: JsonObject::new(),
+            }),
+            metadata: None,
+            extra: JsonObject::new(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, Json(self.body())).into_response()
+    }
+}
+
+impl From<tessera_engine::engine::EngineError> for ApiError {
+    fn from(err: tessera_engine::engine::EngineError) -> Self {
+        use tessera_engine::engine::EngineError;
+        match &err {
+            EngineError::NoConversation(_) => {
+                ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", err.to_string())
+            }
+            EngineError::ShuttingDown => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "SHUTTING_DOWN",
+                err.to_string(),
+            ),
+            EngineError::Store(_) => ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "STORE_ERROR",
+                err.to_string(),
+            ),
+        }
+    }
+}
+
+impl From<tessera_store::StoreError> for ApiError {
+    fn from(err: tessera_store::StoreError) -> Self {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "STORE_ERROR",
+            err.to_string(),
+        )
+    }
+}
