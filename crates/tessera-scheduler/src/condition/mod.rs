@@ -13,6 +13,9 @@
 //! Comparing a path ending in `status` with `'SUCCESS'` reads it as `'COMPLETED'` (seed 000
 //! §5.1 uses SUCCESS for an instruction's state). A bare value used as a boolean is true unless
 //! it is `false`, `null`, `0`, `""`, `[]` or `{}`.
+//!
+//! At most 64 levels may be open at once (each `NOT`, `(`, function or method call opens one);
+//! deeper is a syntax error, so a condition from outside cannot exhaust the stack.
 
 mod lexer;
 mod parser;
@@ -50,8 +53,10 @@ pub(crate) enum Expr {
     /// A path and the column it starts at.
     Path(Path, usize),
     Not(Box<Expr>),
-    And(Box<Expr>, Box<Expr>),
-    Or(Box<Expr>, Box<Expr>),
+    /// Two or more operands, in order: chains are flat so that their length adds no depth.
+    And(Vec<Expr>),
+    /// Two or more operands, in order.
+    Or(Vec<Expr>),
     Cmp(Op, Box<Expr>, Box<Expr>),
     Contains(Box<Expr>, Box<Expr>),
     IsEmpty(Box<Expr>),
@@ -131,7 +136,12 @@ fn collect_paths(expr: &Expr, out: &mut Vec<Path>) {
         Expr::Lit(_) => {}
         Expr::Path(p, _) => out.push(p.clone()),
         Expr::Not(a) | Expr::IsEmpty(a) => collect_paths(a, out),
-        Expr::And(a, b) | Expr::Or(a, b) | Expr::Cmp(_, a, b) | Expr::Contains(a, b) => {
+        Expr::And(items) | Expr::Or(items) => {
+            for item in items {
+                collect_paths(item, out);
+            }
+        }
+        Expr::Cmp(_, a, b) | Expr::Contains(a, b) => {
             collect_paths(a, out);
             collect_paths(b, out);
         }
@@ -145,8 +155,8 @@ fn eval<'a>(expr: &'a Expr, ctx: &'a Value) -> Cow<'a, Value> {
         Expr::Lit(v) => Cow::Borrowed(v),
         Expr::Path(p, _) => Cow::Borrowed(p.lookup(ctx).unwrap_or(&NULL)),
         Expr::Not(a) => Cow::Owned(Value::Bool(!truthy(&eval(a, ctx)))),
-        Expr::And(a, b) => Cow::Owned(Value::Bool(truthy(&eval(a, ctx)) && truthy(&eval(b, ctx)))),
-        Expr::Or(a, b) => Cow::Owned(Value::Bool(truthy(&eval(a, ctx)) || truthy(&eval(b, ctx)))),
+        Expr::And(items) => Cow::Owned(Value::Bool(items.iter().all(|e| truthy(&eval(e, ctx))))),
+        Expr::Or(items) => Cow::Owned(Value::Bool(items.iter().any(|e| truthy(&eval(e, ctx))))),
         Expr::Cmp(op, a, b) => {
             let (mut left, mut right) = (eval(a, ctx), eval(b, ctx));
             if matches!(op, Op::Eq | Op::Ne) {

@@ -1,5 +1,12 @@
 //! A recursive-descent parser for the condition language. Precedence, tightest first: NOT,
 //! comparison, AND, OR. Comparisons do not chain (`a == b == c` is an error).
+//!
+//! Conditions come from outside the process, so nesting is limited: every `NOT`, every `(`
+//! (grouping, function and method calls) and every method call chained onto a value opens a
+//! level, and more than [`MAX_DEPTH`] open levels are a syntax error. `AND` and `OR` chains are
+//! flat lists, not nested pairs, so the tree of an accepted condition is at most a few times
+//! [`MAX_DEPTH`] deep, whatever its length: evaluating, walking and dropping it recurse that
+//! deep at most.
 
 use serde_json::Value;
 
@@ -7,14 +14,36 @@ use super::lexer::{Tok, Token};
 use super::{ConditionError, Expr, Op};
 use crate::path::{Path, Segment};
 
+/// How many levels (`NOT`, `(`, calls) may be open at once.
+pub(crate) const MAX_DEPTH: usize = 64;
+
 pub(crate) struct Parser {
     tokens: Vec<Token>,
     at: usize,
+    /// Levels open now; see [`MAX_DEPTH`].
+    depth: usize,
 }
 
 impl Parser {
     pub(crate) fn new(tokens: Vec<Token>) -> Self {
-        Self { tokens, at: 0 }
+        Self {
+            tokens,
+            at: 0,
+            depth: 0,
+        }
+    }
+
+    /// Opens a level at `token`; more than [`MAX_DEPTH`] is an error at its column. A level
+    /// is closed with `self.depth -= 1` once parsed; after an error nothing is parsed anymore.
+    fn enter(&mut self, token: &Token) -> Result<(), ConditionError> {
+        if self.depth >= MAX_DEPTH {
+            return self.error(
+                token,
+                format!("nested too deeply (more than {MAX_DEPTH} levels)"),
+            );
+        }
+        self.depth += 1;
+        Ok(())
     }
 
     fn peek(&self) -> &Token {
@@ -71,23 +100,29 @@ impl Parser {
     }
 
     fn or(&mut self) -> Result<Expr, ConditionError> {
-        let mut left = self.and()?;
+        let mut items = vec![self.and()?];
         while self.peek().tok == Tok::Or {
             self.advance();
-            let right = self.and()?;
-            left = Expr::Or(Box::new(left), Box::new(right));
+            items.push(self.and()?);
         }
-        Ok(left)
+        Ok(if items.len() == 1 {
+            items.remove(0)
+        } else {
+            Expr::Or(items)
+        })
     }
 
     fn and(&mut self) -> Result<Expr, ConditionError> {
-        let mut left = self.comparison()?;
+        let mut items = vec![self.comparison()?];
         while self.peek().tok == Tok::And {
             self.advance();
-            let right = self.comparison()?;
-            left = Expr::And(Box::new(left), Box::new(right));
+            items.push(self.comparison()?);
         }
-        Ok(left)
+        Ok(if items.len() == 1 {
+            items.remove(0)
+        } else {
+            Expr::And(items)
+        })
     }
 
     fn comparison(&mut self) -> Result<Expr, ConditionError> {
@@ -108,16 +143,24 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<Expr, ConditionError> {
-        if self.peek().tok == Tok::Not {
-            self.advance();
-            let inner = self.unary()?;
-            return Ok(Expr::Not(Box::new(inner)));
+        let mut nots = 0;
+        while self.peek().tok == Tok::Not {
+            let not = self.advance();
+            self.enter(&not)?;
+            nots += 1;
         }
-        self.postfix()
+        let mut expr = self.postfix()?;
+        for _ in 0..nots {
+            expr = Expr::Not(Box::new(expr));
+        }
+        self.depth -= nots;
+        Ok(expr)
     }
 
     fn postfix(&mut self) -> Result<Expr, ConditionError> {
         let mut expr = self.primary()?;
+        // Each method call wraps the value so far: a chain of them nests like parentheses.
+        let mut calls = 0;
         loop {
             match self.peek().tok.clone() {
                 Tok::Dot => {
@@ -137,6 +180,8 @@ impl Parser {
                         }
                     };
                     if self.peek().tok == Tok::LParen {
+                        self.enter(&name_tok)?;
+                        calls += 1;
                         expr = self.method(expr, &name, &name_tok)?;
                     } else if let Expr::Path(path, _) = &mut expr {
                         path.0.push(Segment::Key(name));
@@ -171,7 +216,10 @@ impl Parser {
                         return self.error(&open, "only paths can be indexed".into());
                     }
                 }
-                _ => return Ok(expr),
+                _ => {
+                    self.depth -= calls;
+                    return Ok(expr);
+                }
             }
         }
     }
@@ -182,6 +230,7 @@ impl Parser {
         name: &str,
         name_tok: &Token,
     ) -> Result<Expr, ConditionError> {
+        // The caller opened this call's level (it stays open along the chain).
         self.expect(Tok::LParen, "`(`")?;
         match name.to_ascii_lowercase().as_str() {
             "contains" => {
@@ -209,7 +258,9 @@ impl Parser {
             Tok::False => Ok(Expr::Lit(Value::Bool(false))),
             Tok::Null => Ok(Expr::Lit(Value::Null)),
             Tok::LParen => {
+                self.enter(&t)?;
                 let inner = self.or()?;
+                self.depth -= 1;
                 let close = self.peek().clone();
                 if close.tok != Tok::RParen {
                     return self.error(
@@ -231,7 +282,14 @@ impl Parser {
     }
 
     fn function(&mut self, name: &str, name_tok: &Token) -> Result<Expr, ConditionError> {
-        self.expect(Tok::LParen, "`(`")?;
+        let open = self.expect(Tok::LParen, "`(`")?;
+        self.enter(&open)?;
+        let expr = self.function_args(name, name_tok)?;
+        self.depth -= 1;
+        Ok(expr)
+    }
+
+    fn function_args(&mut self, name: &str, name_tok: &Token) -> Result<Expr, ConditionError> {
         match name.to_ascii_lowercase().as_str() {
             "contains" => {
                 let a = self.or()?;

@@ -252,3 +252,61 @@ fn ids_with_hyphens_and_digits_are_paths() -> Result<(), ConditionError> {
     assert!(c.evaluate(&json!({"a": {"b": {"0": 1}}})));
     Ok(())
 }
+
+#[test]
+fn deep_nesting_is_a_syntax_error_not_a_crash() {
+    let deep = [
+        ("NOT ".repeat(10_000) + "x", 4 * 64 + 1),
+        ("(".repeat(10_000) + "x" + &")".repeat(10_000), 65),
+        ("!".repeat(10_000) + "x", 65),
+        (
+            "isEmpty(".repeat(10_000) + "x" + &")".repeat(10_000),
+            64 * 8 + 8,
+        ),
+        ("x".to_owned() + &".isEmpty()".repeat(10_000), 64 * 10 + 3),
+        ("x.contains(".repeat(10_000), 64 * 11 + 3),
+    ];
+    for (text, column) in deep {
+        let (pos, message) = error_at(&text);
+        assert_eq!(message, "nested too deeply (more than 64 levels)");
+        assert_eq!(pos, column, "{}…", &text[..20]);
+        let Err(e) = Condition::parse(&text) else {
+            panic!("parsed")
+        };
+        assert_eq!(
+            e.to_string(),
+            format!("syntax error at column {column}: nested too deeply (more than 64 levels)")
+        );
+    }
+}
+
+#[test]
+fn sixty_four_levels_still_parse_and_evaluate() -> Result<(), ConditionError> {
+    let nots = "NOT ".repeat(64) + "true";
+    assert!(Condition::parse(&nots)?.evaluate(&ctx()));
+    let parens = "(".repeat(64) + "true" + &")".repeat(64);
+    assert!(Condition::parse(&parens)?.evaluate(&ctx()));
+    // A deep tree 64 levels allow: every `(` adds OR, AND and a comparison.
+    let mut text = "x".to_owned();
+    for _ in 0..64 {
+        text = format!("(false OR true AND {text} == false)");
+    }
+    let c = Condition::parse(&text)?;
+    c.evaluate(&ctx());
+    drop(c);
+    let methods = "x".to_owned() + &".isEmpty()".repeat(64);
+    Condition::parse(&methods)?.evaluate(&ctx());
+    Ok(())
+}
+
+#[test]
+fn long_and_or_chains_are_flat() -> Result<(), ConditionError> {
+    // Length is not nesting: 100,000 operands parse, evaluate and drop without deep recursion.
+    let ands = vec!["true"; 100_000].join(" AND ");
+    assert!(Condition::parse(&ands)?.evaluate(&ctx()));
+    let ors = vec!["false"; 100_000].join(" || ") + " || x == null";
+    assert!(Condition::parse(&ors)?.evaluate(&ctx()));
+    let mixed = vec!["false AND true"; 50_000].join(" OR ");
+    assert!(!Condition::parse(&mixed)?.evaluate(&ctx()));
+    Ok(())
+}
