@@ -7,7 +7,8 @@
 use serde_json::{json, Map, Value};
 use tessera_protocol::easyflow::{
     Domain, DonePayload, Event, EventBody, EventMeta, LlmMessagePayload, LlmThinkingPayload,
-    SystemErrorPayload, SystemState, SystemStatusPayload,
+    NodeKind, SystemErrorPayload, SystemState, SystemStatusPayload, WorkflowState,
+    WorkflowStatusPayload,
 };
 use tessera_protocol::wire::JsonObject;
 use tessera_providers::stream::{IncompleteReason, StreamItem, Usage};
@@ -19,8 +20,16 @@ pub struct EventShaper {
     conversation_id: String,
     message_id: String,
     run_id: String,
-    /// Position of the next streamed piece of the answer.
-    index: u64,
+    /// The streamed block the deltas belong to (`index` on the wire): one per run of deltas of
+    /// one kind, so the store folds each block into one whole event when the run ends.
+    block: u64,
+    /// The kind of the current block (`thinking`, `message`, `refusal`), None before the first.
+    block_kind: Option<&'static str>,
+    /// Whether an earlier call of the run produced text (a later call's text is set apart).
+    wrote_text: bool,
+    separate_next_text: bool,
+    /// Tool-call ids of the current call by position, to name the call of each argument delta.
+    call_ids: Vec<String>,
 }
 
 impl EventShaper {
@@ -33,7 +42,11 @@ impl EventShaper {
             conversation_id: conversation_id.into(),
             message_id: message_id.into(),
             run_id: run_id.into(),
-            index: 0,
+            block: 0,
+            block_kind: None,
+            wrote_text: false,
+            separate_next_text: false,
+            call_ids: Vec::new(),
         }
     }
 
@@ -56,11 +69,28 @@ impl EventShaper {
         event
     }
 
-    fn streamed(&mut self, body: EventBody) -> Event {
-        let index = self.index;
-        self.index += 1;
-        self.event(body, Some(index))
+    /// A delta of `kind`: a new block starts when the kind changes.
+    fn streamed(&mut self, kind: &'static str, body: EventBody) -> Event {
+        if self.block_kind != Some(kind) {
+            if self.block_kind.is_some() {
+                self.block += 1;
+            }
+            self.block_kind = Some(kind);
+        }
+        self.event(body, Some(self.block))
     }
+
+    /// A new model call begins: its deltas start new blocks.
+    pub fn next_call(&mut self) {
+        if self.block_kind.take().is_some() {
+            self.block += 1;
+        }
+        self.separate_next_text = self.wrote_text;
+        self.call_ids.clear();
+    }
+
+    /// The text between the answers of two calls of one turn.
+    pub const CALL_SEPARATOR: &'static str = "\n\n";
 
     /// `system/status`.
     pub fn status(&self, state: SystemState) -> Event {
@@ -77,56 +107,80 @@ impl EventShaper {
     pub fn item(&mut self, item: &StreamItem) -> Option<Event> {
         match item {
             StreamItem::TextDelta { text } => {
-                Some(self.streamed(EventBody::LlmMessage(LlmMessagePayload {
-                    delta: Some(text.clone()),
-                    content: None,
-                    extra: JsonObject::new(),
-                })))
+                let text = if std::mem::take(&mut self.separate_next_text) {
+                    format!("{}{text}", Self::CALL_SEPARATOR)
+                } else {
+                    text.clone()
+                };
+                self.wrote_text = true;
+                Some(self.streamed(
+                    "message",
+                    EventBody::LlmMessage(LlmMessagePayload {
+                        delta: Some(text),
+                        content: None,
+                        extra: JsonObject::new(),
+                    }),
+                ))
             }
             StreamItem::RefusalDelta { text } => {
                 let mut extra = JsonObject::new();
                 extra.insert("refusal".into(), Value::Bool(true));
-                Some(self.streamed(EventBody::LlmMessage(LlmMessagePayload {
-                    delta: Some(text.clone()),
-                    content: None,
-                    extra,
-                })))
+                Some(self.streamed(
+                    "refusal",
+                    EventBody::LlmMessage(LlmMessagePayload {
+                        delta: Some(text.clone()),
+                        content: None,
+                        extra,
+                    }),
+                ))
             }
-            StreamItem::ReasoningDelta { text } => {
-                Some(self.streamed(EventBody::LlmThinking(LlmThinkingPayload {
+            StreamItem::ReasoningDelta { text } => Some(self.streamed(
+                "thinking",
+                EventBody::LlmThinking(LlmThinkingPayload {
                     delta: Some(text.clone()),
                     content: None,
                     signature: None,
                     extra: JsonObject::new(),
-                })))
-            }
-            StreamItem::ReasoningSignature { signature } => {
-                Some(self.streamed(EventBody::LlmThinking(LlmThinkingPayload {
+                }),
+            )),
+            StreamItem::ReasoningSignature { signature } => Some(self.streamed(
+                "thinking",
+                EventBody::LlmThinking(LlmThinkingPayload {
                     delta: Some(String::new()),
                     content: None,
                     signature: Some(signature.clone()),
                     extra: JsonObject::new(),
-                })))
-            }
+                }),
+            )),
             StreamItem::RedactedReasoning { .. } => {
                 let mut extra = JsonObject::new();
                 extra.insert("redacted".into(), Value::Bool(true));
-                Some(self.streamed(EventBody::LlmThinking(LlmThinkingPayload {
-                    delta: Some(String::new()),
-                    content: None,
-                    signature: None,
-                    extra,
-                })))
+                Some(self.streamed(
+                    "redacted",
+                    EventBody::LlmThinking(LlmThinkingPayload {
+                        delta: Some(String::new()),
+                        content: None,
+                        signature: None,
+                        extra,
+                    }),
+                ))
             }
-            StreamItem::ToolCallStart { index, id, name } => Some(self.other(
-                Domain::Tool,
-                "tool_call_delta",
-                json!({"tool_call_id": id, "name": name, "position": index, "delta": ""}),
-            )),
+            StreamItem::ToolCallStart { index, id, name } => {
+                if self.call_ids.len() <= *index {
+                    self.call_ids.resize(*index + 1, String::new());
+                }
+                self.call_ids[*index].clone_from(id);
+                Some(self.other(
+                    Domain::Tool,
+                    "tool_call_delta",
+                    json!({"tool_call_id": id, "name": name, "position": index, "delta": ""}),
+                ))
+            }
             StreamItem::ToolCallDelta { index, arguments } => Some(self.other(
                 Domain::Tool,
                 "tool_call_delta",
-                json!({"position": index, "delta": arguments}),
+                json!({"tool_call_id": self.call_ids.get(*index), "position": index,
+                    "delta": arguments}),
             )),
             StreamItem::ToolCallIncomplete {
                 id,
@@ -206,6 +260,26 @@ impl EventShaper {
                 message,
                 retryable: Some(retryable),
                 detail,
+                extra: JsonObject::new(),
+            }),
+            None,
+        )
+    }
+
+    /// `workflow/status` of the run node: the turn ended because it reached its limit of model
+    /// calls (not an error of the run: the answer so far stands).
+    pub fn turn_limit(&self, calls: u64, max_calls: u64) -> Event {
+        self.event(
+            EventBody::WorkflowStatus(WorkflowStatusPayload {
+                node_id: self.run_id.clone(),
+                state: WorkflowState::End,
+                node_kind: Some(NodeKind::Run),
+                reason: Some(format!(
+                    "turn_limit: stopped after {calls} model calls, the limit for one turn; the \
+                     model still wanted to call tools, so the answer may be incomplete"
+                )),
+                turn: Some(calls),
+                max_turns: Some(max_calls),
                 extra: JsonObject::new(),
             }),
             None,

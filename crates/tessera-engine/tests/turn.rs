@@ -215,11 +215,22 @@ async fn a_model_that_never_stops_calling_tools_hits_the_turn_limit() {
     let limit = seen
         .iter()
         .find_map(|e| match &e.body {
-            EventBody::SystemError(p) if p.code == "turn_limit" => Some(p.message.clone()),
+            EventBody::WorkflowStatus(p) => p.reason.clone(),
             _ => None,
         })
         .expect("the limit is announced");
-    assert!(limit.contains("3 model calls"), "{limit}");
+    assert!(
+        limit.starts_with("turn_limit") && limit.contains("3 model calls"),
+        "{limit}"
+    );
+    assert_eq!(
+        outcome.state,
+        SystemState::Completed,
+        "the answer so far stands"
+    );
+    assert!(!seen
+        .iter()
+        .any(|e| matches!(e.body, EventBody::SystemError(_))));
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -372,8 +372,7 @@ impl ResponseStream {
                         }
                         Some(Some(Err(err))) => {
                             let provider = self.client.inner.config.name.clone();
-                            let message =
-                                self.client.redact(format!("the connection broke: {err}"));
+                            let message = format!("the connection broke: {err}");
                             self.fail(ProviderError::Network { provider, message });
                         }
                         Some(Some(Ok(event))) => {
@@ -399,6 +398,8 @@ impl ResponseStream {
     /// Decides what an error means: a retry or a fallback while nothing has been shown,
     /// otherwise the end of the stream (what was received stays with the caller).
     fn fail(&mut self, err: ProviderError) {
+        // Every error (and the retry notice made from it) passes here: scrub the key once.
+        let err = err.map_text(|text| self.client.redact(text));
         let nothing_shown = !self.output_started && !self.pending.iter().any(StreamItem::is_output);
         let config = &self.client.inner.config;
         if nothing_shown && err.is_overload() {
@@ -497,7 +498,7 @@ impl ResponseStream {
                 provider,
                 status: status.as_u16(),
                 kind,
-                message: self.client.redact(message),
+                message,
                 retry_after,
             });
         }
@@ -555,7 +556,7 @@ impl ResponseStream {
         }
         ProviderError::Network {
             provider: config.name.clone(),
-            message: self.client.redact(message),
+            message,
         }
     }
 }

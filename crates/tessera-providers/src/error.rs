@@ -55,6 +55,9 @@ impl ProviderError {
     pub fn code(&self) -> &'static str {
         match self {
             Self::Http { status: 401, .. } | Self::Http { status: 403, .. } => "auth_failed",
+            Self::Http { kind, .. } if kind.as_deref() == Some("insufficient_quota") => {
+                "quota_exceeded"
+            }
             Self::Http { status: 429, .. } => "rate_limited",
             Self::Http { .. } if self.is_overload() => "overloaded",
             Self::Http { status, .. } if *status >= 500 => "provider_unavailable",
@@ -92,15 +95,57 @@ impl ProviderError {
     /// Whether trying again (before any output) may succeed.
     pub fn is_retryable(&self) -> bool {
         match self {
+            // An exhausted quota (OpenAI sends it as 429 too) does not come back by waiting.
+            Self::Http { kind, .. } if kind.as_deref() == Some("insufficient_quota") => false,
             Self::Http { status, .. } => *status == 429 || *status == 408 || *status >= 500,
             Self::Stream { kind, .. } => matches!(
                 kind.as_deref(),
                 Some("overloaded_error" | "api_error" | "rate_limit_error" | "server_error")
             ),
-            Self::ConnectTimeout { .. } | Self::FirstByteTimeout { .. } | Self::Network { .. } => {
-                true
-            }
+            // The stream only retries these while nothing has been shown.
+            Self::ConnectTimeout { .. }
+            | Self::FirstByteTimeout { .. }
+            | Self::IdleTimeout { .. }
+            | Self::Network { .. } => true,
             _ => false,
+        }
+    }
+
+    /// The same error with each text the provider or the network supplied passed through `f`
+    /// (used to scrub a key a provider may echo back).
+    pub fn map_text(self, f: impl Fn(String) -> String) -> Self {
+        match self {
+            Self::Http {
+                provider,
+                status,
+                kind,
+                message,
+                retry_after,
+            } => Self::Http {
+                provider,
+                status,
+                kind,
+                message: f(message),
+                retry_after,
+            },
+            Self::Stream {
+                provider,
+                kind,
+                message,
+            } => Self::Stream {
+                provider,
+                kind,
+                message: f(message),
+            },
+            Self::Network { provider, message } => Self::Network {
+                provider,
+                message: f(message),
+            },
+            Self::Decode { provider, message } => Self::Decode {
+                provider,
+                message: f(message),
+            },
+            other => other,
         }
     }
 

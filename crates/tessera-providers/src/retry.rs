@@ -37,13 +37,14 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
             .map(str::trim)
     };
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
-        if ms.is_finite() && ms >= 0.0 {
-            return Some(Duration::from_secs_f64(ms / 1000.0));
+        // try_from: a server may send any number; an absurd one must not panic.
+        if let Ok(d) = Duration::try_from_secs_f64(ms / 1000.0) {
+            return Some(d);
         }
     }
     let value = text("retry-after")?;
     if let Ok(seconds) = value.parse::<f64>() {
-        return (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds));
+        return Duration::try_from_secs_f64(seconds).ok();
     }
     let when = httpdate::parse_http_date(value).ok()?;
     Some(
@@ -98,6 +99,11 @@ mod tests {
             "{d:?}"
         );
         h.insert("retry-after", HeaderValue::from_static("soon"));
+        assert_eq!(retry_after(&h), None);
+        // Numbers no Duration can hold are ignored, never a panic.
+        h.insert("retry-after", HeaderValue::from_static("1e30"));
+        assert_eq!(retry_after(&h), None);
+        h.insert("retry-after", HeaderValue::from_static("-5"));
         assert_eq!(retry_after(&h), None);
     }
 }

@@ -8,6 +8,7 @@ mod subscription;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use tessera_protocol::easyflow::EventBody;
 use tessera_providers::ProviderClient;
 use tessera_store::conversations::NewConversation;
 use tessera_store::{Store, StoreError};
@@ -124,6 +125,7 @@ impl Engine {
         tokio::spawn(async move {
             let model = &engine.model;
             let bus = engine.bus.clone();
+            let runs = engine.runs.clone();
             let outcome = run_turn(
                 &engine.store,
                 &model.client,
@@ -135,7 +137,15 @@ impl Engine {
                     run_id: Some(&run),
                 },
                 cancel,
-                |event| bus.publish(&conversation, event),
+                |event| {
+                    // The run is over for everyone from its `done` on: no cancel after it.
+                    if matches!(event.event.body, EventBody::Done(_)) {
+                        if let Ok(mut runs) = runs.lock() {
+                            runs.remove(&run);
+                        }
+                    }
+                    bus.publish(&conversation, event)
+                },
             )
             .await;
             if let Err(error) = outcome {

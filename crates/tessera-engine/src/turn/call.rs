@@ -51,6 +51,7 @@ pub(super) async fn call_model(
         },
     )?;
     let started_at = Timestamp::now();
+    recorder.shaper.next_call();
     let mut stream = client.stream(request, cancel);
     let mut acc = Accumulator::new();
     let mut error = None;

@@ -183,10 +183,6 @@ pub async fn run_turn(
     recorder.put(recorder.shaper.status(SystemState::Running))?;
     let started = Instant::now();
 
-    if let Err(err) = check_limits(store, client, model, &conversation_id, options) {
-        return fail_early(&mut recorder, err, started, &run_id);
-    }
-
     let mut messages: Vec<ChatMessage> = store
         .active_branch(&conversation_id)?
         .iter()
@@ -218,6 +214,13 @@ pub async fn run_turn(
     let mut calls = 0;
     let mut hit_limit = false;
     let (response, error) = loop {
+        // Spending limits stop every new paid call, tool rounds included.
+        if let Err(err) = check_limits(store, client, model, &conversation_id, options) {
+            if calls == 0 {
+                return fail_early(&mut recorder, err, started, &run_id);
+            }
+            break (Response::default(), Some(err));
+        }
         calls += 1;
         let mut request = ChatRequest::new(model, messages.clone());
         request.system.clone_from(&options.system);
@@ -233,6 +236,9 @@ pub async fn run_turn(
             cancel.clone(),
         )
         .await?;
+        if !text_so_far.is_empty() && !result.response.text.is_empty() {
+            text_so_far.push_str(EventShaper::CALL_SEPARATOR);
+        }
         text_so_far.push_str(&result.response.text);
         if first_output.is_none() {
             // From the start of the turn to the first output of the first call that had one.
@@ -314,15 +320,11 @@ pub async fn run_turn(
         }
     }
     if hit_limit {
-        recorder.put(recorder.shaper.system_error(
-            "turn_limit",
-            format!(
-                "Stopped after {calls} model calls, the limit for one turn; the model still wanted \
-                 to call tools, so the answer may be incomplete."
-            ),
-            false,
-            Some(json!({"max_model_calls": options.max_model_calls})),
-        ))?;
+        recorder.put(
+            recorder
+                .shaper
+                .turn_limit(u64::from(calls), u64::from(options.max_model_calls)),
+        )?;
     }
     recorder.put(recorder.shaper.status(state))?;
     recorder.put(recorder.shaper.done(&DoneSummary {
@@ -346,11 +348,11 @@ pub async fn run_turn(
 }
 
 fn add_usage(total: &mut Usage, more: &Usage) {
-    total.input_tokens += more.input_tokens;
-    total.output_tokens += more.output_tokens;
+    total.input_tokens = total.input_tokens.saturating_add(more.input_tokens);
+    total.output_tokens = total.output_tokens.saturating_add(more.output_tokens);
     let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
         (None, None) => None,
-        (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+        (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
     };
     total.reasoning_tokens = add(total.reasoning_tokens, more.reasoning_tokens);
     total.cached_input_tokens = add(total.cached_input_tokens, more.cached_input_tokens);
@@ -397,13 +399,23 @@ fn check_limits(
 ) -> Result<(), ProviderError> {
     let limits = match &options.limits {
         Some(l) => *l,
-        None => store
-            .app_setting(tessera_providers::cost::SPENDING_LIMITS_SETTING)
-            .ok()
-            .flatten()
-            .and_then(|v| serde_json::from_value(v).ok())
-            .unwrap_or_default(),
+        // A limit that cannot be read stops paid calls rather than lifting the limit.
+        None => match store.app_setting(tessera_providers::cost::SPENDING_LIMITS_SETTING) {
+            Ok(None) => SpendingLimits::default(),
+            Ok(Some(value)) => serde_json::from_value(value).map_err(|err| {
+                ProviderError::Config(format!(
+                    "the spending limits setting is not readable ({err}); set it again with \
+                     `tessera provider limits`"
+                ))
+            })?,
+            Err(err) => {
+                return Err(ProviderError::Config(format!(
+                    "cannot read the spending limits: {err}"
+                )))
+            }
+        },
     };
+    limits.validate()?;
     let free = options
         .prices
         .price_for(client.config(), model)

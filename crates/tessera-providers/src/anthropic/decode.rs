@@ -137,9 +137,10 @@ impl Decoder {
         }
         // Anthropic's input_tokens leaves out what was read from or written to the cache;
         // the normalised input counts every prompt token, as OpenAI's prompt_tokens does.
-        self.usage.input_tokens = self.input_uncached
-            + self.usage.cached_input_tokens.unwrap_or(0)
-            + self.usage.cache_creation_input_tokens.unwrap_or(0);
+        self.usage.input_tokens = self
+            .input_uncached
+            .saturating_add(self.usage.cached_input_tokens.unwrap_or(0))
+            .saturating_add(self.usage.cache_creation_input_tokens.unwrap_or(0));
     }
 
     /// Decodes one `data:` payload, pushing what it means onto `out`.
@@ -242,7 +243,10 @@ impl Decoder {
             "tool_use" => {
                 let index = self.tools;
                 self.tools += 1;
-                let id = text("id").to_owned();
+                let id = match text("id") {
+                    "" => crate::openai::synthetic_call_id(index),
+                    id => id.to_owned(),
+                };
                 let name = text("name").to_owned();
                 out.push(StreamItem::ToolCallStart {
                     index,

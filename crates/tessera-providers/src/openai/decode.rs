@@ -106,7 +106,7 @@ impl WireUsage {
         // xAI reports total = prompt + completion + reasoning: what was generated is what the
         // total says beyond the prompt.
         let output = match self.total_tokens {
-            Some(total) if total > input + completion => total - input,
+            Some(total) if total > input.saturating_add(completion) => total - input,
             _ => completion,
         };
         Usage {
@@ -283,7 +283,7 @@ impl Decoder {
                     .as_deref()
                     .filter(|s| !s.is_empty())
                     .map(str::to_owned)
-                    .unwrap_or_else(|| format!("call_{index}"));
+                    .unwrap_or_else(|| synthetic_call_id(index));
                 let name = name.as_deref().unwrap_or_default().to_owned();
                 out.push(StreamItem::ToolCallStart {
                     index,
@@ -377,6 +377,12 @@ fn end_item(index: usize, call: &mut OpenCall, reason: Option<FinishReason>) -> 
     }
 }
 
+/// An id for a call the provider sent without one: unique, so records of calls from
+/// different answers never collide.
+pub(crate) fn synthetic_call_id(index: usize) -> String {
+    format!("call_{index}_{:016x}", rand::random::<u64>())
+}
+
 /// The provider's error type and message from an `error` object (or string).
 pub fn error_fields(error: &Value) -> (Option<String>, String) {
     match error {
@@ -459,7 +465,7 @@ pub fn decode_response(provider: &str, body: &Value) -> Result<Vec<StreamItem>, 
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned)
-                .unwrap_or_else(|| format!("call_{index}")),
+                .unwrap_or_else(|| synthetic_call_id(index)),
             name: function
                 .and_then(|f| f.get("name"))
                 .and_then(Value::as_str)

@@ -4,5 +4,6 @@
 mod decode;
 mod encode;
 
+pub(crate) use decode::synthetic_call_id;
 pub use decode::{decode_response, error_fields as decode_error_fields, finish_reason, Decoder};
 pub use encode::encode_request;
