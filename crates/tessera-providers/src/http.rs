@@ -6,7 +6,32 @@ use reqwest::{Certificate, Client, Proxy};
 use crate::config::ProviderConfig;
 use crate::error::{ProviderError, Result};
 
-/// Builds the client for `config`.
+/// What to do instead of saving proxy credentials (secrets never enter the database).
+pub const PROXY_CREDENTIALS_ADVICE: &str = "put a proxy that needs credentials in HTTPS_PROXY \
+     or HTTP_PROXY in your environment instead (http://user:password@host:port), and leave the \
+     provider on the system proxy";
+
+/// Whether a proxy URL carries a user name or password (`http://user:pass@host:port`, with or
+/// without a scheme). Any `@` counts: a proxy URL has no other use for one.
+pub fn has_userinfo(url: &str) -> bool {
+    url.contains('@')
+}
+
+/// `url` with whatever stands before its last `@` (after `scheme://`) replaced by `***`, so
+/// that it can be shown: `http://user:pass@host:8080` becomes `http://***@host:8080`.
+pub fn redact_userinfo(url: &str) -> String {
+    let (scheme, rest) = match url.find("://") {
+        Some(i) => url.split_at(i + 3),
+        None => ("", url),
+    };
+    match rest.rfind('@') {
+        Some(at) => format!("{scheme}***{}", &rest[at..]),
+        None => url.to_owned(),
+    }
+}
+
+/// Builds the client for `config`. A per-provider proxy with credentials (from settings saved
+/// before they were refused) is a [`ProviderError::Config`]; no error shows credentials.
 pub fn build_client(config: &ProviderConfig) -> Result<Client> {
     let mut builder = Client::builder()
         .connect_timeout(config.timeouts.connect())
@@ -16,10 +41,19 @@ pub fn build_client(config: &ProviderConfig) -> Result<Client> {
         None | Some("") => {} // reqwest reads HTTP(S)_PROXY / NO_PROXY itself
         Some("none") => builder = builder.no_proxy(),
         Some(url) => {
+            if has_userinfo(url) {
+                return Err(ProviderError::Config(format!(
+                    "provider {}: proxy `{}` holds a user name or password, which Tessera never \
+                     stores; {PROXY_CREDENTIALS_ADVICE}",
+                    config.name,
+                    redact_userinfo(url)
+                )));
+            }
             let proxy = Proxy::all(url).map_err(|err| {
                 ProviderError::Config(format!(
-                    "provider {}: proxy `{url}` is not a usable URL: {err}",
-                    config.name
+                    "provider {}: proxy `{}` is not a usable URL: {err}",
+                    config.name,
+                    redact_userinfo(url)
                 ))
             })?;
             builder = builder.proxy(proxy);
@@ -66,4 +100,62 @@ pub fn join_url(base: &str, path: &str) -> String {
         base.trim_end_matches('/'),
         path.trim_start_matches('/')
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn userinfo_is_redacted() {
+        for (url, shown) in [
+            ("http://user:pass@proxy:8080", "http://***@proxy:8080"),
+            ("https://user@proxy:8080/", "https://***@proxy:8080/"),
+            ("http://us@er:p@ss/w:rd@proxy:3128", "http://***@proxy:3128"),
+            ("user:pass@proxy:8080", "***@proxy:8080"),
+            ("http://proxy:8080", "http://proxy:8080"),
+            ("not a url", "not a url"),
+        ] {
+            assert_eq!(redact_userinfo(url), shown);
+            assert_eq!(has_userinfo(url), url != shown, "{url}");
+        }
+    }
+
+    #[test]
+    fn a_proxy_with_credentials_is_refused_without_showing_them() {
+        for proxy in [
+            "http://alice:s3cret@127.0.0.1:3128",
+            "http://alice:s3cret@",
+            "alice:s3cret@127.0.0.1:3128",
+            "ftp://alice:s3cret@127.0.0.1:3128",
+        ] {
+            let mut config = ProviderConfig::new("p", crate::ProviderKind::Openai, "http://x/");
+            config.proxy = Some(proxy.into());
+            let Err(err) = build_client(&config) else {
+                panic!("{proxy}: a client was built")
+            };
+            assert!(matches!(err, ProviderError::Config(_)), "{err:?}");
+            let text = err.to_string();
+            assert!(
+                !text.contains("s3cret") && !text.contains("alice"),
+                "{text}"
+            );
+            assert!(text.contains("***@"), "{text}");
+            assert!(text.contains("HTTPS_PROXY or HTTP_PROXY"), "{text}");
+        }
+    }
+
+    #[test]
+    fn errors_about_other_proxies_show_no_credentials_either() {
+        let mut config = ProviderConfig::new("p", crate::ProviderKind::Openai, "http://x/");
+        config.proxy = Some("http://proxy:8080".into());
+        assert!(build_client(&config).is_ok());
+        config.proxy = Some("http://[::1".into());
+        let Err(err) = build_client(&config) else {
+            panic!("a client was built")
+        };
+        assert!(err
+            .to_string()
+            .contains("proxy `http://[::1` is not a usable URL"));
+    }
 }

@@ -249,6 +249,76 @@ async fn bad_flags_are_usage_errors_naming_the_flag_and_nothing_is_saved() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn proxy_credentials_are_refused_never_saved_nor_shown() {
+    let data = tempfile::tempdir().unwrap();
+    let secret = "s3cret-proxy-pw";
+    let with_credentials = [
+        format!("http://alice:{secret}@127.0.0.1:3128"),
+        format!("https://alice:{secret}@proxy.example:8443/"),
+        format!("alice:{secret}@127.0.0.1:3128"),
+        format!("socks5://alice:{secret}@127.0.0.1:1080"),
+    ];
+    for proxy in &with_credentials {
+        let out = provider(
+            data.path(),
+            &["add", "p", "--kind", "openai", "--proxy", proxy],
+        )
+        .await;
+        assert_exit(&out, 2);
+        let err = stderr(&out);
+        assert!(err.contains("--proxy") && err.contains("***@"), "{err}");
+        assert!(err.contains("HTTPS_PROXY or HTTP_PROXY"), "{err}");
+        assert!(!err.contains(secret) && !err.contains("alice"), "{err}");
+        assert_eq!(stdout(&out), "");
+    }
+    assert_eq!(saved(data.path(), "p"), None);
+
+    // A saved provider keeps its proxy when credentials are refused.
+    let out = provider(
+        data.path(),
+        &[
+            "add",
+            "p",
+            "--kind",
+            "openai",
+            "--proxy",
+            "http://127.0.0.1:3128",
+        ],
+    )
+    .await;
+    assert_exit(&out, 0);
+    let out = provider(data.path(), &["add", "p", "--proxy", &with_credentials[0]]).await;
+    assert_exit(&out, 2);
+    assert_eq!(
+        saved(data.path(), "p").unwrap()["proxy"],
+        "http://127.0.0.1:3128"
+    );
+
+    // Settings saved before the refusal: listed without the credentials, and refused when a
+    // client would be built, with the same advice.
+    let mut old = saved(data.path(), "p").unwrap();
+    old["proxy"] = Value::String(with_credentials[0].clone());
+    tessera_store::Store::open(data.path())
+        .unwrap()
+        .set_provider_settings("p", old)
+        .unwrap();
+    let out = provider_env(data.path(), &[], &["list", "--json"]).await;
+    assert_exit(&out, 0);
+    assert!(!stdout(&out).contains(secret), "{}", stdout(&out));
+    let list: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(entry(&list, "p")["proxy"], "http://***@127.0.0.1:3128");
+    let out = provider(data.path(), &["add", "p", "--model", "m"]).await;
+    assert_exit(&out, 2);
+    let err = stderr(&out);
+    assert!(err.contains("HTTPS_PROXY or HTTP_PROXY"), "{err}");
+    assert!(!err.contains(secret), "{err}");
+    // Going back to the system proxy is the way out.
+    let out = provider(data.path(), &["add", "p", "--proxy", "system"]).await;
+    assert_exit(&out, 0);
+    assert!(saved(data.path(), "p").unwrap().get("proxy").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn models_are_listed_from_the_provider_one_per_line() {
     let scripted = ScriptedProvider::start().await.unwrap();
     scripted.set_models(&["alpha-1", "beta-2"]);

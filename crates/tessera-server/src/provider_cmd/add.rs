@@ -1,7 +1,9 @@
 //! `tessera provider add`: every flag checked before anything is saved.
 
 use tessera_providers::config::ModelPrice;
-use tessera_providers::http::build_client;
+use tessera_providers::http::{
+    build_client, has_userinfo, redact_userinfo, PROXY_CREDENTIALS_ADVICE,
+};
 use tessera_providers::keys::{env_key, env_var_names};
 use tessera_providers::{presets, ProviderConfig, ProviderError, ProviderKind};
 use tessera_store::Store;
@@ -179,6 +181,14 @@ pub(super) fn add(store: &Store, args: AddArgs) -> Outcome {
             "system" | "" => config.proxy = None,
             "none" => config.proxy = Some("none".into()),
             url => {
+                // Secrets never enter the database, and the URL is not repeated back.
+                if has_userinfo(url) {
+                    return Err(usage(format!(
+                        "--proxy `{}`: a user name or password is never saved; \
+                         {PROXY_CREDENTIALS_ADVICE}",
+                        redact_userinfo(url)
+                    )));
+                }
                 if let Ok(parsed) = url::Url::parse(url) {
                     if !matches!(parsed.scheme(), "http" | "https") {
                         return Err(usage(format!(

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use tessera_providers::http::redact_userinfo;
 use tessera_providers::keys::{env_key, env_var_names, get_key, KeyStore};
 use tessera_providers::{presets, ProviderConfig, ProviderError};
 use tessera_store::Store;
@@ -110,7 +111,8 @@ pub(super) async fn list(store: &Store, keyring: &Arc<dyn KeyStore>, as_json: bo
                     "key": key.code(),
                     "key_env_var": match key { KeyFound::Env(var) => Some(var), _ => None },
                     "key_env_vars": env_var_names(config),
-                    "proxy": config.proxy,
+                    // Settings saved before credentials were refused may hold some.
+                    "proxy": config.proxy.as_deref().map(redact_userinfo),
                     "extra_ca_certs": config.extra_ca_certs,
                 })
             })
