@@ -61,8 +61,8 @@ impl SpendingLimits {
                 return Err(ProviderError::SpendingLimit(format!(
                     "{} spent today of the {} daily limit; new model calls resume at local \
                      midnight ({}), or raise the limit in Settings",
-                    usd(spent.today_usd),
-                    usd(limit),
+                    format_usd(spent.today_usd),
+                    format_usd(limit),
                     reset.strftime("%Y-%m-%d %H:%M %:z")
                 )));
             }
@@ -72,8 +72,8 @@ impl SpendingLimits {
                 return Err(ProviderError::SpendingLimit(format!(
                     "{} spent in this conversation of its {} limit; it does not reset: raise \
                      the limit in Settings or continue in a new conversation",
-                    usd(spent.conversation_usd),
-                    usd(limit)
+                    format_usd(spent.conversation_usd),
+                    format_usd(limit)
                 )));
             }
         }
@@ -96,7 +96,7 @@ pub fn next_reset(now: &Zoned) -> Result<Zoned> {
 }
 
 /// `$5.00`, `$0.0042`: cents unless that would show a small amount as zero.
-fn usd(amount: f64) -> String {
+pub fn format_usd(amount: f64) -> String {
     if amount != 0.0 && amount.abs() < 0.01 {
         format!("${amount:.4}")
     } else {
@@ -202,7 +202,7 @@ mod tests {
             per_conversation_usd: Some(-1.0),
         };
         assert_eq!(bad.validate().unwrap_err().code(), "config_error");
-        assert_eq!(usd(0.0042), "$0.0042");
-        assert_eq!(usd(0.0), "$0.00");
+        assert_eq!(format_usd(0.0042), "$0.0042");
+        assert_eq!(format_usd(0.0), "$0.00");
     }
 }

@@ -1,6 +1,7 @@
 //! `tessera provider default` and `limits`.
 
 use serde_json::Value;
+use tessera_providers::cost::limits::format_usd;
 use tessera_providers::cost::{day_start, SpendingLimits, SPENDING_LIMITS_SETTING};
 use tessera_providers::ProviderError;
 use tessera_store::Store;
@@ -45,15 +46,6 @@ pub(super) fn parse_limit(flag: &str, text: &str) -> Outcome<Option<f64>> {
     Ok(Some(value))
 }
 
-/// `$5.00`, `$0.0042`: cents unless that would show a small amount as zero.
-pub(super) fn usd(amount: f64) -> String {
-    if amount != 0.0 && amount.abs() < 0.01 {
-        format!("${amount:.4}")
-    } else {
-        format!("${amount:.2}")
-    }
-}
-
 pub(super) fn limits(
     store: &Store,
     per_day: Option<&str>,
@@ -83,11 +75,11 @@ pub(super) fn limits(
     let spent_today = day_start(&spent_today)
         .ok()
         .and_then(|start| store.spend_since(&start.to_string()).ok());
-    let show = |limit: Option<f64>| limit.map_or_else(|| "none".to_owned(), usd);
+    let show = |limit: Option<f64>| limit.map_or_else(|| "none".to_owned(), format_usd);
     println!("per day:          {}", show(limits.per_day_usd));
     println!("per conversation: {}", show(limits.per_conversation_usd));
     if let Some(spent) = spent_today {
-        println!("spent today:      {} (estimated)", usd(spent));
+        println!("spent today:      {} (estimated)", format_usd(spent));
     }
     Ok(())
 }
