@@ -70,11 +70,6 @@ impl ProviderClient {
         &self.inner.config
     }
 
-    /// The HTTP client (shared connection pool), for model listing.
-    pub fn http(&self) -> &reqwest::Client {
-        &self.inner.http
-    }
-
     /// The headers every call to this provider carries (authentication included).
     pub fn auth_headers(&self) -> Result<HeaderMap> {
         let mut headers = HeaderMap::new();
@@ -430,6 +425,9 @@ impl ResponseStream {
             self.reset(State::Backoff(tokio::time::Instant::now() + delay));
             return;
         }
+        // Calls that had begun are reported incomplete (never run) before the error.
+        let _ = self.decoder.finish(&mut self.scratch);
+        self.pending.extend(self.scratch.drain(..));
         self.state = State::Done;
         self.deferred = Some(err);
     }

@@ -283,3 +283,36 @@ async fn a_401_names_the_problem_and_never_echoes_the_key() {
         Some(format!("Bearer {}", common::KEY).as_str())
     );
 }
+
+#[tokio::test]
+async fn a_call_cut_by_a_broken_connection_is_reported_incomplete() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let full = Reply::openai_tool_calls(
+        "m",
+        &[("call_a", "save_file", &["{\"path\":", "\"a.txt\"}"])],
+    );
+    let sizes: Vec<usize> = match &full.body {
+        tessera_testkit::scripted::Body::Sse(steps) => steps
+            .iter()
+            .map(|s| match s {
+                Step::Raw(t) => t.len(),
+                _ => 0,
+            })
+            .collect(),
+        _ => unreachable!(),
+    };
+    // Role chunk, the call's start, its first fragment; the connection breaks in the second.
+    let cut = sizes[..3].iter().sum::<usize>() + 10;
+    provider.push(full.reset_after_bytes(cut));
+    let client = common::client(common::config(&provider, ProviderKind::Openai));
+    let o = common::run(&client, common::hello("m")).await;
+    assert_eq!(o.error.map(|e| e.code()), Some("network_error"));
+    assert!(o.response.tool_calls.is_empty(), "never a call to run");
+    assert_eq!(o.response.incomplete_tool_calls.len(), 1);
+    let cut = &o.response.incomplete_tool_calls[0];
+    assert_eq!(
+        (cut.id.as_str(), cut.name.as_str()),
+        ("call_a", "save_file")
+    );
+    assert_eq!(cut.partial_arguments, "{\"path\":");
+}

@@ -118,10 +118,6 @@ impl Decoder {
         self.done
     }
 
-    pub fn is_finished(&self) -> bool {
-        self.finished
-    }
-
     fn merge_usage(&mut self, usage: WireUsage) {
         if let Some(n) = usage.input_tokens {
             self.input_uncached = n;

@@ -171,11 +171,6 @@ impl Decoder {
         self.done
     }
 
-    /// Whether the model said why it stopped.
-    pub fn is_finished(&self) -> bool {
-        self.finished
-    }
-
     /// Decodes one `data:` payload, pushing what it means onto `out`.
     pub fn feed(&mut self, data: &str, out: &mut Vec<StreamItem>) -> Result<(), ProviderError> {
         let data = data.trim();
