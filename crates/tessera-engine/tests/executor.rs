@@ -11,17 +11,8 @@ use exec_support::*;
 use serde_json::{json, Value};
 use tessera_engine::executor::{Executor, ExecutorOptions};
 use tessera_engine::tools::{ToolContext, ToolFailure, ToolRegistry, ToolSpec};
-use tessera_protocol::mcp_cp::ToolCallRequest;
 use tokio::sync::Barrier;
 use tokio_util::sync::CancellationToken;
-
-fn request(v: Value) -> Result<ToolCallRequest, serde_json::Error> {
-    serde_json::from_value(v)
-}
-
-fn call(id: &str, name: &str) -> Value {
-    json!({"callId": id, "name": name, "parameters": {}})
-}
 
 #[tokio::test(start_paused = true)]
 async fn independent_safe_calls_overlap() -> R {

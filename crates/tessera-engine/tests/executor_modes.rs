@@ -12,17 +12,9 @@ use tessera_engine::executor::{Executor, ExecutorOptions, StoreSink};
 use tessera_engine::tools::{
     RetryPolicy, ToolContext, ToolFailure, ToolKind, ToolRegistry, ToolSpec,
 };
-use tessera_protocol::mcp_cp::{Runtime, ToolCallRequest};
+use tessera_protocol::mcp_cp::Runtime;
 use tokio::sync::Barrier;
 use tokio_util::sync::CancellationToken;
-
-fn request(v: Value) -> Result<ToolCallRequest, serde_json::Error> {
-    serde_json::from_value(v)
-}
-
-fn call(id: &str, name: &str) -> Value {
-    json!({"callId": id, "name": name, "parameters": {}})
-}
 
 #[tokio::test(start_paused = true)]
 async fn recoverable_failures_are_retried_with_backoff() -> R {

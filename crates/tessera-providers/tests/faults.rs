@@ -147,16 +147,7 @@ async fn a_connection_reset_mid_stream_keeps_what_arrived() {
     let provider = ScriptedProvider::start().await.unwrap();
     let full = Reply::openai_text("m", &["one ", "two ", "three ", "four"]);
     // Each chunk is a few hundred bytes; cut inside the fourth event.
-    let steps_len: Vec<usize> = match &full.body {
-        tessera_testkit::scripted::Body::Sse(steps) => steps
-            .iter()
-            .map(|s| match s {
-                Step::Raw(t) => t.len(),
-                _ => 0,
-            })
-            .collect(),
-        _ => unreachable!(),
-    };
+    let steps_len = full.step_lengths();
     let cut = steps_len[..3].iter().sum::<usize>() + 20;
     provider.push(full.reset_after_bytes(cut));
     let client = common::client(common::config(&provider, ProviderKind::Openai));
@@ -291,16 +282,7 @@ async fn a_call_cut_by_a_broken_connection_is_reported_incomplete() {
         "m",
         &[("call_a", "save_file", &["{\"path\":", "\"a.txt\"}"])],
     );
-    let sizes: Vec<usize> = match &full.body {
-        tessera_testkit::scripted::Body::Sse(steps) => steps
-            .iter()
-            .map(|s| match s {
-                Step::Raw(t) => t.len(),
-                _ => 0,
-            })
-            .collect(),
-        _ => unreachable!(),
-    };
+    let sizes = full.step_lengths();
     // Role chunk, the call's start, its first fragment; the connection breaks in the second.
     let cut = sizes[..3].iter().sum::<usize>() + 10;
     provider.push(full.reset_after_bytes(cut));

@@ -13,6 +13,16 @@ use tessera_protocol::easyflow::Event;
 
 pub type R = Result<(), Box<dyn std::error::Error>>;
 
+/// A TOOL_CALL_REQUEST content from JSON.
+pub fn request(v: Value) -> Result<tessera_protocol::mcp_cp::ToolCallRequest, serde_json::Error> {
+    serde_json::from_value(v)
+}
+
+/// A call of `name` with no arguments.
+pub fn call(id: &str, name: &str) -> Value {
+    serde_json::json!({"callId": id, "name": name, "parameters": {}})
+}
+
 pub struct Harness {
     pub sink: Arc<CollectingSink>,
     pub executor: Executor,

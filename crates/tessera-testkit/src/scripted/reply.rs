@@ -145,6 +145,21 @@ impl Reply {
         self
     }
 
+    /// The length in bytes of each step of a stream (0 for steps that send nothing), to cut a
+    /// stream at a chosen event with [`Reply::reset_after_bytes`].
+    pub fn step_lengths(&self) -> Vec<usize> {
+        match &self.body {
+            Body::Sse(steps) => steps
+                .iter()
+                .map(|s| match s {
+                    Step::Raw(text) => text.len(),
+                    _ => 0,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Cuts the stream after `n` bytes of body and breaks the connection.
     pub fn reset_after_bytes(mut self, n: usize) -> Self {
         if let Body::Sse(steps) = &mut self.body {
