@@ -114,16 +114,28 @@ pub(crate) struct Recorder<'a> {
 
 impl Recorder<'_> {
     fn put(&mut self, event: Event) -> Result<(), TurnError> {
-        let stored = self.store.append_event(&self.conversation_id, event)?;
+        let (store, conversation_id) = (self.store, &self.conversation_id);
+        let stored = blocking(|| store.append_event(conversation_id, event))?;
         (self.emit)(&stored);
         Ok(())
     }
 
     /// A tool event: stored with the call record it updates.
     fn put_tool_event(&mut self, event: Event) -> Result<(), TurnError> {
-        let stored = self.tool_sink.persist(event)?;
+        let sink = &self.tool_sink;
+        let stored = blocking(|| sink.persist(event))?;
         (self.emit)(&stored);
         Ok(())
+    }
+}
+
+/// Runs a store write (which waits for its commit) without holding up the other tasks of a
+/// multi-threaded runtime: tokio moves them to another worker meanwhile. On a single-threaded
+/// runtime there is nothing to move, so it simply runs.
+fn blocking<T>(write: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(write),
+        _ => write(),
     }
 }
 
