@@ -15,6 +15,12 @@ use tessera_providers::{presets, ProviderClient, ProviderConfig, ProviderKind};
 use tessera_store::Store;
 use tokio_util::sync::CancellationToken;
 
+/// Tools a chat may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ToolSet {
+    Builtin,
+}
+
 /// How the turn is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum EventsFormat {
@@ -69,6 +75,7 @@ pub struct ChatArgs {
     pub conversation: Option<String>,
     pub system: Option<String>,
     pub max_tokens: Option<u32>,
+    pub tools: Option<ToolSet>,
     pub text: String,
 }
 
@@ -119,9 +126,19 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
             on_signal.cancel();
         }
     });
+    let tools = match args.tools {
+        None => None,
+        Some(ToolSet::Builtin) => {
+            let mut registry = tessera_engine::tools::ToolRegistry::new();
+            tessera_engine::builtin_tools::register_builtin_tools(&mut registry, store.clone())
+                .context("cannot register the built-in tools")?;
+            Some(Arc::new(registry))
+        }
+    };
     let options = TurnOptions {
         system: args.system.clone(),
         max_tokens: args.max_tokens,
+        tools,
         ..TurnOptions::default()
     };
     let mut stdout = std::io::stdout();

@@ -98,6 +98,10 @@ enum Command {
         /// The longest answer to ask for, in tokens.
         #[arg(long)]
         max_tokens: Option<u32>,
+        /// Let the model call tools: `builtin` (get_current_datetime, calculator,
+        /// search_context, save_memory). Without it the model answers with text only.
+        #[arg(long, value_enum)]
+        tools: Option<chat_cmd::ToolSet>,
         /// What to say.
         text: String,
     },
@@ -197,6 +201,7 @@ fn main() -> ExitCode {
             conversation,
             system,
             max_tokens,
+            tools,
             text,
         } => run_chat(
             data_dir,
@@ -211,6 +216,7 @@ fn main() -> ExitCode {
                 conversation,
                 system,
                 max_tokens,
+                tools,
                 text,
             },
         ),
