@@ -290,6 +290,8 @@ impl ResponseStream {
                     }
                 }
                 State::Idle => {
+                    // One first-byte deadline from the request on, headers and first event alike.
+                    let sent = tokio::time::Instant::now();
                     let cancel = self.cancel.clone();
                     let connect = self.connect();
                     let outcome = tokio::select! {
@@ -299,13 +301,12 @@ impl ResponseStream {
                     };
                     match outcome {
                         Ok(Some(events)) => {
-                            let now = tokio::time::Instant::now();
                             let first_byte = self.client.inner.config.timeouts.first_byte();
                             self.state = State::Streaming {
                                 events,
                                 got_event: false,
-                                timer: Box::pin(tokio::time::sleep_until(now + first_byte)),
-                                last: now,
+                                timer: Box::pin(tokio::time::sleep_until(sent + first_byte)),
+                                last: sent,
                             }
                         }
                         // A whole (non-streamed) answer was decoded into `pending`.
