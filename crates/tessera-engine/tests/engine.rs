@@ -11,7 +11,16 @@ use tessera_providers::config::{ProviderConfig, ProviderKind};
 use tessera_providers::keys::Secret;
 use tessera_providers::ProviderClient;
 use tessera_store::{Store, StoredEvent};
+use tessera_testkit::event_order::{check_resumed, check_run};
 use tessera_testkit::scripted::{Gate, Reply, ScriptedProvider, Step};
+
+/// The JSON of stored events, for the event-order checker.
+fn json_of(events: &[StoredEvent]) -> Vec<serde_json::Value> {
+    events
+        .iter()
+        .map(|e| serde_json::to_value(&e.event).unwrap())
+        .collect()
+}
 
 fn engine(provider: &ScriptedProvider, dir: &std::path::Path) -> Engine {
     let mut config = ProviderConfig::new("scripted", ProviderKind::Openai, provider.openai_base());
@@ -85,6 +94,8 @@ async fn a_run_is_followed_live_and_a_late_subscriber_gets_exactly_what_it_misse
     seen.extend(until_done(&mut first).await);
     let late_events = until_done(&mut late).await;
     assert!(have > first_delta);
+    assert_eq!(check_run(&json_of(&seen)), Ok(()));
+    assert_eq!(check_resumed(&json_of(&late_events), first_delta), Ok(()));
 
     // The first client saw every event once, in seq order, without gaps.
     let seqs: Vec<u64> = seen.iter().map(|e| e.seq).collect();
@@ -118,14 +129,21 @@ async fn cancelling_mid_stream_keeps_the_partial_answer() {
     let engine = engine(&provider, dir.path());
     let run = engine.start_run(None, "go").unwrap();
     let mut sub = engine.subscribe(&run.conversation_id, None).unwrap();
+    let mut before = Vec::new();
     loop {
         let e = sub.next().await.unwrap().unwrap();
-        if matches!(e.event.body, EventBody::LlmMessage(_)) {
+        let delta = matches!(e.event.body, EventBody::LlmMessage(_));
+        before.push(e);
+        if delta {
             break;
         }
     }
     assert!(engine.cancel(&run.run_id));
     let events = until_done(&mut sub).await;
+    assert_eq!(
+        check_run(&json_of(&[before, events.clone()].concat())),
+        Ok(())
+    );
     assert_eq!(states(&events), [SystemState::Cancelled]);
     gate.open();
     let branch = engine.store().active_branch(&run.conversation_id).unwrap();

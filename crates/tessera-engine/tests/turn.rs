@@ -18,6 +18,14 @@ use tessera_store::{Store, StoredEvent};
 use tessera_testkit::scripted::{Reply, ScriptedProvider};
 use tokio_util::sync::CancellationToken;
 
+/// The JSON of stored events, for the event-order checker.
+fn json_of(events: &[StoredEvent]) -> Vec<Value> {
+    events
+        .iter()
+        .map(|e| serde_json::to_value(&e.event).unwrap())
+        .collect()
+}
+
 fn registry(counter: Arc<AtomicUsize>) -> Arc<ToolRegistry> {
     let mut r = ToolRegistry::new();
     r.register(
@@ -104,6 +112,15 @@ async fn tool_calls_run_and_their_results_reach_the_model() {
     let seqs: Vec<u64> = seen.iter().map(|e| e.seq).collect();
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
     assert!(!stored.is_empty());
+    assert_eq!(
+        tessera_testkit::event_order::check_run(&json_of(&seen)),
+        Ok(())
+    );
+    assert_eq!(
+        tessera_testkit::event_order::check_run(&json_of(&stored)),
+        Ok(()),
+        "the folded log"
+    );
     let results = seen
         .iter()
         .filter(|e| matches!(e.event.body, EventBody::ToolResult(_)))
@@ -166,6 +183,11 @@ async fn anthropic_tool_rounds_replay_thinking_and_results() {
     assert_eq!(m[1]["content"][0]["type"], "tool_use");
     assert_eq!(m[2]["content"][0]["type"], "tool_result");
     assert_eq!(m[2]["content"][0]["tool_use_id"], "toolu_1");
+    let stored = store.events_after(&outcome.conversation_id, None, None);
+    assert_eq!(
+        tessera_testkit::event_order::check_run(&json_of(&stored.unwrap())),
+        Ok(())
+    );
     assert!(m[2]["content"][0]["content"][0]["text"]
         .as_str()
         .unwrap()
@@ -207,6 +229,11 @@ async fn a_model_that_never_stops_calling_tools_hits_the_turn_limit() {
     .await
     .unwrap();
     assert_eq!(outcome.model_calls, 3);
+    let json: Vec<Value> = seen
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    assert_eq!(tessera_testkit::event_order::check_run(&json), Ok(()));
     assert_eq!(
         counter.load(Ordering::SeqCst),
         2,

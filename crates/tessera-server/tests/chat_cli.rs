@@ -45,6 +45,16 @@ fn events(out: &Output) -> Vec<Event> {
         .collect()
 }
 
+/// The NDJSON lines as JSON, checked by the event-order checker.
+fn checked(out: &Output) -> Vec<Value> {
+    let json: Vec<Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(tessera_testkit::event_order::check_run(&json), Ok(()));
+    json
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn plain_text_is_the_answer() {
     let provider = ScriptedProvider::start().await.unwrap();
@@ -78,6 +88,7 @@ async fn ndjson_events_end_with_done_carrying_usage_and_latency() {
     )
     .await;
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    checked(&out);
     let events = events(&out);
     // Every line is a valid easyflow-chat event of one conversation, seq strictly increasing.
     let conversation = &events[0].conversation_id;
@@ -168,6 +179,7 @@ async fn a_rejected_key_is_a_clear_error_and_exit_1() {
         &["--model", "m", "--events", "ndjson", "hi"],
     )
     .await;
+    checked(&out);
     let events = events(&out);
     let error = events
         .iter()
@@ -267,6 +279,7 @@ async fn a_spending_limit_stops_paid_calls_before_they_are_sent() {
     };
     let out = run(vec!["first".into()]).await;
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    checked(&out);
     let first = events(&out);
     let conversation = first[0].conversation_id.clone();
     let done = serde_json::to_value(first.last().unwrap().meta.as_ref().unwrap()).unwrap();
@@ -275,6 +288,7 @@ async fn a_spending_limit_stops_paid_calls_before_they_are_sent() {
     // The conversation has spent more than its limit: the next call is refused unsent.
     let out = run(vec!["--conversation".into(), conversation, "second".into()]).await;
     assert_eq!(out.status.code(), Some(1));
+    checked(&out);
     let error = events(&out)
         .iter()
         .find_map(|e| match &e.body {

@@ -108,6 +108,7 @@ fn a_tool_call_request_prints_events_then_the_response_in_request_order() {
         json!({"imageData": {"w": 640}, "caption": "id f-1"})
     );
     assert_eq!(events.last().unwrap()["type"], "graph");
+    assert_eq!(tessera_testkit::event_order::check_run(events), Ok(()));
 }
 
 #[test]

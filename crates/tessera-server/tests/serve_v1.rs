@@ -89,6 +89,8 @@ async fn a_user_input_streams_its_run_and_a_reconnect_gets_exactly_what_it_misse
         ids.windows(2).all(|w| w[1] == w[0] + 1),
         "ids without gaps: {ids:?}"
     );
+    let data: Vec<Value> = events.iter().map(|e| e.2.clone()).collect();
+    assert_eq!(tessera_testkit::event_order::check_run(&data), Ok(()));
     let last = events.last().unwrap();
     assert_eq!(
         (last.1.as_str(), last.2["type"].as_str()),
@@ -124,6 +126,11 @@ async fn a_user_input_streams_its_run_and_a_reconnect_gets_exactly_what_it_misse
         .unwrap();
     assert_eq!(replay.status(), 200);
     let replayed = sse_events(&replay.text().await.unwrap());
+    let data: Vec<Value> = replayed.iter().map(|e| e.2.clone()).collect();
+    assert_eq!(
+        tessera_testkit::event_order::check_resumed(&data, second),
+        Ok(())
+    );
     // Only what came after it — or a folded whole message whose range reaches past it (it
     // replaces the deltas the client had, DESIGN "Persistence").
     assert!(
