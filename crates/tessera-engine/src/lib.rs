@@ -6,6 +6,7 @@
 //! - [`builtin_tools`]: get_current_datetime, calculator, search_context, save_memory.
 //! - [`tools`]: tool declarations, handlers, the registry with argument validation, simulated
 //!   stand-ins.
+//! - [`forms`]: request_form's schema rules and the validation of submitted values.
 //! - [`executor`]: runs tool-call requests and instruction sets on the scheduler's graph, with
 //!   timeouts, cancellation, recovery and events.
 //! - [`model_events`]: a model call's normalised stream as easyflow-chat events.
@@ -17,6 +18,7 @@ pub mod assembler;
 pub mod builtin_tools;
 pub mod engine;
 pub mod executor;
+pub mod forms;
 pub mod model_events;
 pub mod provider_settings;
 pub mod tools;
