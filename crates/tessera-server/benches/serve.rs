@@ -1,0 +1,340 @@
+//! The whole path a person's answer takes: the scripted provider's delta → the provider layer →
+//! the turn (each event stored in SQLite first) → the engine's bus → an SSE client of
+//! `POST /v1/messages`. Prints the latency the path adds per delta beside the provider's raw
+//! stream, the throughput of a long answer, the memory the server grows by over a long
+//! answer, and how far behind 200 subscribers of one conversation fall.
+//!
+//! `cargo bench -p tessera-server --bench serve`. Sizes: `DELTAS` (throughput, default
+//! 100000), `PACED` (latency, 2000), `MEM_DELTAS` (memory, 200000), `SUBSCRIBERS` (200).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+use tessera_engine::engine::{Engine, ModelChoice};
+use tessera_engine::turn::TurnOptions;
+use tessera_providers::config::{ProviderConfig, ProviderKind};
+use tessera_providers::ProviderClient;
+use tessera_server::auth::Guard;
+use tessera_server::router::{router, RouterConfig};
+use tessera_store::Store;
+use tessera_testkit::scripted::{openai_chunk, Reply, ScriptedProvider, Step, NOW_NS};
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn now_ns() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
+fn answer(n: usize, pause_ms: Option<u64>, stamped: bool) -> Reply {
+    let mut steps = vec![Step::Raw(format!(
+        "data: {}\n\n",
+        openai_chunk("m", json!({"role": "assistant", "content": ""}), None)
+    ))];
+    for i in 0..n {
+        if let Some(ms) = pause_ms {
+            steps.push(Step::DelayMs(ms));
+        }
+        let text = if stamped {
+            format!("{NOW_NS} ")
+        } else {
+            format!("t{i} ")
+        };
+        steps.push(Step::Raw(format!(
+            "data: {}\n\n",
+            openai_chunk("m", json!({"content": text}), None)
+        )));
+    }
+    steps.push(Step::Raw(format!(
+        "data: {}\n\n",
+        openai_chunk("m", json!({}), Some("stop"))
+    )));
+    steps.push(Step::Raw("data: [DONE]\n\n".into()));
+    Reply::sse(steps)
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}
+
+fn rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| {
+            s.split_whitespace()
+                .nth(1)
+                .and_then(|v| v.parse::<f64>().ok())
+        })
+        .map_or(f64::NAN, |pages| pages * 4096.0 / 1e6)
+}
+
+struct Server {
+    base: String,
+    token: String,
+    http: reqwest::Client,
+}
+
+impl Server {
+    /// POSTs a USER_INPUT and reads its SSE stream; `on_delta(text, arrival_ns)` per delta.
+    async fn ask(&self, context: &str, mut on_delta: impl FnMut(&str, u128)) -> (usize, u64) {
+        let body = json!({
+            "messageId": "m1", "contextId": context, "timestamp": "2026-11-23T10:00:00Z",
+            "type": "USER_INPUT", "sender": {"id": "u", "type": "USER"},
+            "content": {"text": "go"}
+        });
+        let response = match self
+            .http
+            .post(format!("{}/v1/messages", self.base))
+            .bearer_auth(&self.token)
+            .header("accept", "text/event-stream")
+            .json(&body)
+            .send()
+            .await
+        {
+            Ok(r) => r,
+            Err(err) => panic!("{err}"),
+        };
+        read_sse(response, &mut on_delta).await
+    }
+}
+
+/// Reads SSE until the stream ends, calling `on_delta` for each llm/message delta; returns the
+/// number of deltas and the last event id.
+async fn read_sse(
+    response: reqwest::Response,
+    on_delta: &mut impl FnMut(&str, u128),
+) -> (usize, u64) {
+    let mut body = response.bytes_stream();
+    let mut buffer = String::new();
+    let mut deltas = 0;
+    let mut last_id = 0;
+    while let Some(Ok(chunk)) = body.next().await {
+        let at = now_ns();
+        buffer.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..end + 2).collect();
+            for line in block.lines() {
+                if let Some(id) = line.strip_prefix("id:") {
+                    last_id = id.trim().parse().unwrap_or(last_id);
+                }
+                if let Some(data) = line.strip_prefix("data:") {
+                    if let Ok(event) = serde_json::from_str::<Value>(data.trim_start()) {
+                        if event["type"] == "message" {
+                            if let Some(d) = event["payload"]["delta"].as_str() {
+                                deltas += 1;
+                                on_delta(d, at);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (deltas, last_id)
+}
+
+fn main() {
+    let deltas = env_usize("DELTAS", 100_000);
+    let paced = env_usize("PACED", 2_000);
+    let mem_deltas = env_usize("MEM_DELTAS", 200_000);
+    let subscribers = env_usize("SUBSCRIBERS", 200);
+    let rt = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(err) => panic!("{err}"),
+    };
+    let dir = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(err) => panic!("{err}"),
+    };
+    let (provider, server) = rt.block_on(async {
+        let provider = ScriptedProvider::start()
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut config = ProviderConfig::new("bench", ProviderKind::Openai, provider.openai_base());
+        config.proxy = Some("none".into());
+        config.requires_key = false;
+        let client = ProviderClient::new(config, None).unwrap_or_else(|e| panic!("{e}"));
+        let store = Arc::new(Store::open(dir.path()).unwrap_or_else(|e| panic!("{e}")));
+        let engine = Engine::new(
+            store,
+            ModelChoice {
+                client,
+                model: "m".into(),
+                options: TurnOptions::default(),
+            },
+        );
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+        let token = "bench-token".to_owned();
+        let app = router(RouterConfig {
+            guard: Arc::new(Guard::new(token.clone(), port)),
+            ui_dir: None,
+            engine: Some(engine),
+        });
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .unwrap_or_default();
+        (
+            provider,
+            Server {
+                base: format!("http://127.0.0.1:{port}"),
+                token,
+                http,
+            },
+        )
+    });
+
+    // Throughput: raw provider stream against the whole path.
+    provider.push(answer(deltas, None, false));
+    let start = Instant::now();
+    let raw = rt.block_on(async {
+        let response = server
+            .http
+            .post(format!("{}/chat/completions", provider.openai_base()))
+            .body("{}")
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut body = response.bytes_stream();
+        let mut n = 0usize;
+        while let Some(Ok(chunk)) = body.next().await {
+            n += chunk.len();
+        }
+        n
+    });
+    let raw_secs = start.elapsed().as_secs_f64();
+    provider.push(answer(deltas, None, false));
+    let start = Instant::now();
+    let (n, _) = rt.block_on(server.ask("ctx_throughput", |_, _| {}));
+    let path_secs = start.elapsed().as_secs_f64();
+    println!("serve bench: {deltas}-delta answer");
+    println!(
+        "  raw provider stream: {:>9.0} deltas/s ({:.1} MB in {:.0} ms)",
+        deltas as f64 / raw_secs,
+        raw as f64 / 1e6,
+        raw_secs * 1e3
+    );
+    println!(
+        "  to an SSE client:    {:>9.0} events/s ({n} deltas in {:.0} ms; target >= 50000)",
+        n as f64 / path_secs,
+        path_secs * 1e3
+    );
+
+    // Latency: one delta per millisecond, stamped by the provider as it writes it.
+    provider.push(answer(paced, Some(1), true));
+    let mut raw_lat = Vec::new();
+    rt.block_on(async {
+        let response = server
+            .http
+            .post(format!("{}/chat/completions", provider.openai_base()))
+            .body("{}")
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut body = response.bytes_stream();
+        while let Some(Ok(chunk)) = body.next().await {
+            let at = now_ns();
+            let text = String::from_utf8_lossy(&chunk);
+            for part in text.split("\"content\":\"").skip(1) {
+                let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
+                if let Ok(sent) = digits.parse::<u128>() {
+                    raw_lat.push(at.saturating_sub(sent) as f64 / 1e3);
+                }
+            }
+        }
+    });
+    provider.push(answer(paced, Some(1), true));
+    let mut path_lat = Vec::new();
+    rt.block_on(server.ask("ctx_latency", |d, at| {
+        if let Ok(sent) = d.trim().parse::<u128>() {
+            path_lat.push(at.saturating_sub(sent) as f64 / 1e3);
+        }
+    }));
+    raw_lat.sort_by(f64::total_cmp);
+    path_lat.sort_by(f64::total_cmp);
+    println!("latency per delta, {paced} deltas 1 ms apart (µs, provider write → reader):");
+    for (name, p) in [("p50", 50.0), ("p99", 99.0)] {
+        let (a, b) = (percentile(&raw_lat, p), percentile(&path_lat, p));
+        println!(
+            "  {name}: raw {a:>8.1}  SSE client {b:>8.1}  added {:>8.1}  (target p99 < 1000)",
+            b - a
+        );
+    }
+
+    // Memory: what the server process grows by over a long answer.
+    let before = rss_mb();
+    provider.push(answer(mem_deltas, None, false));
+    rt.block_on(server.ask("ctx_memory", |_, _| {}));
+    println!(
+        "memory over a {mem_deltas}-delta answer: {:.1} MB before, {:.1} MB after, growth {:.1} MB (target < 50 MB)",
+        before,
+        rss_mb(),
+        rss_mb() - before
+    );
+
+    // Subscribers: many clients follow one conversation while a paced answer streams.
+    provider.push(answer(5, None, false));
+    let (_, last) = rt.block_on(server.ask("ctx_subs", |_, _| {}));
+    let lags = rt.block_on(async {
+        let mut readers = Vec::new();
+        for _ in 0..subscribers {
+            let http = server.http.clone();
+            let url = format!("{}/v1/conversations/ctx_subs/events", server.base);
+            let token = server.token.clone();
+            // Only what comes from now on.
+            let response = http
+                .get(url)
+                .bearer_auth(token)
+                .header("last-event-id", last.to_string())
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("{e}"));
+            readers.push(tokio::spawn(async move {
+                let mut worst = 0f64;
+                read_sse(response, &mut |d, at| {
+                    if let Ok(sent) = d.trim().parse::<u128>() {
+                        worst = worst.max(at.saturating_sub(sent) as f64 / 1e6);
+                    }
+                })
+                .await;
+                worst
+            }));
+        }
+        provider.push(answer(paced / 2, Some(1), true));
+        server.ask("ctx_subs", |_, _| {}).await;
+        let mut lags = Vec::new();
+        for r in readers {
+            if let Ok(Ok(lag)) = tokio::time::timeout(Duration::from_secs(60), r)
+                .await
+                .map(|j| j.map_err(|_| ()))
+            {
+                lags.push(lag);
+            }
+        }
+        lags
+    });
+    let worst = lags.iter().copied().fold(0f64, f64::max);
+    println!(
+        "{} of {subscribers} subscribers followed to the end; the furthest behind was {worst:.1} ms (target < 100 ms)",
+        lags.len()
+    );
+}
