@@ -27,13 +27,25 @@ pub enum EventsFormat {
     Ndjson,
 }
 
-/// Which model to talk to, as `tessera chat` and `tessera serve` take it.
-#[derive(Clone, Debug, Default)]
+/// Which model to talk to: the flags `tessera chat` and `tessera serve` both take.
+#[derive(Clone, Debug, Default, clap::Args)]
 pub struct ModelArgs {
+    /// A saved provider, or a preset: openai, anthropic, deepseek, qwen, moonshot, ollama, lmstudio.
+    #[arg(long)]
     pub provider: Option<String>,
+    /// The wire of an ad-hoc provider: openai (any OpenAI-compatible server) or anthropic.
+    #[arg(long, value_parser = parse_kind)]
     pub kind: Option<ProviderKind>,
+    /// The ad-hoc provider's base URL (e.g. http://127.0.0.1:8000/v1).
+    #[arg(long)]
     pub base_url: Option<String>,
+    /// The model (default: the provider's default model).
+    #[arg(long)]
     pub model: Option<String>,
+}
+
+fn parse_kind(s: &str) -> Result<ProviderKind, String> {
+    s.parse()
 }
 
 impl ModelArgs {

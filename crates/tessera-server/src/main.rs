@@ -38,19 +38,10 @@ enum Command {
         /// Bearer token to require (default: a fresh random one, printed in the URL).
         #[arg(long, env = "TESSERA_TOKEN", hide_env_values = true)]
         token: Option<String>,
-        /// The model behind `/v1` (as `tessera chat` takes it): a saved provider or a preset.
-        /// With none of these and no --data-dir, only the UI and `/api/v1` are served.
-        #[arg(long)]
-        provider: Option<String>,
-        /// The wire of an ad-hoc provider: openai or anthropic.
-        #[arg(long, value_parser = parse_kind)]
-        kind: Option<tessera_providers::ProviderKind>,
-        /// The ad-hoc provider's base URL.
-        #[arg(long)]
-        base_url: Option<String>,
-        /// The model (default: the provider's default model).
-        #[arg(long)]
-        model: Option<String>,
+        /// The model behind `/v1` (as `tessera chat` takes it). With none of these and no
+        /// --data-dir, only the UI and `/api/v1` are served.
+        #[command(flatten)]
+        model: chat_cmd::ModelArgs,
     },
     /// Check a document against the protocol rules: prints `ok`, or one line per problem.
     Validate {
@@ -74,18 +65,8 @@ enum Command {
     /// One turn with a model, recorded in the data folder: prints the answer, or with
     /// `--events ndjson` the turn's easyflow-chat events one per line.
     Chat {
-        /// A saved provider, or a preset: openai, anthropic, deepseek, qwen, moonshot, ollama, lmstudio.
-        #[arg(long)]
-        provider: Option<String>,
-        /// The wire of an ad-hoc provider: openai (any OpenAI-compatible server) or anthropic.
-        #[arg(long, value_parser = parse_kind)]
-        kind: Option<tessera_providers::ProviderKind>,
-        /// The ad-hoc provider's base URL (e.g. http://127.0.0.1:8000/v1).
-        #[arg(long)]
-        base_url: Option<String>,
-        /// The model (default: the provider's default model).
-        #[arg(long)]
-        model: Option<String>,
+        #[command(flatten)]
+        model: chat_cmd::ModelArgs,
         /// Print the turn's events instead of the text.
         #[arg(long, value_enum)]
         events: Option<chat_cmd::EventsFormat>,
@@ -105,10 +86,6 @@ enum Command {
         /// What to say.
         text: String,
     },
-}
-
-fn parse_kind(s: &str) -> Result<tessera_providers::ProviderKind, String> {
-    s.parse()
 }
 
 #[derive(Debug, Subcommand)]
@@ -152,9 +129,6 @@ fn main() -> ExitCode {
             port,
             ui_dir,
             token,
-            provider,
-            kind,
-            base_url,
             model,
         } => run_serve(
             serve::ServeOptions {
@@ -165,12 +139,7 @@ fn main() -> ExitCode {
                 engine: None,
             },
             data_dir,
-            chat_cmd::ModelArgs {
-                provider,
-                kind,
-                base_url,
-                model,
-            },
+            model,
         ),
         Command::Validate { kind, file } => match validate_cmd::run(kind, &file) {
             Ok(report) => {
@@ -193,9 +162,6 @@ fn main() -> ExitCode {
         Command::CheckCondition(args) => condition_cmd::main(args),
         Command::Provider(cmd) => provider_cmd::main(data_dir, cmd),
         Command::Chat {
-            provider,
-            kind,
-            base_url,
             model,
             events,
             conversation,
@@ -206,12 +172,7 @@ fn main() -> ExitCode {
         } => run_chat(
             data_dir,
             chat_cmd::ChatArgs {
-                model: chat_cmd::ModelArgs {
-                    provider,
-                    kind,
-                    base_url,
-                    model,
-                },
+                model,
                 events,
                 conversation,
                 system,
