@@ -40,8 +40,10 @@ pub struct ServeOptions {
     pub engine: Option<tessera_engine::engine::Engine>,
 }
 
-/// The engine over the data folder `dir`, answering with the model `args` name, with the
-/// built-in tools.
+/// The engine over the data folder `dir` with the built-in tools, answering with the model
+/// `args` name. When no model flag was given and the folder has no provider yet, the engine runs
+/// without a model (history, settings and providers work; a message is refused with NO_MODEL
+/// until a provider is added).
 pub async fn open_engine(
     dir: &std::path::Path,
     args: &crate::chat_cmd::ModelArgs,
@@ -51,21 +53,37 @@ pub async fn open_engine(
         tessera_store::Store::open(dir)
             .with_context(|| format!("cannot open the data folder {}", dir.display()))?,
     );
-    let (client, model) = crate::chat_cmd::model_client(&store, args).await?;
+    let engine = tessera_engine::engine::Engine::without_model(store.clone());
+    match model_choice(&store, args).await {
+        Ok(choice) => engine.set_model(Some(choice)),
+        Err(err) if args.is_empty() => {
+            tracing::warn!("no model yet: {err:#}");
+            eprintln!("tessera serve: no model yet ({err:#}); add a provider to start chatting");
+        }
+        Err(err) => return Err(err),
+    }
+    Ok(engine)
+}
+
+/// The model named by `args` (or the data folder's default provider) with the built-in tools:
+/// what new runs use. Called again when the person changes providers.
+pub async fn model_choice(
+    store: &Arc<tessera_store::Store>,
+    args: &crate::chat_cmd::ModelArgs,
+) -> anyhow::Result<tessera_engine::engine::ModelChoice> {
+    use anyhow::Context;
+    let (client, model) = crate::chat_cmd::model_client(store, args).await?;
     let mut tools = tessera_engine::tools::ToolRegistry::new();
     tessera_engine::builtin_tools::register_builtin_tools(&mut tools, store.clone())
         .context("cannot register the built-in tools")?;
-    Ok(tessera_engine::engine::Engine::new(
-        store,
-        tessera_engine::engine::ModelChoice {
-            client,
-            model,
-            options: tessera_engine::turn::TurnOptions {
-                tools: Some(Arc::new(tools)),
-                ..tessera_engine::turn::TurnOptions::default()
-            },
+    Ok(tessera_engine::engine::ModelChoice {
+        client,
+        model,
+        options: tessera_engine::turn::TurnOptions {
+            tools: Some(Arc::new(tools)),
+            ..tessera_engine::turn::TurnOptions::default()
         },
-    ))
+    })
 }
 
 /// Runs until ctrl-c or SIGTERM.

@@ -6,7 +6,7 @@ mod bus;
 mod subscription;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 use tessera_protocol::easyflow::EventBody;
 use tessera_providers::ProviderClient;
@@ -28,6 +28,8 @@ pub enum EngineError {
     NoConversation(String),
     #[error("the engine is shutting down")]
     ShuttingDown,
+    #[error("no model is set up: add a provider (and its key) in the settings, or start with --provider/--model")]
+    NoModel,
 }
 
 /// The model the engine talks to.
@@ -56,26 +58,51 @@ pub struct Engine {
     store: Arc<Store>,
     bus: Arc<EventBus>,
     runs: Arc<Mutex<HashMap<String, RunEntry>>>,
-    model: Arc<ModelChoice>,
+    /// Replaced when the person changes providers; a run keeps the model it started with.
+    model: Arc<RwLock<Option<Arc<ModelChoice>>>>,
 }
 
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
-            .field("model", &self.model.model)
-            .field("provider", &self.model.client)
+            .field("model", &self.model())
             .finish_non_exhaustive()
     }
 }
 
 impl Engine {
     pub fn new(store: Arc<Store>, model: ModelChoice) -> Self {
+        let engine = Self::without_model(store);
+        engine.set_model(Some(model));
+        engine
+    }
+
+    /// An engine with no model yet: history, settings and interactions work; a new run is
+    /// refused with [`EngineError::NoModel`] until [`Engine::set_model`].
+    pub fn without_model(store: Arc<Store>) -> Self {
         Self {
             store,
             bus: Arc::new(EventBus::new()),
             runs: Arc::new(Mutex::new(HashMap::new())),
-            model: Arc::new(model),
+            model: Arc::new(RwLock::new(None)),
         }
+    }
+
+    /// The model new runs use (runs going on keep theirs).
+    pub fn set_model(&self, model: Option<ModelChoice>) {
+        if let Ok(mut current) = self.model.write() {
+            *current = model.map(Arc::new);
+        }
+    }
+
+    /// The model new runs use, if one is set up.
+    pub fn model(&self) -> Option<Arc<ModelChoice>> {
+        self.model.read().ok().and_then(|m| m.clone())
+    }
+
+    /// The tools the model may call, if any.
+    pub fn tools(&self) -> Option<Arc<crate::tools::ToolRegistry>> {
+        self.model().and_then(|m| m.options.tools.clone())
     }
 
     pub fn store(&self) -> &Arc<Store> {
@@ -89,6 +116,7 @@ impl Engine {
         conversation: Option<&str>,
         text: &str,
     ) -> Result<StartedRun, EngineError> {
+        let model = self.model().ok_or(EngineError::NoModel)?;
         let conversation_id = match conversation {
             Some(id) => {
                 if self.store.conversation(id)?.is_none() {
@@ -123,7 +151,6 @@ impl Engine {
         let engine = self.clone();
         let (conversation, run, text) = (conversation_id.clone(), run_id.clone(), text.to_owned());
         tokio::spawn(async move {
-            let model = &engine.model;
             let bus = engine.bus.clone();
             let runs = engine.runs.clone();
             let outcome = run_turn(

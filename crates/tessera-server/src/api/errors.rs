@@ -80,6 +80,9 @@ impl From<tessera_engine::engine::EngineError> for ApiError {
                 "SHUTTING_DOWN",
                 err.to_string(),
             ),
+            EngineError::NoModel => {
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "NO_MODEL", err.to_string())
+            }
             EngineError::Store(_) => ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "STORE_ERROR",
