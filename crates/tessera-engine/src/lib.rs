@@ -19,6 +19,7 @@ pub mod builtin_tools;
 pub mod engine;
 pub mod executor;
 pub mod forms;
+pub mod interactions;
 pub mod model_events;
 pub mod provider_settings;
 pub mod tools;

@@ -246,6 +246,24 @@ impl EventShaper {
         )
     }
 
+    /// Any other event of the run's message (tool events of calls the coordinator handles
+    /// itself, interactions).
+    pub fn wrap(&self, body: EventBody) -> Event {
+        self.event(body, None)
+    }
+
+    /// Continues a run rebuilt after it was suspended: its next deltas start a new block after
+    /// `last_block` and a new call's text is set apart from what came before.
+    pub fn continue_after(&mut self, last_block: Option<u64>, wrote_text: bool) {
+        if let Some(last) = last_block {
+            self.block = last + 1;
+        }
+        self.block_kind = None;
+        self.wrote_text = wrote_text;
+        self.separate_next_text = false;
+        self.call_ids.clear();
+    }
+
     /// `system/error`; `retryable: false` marks a run's fatal error.
     pub fn system_error(
         &self,

@@ -122,6 +122,44 @@ impl ReadTx<'_> {
             .collect()
     }
 
+    /// One run's events, oldest first (deltas not yet folded included).
+    pub fn run_events(&self, conversation_id: &str, run_id: &str) -> Result<Vec<StoredEvent>> {
+        let rows = self
+            .conn
+            .prepare_cached(
+                "SELECT seq, run_id, folded_to, event_json FROM events
+                 WHERE conversation_id = ?1 AND run_id = ?2 ORDER BY seq",
+            )?
+            .query_map(params![conversation_id, run_id], |row| {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get::<_, String>(3)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<(i64, Option<String>, Option<i64>, String)>>>()?;
+        rows.into_iter()
+            .map(|(seq, run, folded, json)| decode(seq, run, folded, &json))
+            .collect()
+    }
+
+    /// Runs that have events but no `system/done`: suspended ones, and ones the process was
+    /// killed in the middle of. `(conversation_id, run_id)`, oldest first.
+    pub fn unfinished_runs(&self) -> Result<Vec<(String, String)>> {
+        let rows = self
+            .conn
+            .prepare_cached(
+                "SELECT conversation_id, run_id FROM events WHERE run_id IS NOT NULL
+                 GROUP BY conversation_id, run_id
+                 HAVING SUM(domain = 'system' AND event_type = 'done') = 0
+                 ORDER BY MIN(pk)",
+            )?
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
     /// The newest seq given out in the conversation (0 before the first event).
     pub fn last_event_seq(&self, conversation_id: &str) -> Result<u64> {
         let next: i64 = self
@@ -185,6 +223,16 @@ impl Store {
     pub fn append_event(&self, conversation_id: &str, event: Event) -> Result<StoredEvent> {
         let conversation_id = conversation_id.to_owned();
         self.write(move |tx| tx.append_event(&conversation_id, event))
+    }
+
+    /// See [`ReadTx::run_events`].
+    pub fn run_events(&self, conversation_id: &str, run_id: &str) -> Result<Vec<StoredEvent>> {
+        self.read(|r| r.run_events(conversation_id, run_id))
+    }
+
+    /// See [`ReadTx::unfinished_runs`].
+    pub fn unfinished_runs(&self) -> Result<Vec<(String, String)>> {
+        self.read(|r| r.unfinished_runs())
     }
 
     /// See [`ReadTx::events_after`].

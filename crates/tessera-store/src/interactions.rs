@@ -168,6 +168,32 @@ impl ReadTx<'_> {
         }
     }
 
+    /// An interaction by its id alone (ids are UUIDs, unique across conversations).
+    pub fn find_interaction(&self, id: &str) -> Result<Option<Interaction>> {
+        Ok(query(
+            self.conn,
+            &format!("SELECT {COLUMNS} FROM interactions WHERE interaction_id = ?1 ORDER BY pk"),
+            [id],
+        )?
+        .pop())
+    }
+
+    /// A run's interactions, oldest first.
+    pub fn run_interactions(
+        &self,
+        conversation_id: &str,
+        run_id: &str,
+    ) -> Result<Vec<Interaction>> {
+        query(
+            self.conn,
+            &format!(
+                "SELECT {COLUMNS} FROM interactions WHERE conversation_id = ?1 AND run_id = ?2
+                 ORDER BY pk"
+            ),
+            [conversation_id, run_id],
+        )
+    }
+
     /// Interactions still waiting for an answer (of one conversation, or all), oldest first:
     /// what to show again after a restart.
     pub fn pending_interactions(&self, conversation_id: Option<&str>) -> Result<Vec<Interaction>> {
@@ -319,6 +345,20 @@ impl Store {
     /// One interaction.
     pub fn interaction(&self, conversation_id: &str, id: &str) -> Result<Option<Interaction>> {
         self.read(|r| r.interaction(conversation_id, id))
+    }
+
+    /// See [`ReadTx::find_interaction`].
+    pub fn find_interaction(&self, id: &str) -> Result<Option<Interaction>> {
+        self.read(|r| r.find_interaction(id))
+    }
+
+    /// See [`ReadTx::run_interactions`].
+    pub fn run_interactions(
+        &self,
+        conversation_id: &str,
+        run_id: &str,
+    ) -> Result<Vec<Interaction>> {
+        self.read(|r| r.run_interactions(conversation_id, run_id))
     }
 
     /// Pending interactions.

@@ -8,7 +8,7 @@ mod subscription;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
-use tessera_protocol::easyflow::EventBody;
+use tessera_protocol::easyflow::{EventBody, SystemState};
 use tessera_providers::ProviderClient;
 use tessera_store::conversations::NewConversation;
 use tessera_store::{Store, StoreError};
@@ -18,7 +18,37 @@ use tokio_util::sync::CancellationToken;
 pub use bus::EventBus;
 pub use subscription::Subscription;
 
-use crate::turn::{new_id, run_turn, TurnInput, TurnOptions};
+use crate::turn::close::CloseReason;
+use crate::turn::{new_id, run_turn, TurnError, TurnInput, TurnOptions, TurnOutcome};
+
+mod interactions;
+mod recover;
+
+pub use recover::Recovered;
+
+/// A run's work, as [`Engine::spawn_run`] takes it.
+type TurnFuture =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<TurnOutcome, TurnError>> + Send>>;
+
+/// Passes a run's stored events to the bus; from its `done` on, the run can no longer be
+/// cancelled.
+struct Publisher {
+    bus: Arc<EventBus>,
+    runs: Arc<Mutex<HashMap<String, RunEntry>>>,
+    conversation: String,
+    run: String,
+}
+
+impl Publisher {
+    fn publish(&self, event: &tessera_store::StoredEvent) {
+        if matches!(event.event.body, EventBody::Done(_)) {
+            if let Ok(mut runs) = self.runs.lock() {
+                runs.remove(&self.run);
+            }
+        }
+        self.bus.publish(&self.conversation, event);
+    }
+}
 
 #[derive(Debug, Error)]
 pub enum EngineError {
@@ -28,6 +58,10 @@ pub enum EngineError {
     NoConversation(String),
     #[error("the engine is shutting down")]
     ShuttingDown,
+    #[error("run {0} is already running")]
+    AlreadyRunning(String),
+    #[error(transparent)]
+    Turn(#[from] TurnError),
     #[error("no model is set up: add a provider (and its key) in the settings, or start with --provider/--model")]
     NoModel,
 }
@@ -110,7 +144,8 @@ impl Engine {
     }
 
     /// Starts answering `text` in `conversation` (a new one when None). Returns at once; the
-    /// run's events follow on [`Engine::subscribe`].
+    /// run's events follow on [`Engine::subscribe`]. A run of the conversation still waiting
+    /// for a form or a consent is closed first: the person moved on.
     pub fn start_run(
         &self,
         conversation: Option<&str>,
@@ -122,6 +157,7 @@ impl Engine {
                 if self.store.conversation(id)?.is_none() {
                     return Err(EngineError::NoConversation(id.to_owned()));
                 }
+                self.close_waiting_runs(id, CloseReason::Superseded)?;
                 id.to_owned()
             }
             None => {
@@ -137,55 +173,87 @@ impl Engine {
             }
         };
         let run_id = new_id();
-        let cancel = CancellationToken::new();
-        self.runs
-            .lock()
-            .map_err(|_| EngineError::ShuttingDown)?
-            .insert(
-                run_id.clone(),
-                RunEntry {
-                    conversation_id: conversation_id.clone(),
-                    cancel: cancel.clone(),
-                },
-            );
-        let engine = self.clone();
-        let (conversation, run, text) = (conversation_id.clone(), run_id.clone(), text.to_owned());
-        tokio::spawn(async move {
-            let bus = engine.bus.clone();
-            let runs = engine.runs.clone();
-            let outcome = run_turn(
-                &engine.store,
-                &model.client,
-                TurnInput {
-                    conversation: Some(&conversation),
-                    text: &text,
-                    model: &model.model,
-                    options: &model.options,
-                    run_id: Some(&run),
-                },
-                cancel,
-                |event| {
-                    // The run is over for everyone from its `done` on: no cancel after it.
-                    if matches!(event.event.body, EventBody::Done(_)) {
-                        if let Ok(mut runs) = runs.lock() {
-                            runs.remove(&run);
-                        }
-                    }
-                    bus.publish(&conversation, event)
-                },
-            )
-            .await;
-            if let Err(error) = outcome {
-                tracing::error!(%error, run = %run, "a run could not be recorded");
-            }
-            if let Ok(mut runs) = engine.runs.lock() {
-                runs.remove(&run);
-            }
-        });
+        let text = text.to_owned();
+        let (conversation, run) = (conversation_id.clone(), run_id.clone());
+        self.spawn_run(
+            &conversation_id,
+            &run_id,
+            model,
+            move |engine, model, cancel, emit| {
+                Box::pin(async move {
+                    run_turn(
+                        &engine.store,
+                        &model.client,
+                        TurnInput {
+                            conversation: Some(&conversation),
+                            text: &text,
+                            model: &model.model,
+                            options: &model.options,
+                            run_id: Some(&run),
+                        },
+                        cancel,
+                        |event| emit.publish(event),
+                    )
+                    .await
+                })
+            },
+        )?;
         Ok(StartedRun {
             conversation_id,
             run_id,
         })
+    }
+
+    /// Runs `turn` in the background as run `run_id`: cancellable while it runs, its events
+    /// published as they are stored, its interactions armed to expire when it suspends.
+    fn spawn_run<F>(
+        &self,
+        conversation_id: &str,
+        run_id: &str,
+        model: Arc<ModelChoice>,
+        turn: F,
+    ) -> Result<(), EngineError>
+    where
+        F: FnOnce(Engine, Arc<ModelChoice>, CancellationToken, Publisher) -> TurnFuture
+            + Send
+            + 'static,
+    {
+        let cancel = CancellationToken::new();
+        {
+            let mut runs = self.runs.lock().map_err(|_| EngineError::ShuttingDown)?;
+            if runs.contains_key(run_id) {
+                return Err(EngineError::AlreadyRunning(run_id.to_owned()));
+            }
+            runs.insert(
+                run_id.to_owned(),
+                RunEntry {
+                    conversation_id: conversation_id.to_owned(),
+                    cancel: cancel.clone(),
+                },
+            );
+        }
+        let engine = self.clone();
+        let publisher = Publisher {
+            bus: self.bus.clone(),
+            runs: self.runs.clone(),
+            conversation: conversation_id.to_owned(),
+            run: run_id.to_owned(),
+        };
+        let (conversation, run) = (conversation_id.to_owned(), run_id.to_owned());
+        tokio::spawn(async move {
+            let outcome = turn(engine.clone(), model, cancel, publisher).await;
+            if let Ok(mut runs) = engine.runs.lock() {
+                runs.remove(&run);
+            }
+            match outcome {
+                Ok(outcome) if outcome.state == SystemState::Suspended => {
+                    engine.arm_expiry(&conversation, &run);
+                }
+                Ok(_) => {}
+                Err(error) => tracing::error!(%error, run = %run, "a run could not be recorded"),
+            }
+        });
+        Ok(())
     }
 
     /// A conversation's events after `after` (all of them when None): the stored ones, then
@@ -210,11 +278,23 @@ impl Engine {
         )?)
     }
 
-    /// Cancels a running run; false when it is not running (finished, or unknown).
+    /// Cancels a run: one that is running stops at once (keeping its partial answer); one that
+    /// waits for the person is closed (its forms and consent requests withdrawn). False when
+    /// the run is neither (finished, or unknown).
     pub fn cancel(&self, run_id: &str) -> bool {
-        match self.runs.lock() {
+        let running = match self.runs.lock() {
             Ok(runs) => runs.get(run_id).map(|r| r.cancel.cancel()).is_some(),
             Err(_) => false,
+        };
+        if running {
+            return true;
+        }
+        match self.close_waiting_run(run_id, CloseReason::Cancelled) {
+            Ok(closed) => closed,
+            Err(error) => {
+                tracing::warn!(%error, run = %run_id, "cannot cancel a waiting run");
+                false
+            }
         }
     }
 

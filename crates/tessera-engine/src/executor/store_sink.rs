@@ -13,6 +13,9 @@ use tessera_store::Store;
 
 use super::events::EventSink;
 
+/// The key of a call record's `extra` that names the run it belongs to.
+pub const RUN_ID_KEY: &str = "run_id";
+
 /// Writes events and call records to a [`Store`]. Each `emit` is one small write; failures are
 /// logged, never raised into the run.
 pub struct StoreSink {
@@ -32,6 +35,22 @@ impl StoreSink {
 
     fn record(&self, event: &Event) -> Option<ToolCallRecord> {
         let mut calls = self.calls.lock().ok()?;
+        let mut record = self.record_of(&mut calls, event)?;
+        // Which run made the call: after a restart, the run is rebuilt from its own calls only
+        // (providers reuse ids such as `call_1` across runs).
+        if let Some(run_id) = event.meta.as_ref().and_then(|m| m.run_id.as_ref()) {
+            record
+                .extra
+                .insert(RUN_ID_KEY.into(), serde_json::Value::String(run_id.clone()));
+        }
+        Some(record)
+    }
+
+    fn record_of(
+        &self,
+        calls: &mut HashMap<String, ToolCallRecord>,
+        event: &Event,
+    ) -> Option<ToolCallRecord> {
         match &event.body {
             EventBody::ToolCall(p) => {
                 let provider = p.provider.as_deref().map(|name| ToolProvider {

@@ -31,7 +31,6 @@ pub(super) async fn call_model(
     client: &ProviderClient,
     request: ChatRequest,
     options: &TurnOptions,
-    run_id: &str,
     cancel: CancellationToken,
 ) -> Result<CallResult, TurnError> {
     let config = client.config();
@@ -43,7 +42,7 @@ pub(super) async fn call_model(
         &recorder.conversation_id,
         NewModelTurn {
             turn_id: None,
-            run_id: Some(run_id.to_owned()),
+            run_id: Some(recorder.shaper.run_id().to_owned()),
             provider: config.name.clone(),
             model: request.model.clone(),
             request: wire_request,

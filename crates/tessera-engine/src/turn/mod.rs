@@ -3,34 +3,37 @@
 //! anyone sees it; the model is called again with the tool results until it answers without
 //! tools or the turn limit is reached; each call is kept as the provider saw it with a
 //! `model_usage` record and its estimated cost; spending limits are checked before any call.
-//! `tessera chat` is this with or without tools; the coordinator (routing, specialists, forms,
-//! consent) builds on it.
+//! A form or a consent request suspends the turn ([`round`]); the answer resumes it, also in
+//! another process, from what the store kept ([`resume`]); a run the process died in is closed
+//! as interrupted ([`close`]).
 
 mod call;
-mod tools;
+pub mod close;
+mod drive;
+mod limits;
+pub mod resume;
+mod round;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use jiff::Zoned;
-use serde_json::json;
 use tessera_protocol::context_doc::UsageStage;
 use tessera_protocol::easyflow::{Event, SystemState};
 use tessera_protocol::request::Role as WireRole;
-use tessera_providers::cost::record::rfc3339_utc;
-use tessera_providers::cost::{day_start, PriceTable, SpendingLimits, Spent};
-use tessera_providers::request::{Part, Role, ToolSpec as ModelTool};
-use tessera_providers::stream::{Response, Usage};
-use tessera_providers::{ChatMessage, ChatRequest, ProviderClient, ProviderError};
+use tessera_providers::cost::PriceTable;
+use tessera_providers::cost::SpendingLimits;
+use tessera_providers::stream::Response;
+use tessera_providers::{ChatMessage, ProviderClient, ProviderError};
 use tessera_store::conversations::NewConversation;
-use tessera_store::{text_message, NewMessage, Store, StoreError, StoredEvent};
+use tessera_store::{text_message, NewInteraction, NewMessage, Store, StoreError, StoredEvent};
 use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
 use crate::executor::StoreSink;
-use crate::model_events::{DoneSummary, EventShaper};
+use crate::model_events::EventShaper;
 use crate::tools::ToolRegistry;
+
+pub use drive::TurnState;
 
 /// What stops a turn from being recorded at all (a provider failure is not one: it is part of
 /// the outcome).
@@ -40,6 +43,10 @@ pub enum TurnError {
     Store(#[from] StoreError),
     #[error("conversation {0} does not exist")]
     NoConversation(String),
+    #[error("run {0} cannot resume: {1}")]
+    CannotResume(String, String),
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 /// How to run the turn.
@@ -59,6 +66,13 @@ pub struct TurnOptions {
     pub max_model_calls: u32,
     /// Tool calls running at once.
     pub tool_concurrency: usize,
+    /// Whether the person can be asked mid-run: the model gets `request_form`, and a call that
+    /// needs consent suspends the run. Without it such a call is refused.
+    pub interactions: bool,
+    /// How long a form or consent request waits before it is cancelled; None: forever.
+    pub interaction_timeout: Option<Duration>,
+    /// Who asks, as a form shows it.
+    pub agent_name: String,
 }
 
 impl Default for TurnOptions {
@@ -72,6 +86,9 @@ impl Default for TurnOptions {
             tools: None,
             max_model_calls: 8,
             tool_concurrency: 10,
+            interactions: false,
+            interaction_timeout: Some(Duration::from_secs(24 * 3600)),
+            agent_name: "assistant".to_owned(),
         }
     }
 }
@@ -88,16 +105,18 @@ pub struct TurnInput<'a> {
     pub run_id: Option<&'a str>,
 }
 
-/// How the turn ended.
+/// How the turn ended (or paused).
 #[derive(Debug)]
 pub struct TurnOutcome {
     pub conversation_id: String,
     pub run_id: String,
-    /// The stored answer (None when nothing arrived, e.g. refused by a spending limit).
+    /// The stored answer (None when nothing arrived, e.g. refused by a spending limit, or
+    /// while the run is suspended).
     pub message_id: Option<String>,
     /// The last model call's answer; `text` holds the text of every call of the turn.
     pub response: Response,
     pub error: Option<ProviderError>,
+    /// `Suspended` when a form or consent request waits for the person.
     pub state: SystemState,
     /// Model calls made.
     pub model_calls: u32,
@@ -112,7 +131,22 @@ pub(crate) struct Recorder<'a> {
     emit: &'a mut (dyn FnMut(&StoredEvent) + Send),
 }
 
-impl Recorder<'_> {
+impl<'a> Recorder<'a> {
+    pub(crate) fn new(
+        store: &'a Arc<Store>,
+        shaper: EventShaper,
+        conversation_id: &str,
+        emit: &'a mut (dyn FnMut(&StoredEvent) + Send),
+    ) -> Self {
+        Self {
+            store,
+            conversation_id: conversation_id.to_owned(),
+            shaper,
+            tool_sink: StoreSink::new(Arc::clone(store), conversation_id.to_owned()),
+            emit,
+        }
+    }
+
     fn put(&mut self, event: Event) -> Result<(), TurnError> {
         let (store, conversation_id) = (self.store, &self.conversation_id);
         let stored = blocking(|| store.append_event(conversation_id, event))?;
@@ -127,12 +161,26 @@ impl Recorder<'_> {
         (self.emit)(&stored);
         Ok(())
     }
+
+    /// An interaction and the event that shows it, in one transaction.
+    fn put_interaction(&mut self, new: NewInteraction, event: Event) -> Result<(), TurnError> {
+        let conversation_id = self.conversation_id.clone();
+        let store = self.store;
+        let stored = blocking(|| {
+            store.write(move |tx| {
+                tx.create_interaction(&conversation_id, new)?;
+                tx.append_event(&conversation_id, event)
+            })
+        })?;
+        (self.emit)(&stored);
+        Ok(())
+    }
 }
 
 /// Runs a store write (which waits for its commit) without holding up the other tasks of a
 /// multi-threaded runtime: tokio moves them to another worker meanwhile. On a single-threaded
 /// runtime there is nothing to move, so it simply runs.
-fn blocking<T>(write: impl FnOnce() -> T) -> T {
+pub(crate) fn blocking<T>(write: impl FnOnce() -> T) -> T {
     match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
         Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(write),
         _ => write(),
@@ -144,8 +192,36 @@ pub(crate) fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 
+/// The conversation so far as the model reads it: the person's messages and the answers. An
+/// answer that was cut short says so, and names the calls a restart interrupted, so the model
+/// knows they did not finish and were not run again.
+pub(crate) fn history_messages(
+    store: &Store,
+    conversation_id: &str,
+) -> Result<Vec<ChatMessage>, StoreError> {
+    Ok(store
+        .active_branch(conversation_id)?
+        .iter()
+        .filter_map(|m| match m.message.role {
+            WireRole::User => Some(ChatMessage::user(m.message.content.clone())),
+            WireRole::Assistant => {
+                let note = close::interruption_note(&m.message.extra);
+                let text = match (m.message.content.is_empty(), note) {
+                    (true, None) => return None,
+                    (_, None) => m.message.content.clone(),
+                    (true, Some(note)) => note,
+                    (false, Some(note)) => format!("{}\n\n{note}", m.message.content),
+                };
+                Some(ChatMessage::assistant(text))
+            }
+            _ => None,
+        })
+        .collect())
+}
+
 /// Runs one turn: the person's text, answered by the model on `client` (calling tools when
-/// given). `emit` sees each event after it was stored.
+/// given). `emit` sees each event after it was stored. Ends `Suspended` when the person must
+/// answer a form or a consent request first; [`resume::resume_turn`] goes on from there.
 pub async fn run_turn(
     store: &Arc<Store>,
     client: &ProviderClient,
@@ -185,294 +261,15 @@ pub async fn run_turn(
     )?;
     let run_id = run_id.map_or_else(new_id, str::to_owned);
     let message_id = new_id();
-    let mut recorder = Recorder {
-        store,
-        conversation_id: conversation_id.clone(),
-        shaper: EventShaper::new(&conversation_id, &message_id, &run_id),
-        tool_sink: StoreSink::new(Arc::clone(store), conversation_id.clone()),
-        emit: &mut emit,
-    };
+    let shaper = EventShaper::new(&conversation_id, &message_id, &run_id);
+    let mut recorder = Recorder::new(store, shaper, &conversation_id, &mut emit);
     recorder.put(recorder.shaper.status(SystemState::Running))?;
-    let started = Instant::now();
-
-    let mut messages: Vec<ChatMessage> = store
-        .active_branch(&conversation_id)?
-        .iter()
-        .filter_map(|m| match m.message.role {
-            WireRole::User => Some(ChatMessage::user(m.message.content.clone())),
-            WireRole::Assistant if !m.message.content.is_empty() => {
-                Some(ChatMessage::assistant(m.message.content.clone()))
-            }
-            _ => None,
-        })
-        .collect();
-    let model_tools: Vec<ModelTool> = options
-        .tools
-        .iter()
-        .flat_map(|registry| {
-            registry.names().filter_map(|name| {
-                registry.get(name).map(|tool| ModelTool {
-                    name: tool.spec.name.clone(),
-                    description: tool.spec.description.clone(),
-                    input_schema: tool.spec.input_schema.clone(),
-                })
-            })
-        })
-        .collect();
-
-    let mut text_so_far = String::new();
-    let mut usage: BTreeMap<String, (Usage, Option<f64>)> = BTreeMap::new();
-    let mut first_output = None;
-    let mut calls = 0;
-    let mut hit_limit = false;
-    let (response, error) = loop {
-        // Spending limits stop every new paid call, tool rounds included.
-        if let Err(err) = check_limits(store, client, model, &conversation_id, options) {
-            if calls == 0 {
-                return fail_early(&mut recorder, err, started, &run_id);
-            }
-            break (Response::default(), Some(err));
-        }
-        calls += 1;
-        let mut request = ChatRequest::new(model, messages.clone());
-        request.system.clone_from(&options.system);
-        request.max_tokens = options.max_tokens;
-        request.tools.clone_from(&model_tools);
-        let call_started = Instant::now();
-        let result = call::call_model(
-            &mut recorder,
-            client,
-            request,
-            options,
-            &run_id,
-            cancel.clone(),
-        )
-        .await?;
-        if !text_so_far.is_empty() && !result.response.text.is_empty() {
-            text_so_far.push_str(EventShaper::CALL_SEPARATOR);
-        }
-        text_so_far.push_str(&result.response.text);
-        if first_output.is_none() {
-            // From the start of the turn to the first output of the first call that had one.
-            first_output = result
-                .first_output
-                .map(|d| call_started.duration_since(started) + d);
-        }
-        if let Some(u) = result.usage {
-            let entry = usage.entry(result.model.clone()).or_default();
-            add_usage(&mut entry.0, &u);
-            entry.1 = match (entry.1, result.cost) {
-                (Some(a), Some(b)) => Some(a + b),
-                (a, b) => a.or(b),
-            };
-        }
-        let response = result.response;
-        let wants_tools = !response.tool_calls.is_empty() && result.error.is_none();
-        let (Some(registry), true) = (&options.tools, wants_tools) else {
-            break (response, result.error);
-        };
-        if calls >= options.max_model_calls {
-            hit_limit = true;
-            break (response, None);
-        }
-        messages.push(assistant_message(&response));
-        let results = tools::run_tool_calls(
-            &mut recorder,
-            registry,
-            &response.tool_calls,
-            &response.incomplete_tool_calls,
-            &run_id,
-            options.tool_concurrency,
-            &cancel,
-        )
-        .await?;
-        messages.push(results);
-        if cancel.is_cancelled() {
-            break (response, Some(ProviderError::Cancelled));
-        }
+    let state = TurnState {
+        messages: history_messages(store, &conversation_id)?,
+        started: Instant::now(),
+        ..TurnState::default()
     };
-
-    // The answer, or what arrived of it, marked when it was cut short.
-    let mut message = text_message(WireRole::Assistant, text_so_far.clone());
-    if !response.refusal.is_empty() && message.content.is_empty() {
-        message.content.clone_from(&response.refusal);
-        message.extra.insert("refusal".into(), json!(true));
-    }
-    if let Some(reason) = response.finish_reason {
-        message.extra.insert(
-            "finish_reason".into(),
-            serde_json::to_value(reason).unwrap_or_default(),
-        );
-    }
-    if let Some(err) = &error {
-        message
-            .extra
-            .insert("interrupted".into(), json!(err.code()));
-    }
-    if hit_limit {
-        message.extra.insert("turn_limit".into(), json!(calls));
-    }
-    let stored_message = if message.content.is_empty() && error.is_some() {
-        None
-    } else {
-        Some(store.append_message(
-            &conversation_id,
-            NewMessage::new(message).with_id(message_id.clone()),
-        )?)
-    };
-
-    let state = match &error {
-        None => SystemState::Completed,
-        Some(ProviderError::Cancelled) => SystemState::Cancelled,
-        Some(_) => SystemState::Failed,
-    };
-    if let Some(err) = &error {
-        if !matches!(err, ProviderError::Cancelled) {
-            recorder.put(recorder.shaper.provider_error(err))?;
-        }
-    }
-    if hit_limit {
-        recorder.put(
-            recorder
-                .shaper
-                .turn_limit(u64::from(calls), u64::from(options.max_model_calls)),
-        )?;
-    }
-    recorder.put(recorder.shaper.status(state))?;
-    recorder.put(recorder.shaper.done(&DoneSummary {
-        usage: usage.into_iter().map(|(m, (u, c))| (m, u, c)).collect(),
-        latency_ms: started.elapsed().as_millis() as u64,
-        first_token_latency_ms: first_output.map(|d| d.as_millis() as u64),
-        state,
-    }))?;
-    store.fold_run(&conversation_id, &run_id)?;
-    let mut response = response;
-    response.text = text_so_far;
-    Ok(TurnOutcome {
-        conversation_id,
-        run_id,
-        message_id: stored_message.map(|m| m.id),
-        response,
-        error,
-        state,
-        model_calls: calls,
-    })
-}
-
-fn add_usage(total: &mut Usage, more: &Usage) {
-    total.input_tokens = total.input_tokens.saturating_add(more.input_tokens);
-    total.output_tokens = total.output_tokens.saturating_add(more.output_tokens);
-    let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
-        (None, None) => None,
-        (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
-    };
-    total.reasoning_tokens = add(total.reasoning_tokens, more.reasoning_tokens);
-    total.cached_input_tokens = add(total.cached_input_tokens, more.cached_input_tokens);
-    total.cache_creation_input_tokens = add(
-        total.cache_creation_input_tokens,
-        more.cache_creation_input_tokens,
-    );
-}
-
-/// The assistant's side of a tool round, as the provider must see it again: its reasoning (with
-/// signatures), its text and its complete calls.
-fn assistant_message(response: &Response) -> ChatMessage {
-    let mut parts: Vec<Part> = response
-        .reasoning
-        .iter()
-        .map(|r| Part::Reasoning {
-            text: r.text.clone(),
-            signature: r.signature.clone(),
-            redacted: r.redacted.clone(),
-        })
-        .collect();
-    if !response.text.is_empty() {
-        parts.push(Part::text(response.text.clone()));
-    }
-    parts.extend(response.tool_calls.iter().map(|c| Part::ToolCall {
-        id: c.id.clone(),
-        name: c.name.clone(),
-        arguments: c.arguments.clone(),
-    }));
-    ChatMessage {
-        role: Role::Assistant,
-        parts,
-    }
-}
-
-/// Whether a new paid call may start. A call known to cost nothing (a local model) is never
-/// stopped by a spending limit.
-fn check_limits(
-    store: &Store,
-    client: &ProviderClient,
-    model: &str,
-    conversation_id: &str,
-    options: &TurnOptions,
-) -> Result<(), ProviderError> {
-    let limits = match &options.limits {
-        Some(l) => *l,
-        // A limit that cannot be read stops paid calls rather than lifting the limit.
-        None => match store.app_setting(tessera_providers::cost::SPENDING_LIMITS_SETTING) {
-            Ok(None) => SpendingLimits::default(),
-            Ok(Some(value)) => serde_json::from_value(value).map_err(|err| {
-                ProviderError::Config(format!(
-                    "the spending limits setting is not readable ({err}); set it again with \
-                     `tessera provider limits`"
-                ))
-            })?,
-            Err(err) => {
-                return Err(ProviderError::Config(format!(
-                    "cannot read the spending limits: {err}"
-                )))
-            }
-        },
-    };
-    limits.validate()?;
-    let free = options
-        .prices
-        .price_for(client.config(), model)
-        .is_some_and(|p| p.input_per_mtok == 0.0 && p.output_per_mtok == 0.0);
-    if limits.is_unlimited() || free {
-        return Ok(());
-    }
-    let now = Zoned::now();
-    let unreadable =
-        |err: StoreError| ProviderError::Config(format!("cannot add up spending: {err}"));
-    let spent = Spent {
-        today_usd: store
-            .spend_since(&rfc3339_utc(day_start(&now)?))
-            .map_err(unreadable)?,
-        conversation_usd: store
-            .conversation_spend(conversation_id)
-            .map_err(unreadable)?,
-    };
-    limits.check(spent, &now)
-}
-
-/// Ends a turn that never called the model.
-fn fail_early(
-    recorder: &mut Recorder<'_>,
-    err: ProviderError,
-    started: Instant,
-    run_id: &str,
-) -> Result<TurnOutcome, TurnError> {
-    recorder.put(recorder.shaper.provider_error(&err))?;
-    recorder.put(recorder.shaper.status(SystemState::Failed))?;
-    recorder.put(recorder.shaper.done(&DoneSummary {
-        usage: Vec::new(),
-        latency_ms: started.elapsed().as_millis() as u64,
-        first_token_latency_ms: None,
-        state: SystemState::Failed,
-    }))?;
-    Ok(TurnOutcome {
-        conversation_id: recorder.conversation_id.clone(),
-        run_id: run_id.to_owned(),
-        message_id: None,
-        response: Response::default(),
-        error: Some(err),
-        state: SystemState::Failed,
-        model_calls: 0,
-    })
+    drive::drive(&mut recorder, client, model, options, state, &cancel).await
 }
 
 /// A conversation title from the first words of the message.

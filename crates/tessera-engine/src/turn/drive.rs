@@ -1,0 +1,319 @@
+//! The loop of a turn: a model call, its tool round, again, until the model answers without
+//! tools, the turn limit is reached, the person must answer something (the run suspends), or it
+//! is cancelled; then the answer is stored and the run ends with `system/done`.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tessera_protocol::easyflow::SystemState;
+use tessera_protocol::request::Role as WireRole;
+use tessera_providers::request::{Part, Role, ToolSpec as ModelTool};
+use tessera_providers::stream::{Response, Usage};
+use tessera_providers::{ChatMessage, ChatRequest, ProviderClient, ProviderError};
+use tessera_store::{text_message, NewMessage};
+use tokio_util::sync::CancellationToken;
+
+use super::round::{run_round, RoundOutcome};
+use super::{blocking, call, limits, Recorder, TurnError, TurnOptions, TurnOutcome};
+use crate::interactions::request_form;
+use crate::model_events::{DoneSummary, EventShaper};
+
+/// Where a turn stands between model calls: what the model reads next and what the turn has
+/// produced so far. Rebuilt from the store when a suspended run resumes.
+#[derive(Debug)]
+pub struct TurnState {
+    pub messages: Vec<ChatMessage>,
+    /// The text of every call so far, set apart by [`EventShaper::CALL_SEPARATOR`].
+    pub text_so_far: String,
+    /// Per model: usage and estimated cost.
+    pub usage: BTreeMap<String, (Usage, Option<f64>)>,
+    /// From the start of the turn to its first output.
+    pub first_output: Option<Duration>,
+    /// Model calls made.
+    pub calls: u32,
+    pub started: Instant,
+}
+
+impl Default for TurnState {
+    fn default() -> Self {
+        Self {
+            messages: Vec::new(),
+            text_so_far: String::new(),
+            usage: BTreeMap::new(),
+            first_output: None,
+            calls: 0,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl TurnState {
+    pub(super) fn add_text(&mut self, text: &str) {
+        if !self.text_so_far.is_empty() && !text.is_empty() {
+            self.text_so_far.push_str(EventShaper::CALL_SEPARATOR);
+        }
+        self.text_so_far.push_str(text);
+    }
+
+    pub(super) fn add_usage(&mut self, model: &str, more: &Usage, cost: Option<f64>) {
+        let entry = self.usage.entry(model.to_owned()).or_default();
+        let total = &mut entry.0;
+        total.input_tokens = total.input_tokens.saturating_add(more.input_tokens);
+        total.output_tokens = total.output_tokens.saturating_add(more.output_tokens);
+        let add = |a: Option<u64>, b: Option<u64>| match (a, b) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+        };
+        total.reasoning_tokens = add(total.reasoning_tokens, more.reasoning_tokens);
+        total.cached_input_tokens = add(total.cached_input_tokens, more.cached_input_tokens);
+        total.cache_creation_input_tokens = add(
+            total.cache_creation_input_tokens,
+            more.cache_creation_input_tokens,
+        );
+        entry.1 = match (entry.1, cost) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+    }
+}
+
+/// What the model may call: the registry's tools, and `request_form` when the person can be
+/// asked.
+pub(super) fn model_tools(options: &TurnOptions) -> Vec<ModelTool> {
+    let mut tools: Vec<ModelTool> = options
+        .tools
+        .iter()
+        .flat_map(|registry| {
+            registry.names().filter_map(|name| {
+                registry.get(name).map(|tool| ModelTool {
+                    name: tool.spec.name.clone(),
+                    description: tool.spec.description.clone(),
+                    input_schema: tool.spec.input_schema.clone(),
+                })
+            })
+        })
+        .collect();
+    if options.interactions && options.tools.is_some() {
+        tools.push(request_form::model_tool());
+    }
+    tools
+}
+
+/// The assistant's side of a tool round, as the provider must see it again: its reasoning (with
+/// signatures), its text and its complete calls.
+pub(super) fn assistant_message(response: &Response) -> ChatMessage {
+    let mut parts: Vec<Part> = response
+        .reasoning
+        .iter()
+        .map(|r| Part::Reasoning {
+            text: r.text.clone(),
+            signature: r.signature.clone(),
+            redacted: r.redacted.clone(),
+        })
+        .collect();
+    if !response.text.is_empty() {
+        parts.push(Part::text(response.text.clone()));
+    }
+    parts.extend(response.tool_calls.iter().map(|c| Part::ToolCall {
+        id: c.id.clone(),
+        name: c.name.clone(),
+        arguments: c.arguments.clone(),
+    }));
+    ChatMessage {
+        role: Role::Assistant,
+        parts,
+    }
+}
+
+/// Calls the model until the turn ends or suspends.
+pub(super) async fn drive(
+    recorder: &mut Recorder<'_>,
+    client: &ProviderClient,
+    model: &str,
+    options: &TurnOptions,
+    mut state: TurnState,
+    cancel: &CancellationToken,
+) -> Result<TurnOutcome, TurnError> {
+    let tools = model_tools(options);
+    let mut hit_limit = false;
+    let (response, error) = loop {
+        if cancel.is_cancelled() {
+            break (Response::default(), Some(ProviderError::Cancelled));
+        }
+        // Spending limits stop every new paid call, tool rounds included.
+        let store = recorder.store;
+        let conversation_id = recorder.conversation_id.clone();
+        if let Err(err) = limits::check_limits(store, client, model, &conversation_id, options) {
+            if state.calls == 0 {
+                return fail_early(recorder, err, &state);
+            }
+            break (Response::default(), Some(err));
+        }
+        state.calls += 1;
+        let mut request = ChatRequest::new(model, state.messages.clone());
+        request.system.clone_from(&options.system);
+        request.max_tokens = options.max_tokens;
+        request.tools.clone_from(&tools);
+        let call_started = Instant::now();
+        let result = call::call_model(recorder, client, request, options, cancel.clone()).await?;
+        state.add_text(&result.response.text);
+        if state.first_output.is_none() {
+            // From the start of the turn to the first output of the first call that had one.
+            state.first_output = result
+                .first_output
+                .map(|d| call_started.duration_since(state.started) + d);
+        }
+        if let Some(u) = result.usage {
+            state.add_usage(&result.model, &u, result.cost);
+        }
+        let response = result.response;
+        let wants_tools = !response.tool_calls.is_empty() && result.error.is_none();
+        if !wants_tools || options.tools.is_none() {
+            break (response, result.error);
+        }
+        if state.calls >= options.max_model_calls {
+            hit_limit = true;
+            break (response, None);
+        }
+        state.messages.push(assistant_message(&response));
+        let round = run_round(
+            recorder,
+            options.tools.as_ref(),
+            &response.tool_calls,
+            &response.incomplete_tool_calls,
+            options,
+            cancel,
+        )
+        .await?;
+        match round {
+            RoundOutcome::Results(results) => state.messages.push(results),
+            RoundOutcome::Suspended => {
+                recorder.put(recorder.shaper.status(SystemState::Suspended))?;
+                return Ok(TurnOutcome {
+                    conversation_id: recorder.conversation_id.clone(),
+                    run_id: recorder.shaper.run_id().to_owned(),
+                    message_id: None,
+                    response: Response {
+                        text: state.text_so_far,
+                        ..response
+                    },
+                    error: None,
+                    state: SystemState::Suspended,
+                    model_calls: state.calls,
+                });
+            }
+        }
+        if cancel.is_cancelled() {
+            break (response, Some(ProviderError::Cancelled));
+        }
+    };
+    finish(recorder, options, state, response, error, hit_limit)
+}
+
+/// Stores the answer (or what arrived of it, marked when it was cut short) and ends the run.
+fn finish(
+    recorder: &mut Recorder<'_>,
+    options: &TurnOptions,
+    state: TurnState,
+    response: Response,
+    error: Option<ProviderError>,
+    hit_limit: bool,
+) -> Result<TurnOutcome, TurnError> {
+    let mut message = text_message(WireRole::Assistant, state.text_so_far.clone());
+    if !response.refusal.is_empty() && message.content.is_empty() {
+        message.content.clone_from(&response.refusal);
+        message.extra.insert("refusal".into(), json!(true));
+    }
+    if let Some(reason) = response.finish_reason {
+        message.extra.insert(
+            "finish_reason".into(),
+            serde_json::to_value(reason).unwrap_or_default(),
+        );
+    }
+    if let Some(err) = &error {
+        message
+            .extra
+            .insert("interrupted".into(), json!(err.code()));
+    }
+    if hit_limit {
+        message
+            .extra
+            .insert("turn_limit".into(), json!(state.calls));
+    }
+    let store = recorder.store;
+    let conversation_id = recorder.conversation_id.clone();
+    let stored_message = if message.content.is_empty() && error.is_some() {
+        None
+    } else {
+        let new = NewMessage::new(message).with_id(recorder.shaper.message_id().to_owned());
+        Some(blocking(|| store.append_message(&conversation_id, new))?)
+    };
+
+    let run_state = match &error {
+        None => SystemState::Completed,
+        Some(ProviderError::Cancelled) => SystemState::Cancelled,
+        Some(_) => SystemState::Failed,
+    };
+    if let Some(err) = &error {
+        if !matches!(err, ProviderError::Cancelled) {
+            recorder.put(recorder.shaper.provider_error(err))?;
+        }
+    }
+    if hit_limit {
+        recorder.put(
+            recorder
+                .shaper
+                .turn_limit(u64::from(state.calls), u64::from(options.max_model_calls)),
+        )?;
+    }
+    recorder.put(recorder.shaper.status(run_state))?;
+    recorder.put(recorder.shaper.done(&summary(&state, run_state)))?;
+    let run_id = recorder.shaper.run_id().to_owned();
+    blocking(|| store.fold_run(&conversation_id, &run_id))?;
+    Ok(TurnOutcome {
+        conversation_id,
+        run_id,
+        message_id: stored_message.map(|m| m.id),
+        response: Response {
+            text: state.text_so_far.clone(),
+            ..response
+        },
+        error,
+        state: run_state,
+        model_calls: state.calls,
+    })
+}
+
+fn summary(state: &TurnState, run_state: SystemState) -> DoneSummary {
+    DoneSummary {
+        usage: state
+            .usage
+            .iter()
+            .map(|(m, (u, c))| (m.clone(), *u, *c))
+            .collect(),
+        latency_ms: state.started.elapsed().as_millis() as u64,
+        first_token_latency_ms: state.first_output.map(|d| d.as_millis() as u64),
+        state: run_state,
+    }
+}
+
+/// Ends a turn that never called the model.
+fn fail_early(
+    recorder: &mut Recorder<'_>,
+    err: ProviderError,
+    state: &TurnState,
+) -> Result<TurnOutcome, TurnError> {
+    recorder.put(recorder.shaper.provider_error(&err))?;
+    recorder.put(recorder.shaper.status(SystemState::Failed))?;
+    recorder.put(recorder.shaper.done(&summary(state, SystemState::Failed)))?;
+    Ok(TurnOutcome {
+        conversation_id: recorder.conversation_id.clone(),
+        run_id: recorder.shaper.run_id().to_owned(),
+        message_id: None,
+        response: Response::default(),
+        error: Some(err),
+        state: SystemState::Failed,
+        model_calls: 0,
+    })
+}

@@ -1,0 +1,366 @@
+//! The tool calls of one model answer. Ordinary calls go to the executor (dependencies,
+//! conflicts, timeouts), their events stored before they are passed on. A `request_form` call
+//! with a good schema, or a call that needs the person's consent, becomes a stored interaction
+//! instead and the round suspends the run; everything else of the round still runs, so the
+//! results are waiting when the answer resumes it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use tessera_protocol::easyflow::{EventBody, ToolCallPayload, ToolResultPayload};
+use tessera_protocol::mcp_cp::{ToolCall, ToolCallRequest};
+use tessera_protocol::vocabulary::ToolOutcome;
+use tessera_protocol::wire::JsonObject;
+use tessera_providers::request::{ChatMessage, Part, Role, ToolResultPart};
+use tessera_providers::stream::{CompletedToolCall, IncompleteToolCall};
+use tessera_store::interactions::{InteractionKind, NewInteraction};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::{new_id, Recorder, TurnError, TurnOptions};
+use crate::executor::{ChannelSink, Executor, ExecutorOptions};
+use crate::interactions::consent::{allowed_without_asking, request_payload};
+use crate::interactions::keys;
+use crate::interactions::request_form::{agent_requester, parse_request, REQUEST_FORM};
+use crate::tools::ToolRegistry;
+
+/// How a round ended.
+pub(super) enum RoundOutcome {
+    /// Every call has its result: the message the model reads next.
+    Results(ChatMessage),
+    /// The person must answer first.
+    Suspended,
+}
+
+/// What the model reads for one call's result. The same text whether the call just ran or its
+/// result was read back from the store after a restart.
+pub(super) fn result_part(
+    call_id: &str,
+    outcome: ToolOutcome,
+    result: Option<&Value>,
+    error: Option<&Value>,
+) -> Part {
+    let field = |key: &str| error.and_then(|e| e.get(key)).and_then(Value::as_str);
+    let (text, is_error) = match (outcome, result) {
+        (ToolOutcome::Success, Some(result)) => (result.to_string(), false),
+        (ToolOutcome::Success, None) => ("null".to_owned(), false),
+        (outcome, _) => match (field("code"), field("message")) {
+            (Some(code), Some(message)) => (
+                format!("{code} ({}): {message}", outcome.as_mcp_cp_str()),
+                true,
+            ),
+            _ => (format!("the call ended {}", outcome.as_mcp_cp_str()), true),
+        },
+    };
+    Part::ToolResult {
+        call_id: call_id.to_owned(),
+        content: vec![ToolResultPart::Text { text }],
+        is_error,
+    }
+}
+
+/// The message carrying a round's results in the model's order, with a note for each call that
+/// was cut off and not run.
+pub(super) fn results_message(
+    calls: &[CompletedToolCall],
+    incomplete: &[IncompleteToolCall],
+    mut results: HashMap<String, Part>,
+) -> ChatMessage {
+    let mut parts: Vec<Part> = calls
+        .iter()
+        .map(|c| {
+            results.remove(&c.id).unwrap_or_else(|| {
+                result_part(
+                    &c.id,
+                    ToolOutcome::Interrupted,
+                    None,
+                    Some(&json!({"code": "interrupted", "message": "the call has no result"})),
+                )
+            })
+        })
+        .collect();
+    for cut in incomplete {
+        parts.push(Part::text(format!(
+            "[Your call to {} was cut off before its arguments were complete, so it was not run.]",
+            cut.name
+        )));
+    }
+    ChatMessage {
+        role: Role::User,
+        parts,
+    }
+}
+
+/// Runs `calls` through the executor, storing their events as they happen; their results by
+/// call id.
+pub(super) async fn execute(
+    recorder: &mut Recorder<'_>,
+    registry: &Arc<ToolRegistry>,
+    calls: &[&CompletedToolCall],
+    options: &TurnOptions,
+    cancel: &CancellationToken,
+) -> Result<HashMap<String, Part>, TurnError> {
+    if calls.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let request = ToolCallRequest {
+        calls: calls
+            .iter()
+            .map(|c| ToolCall {
+                call_id: c.id.clone(),
+                name: c.name.clone(),
+                parameters: match &c.arguments {
+                    Value::Object(map) => map.clone(),
+                    _ => JsonObject::new(),
+                },
+                description: None,
+                required_after: None,
+                timeout: None,
+                runtime: None,
+                user_prompt: None,
+                fallback_behavior: None,
+                ui_settings: None,
+                timeout_client: None,
+                extra: JsonObject::new(),
+            })
+            .collect(),
+        execution_mode: None,
+        timeout: None,
+        frontend_timeout: None,
+        backend_timeout: None,
+        extra: JsonObject::new(),
+    };
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let executor = Executor::new(
+        Arc::clone(registry),
+        Arc::new(ChannelSink(tx)),
+        ExecutorOptions::new(recorder.conversation_id.clone())
+            .run_id(recorder.shaper.run_id())
+            .concurrency_limit(options.tool_concurrency),
+    );
+    // Events are stored (and passed on) while the calls run, in the order they happen.
+    let response = {
+        let run = executor.run_tool_calls(&request, cancel);
+        tokio::pin!(run);
+        loop {
+            tokio::select! {
+                biased;
+                Some(event) = rx.recv() => recorder.put_tool_event(event)?,
+                done = &mut run => break done,
+            }
+        }
+    };
+    drop(executor);
+    while let Ok(event) = rx.try_recv() {
+        recorder.put_tool_event(event)?;
+    }
+    Ok(match response {
+        Ok(response) => response
+            .results
+            .iter()
+            .map(|r| {
+                let error = r
+                    .error
+                    .as_ref()
+                    .map(|e| json!({"code": e.code, "message": e.message}));
+                let part = result_part(
+                    &r.call_id,
+                    ToolOutcome::from_mcp_cp(r.status),
+                    r.result.as_ref(),
+                    error.as_ref(),
+                );
+                (r.call_id.clone(), part)
+            })
+            .collect(),
+        // The model's calls could not be planned (a cycle, a duplicate id): each gets the reason.
+        Err(err) => calls
+            .iter()
+            .map(|c| {
+                let error = json!({"code": "INVALID_CALLS", "message": err.to_string()});
+                (
+                    c.id.clone(),
+                    result_part(&c.id, ToolOutcome::Error, None, Some(&error)),
+                )
+            })
+            .collect(),
+    })
+}
+
+/// A `tool_call` event for a call the coordinator handles itself.
+pub(super) fn tool_call_body(call: &CompletedToolCall, provider: &str) -> EventBody {
+    EventBody::ToolCall(ToolCallPayload {
+        tool_call_id: call.id.clone(),
+        name: call.name.clone(),
+        arguments: call.arguments.clone(),
+        depends_on: None,
+        runtime: None,
+        provider: Some(provider.to_owned()),
+        extra: JsonObject::new(),
+    })
+}
+
+/// A `tool_result` event for a call the coordinator settled itself.
+pub(super) fn tool_result_body(
+    call_id: &str,
+    outcome: ToolOutcome,
+    result: Option<Value>,
+    error: Option<Value>,
+) -> EventBody {
+    EventBody::ToolResult(ToolResultPayload {
+        tool_call_id: call_id.to_owned(),
+        status: outcome.to_event_status(),
+        result,
+        error,
+        duration_ms: None,
+        extra: JsonObject::new(),
+    })
+}
+
+/// Settles a call without running it: its call and result events, and the part for the model.
+pub(super) fn settle(
+    recorder: &mut Recorder<'_>,
+    call: &CompletedToolCall,
+    outcome: ToolOutcome,
+    result: Option<Value>,
+    error: Option<Value>,
+    announce: bool,
+) -> Result<Part, TurnError> {
+    if announce {
+        let body = tool_call_body(call, "builtin");
+        recorder.put_tool_event(recorder.shaper.wrap(body))?;
+    }
+    let part = result_part(&call.id, outcome, result.as_ref(), error.as_ref());
+    let body = tool_result_body(&call.id, outcome, result, error);
+    recorder.put_tool_event(recorder.shaper.wrap(body))?;
+    Ok(part)
+}
+
+/// A call that waits for the person.
+enum Ask<'c> {
+    Form(&'c CompletedToolCall, Value),
+    Consent(&'c CompletedToolCall, Value),
+}
+
+/// Runs one round: the model's complete calls (and notes for the cut-off ones).
+pub(super) async fn run_round(
+    recorder: &mut Recorder<'_>,
+    registry: Option<&Arc<ToolRegistry>>,
+    calls: &[CompletedToolCall],
+    incomplete: &[IncompleteToolCall],
+    options: &TurnOptions,
+    cancel: &CancellationToken,
+) -> Result<RoundOutcome, TurnError> {
+    let mut results: HashMap<String, Part> = HashMap::new();
+    let mut ordinary = Vec::new();
+    let mut asks = Vec::new();
+    for call in calls {
+        if call.name == REQUEST_FORM && options.interactions {
+            let form_id = new_id();
+            match parse_request(
+                &form_id,
+                &call.arguments,
+                agent_requester(&options.agent_name),
+            ) {
+                Ok(form) => asks.push(Ask::Form(
+                    call,
+                    serde_json::to_value(&form.payload).unwrap_or_default(),
+                )),
+                // The model gets the reason; the person sees no form.
+                Err(message) => {
+                    let error = json!({"code": "invalid_form", "message": message});
+                    let part = settle(recorder, call, ToolOutcome::Error, None, Some(error), true)?;
+                    results.insert(call.id.clone(), part);
+                }
+            }
+            continue;
+        }
+        let spec = registry.and_then(|r| r.get(&call.name)).map(|t| &t.spec);
+        let store = recorder.store;
+        let conversation = recorder.conversation_id.clone();
+        let allowed = match spec {
+            Some(spec) => super::blocking(|| allowed_without_asking(store, spec, &conversation))?,
+            // Unknown tools are the executor's to report.
+            None => true,
+        };
+        match (allowed, spec) {
+            (false, Some(spec)) if options.interactions => asks.push(Ask::Consent(
+                call,
+                serde_json::to_value(request_payload(&new_id(), &call.id, spec, &call.arguments))
+                    .unwrap_or_default(),
+            )),
+            (false, Some(_)) => {
+                let error = json!({"code": "consent_required", "message":
+                    "this tool needs the person's consent, and this client cannot ask for it"});
+                let part = settle(recorder, call, ToolOutcome::Denied, None, Some(error), true)?;
+                results.insert(call.id.clone(), part);
+            }
+            _ => ordinary.push(call),
+        }
+    }
+    if let Some(registry) = registry {
+        results.extend(execute(recorder, registry, &ordinary, options, cancel).await?);
+    } else if !ordinary.is_empty() {
+        for call in ordinary {
+            let error =
+                json!({"code": "NOT_FOUND", "message": format!("no tool named {}", call.name)});
+            let part = settle(
+                recorder,
+                call,
+                ToolOutcome::NotFound,
+                None,
+                Some(error),
+                true,
+            )?;
+            results.insert(call.id.clone(), part);
+        }
+    }
+    if asks.is_empty() || cancel.is_cancelled() {
+        return Ok(RoundOutcome::Results(results_message(
+            calls, incomplete, results,
+        )));
+    }
+    let expires_at = options.interaction_timeout.and_then(|t| {
+        jiff::Timestamp::now()
+            .checked_add(jiff::SignedDuration::try_from(t).ok()?)
+            .ok()
+    });
+    for ask in asks {
+        let (call, kind, mut payload, id_key) = match ask {
+            Ask::Form(call, payload) => (call, InteractionKind::Form, payload, "form_id"),
+            Ask::Consent(call, payload) => (call, InteractionKind::Consent, payload, "consent_id"),
+        };
+        let body = tool_call_body(call, "builtin");
+        recorder.put_tool_event(recorder.shaper.wrap(body))?;
+        if let Some(object) = payload.as_object_mut() {
+            object.insert(keys::TOOL_CALL_ID.into(), json!(call.id));
+            object.insert(keys::MESSAGE_ID.into(), json!(recorder.shaper.message_id()));
+            if let Some(at) = expires_at {
+                object.insert(keys::EXPIRES_AT.into(), json!(at.to_string()));
+            }
+        }
+        let id = payload
+            .get(id_key)
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let body = match kind {
+            InteractionKind::Form => {
+                serde_json::from_value(payload.clone()).map(EventBody::FormRequest)
+            }
+            InteractionKind::Consent => {
+                serde_json::from_value(payload.clone()).map(EventBody::ConsentRequest)
+            }
+        }
+        .map_err(|err| TurnError::Internal(format!("an interaction payload: {err}")))?;
+        recorder.put_interaction(
+            NewInteraction {
+                interaction_id: id,
+                run_id: Some(recorder.shaper.run_id().to_owned()),
+                kind,
+                request: payload,
+            },
+            recorder.shaper.wrap(body),
+        )?;
+    }
+    Ok(RoundOutcome::Suspended)
+}
