@@ -10,7 +10,9 @@
 //! - [`executor`]: runs tool-call requests and instruction sets on the scheduler's graph, with
 //!   timeouts, cancellation, recovery and events.
 //! - [`model_events`]: a model call's normalised stream as easyflow-chat events.
+//! - [`profiles`]: agent profiles (system prompt, tools, response format) and intent routing.
 //! - [`provider_settings`]: providers saved in the data folder, presets, the default.
+//! - [`summary`]: the rolling summary that stands in for older messages.
 //! - [`turn`]: one turn of the conversation (model calls and tool rounds), recorded in the store
 //!   from the person's message to the usage records.
 
@@ -21,6 +23,8 @@ pub mod executor;
 pub mod forms;
 pub mod interactions;
 pub mod model_events;
+pub mod profiles;
 pub mod provider_settings;
+pub mod summary;
 pub mod tools;
 pub mod turn;

@@ -1,0 +1,74 @@
+//! A model call made for the engine's own sake (routing, the rolling summary): nothing of it is
+//! shown or becomes a message, but what it cost is recorded like any turn's call (a
+//! `model_usage` record with its stage, built the way `turn::call` builds it).
+//!
+//! It is not kept as a model turn: those rebuild a run's conversation with the provider, which
+//! this call is no part of.
+
+use jiff::Timestamp;
+use tessera_protocol::context_doc::UsageStage;
+use tessera_providers::cost::{CallRecord, PriceTable};
+use tessera_providers::stream::{Accumulator, Response};
+use tessera_providers::{ChatRequest, ProviderClient, ProviderError};
+use tessera_store::{Store, StoreError};
+use tokio_util::sync::CancellationToken;
+
+/// What the call gave: the answer so far, and the error that ended it early, if any.
+pub(crate) struct SideCall {
+    pub response: Response,
+    pub error: Option<ProviderError>,
+}
+
+/// Streams `request` to the end and records its usage under `stage` in the conversation.
+/// Only a failed store write is an error here; a provider failure is part of the result.
+pub(crate) async fn call_recorded(
+    store: &Store,
+    client: &ProviderClient,
+    conversation_id: &str,
+    stage: UsageStage,
+    request: ChatRequest,
+    cancel: CancellationToken,
+) -> Result<SideCall, StoreError> {
+    let config = client.config();
+    let started_at = Timestamp::now();
+    let mut stream = client.stream(request, cancel);
+    let mut acc = Accumulator::new();
+    let mut error = None;
+    while let Some(next) = stream.next().await {
+        match next {
+            Ok(item) => acc.push(&item),
+            Err(err) => {
+                error = Some(err);
+                break;
+            }
+        }
+    }
+    let response = acc.into_response();
+    let model = stream.model().to_owned();
+    let mut record = CallRecord::new(
+        uuid::Uuid::now_v7().to_string(),
+        stage,
+        config.name.clone(),
+        model.clone(),
+        started_at,
+    );
+    record.fallback_from = stream.fell_back_from().map(str::to_owned);
+    record.first_token_latency = stream.first_output_latency();
+    record.latency = stream.elapsed();
+    record.usage = response.usage;
+    record.error.clone_from(&error);
+    // The provider's own prices first, then the built-in list, as the turn does by default.
+    record.price = PriceTable::builtin().price_for(config, &model);
+    let usage = record.to_model_usage();
+    blocking(|| store.put_model_usage(conversation_id, usage))?;
+    Ok(SideCall { response, error })
+}
+
+/// Runs a store write (which waits for its commit) without holding up the other tasks of a
+/// multi-threaded runtime, as the turn does.
+pub(crate) fn blocking<T>(write: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(write),
+        _ => write(),
+    }
+}

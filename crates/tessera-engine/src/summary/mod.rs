@@ -1,0 +1,182 @@
+//! The rolling summary (seed 004 `session.summary`, "会话级滚动摘要"): once the messages after
+//! the current summary grow past a threshold, one model call rewrites the summary from the
+//! previous one and the messages it does not cover yet, except the newest few. The assembler
+//! then shows the summary instead of the messages of its `message_index_range` (positions on
+//! the active branch) once the history outgrows its share of the prompt.
+//!
+//! - [`needs_summary`]: whether it is time, judged on the active branch.
+//! - [`write_rolling_summary`]: the call, recorded as a `summary` usage; the new summary is
+//!   stored only when the call succeeded and nothing changed meanwhile, so a failure always
+//!   leaves the old summary as it was.
+//!
+//! Besides the range, a written summary records in `covers_through_message_id` (kept in the
+//! summary's `extra`, so exports carry it) the message its range ends at: after an
+//! edit-and-resend or a branch switch the positions describe other messages, and a summary
+//! whose message is no longer on the branch is rewritten from the start rather than extended.
+
+mod plan;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+use tessera_protocol::context_doc::{MessageIndexRange, Summary, UsageStage};
+use tessera_protocol::mcp_cp::FinishReason;
+use tessera_protocol::wire::{JsonObject, Timestamp as WireTimestamp};
+use tessera_providers::cost::record::rfc3339_utc;
+use tessera_providers::{ProviderClient, ProviderError};
+use tessera_store::{Store, StoreError};
+use thiserror::Error;
+use tokio_util::sync::CancellationToken;
+
+use crate::assembler::tokens::TokenizerError;
+use crate::profiles::side_call::{blocking, call_recorded};
+use plan::Plan;
+
+/// The `extra` field naming the last message a summary covers.
+pub const COVERS_THROUGH: &str = "covers_through_message_id";
+
+/// When to summarise and how much.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SummaryPolicy {
+    /// Summarise once the non-system messages after the summary hold more tokens than this
+    /// (an estimate, counted with cl100k). None: size alone never triggers.
+    pub threshold_tokens: Option<u64>,
+    /// ... or once there are more of them than this. None: their number never triggers.
+    pub threshold_messages: Option<usize>,
+    /// The newest non-system messages never folded in: prompts show them as they are.
+    pub keep_recent: usize,
+    /// Tokens of new messages one call reads at most; the rest wait for the next call, so the
+    /// first summary of a long conversation still fits a small model's window.
+    pub max_input_tokens: u64,
+    /// The summary's own length limit (the call's `max_tokens`).
+    pub max_summary_tokens: u32,
+}
+
+impl Default for SummaryPolicy {
+    fn default() -> Self {
+        Self {
+            // Well under the assembler's history share of any current model's window, so a
+            // summary is ready before the history has to be cut.
+            threshold_tokens: Some(8_000),
+            threshold_messages: Some(40),
+            keep_recent: 6,
+            max_input_tokens: 24_000,
+            max_summary_tokens: 2_000,
+        }
+    }
+}
+
+/// Why no new summary was stored. In every case the old summary is untouched.
+#[derive(Debug, Error)]
+pub enum SummaryError {
+    #[error("conversation {0} does not exist")]
+    NoConversation(String),
+    #[error("nothing to summarise: every message but the newest {keep_recent} is covered")]
+    NothingToSummarise { keep_recent: usize },
+    #[error("the summary call failed: {0}")]
+    Provider(#[source] ProviderError),
+    #[error("the summary was cut off at its length limit ({max_tokens} tokens)")]
+    Truncated { max_tokens: u32 },
+    #[error("the model answered with an empty summary")]
+    EmptyAnswer,
+    #[error("the conversation changed while the summary was written (summary or branch)")]
+    Changed,
+    #[error(transparent)]
+    Tokens(#[from] TokenizerError),
+    #[error("the context database failed: {0}")]
+    Store(#[from] StoreError),
+}
+
+/// Whether the messages after the current summary (on the active branch) have passed a
+/// threshold of `policy` and some of them may be folded in.
+pub fn needs_summary(
+    store: &Store,
+    conversation_id: &str,
+    policy: &SummaryPolicy,
+) -> Result<bool, SummaryError> {
+    Ok(Plan::read(store, conversation_id, policy)?.needed(policy))
+}
+
+/// Rewrites the summary with one call to `model`: the previous summary (when it still describes
+/// the active branch) plus the messages after it, except the newest `keep_recent`, within
+/// `max_input_tokens`. Thresholds are not checked (see [`needs_summary`]), so this also serves
+/// a person asking to compact now. Returns the summary stored.
+pub async fn write_rolling_summary(
+    store: &Store,
+    client: &ProviderClient,
+    model: &str,
+    conversation_id: &str,
+    policy: &SummaryPolicy,
+    cancel: CancellationToken,
+) -> Result<Summary, SummaryError> {
+    let plan = Plan::read(store, conversation_id, policy)?;
+    let batch = plan.batch(policy);
+    let Some((last, _)) = batch.last() else {
+        return Err(SummaryError::NothingToSummarise {
+            keep_recent: policy.keep_recent,
+        });
+    };
+    let request = plan::request(
+        model,
+        plan.previous.as_ref(),
+        batch,
+        policy.max_summary_tokens,
+    );
+    let call = call_recorded(
+        store,
+        client,
+        conversation_id,
+        UsageStage::Summary,
+        request,
+        cancel,
+    )
+    .await?;
+    if let Some(err) = call.error {
+        return Err(SummaryError::Provider(err));
+    }
+    if call.response.finish_reason == Some(FinishReason::Length) {
+        return Err(SummaryError::Truncated {
+            max_tokens: policy.max_summary_tokens,
+        });
+    }
+    let content = call.response.text.trim();
+    if content.is_empty() {
+        return Err(SummaryError::EmptyAnswer);
+    }
+
+    let mut extra = JsonObject::new();
+    extra.insert(COVERS_THROUGH.into(), last.id.clone().into());
+    let summary = Summary {
+        content: Some(content.to_owned()),
+        updated_at: Some(WireTimestamp::new(rfc3339_utc(Timestamp::now()))),
+        message_index_range: Some(MessageIndexRange {
+            from: Some(plan.previous.as_ref().map_or(0, |(_, from, _)| *from)),
+            to: Some(last.depth),
+            extra: JsonObject::new(),
+        }),
+        extra,
+    };
+    let (id, to, last_id) = (conversation_id.to_owned(), last.depth, last.id.clone());
+    let (expected, new) = (plan.stored.clone(), summary.clone());
+    // Written only if the summary is still the one read and the last message folded in is
+    // still on the branch at its position: a concurrent summary or a branch switch during the
+    // call would otherwise be overwritten by a summary of the wrong messages.
+    let stored = blocking(|| {
+        store.write(move |tx| {
+            let read = tx.read();
+            let unchanged = read.summary(&id)? == expected
+                && read
+                    .active_branch(&id)?
+                    .iter()
+                    .any(|m| m.depth == to && m.id == last_id);
+            if unchanged {
+                tx.set_summary(&id, &new)?;
+            }
+            Ok(unchanged)
+        })
+    })?;
+    if !stored {
+        return Err(SummaryError::Changed);
+    }
+    Ok(summary)
+}
