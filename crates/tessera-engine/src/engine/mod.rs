@@ -37,14 +37,20 @@ struct Publisher {
     runs: Arc<Mutex<HashMap<String, RunEntry>>>,
     conversation: String,
     run: String,
+    stretch: u64,
 }
 
 impl Publisher {
     fn publish(&self, event: &tessera_store::StoredEvent) {
-        if matches!(event.event.body, EventBody::Done(_)) {
-            if let Ok(mut runs) = self.runs.lock() {
-                runs.remove(&self.run);
-            }
+        // From its `done`, or its suspension, the run is no longer running here: a cancel then
+        // closes what is stored, and an answer may resume it.
+        let stops = match &event.event.body {
+            EventBody::Done(_) => true,
+            EventBody::SystemStatus(s) => s.state == SystemState::Suspended,
+            _ => false,
+        };
+        if stops {
+            forget(&self.runs, &self.run, self.stretch);
         }
         self.bus.publish(&self.conversation, event);
     }
@@ -84,7 +90,20 @@ pub struct StartedRun {
 struct RunEntry {
     conversation_id: String,
     cancel: CancellationToken,
+    /// Tells this stretch of the run from a later one (a resume) under the same run id.
+    stretch: u64,
 }
+
+/// Removes run `run` from `runs` if the entry is still the one of `stretch`.
+fn forget(runs: &Mutex<HashMap<String, RunEntry>>, run: &str, stretch: u64) {
+    if let Ok(mut runs) = runs.lock() {
+        if runs.get(run).is_some_and(|e| e.stretch == stretch) {
+            runs.remove(run);
+        }
+    }
+}
+
+static STRETCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Cheap to clone; every clone is the same engine.
 #[derive(Clone)]
@@ -219,6 +238,7 @@ impl Engine {
             + 'static,
     {
         let cancel = CancellationToken::new();
+        let stretch = STRETCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         {
             let mut runs = self.runs.lock().map_err(|_| EngineError::ShuttingDown)?;
             if runs.contains_key(run_id) {
@@ -229,6 +249,7 @@ impl Engine {
                 RunEntry {
                     conversation_id: conversation_id.to_owned(),
                     cancel: cancel.clone(),
+                    stretch,
                 },
             );
         }
@@ -238,13 +259,12 @@ impl Engine {
             runs: self.runs.clone(),
             conversation: conversation_id.to_owned(),
             run: run_id.to_owned(),
+            stretch,
         };
         let (conversation, run) = (conversation_id.to_owned(), run_id.to_owned());
         tokio::spawn(async move {
             let outcome = turn(engine.clone(), model, cancel, publisher).await;
-            if let Ok(mut runs) = engine.runs.lock() {
-                runs.remove(&run);
-            }
+            forget(&engine.runs, &run, stretch);
             match outcome {
                 Ok(outcome) if outcome.state == SystemState::Suspended => {
                     engine.arm_expiry(&conversation, &run);

@@ -49,6 +49,14 @@ impl Subscription {
                 continue;
             }
             match self.live.recv().await {
+                // Two writers of one conversation (a run, an answer) may publish out of seq
+                // order; everything up to this seq is committed, so the store fills the gap.
+                Ok(event) if event.seq > self.last + 1 => {
+                    self.backlog = self
+                        .store
+                        .events_after(&self.conversation_id, Some(self.last), None)?
+                        .into();
+                }
                 Ok(event) if event.seq > self.last => {
                     self.last = event.seq;
                     return Ok(Some((*event).clone()));
