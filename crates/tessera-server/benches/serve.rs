@@ -185,6 +185,7 @@ fn main() {
             guard: Arc::new(Guard::new(token.clone(), port)),
             ui_dir: None,
             engine: Some(engine),
+            model_flags: Default::default(),
         });
         tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;

@@ -1,17 +1,31 @@
 //! Request guards for the loopback API: a bearer token compared in constant time, and Host/Origin
 //! checks so that a web page on another origin (or a DNS-rebinding attack) cannot reach the API.
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::{
-    extract::{Request, State},
+    extract::{connect_info::Connected, ConnectInfo, Request, State},
     http::{header, HeaderMap, StatusCode},
     middleware::Next,
     response::{IntoResponse, Response},
+    serve::IncomingStream,
     Json,
 };
 use serde_json::json;
 use subtle::ConstantTimeEq;
+
+/// The address a connection arrived at, on this server's side (`tessera serve` records it for
+/// each connection). A server listening on every interface learns from it which of the
+/// machine's addresses the client used, and so which Host header is honest.
+#[derive(Clone, Copy, Debug)]
+pub struct LocalAddr(pub Option<SocketAddr>);
+
+impl Connected<IncomingStream<'_, tokio::net::TcpListener>> for LocalAddr {
+    fn connect_info(stream: IncomingStream<'_, tokio::net::TcpListener>) -> Self {
+        Self(stream.io().local_addr().ok())
+    }
+}
 
 /// What a request must match to be let through.
 #[derive(Debug, Clone)]
@@ -19,6 +33,10 @@ pub struct Guard {
     token: String,
     /// `host:port` spellings that name this server (127.0.0.1:p, localhost:p, [::1]:p).
     allowed_hosts: Vec<String>,
+    port: u16,
+    /// `--allow-remote`: clients on other machines; an Origin must then be the very Host the
+    /// request was sent to.
+    remote: bool,
 }
 
 impl Guard {
@@ -31,28 +49,57 @@ impl Guard {
         Self {
             token,
             allowed_hosts,
+            port,
+            remote: false,
         }
     }
 
-    fn host_ok(&self, headers: &HeaderMap) -> bool {
-        match headers.get(header::HOST).and_then(|h| h.to_str().ok()) {
-            Some(host) => self
-                .allowed_hosts
-                .iter()
-                .any(|a| a.eq_ignore_ascii_case(host)),
+    /// A guard for a server reachable from the network (`--allow-remote`).
+    pub fn allowing_remote(mut self) -> Self {
+        self.remote = true;
+        self
+    }
+
+    /// The Host names this server: a loopback spelling, or the IP address the connection
+    /// arrived at (never a DNS name other than localhost, so DNS rebinding stays out), with
+    /// this server's port.
+    fn host_ok(&self, headers: &HeaderMap, local: Option<IpAddr>) -> bool {
+        let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
             // HTTP/1.0 clients may omit Host; they can only be local tools.
-            None => true,
+            return true;
+        };
+        if self
+            .allowed_hosts
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(host))
+        {
+            return true;
+        }
+        match (split_host(host), local) {
+            (Some((ip, port)), Some(local)) => {
+                port == self.port && ip.to_canonical() == local.to_canonical()
+            }
+            _ => false,
         }
     }
 
     fn origin_ok(&self, headers: &HeaderMap) -> bool {
-        match headers.get(header::ORIGIN).and_then(|h| h.to_str().ok()) {
-            None => true,
-            Some(origin) => self.allowed_hosts.iter().any(|a| {
+        let Some(origin) = headers.get(header::ORIGIN).and_then(|h| h.to_str().ok()) else {
+            return true;
+        };
+        // check_host has let the Host through: a page served from it is same-origin.
+        let same_as_host = headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .is_some_and(|host| origin.eq_ignore_ascii_case(&format!("http://{host}")));
+        if self.remote {
+            return same_as_host;
+        }
+        same_as_host
+            || self.allowed_hosts.iter().any(|a| {
                 origin.eq_ignore_ascii_case(&format!("http://{a}"))
                     || origin.eq_ignore_ascii_case(&format!("tauri://{a}"))
-            }),
-        }
+            })
     }
 
     fn token_ok(&self, headers: &HeaderMap) -> bool {
@@ -69,6 +116,19 @@ impl Guard {
     }
 }
 
+/// `1.2.3.4:80` or `[::1]:80` as an IP address and a port; None for names and anything else.
+fn split_host(host: &str) -> Option<(IpAddr, u16)> {
+    let addr: SocketAddr = host.parse().ok()?;
+    Some((addr.ip(), addr.port()))
+}
+
+fn local_ip(req: &Request) -> Option<IpAddr> {
+    req.extensions()
+        .get::<ConnectInfo<LocalAddr>>()
+        .and_then(|info| info.0 .0)
+        .map(|addr| addr.ip())
+}
+
 fn refuse(status: StatusCode, code: &str, message: &str) -> Response {
     (
         status,
@@ -79,7 +139,7 @@ fn refuse(status: StatusCode, code: &str, message: &str) -> Response {
 
 /// Every request: the Host header must name this server.
 pub async fn check_host(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
-    if !guard.host_ok(req.headers()) {
+    if !guard.host_ok(req.headers(), local_ip(&req)) {
         return refuse(
             StatusCode::MISDIRECTED_REQUEST,
             "BAD_HOST",
@@ -140,12 +200,42 @@ mod tests {
     #[test]
     fn foreign_hosts_and_origins_are_refused() {
         let g = Guard::new("t".into(), 4000);
-        assert!(g.host_ok(&headers(&[(header::HOST, "127.0.0.1:4000")])));
-        assert!(g.host_ok(&headers(&[(header::HOST, "localhost:4000")])));
-        assert!(!g.host_ok(&headers(&[(header::HOST, "evil.example:4000")])));
-        assert!(!g.host_ok(&headers(&[(header::HOST, "127.0.0.1:4001")])));
+        let lo = Some(IpAddr::from([127, 0, 0, 1]));
+        assert!(g.host_ok(&headers(&[(header::HOST, "127.0.0.1:4000")]), lo));
+        assert!(g.host_ok(&headers(&[(header::HOST, "localhost:4000")]), lo));
+        assert!(!g.host_ok(&headers(&[(header::HOST, "evil.example:4000")]), lo));
+        assert!(!g.host_ok(&headers(&[(header::HOST, "127.0.0.1:4001")]), lo));
         assert!(g.origin_ok(&headers(&[(header::ORIGIN, "http://127.0.0.1:4000")])));
         assert!(!g.origin_ok(&headers(&[(header::ORIGIN, "http://evil.example")])));
+    }
+
+    #[test]
+    fn the_address_a_connection_arrived_at_is_an_honest_host() {
+        let g = Guard::new("t".into(), 4000).allowing_remote();
+        let lan = Some(IpAddr::from([192, 168, 1, 5]));
+        assert!(g.host_ok(&headers(&[(header::HOST, "192.168.1.5:4000")]), lan));
+        assert!(!g.host_ok(&headers(&[(header::HOST, "192.168.1.6:4000")]), lan));
+        assert!(!g.host_ok(&headers(&[(header::HOST, "192.168.1.5:4001")]), lan));
+        assert!(!g.host_ok(&headers(&[(header::HOST, "mybox.lan:4000")]), lan));
+        assert!(!g.host_ok(&headers(&[(header::HOST, "192.168.1.5:4000")]), None));
+        // A dual-stack socket reports IPv4 clients as mapped IPv6 addresses.
+        let mapped = Some(IpAddr::from(
+            std::net::Ipv4Addr::new(192, 168, 1, 5).to_ipv6_mapped(),
+        ));
+        assert!(g.host_ok(&headers(&[(header::HOST, "192.168.1.5:4000")]), mapped));
+    }
+
+    #[test]
+    fn remotely_an_origin_must_be_the_host_it_was_sent_to() {
+        let g = Guard::new("t".into(), 4000).allowing_remote();
+        let sent = |host: &str, origin: &str| {
+            g.origin_ok(&headers(&[(header::HOST, host), (header::ORIGIN, origin)]))
+        };
+        assert!(sent("192.168.1.5:4000", "http://192.168.1.5:4000"));
+        assert!(!sent("192.168.1.5:4000", "http://evil.example"));
+        assert!(!sent("192.168.1.5:4000", "http://127.0.0.1:4000"));
+        assert!(sent("127.0.0.1:4000", "http://127.0.0.1:4000"));
+        assert!(g.origin_ok(&headers(&[(header::HOST, "192.168.1.5:4000")])));
     }
 
     #[test]

@@ -4,6 +4,8 @@ use std::{io::Read, path::Path, time::SystemTime};
 
 use serde_json::{json, Value};
 use tessera_engine::assembler::{assemble, AssembleRequest, DocumentResolver, TokenCache};
+use tessera_protocol::Problem;
+use tessera_store::import::ImportReport;
 use tessera_store::{selector, Store, StoreError};
 use thiserror::Error;
 
@@ -60,15 +62,46 @@ pub fn export(
     format: ExportFormat,
 ) -> Result<Outcome, ContextCmdError> {
     let store = Store::open(data_dir)?;
-    ensure_conversation(&store, conversation)?;
-    let value = match format {
-        ExportFormat::Context => store.export_document_json(conversation)?,
-        ExportFormat::Messages => serde_json::to_value(store.export_mcp_messages(conversation)?)?,
-    };
+    let value = export_value(&store, conversation, format)?;
     Ok(Outcome {
         stdout: serde_json::to_string_pretty(&value)? + "\n",
         ok: true,
     })
+}
+
+/// The document `export` prints (the HTTP API answers with the same one).
+pub fn export_value(
+    store: &Store,
+    conversation: &str,
+    format: ExportFormat,
+) -> Result<Value, ContextCmdError> {
+    ensure_conversation(store, conversation)?;
+    Ok(match format {
+        ExportFormat::Context => store.export_document_json(conversation)?,
+        ExportFormat::Messages => serde_json::to_value(store.export_mcp_messages(conversation)?)?,
+    })
+}
+
+/// What an import did: the conversation written, or every problem found (nothing written).
+pub type ImportOutcome = Result<ImportReport, Vec<Problem>>;
+
+/// Imports a context document (an object with `schema_version`) or a list of MCP-CP messages;
+/// `source` names where it came from in the error for any other shape.
+pub fn import_value(
+    store: &Store,
+    value: &Value,
+    source: &str,
+) -> Result<ImportOutcome, ContextCmdError> {
+    let result = match value {
+        Value::Object(map) if map.contains_key("schema_version") => store.import_document(value),
+        Value::Array(list) => store.import_mcp_messages(list),
+        _ => return Err(ContextCmdError::UnknownShape(source.to_string())),
+    };
+    match result {
+        Ok(report) => Ok(Ok(report)),
+        Err(StoreError::InvalidDocument { problems }) => Ok(Err(problems)),
+        Err(other) => Err(other.into()),
+    }
 }
 
 pub fn import(data_dir: &Path, source: &str) -> Result<Outcome, ContextCmdError> {
@@ -87,25 +120,19 @@ pub fn import(data_dir: &Path, source: &str) -> Result<Outcome, ContextCmdError>
         source: e,
     })?;
     let store = Store::open(data_dir)?;
-    let result = match &value {
-        Value::Object(map) if map.contains_key("schema_version") => store.import_document(&value),
-        Value::Array(list) => store.import_mcp_messages(list),
-        _ => return Err(ContextCmdError::UnknownShape(source.to_string())),
-    };
-    match result {
-        Ok(report) => Ok(Outcome {
+    Ok(match import_value(&store, &value, source)? {
+        Ok(report) => Outcome {
             stdout: format!(
                 "imported conversation {}: {} messages, {} evidences\n",
                 report.conversation_id, report.messages, report.evidences
             ),
             ok: true,
-        }),
-        Err(StoreError::InvalidDocument { problems }) => Ok(Outcome {
+        },
+        Err(problems) => Outcome {
             stdout: problems.iter().map(|p| format!("{p}\n")).collect(),
             ok: false,
-        }),
-        Err(other) => Err(other.into()),
-    }
+        },
+    })
 }
 
 pub struct AssembleArgs<'a> {

@@ -1,6 +1,10 @@
 //! `tessera`: the headless server and command-line tools.
 
-use std::{net::IpAddr, path::PathBuf, process::ExitCode};
+use std::{
+    net::{IpAddr, SocketAddr},
+    path::PathBuf,
+    process::ExitCode,
+};
 
 use clap::{Parser, Subcommand};
 use tessera_protocol::DocumentKind;
@@ -24,7 +28,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the HTTP API and the web UI on this machine (loopback only).
+    /// Serve the HTTP API and the web UI on this machine (loopback, unless --allow-remote).
     Serve {
         /// Address to bind: 127.0.0.1 or ::1.
         #[arg(long, default_value = "127.0.0.1")]
@@ -32,14 +36,22 @@ enum Command {
         /// Port; 0 picks a free one (the chosen URL is printed).
         #[arg(long, default_value_t = 0)]
         port: u16,
+        /// Address and port to bind in one (127.0.0.1:8080, [::1]:0, localhost:8080); instead of
+        /// --host and --port.
+        #[arg(long, value_name = "HOST:PORT", value_parser = parse_addr, conflicts_with_all = ["host", "port"])]
+        addr: Option<SocketAddr>,
+        /// Let other machines reach the API: any address may be bound (0.0.0.0:PORT). The token
+        /// is still required; plain HTTP, so only on a network you trust.
+        #[arg(long)]
+        allow_remote: bool,
         /// Folder of the built web UI (ui/dist). Without it only the API is served.
         #[arg(long)]
         ui_dir: Option<PathBuf>,
         /// Bearer token to require (default: a fresh random one, printed in the URL).
         #[arg(long, env = "TESSERA_TOKEN", hide_env_values = true)]
         token: Option<String>,
-        /// The model behind `/v1` (as `tessera chat` takes it). With none of these and no
-        /// --data-dir, only the UI and `/api/v1` are served.
+        /// The model behind `/v1` (as `tessera chat` takes it); without these, the data
+        /// folder's default provider (or none yet: the settings endpoints add one).
         #[command(flatten)]
         model: chat_cmd::ModelArgs,
     },
@@ -127,20 +139,27 @@ fn main() -> ExitCode {
         Command::Serve {
             host,
             port,
+            addr,
+            allow_remote,
             ui_dir,
             token,
             model,
-        } => run_serve(
-            serve::ServeOptions {
-                host,
-                port,
-                ui_dir,
-                token,
-                engine: None,
-            },
-            data_dir,
-            model,
-        ),
+        } => {
+            let (host, port) = addr.map_or((host, port), |a| (a.ip(), a.port()));
+            run_serve(
+                serve::ServeOptions {
+                    host,
+                    port,
+                    ui_dir,
+                    token,
+                    allow_remote,
+                    engine: None,
+                    model_args: model.clone(),
+                },
+                data_dir,
+                model,
+            )
+        }
         Command::Validate { kind, file } => match validate_cmd::run(kind, &file) {
             Ok(report) => {
                 for line in &report.lines {
@@ -265,6 +284,23 @@ fn init_logging() {
         .try_init();
 }
 
+/// `HOST:PORT`: an IP address (IPv6 in brackets) or `localhost`, and a port.
+fn parse_addr(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(addr) = text.parse() {
+        return Ok(addr);
+    }
+    match text.rsplit_once(':') {
+        Some((host, port)) if host.eq_ignore_ascii_case("localhost") => port
+            .parse()
+            .map(|port| SocketAddr::from(([127, 0, 0, 1], port)))
+            .map_err(|_| format!("`{port}` is not a port (0 to 65535)")),
+        _ => Err(format!(
+            "`{text}` is not HOST:PORT with an IP address (127.0.0.1:8080, [::1]:8080, \
+             0.0.0.0:8080) or localhost"
+        )),
+    }
+}
+
 fn run_serve(
     mut opts: serve::ServeOptions,
     data_dir: Option<PathBuf>,
@@ -278,18 +314,21 @@ fn run_serve(
             return ExitCode::from(2);
         }
     };
-    // An engine runs when there is somewhere to keep conversations and a model to ask.
-    if data_dir.is_some() || !model.is_empty() {
-        let Some(dir) = data_dir.or_else(default_data_dir) else {
-            eprintln!("tessera serve: no home folder to keep data in; pass --data-dir DIR");
+    if let Err(err) = serve::check_options(&opts) {
+        eprintln!("tessera serve: {err}");
+        return ExitCode::from(2);
+    }
+    // The engine always runs: without a model it still serves history, providers and
+    // settings (a message is refused with NO_MODEL until a provider is added).
+    let Some(dir) = data_dir.or_else(default_data_dir) else {
+        eprintln!("tessera serve: no home folder to keep data in; pass --data-dir DIR");
+        return ExitCode::from(2);
+    };
+    match runtime.block_on(serve::open_engine(&dir, &model)) {
+        Ok(engine) => opts.engine = Some(engine),
+        Err(err) => {
+            eprintln!("tessera serve: {err:#}");
             return ExitCode::from(2);
-        };
-        match runtime.block_on(serve::open_engine(&dir, &model)) {
-            Ok(engine) => opts.engine = Some(engine),
-            Err(err) => {
-                eprintln!("tessera serve: {err:#}");
-                return ExitCode::from(2);
-            }
         }
     }
     match runtime.block_on(serve::serve(opts)) {

@@ -3,7 +3,7 @@
 
 use std::{path::PathBuf, sync::Arc};
 
-use axum::{middleware, routing::get, Json, Router};
+use axum::{middleware, routing::get, Extension, Json, Router};
 use serde_json::{json, Value};
 use tower_http::services::{ServeDir, ServeFile};
 
@@ -17,6 +17,8 @@ pub struct RouterConfig {
     pub ui_dir: Option<PathBuf>,
     /// The engine behind `/v1` (conversations, runs, events); `None` answers those with 503.
     pub engine: Option<tessera_engine::engine::Engine>,
+    /// What the engine's model is rebuilt from when the settings change it.
+    pub model_flags: Arc<crate::serve::ModelFlags>,
 }
 
 /// `/v1/*` when no engine runs: a clear reason instead of a 404.
@@ -53,7 +55,9 @@ pub fn router(config: RouterConfig) -> Router {
             check_api,
         ));
     let v1 = match &config.engine {
-        Some(engine) => crate::api::routes(engine.clone()),
+        Some(engine) => {
+            crate::api::routes(engine.clone()).layer(Extension(config.model_flags.clone()))
+        }
         None => Router::new().route("/{*rest}", axum::routing::any(no_engine)),
     }
     .route_layer(middleware::from_fn_with_state(

@@ -1,4 +1,5 @@
-//! `tessera serve`: bind the router to a loopback address and print the URL to open.
+//! `tessera serve`: bind the router to a loopback address (any address with `--allow-remote`)
+//! and print the URL to open.
 
 use std::{
     io::Write,
@@ -11,14 +12,20 @@ use thiserror::Error;
 use tokio::net::TcpListener;
 
 use crate::{
-    auth::{new_token, Guard},
+    auth::{new_token, Guard, LocalAddr},
+    chat_cmd::ModelArgs,
     router::{router, RouterConfig},
 };
 
 #[derive(Debug, Error)]
 pub enum ServeError {
-    #[error("refusing to listen on {0}: the API is for this machine only (use 127.0.0.1 or ::1)")]
+    #[error(
+        "refusing to listen on {0}: the API is for this machine only (use 127.0.0.1 or ::1), \
+         unless --allow-remote is given to let other machines reach it"
+    )]
     NotLoopback(IpAddr),
+    #[error("the token is empty: set TESSERA_TOKEN to a long random string, or leave it unset")]
+    EmptyToken,
     #[error("the UI folder {0} has no index.html (build it with `npm --prefix ui run build`, or pass --ui-dir)")]
     NoUi(PathBuf),
     #[error("cannot listen on {addr}: {source}")]
@@ -36,8 +43,48 @@ pub struct ServeOptions {
     pub port: u16,
     pub ui_dir: Option<PathBuf>,
     pub token: Option<String>,
+    /// `--allow-remote`: listen on any address, for clients on other machines.
+    pub allow_remote: bool,
     /// The engine behind `/v1`; None serves the UI and `/api/v1` only.
     pub engine: Option<tessera_engine::engine::Engine>,
+    /// The model flags given, to rebuild the model from when providers change.
+    pub model_args: ModelArgs,
+}
+
+/// The model flags `tessera serve` started with, and one lane for rebuilding the model from
+/// them: two provider changes in quick succession must not leave the older one's model in
+/// place because its rebuild finished last.
+#[derive(Debug, Default)]
+pub struct ModelFlags {
+    pub args: ModelArgs,
+    rebuilding: tokio::sync::Mutex<()>,
+}
+
+impl ModelFlags {
+    pub fn new(args: ModelArgs) -> Self {
+        Self {
+            args,
+            rebuilding: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// Rebuilds the model new runs use from the data folder as it is now. When that fails the
+    /// engine has no model (NO_MODEL) and the reason is logged and returned.
+    pub async fn refresh(&self, engine: &tessera_engine::engine::Engine) -> Result<(), String> {
+        let _lane = self.rebuilding.lock().await;
+        match model_choice(engine.store(), &self.args).await {
+            Ok(choice) => {
+                engine.set_model(Some(choice));
+                Ok(())
+            }
+            Err(err) => {
+                let reason = format!("{err:#}");
+                tracing::warn!(%reason, "no model after the change");
+                engine.set_model(None);
+                Err(reason)
+            }
+        }
+    }
 }
 
 /// The engine over the data folder `dir` with the built-in tools, answering with the model
@@ -86,33 +133,61 @@ pub async fn model_choice(
     })
 }
 
-/// Runs until ctrl-c or SIGTERM.
-pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
-    if !opts.host.is_loopback() {
+/// What can be refused before anything is opened (so a refused command leaves no data folder).
+pub fn check_options(opts: &ServeOptions) -> Result<(), ServeError> {
+    if !opts.host.is_loopback() && !opts.allow_remote {
         return Err(ServeError::NotLoopback(opts.host));
+    }
+    if opts.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
+        return Err(ServeError::EmptyToken);
     }
     if let Some(dir) = &opts.ui_dir {
         if !dir.join("index.html").is_file() {
             return Err(ServeError::NoUi(dir.clone()));
         }
     }
+    Ok(())
+}
+
+/// Runs until ctrl-c or SIGTERM.
+pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
+    check_options(&opts)?;
     let addr = SocketAddr::new(opts.host, opts.port);
     let listener = TcpListener::bind(addr)
         .await
         .map_err(|source| ServeError::Bind { addr, source })?;
     let local = listener.local_addr()?;
     let token = opts.token.unwrap_or_else(new_token);
-    let guard = Arc::new(Guard::new(token.clone(), local.port()));
+    let mut guard = Guard::new(token.clone(), local.port());
+    if opts.allow_remote {
+        guard = guard.allowing_remote();
+    }
+    if !local.ip().is_loopback() {
+        let place = if local.ip().is_unspecified() {
+            format!("every address of this machine, port {}", local.port())
+        } else {
+            local.to_string()
+        };
+        eprintln!(
+            "tessera serve: warning: the API is reachable from the network on {place} \
+             (--allow-remote; plain HTTP: anyone who learns the token can use it and read \
+             your conversations)"
+        );
+    }
     let app = router(RouterConfig {
-        guard,
+        guard: Arc::new(guard),
         ui_dir: opts.ui_dir,
         engine: opts.engine,
+        model_flags: Arc::new(ModelFlags::new(opts.model_args)),
     });
     // Listen for SIGTERM before announcing the URL, so a script that reads the line and then
     // asks the server to stop always gets a graceful exit.
     let shutdown = shutdown_signal()?;
+    // A server on every interface is also on loopback: the URL for the browser here.
     let shown_host = match local.ip() {
+        IpAddr::V6(ip) if ip.is_unspecified() => "[::1]".to_owned(),
         IpAddr::V6(ip) => format!("[{ip}]"),
+        IpAddr::V4(ip) if ip.is_unspecified() => "127.0.0.1".to_owned(),
         IpAddr::V4(ip) => ip.to_string(),
     };
     // Scripts and tests read this exact line; the token sits in the fragment so that it never
@@ -126,9 +201,13 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
     out.flush()?;
     drop(out);
     tracing::info!(port = local.port(), "tessera serve is listening");
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    // Each connection records the address it arrived at, for the Host check.
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<LocalAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await?;
     Ok(())
 }
 

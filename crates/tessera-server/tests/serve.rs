@@ -9,6 +9,16 @@ fn bin() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_tessera"))
 }
 
+/// `tessera serve` over a fresh data folder (kept as long as the server runs), never the
+/// person's own.
+fn start(extra: &[&str]) -> (RunningServer, tempfile::TempDir) {
+    let data = tempfile::tempdir().unwrap();
+    let mut args = vec!["--data-dir", data.path().to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let server = RunningServer::start(bin(), &args).unwrap();
+    (server, data)
+}
+
 fn ui_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
@@ -23,7 +33,7 @@ fn ui_dir() -> tempfile::TempDir {
 
 #[test]
 fn healthz_is_open_and_the_api_needs_the_token() {
-    let server = RunningServer::start(bin(), &[]).unwrap();
+    let (server, _data) = start(&[]);
     assert!(server.base.starts_with("http://127.0.0.1:"));
     assert_eq!(server.token.len(), 64);
 
@@ -60,7 +70,7 @@ fn healthz_is_open_and_the_api_needs_the_token() {
 
 #[test]
 fn foreign_hosts_and_origins_are_refused() {
-    let server = RunningServer::start(bin(), &[]).unwrap();
+    let (server, _data) = start(&[]);
     let rebinding = request(
         server.port,
         "GET",
@@ -97,7 +107,7 @@ fn foreign_hosts_and_origins_are_refused() {
 #[test]
 fn serves_the_ui_with_a_fallback_to_index() {
     let ui = ui_dir();
-    let server = RunningServer::start(bin(), &["--ui-dir", ui.path().to_str().unwrap()]).unwrap();
+    let (server, _data) = start(&["--ui-dir", ui.path().to_str().unwrap()]);
     let index = request(server.port, "GET", "/", &[]).unwrap();
     assert_eq!(index.status, 200);
     assert!(index.body.contains("<title>Tessera</title>"));
@@ -113,7 +123,7 @@ fn serves_the_ui_with_a_fallback_to_index() {
 
 #[test]
 fn ends_cleanly_on_sigterm() {
-    let mut server = RunningServer::start(bin(), &[]).unwrap();
+    let (mut server, _data) = start(&[]);
     let pid = server.pid().to_string();
     let status = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
     assert!(status.success());
@@ -125,8 +135,10 @@ fn ends_cleanly_on_sigterm() {
 
 #[test]
 fn refuses_to_listen_beyond_loopback_and_a_missing_ui() {
+    let data = tempfile::tempdir().unwrap();
+    let data = data.path().to_str().unwrap();
     let out = Command::new(bin())
-        .args(["serve", "--host", "0.0.0.0"])
+        .args(["--data-dir", data, "serve", "--host", "0.0.0.0"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -134,9 +146,42 @@ fn refuses_to_listen_beyond_loopback_and_a_missing_ui() {
 
     let empty = tempfile::tempdir().unwrap();
     let out = Command::new(bin())
-        .args(["serve", "--ui-dir", empty.path().to_str().unwrap()])
+        .args(["--data-dir", data, "serve", "--ui-dir"])
+        .arg(empty.path())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("has no index.html"));
+}
+
+#[test]
+fn without_a_data_dir_the_default_data_folder_serves_the_ui_endpoints() {
+    // HOME in a tempdir: the default folder is the desktop app's, under it, never the real one.
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(bin());
+    cmd.args(["serve", "--port", "0"])
+        .env("HOME", home.path())
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("TESSERA_DATA_DIR")
+        .env_remove("TESSERA_TOKEN")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS");
+    let server = RunningServer::spawn(cmd).unwrap();
+    let bearer = format!("Bearer {}", server.token);
+    let list = request(
+        server.port,
+        "GET",
+        "/v1/conversations",
+        &[("Authorization", &bearer)],
+    )
+    .unwrap();
+    assert_eq!(list.status, 200, "{}", list.body);
+    let body: serde_json::Value = serde_json::from_str(&list.body).unwrap();
+    assert_eq!(body["conversations"], serde_json::json!([]));
+    let folder = home.path().join(".local/share/dev.tessera.desktop");
+    assert!(folder.is_dir(), "{} was not created", folder.display());
+    assert!(
+        server.stderr_shows("no model yet", std::time::Duration::from_secs(10)),
+        "{}",
+        server.stderr()
+    );
 }

@@ -245,7 +245,12 @@ async fn bad_requests_get_error_responses() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn without_a_model_v1_says_how_to_configure_one() {
-    let server = RunningServer::start(Path::new(env!("CARGO_BIN_EXE_tessera")), &[]).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let server = RunningServer::start(
+        Path::new(env!("CARGO_BIN_EXE_tessera")),
+        &["--data-dir", data.path().to_str().unwrap()],
+    )
+    .unwrap();
     let response = http()
         .post(format!("{}/v1/messages", server.base))
         .bearer_auth(&server.token)

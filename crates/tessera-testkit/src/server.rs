@@ -1,10 +1,10 @@
 //! Starts `tessera serve` as a child process, reads the URL it prints, and ends it by pid on drop.
 
 use std::{
-    io::{BufRead, BufReader},
+    io::{BufRead, BufReader, Read},
     path::Path,
     process::{Child, Command, Stdio},
-    sync::mpsc,
+    sync::{mpsc, Arc, Mutex},
     time::Duration,
 };
 
@@ -28,20 +28,27 @@ pub struct RunningServer {
     pub base: String,
     pub port: u16,
     pub token: String,
+    /// What the server wrote to stderr so far (drained all along, so it never blocks on it).
+    stderr: Arc<Mutex<String>>,
 }
 
 impl RunningServer {
     /// Runs `bin serve --port 0 <extra args>` and waits for its `Listening on` line.
     pub fn start(bin: &Path, extra: &[&str]) -> Result<Self, ServerError> {
-        let mut child = Command::new(bin)
-            .arg("serve")
-            .args(["--port", "0"])
-            .args(extra)
+        let mut cmd = Command::new(bin);
+        cmd.arg("serve").args(["--port", "0"]).args(extra);
+        Self::spawn(cmd)
+    }
+
+    /// Runs `cmd`, a `tessera … serve …` command line the caller set up (arguments,
+    /// environment), and waits for its `Listening on` line.
+    pub fn spawn(mut cmd: Command) -> Result<Self, ServerError> {
+        let mut child = cmd
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|source| ServerError::Spawn {
-                bin: bin.display().to_string(),
+                bin: cmd.get_program().to_string_lossy().into_owned(),
                 source,
             })?;
         let stdout = child.stdout.take();
@@ -59,15 +66,30 @@ impl RunningServer {
                 }
             }
         });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        if let Some(mut err) = child.stderr.take() {
+            let stderr = stderr.clone();
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = err.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    if let Ok(mut text) = stderr.lock() {
+                        text.push_str(&String::from_utf8_lossy(&buf[..n]));
+                    }
+                }
+            });
+        }
         let wait = Duration::from_secs(30);
         let line = match rx.recv_timeout(wait) {
             Ok(line) if !line.is_empty() => line,
             _ => {
                 let _ = child.kill();
-                let stderr = child
-                    .wait_with_output()
-                    .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
-                    .unwrap_or_default();
+                let _ = child.wait();
+                // The drain thread ends with the pipe; give it a moment to take the rest.
+                std::thread::sleep(Duration::from_millis(50));
+                let stderr = stderr.lock().map(|s| s.clone()).unwrap_or_default();
                 return Err(ServerError::NoUrl(wait, stderr));
             }
         };
@@ -78,12 +100,33 @@ impl RunningServer {
                 base,
                 port,
                 token,
+                stderr,
             }),
             None => {
                 let _ = child.kill();
                 let _ = child.wait();
                 Err(ServerError::BadLine(line))
             }
+        }
+    }
+
+    /// What the server has written to stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
+    /// Whether stderr holds `needle` within `limit` (it is read on another thread, so a line
+    /// written just before the URL may still be on its way).
+    pub fn stderr_shows(&self, needle: &str, limit: Duration) -> bool {
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            if self.stderr().contains(needle) {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 

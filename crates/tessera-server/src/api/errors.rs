@@ -14,6 +14,8 @@ pub struct ApiError {
     message: String,
     context_id: String,
     recoverable: bool,
+    /// Boxed: most errors have none, and every handler's Result carries this type.
+    details: Option<Box<JsonObject>>,
 }
 
 impl ApiError {
@@ -24,7 +26,39 @@ impl ApiError {
             message: message.into(),
             context_id: "none".into(),
             recoverable: status.is_client_error(),
+            details: None,
         }
+    }
+
+    /// Seed 000 §7.2 `details`: what a client can act on (the problems of a document…).
+    pub fn with_details(mut self, details: JsonObject) -> Self {
+        self.details = Some(Box::new(details));
+        self
+    }
+
+    /// 422 listing every problem of a document, each as `{path, message}`.
+    pub fn invalid_document(what: &str, problems: &[tessera_protocol::Problem]) -> Self {
+        let listed: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        let mut details = JsonObject::new();
+        details.insert(
+            "problems".into(),
+            serde_json::Value::Array(
+                problems
+                    .iter()
+                    .map(|p| serde_json::json!({"path": p.path, "message": p.message}))
+                    .collect(),
+            ),
+        );
+        Self::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "INVALID_DOCUMENT",
+            format!("{what} is not valid: {}", listed.join("; ")),
+        )
+        .with_details(details)
+    }
+
+    pub fn status(&self) -> StatusCode {
+        self.status
     }
 
     /// The conversation the error is about.
@@ -50,7 +84,7 @@ impl ApiError {
             content: MessageContent::ErrorResponse(ErrorResponse {
                 error_code: self.code.to_owned(),
                 message: self.message.clone(),
-                details: None,
+                details: self.details.as_deref().cloned(),
                 source: Some("server".into()),
                 recoverable: Some(self.recoverable),
                 suggested_action: None,
@@ -94,10 +128,28 @@ impl From<tessera_engine::engine::EngineError> for ApiError {
 
 impl From<tessera_store::StoreError> for ApiError {
     fn from(err: tessera_store::StoreError) -> Self {
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "STORE_ERROR",
-            err.to_string(),
-        )
+        use tessera_store::StoreError;
+        match &err {
+            StoreError::NotFound { .. } => {
+                ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", err.to_string())
+            }
+            StoreError::AlreadyExists { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "ALREADY_EXISTS", err.to_string())
+            }
+            StoreError::InvalidDocument { problems } => {
+                ApiError::invalid_document("the document", problems)
+            }
+            StoreError::EmptyConversation { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "EMPTY_CONVERSATION", err.to_string())
+            }
+            StoreError::SecretInSettings { .. } => {
+                ApiError::new(StatusCode::BAD_REQUEST, "SECRET_REFUSED", err.to_string())
+            }
+            _ => ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "STORE_ERROR",
+                err.to_string(),
+            ),
+        }
     }
 }

@@ -6,6 +6,7 @@
 
 mod errors;
 mod sse;
+mod ui;
 
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
@@ -33,6 +34,7 @@ pub fn routes(engine: Engine) -> Router {
         .route("/messages", post(post_message))
         .route("/conversations/{id}/events", get(conversation_events))
         .route("/runs/{id}/cancel", post(cancel_run))
+        .merge(ui::ui_routes())
         .with_state(engine)
 }
 

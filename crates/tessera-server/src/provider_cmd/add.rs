@@ -1,52 +1,15 @@
 //! `tessera provider add`: every flag checked before anything is saved.
 
 use tessera_providers::config::ModelPrice;
-use tessera_providers::http::{
-    build_client, has_userinfo, redact_userinfo, PROXY_CREDENTIALS_ADVICE,
-};
 use tessera_providers::keys::{env_key, env_var_names};
-use tessera_providers::{presets, ProviderConfig, ProviderError, ProviderKind};
+use tessera_providers::{presets, ProviderConfig};
 use tessera_store::Store;
 
 use super::*;
 
-pub(super) fn check_name(name: &str) -> Outcome {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if ok {
-        Ok(())
-    } else {
-        Err(usage(format!(
-            "`{name}` cannot be a provider name: use letters, digits, `-`, `_` or `.` \
-             (at most 64)"
-        )))
-    }
-}
-
+/// `--base-url`: an http(s) URL with a host.
 pub(super) fn check_base_url(url: &str) -> Outcome<String> {
-    let url = url.trim();
-    let parsed = url::Url::parse(url)
-        .map_err(|err| usage(format!("--base-url `{url}` is not a URL: {err}")))?;
-    if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(usage(format!(
-            "--base-url `{url}` must start with http:// or https://"
-        )));
-    }
-    if parsed.host_str().is_none_or(str::is_empty) {
-        return Err(usage(format!("--base-url `{url}` names no host")));
-    }
-    Ok(url.to_owned())
-}
-
-pub(super) fn check_model(flag: &str, model: &str) -> Outcome<String> {
-    let model = model.trim();
-    if model.is_empty() {
-        return Err(usage(format!("{flag} needs a model name")));
-    }
-    Ok(model.to_owned())
+    check_url("--base-url", url)
 }
 
 /// `MODEL=IN/OUT[/CACHED]`, USD per million tokens.
@@ -67,7 +30,7 @@ pub(super) fn parse_price(text: &str) -> Outcome<(String, ModelPrice)> {
         .map(|n| {
             let n = n.trim().trim_start_matches('$');
             match n.parse::<f64>() {
-                Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+                Ok(v) if is_amount(v) => Ok(v),
                 _ => Err(bad(&format!("`{n}` is not a price (a number, 0 or more)"))),
             }
         })
@@ -86,21 +49,6 @@ pub(super) fn parse_price(text: &str) -> Outcome<(String, ModelPrice)> {
         _ => return Err(bad("two or three amounts are needed")),
     };
     Ok((model.to_owned(), price))
-}
-
-/// A client built with only `probe`'s network settings: the check that a proxy URL is usable
-/// and a CA file holds PEM certificates.
-pub(super) fn check_network(
-    flag: &str,
-    name: &str,
-    apply: impl FnOnce(&mut ProviderConfig),
-) -> Outcome {
-    let mut probe = ProviderConfig::new(name, ProviderKind::Openai, "http://127.0.0.1/");
-    apply(&mut probe);
-    build_client(&probe).map(|_| ()).map_err(|err| match err {
-        ProviderError::Config(message) => usage(format!("{flag}: {message}")),
-        other => usage(format!("{flag}: {other}")),
-    })
 }
 
 pub(super) fn add(store: &Store, args: AddArgs) -> Outcome {
@@ -176,41 +124,10 @@ pub(super) fn add(store: &Store, args: AddArgs) -> Outcome {
     }
 
     if let Some(proxy) = &args.proxy {
-        let proxy = proxy.trim();
-        match proxy {
-            "system" | "" => config.proxy = None,
-            "none" => config.proxy = Some("none".into()),
-            url => {
-                // Secrets never enter the database, and the URL is not repeated back.
-                if has_userinfo(url) {
-                    return Err(usage(format!(
-                        "--proxy `{}`: a user name or password is never saved; \
-                         {PROXY_CREDENTIALS_ADVICE}",
-                        redact_userinfo(url)
-                    )));
-                }
-                if let Ok(parsed) = url::Url::parse(url) {
-                    if !matches!(parsed.scheme(), "http" | "https") {
-                        return Err(usage(format!(
-                            "--proxy `{url}`: only http:// and https:// proxies are supported"
-                        )));
-                    }
-                }
-                check_network("--proxy", &name, |p| p.proxy = Some(url.to_owned()))?;
-                config.proxy = Some(url.to_owned());
-            }
-        }
+        config.proxy = check_proxy("--proxy", &name, proxy)?;
     }
     for path in &args.ca_certs {
-        let absolute = std::fs::canonicalize(path).map_err(|err| {
-            usage(format!(
-                "--ca-cert {}: cannot read it: {err}",
-                path.display()
-            ))
-        })?;
-        check_network("--ca-cert", &name, |p| {
-            p.extra_ca_certs = vec![absolute.clone()]
-        })?;
+        let absolute = check_ca("--ca-cert", &name, path)?;
         if !config.extra_ca_certs.contains(&absolute) {
             config.extra_ca_certs.push(absolute);
         }
@@ -221,8 +138,8 @@ pub(super) fn add(store: &Store, args: AddArgs) -> Outcome {
     if args.requires_key {
         config.requires_key = true;
     }
-    // Everything together (the same checks, once more, as the engine will make them).
-    build_client(&config).map_err(|err| usage(err.to_string()))?;
+    // Everything together, by the rules the settings API applies too.
+    check_config(&mut config)?;
     save(store, &config)?;
 
     println!(

@@ -13,7 +13,7 @@ use tessera_store::Store;
 use super::*;
 
 /// Where a provider's key would come from, as `list` reports it. Never the key itself.
-pub(super) enum KeyFound {
+pub(crate) enum KeyFound {
     Env(String),
     Keyring,
     Missing,
@@ -32,13 +32,24 @@ impl KeyFound {
         }
     }
 
-    fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             KeyFound::Env(_) => "env",
             KeyFound::Keyring => "keyring",
             KeyFound::Missing => "missing",
             KeyFound::NotNeeded => "not_needed",
             KeyFound::Unknown => "unknown",
+        }
+    }
+}
+
+impl KeyFound {
+    /// Whether a key would be found; None when the keyring could not be read.
+    pub(crate) fn has_key(&self) -> Option<bool> {
+        match self {
+            KeyFound::Env(_) | KeyFound::Keyring => Some(true),
+            KeyFound::Missing | KeyFound::NotNeeded => Some(false),
+            KeyFound::Unknown => None,
         }
     }
 }
@@ -73,7 +84,23 @@ pub(super) async fn key_found(
     }
 }
 
-pub(super) async fn list(store: &Store, keyring: &Arc<dyn KeyStore>, as_json: bool) -> Outcome {
+/// One provider as listed.
+pub(crate) struct Row {
+    pub name: String,
+    pub config: ProviderConfig,
+    pub source: Source,
+    pub key: KeyFound,
+}
+
+/// Every provider (presets, and saved ones in their place), by name.
+pub(crate) struct Listing {
+    pub rows: Vec<Row>,
+    pub default: Option<String>,
+    /// Why the keyring could not be read (the keys kept there are `unknown`).
+    pub keyring_error: Option<String>,
+}
+
+pub(crate) async fn provider_rows(store: &Store, keyring: &Arc<dyn KeyStore>) -> Outcome<Listing> {
     let mut providers: BTreeMap<String, (ProviderConfig, Source)> = BTreeMap::new();
     for name in presets::preset_names() {
         if let Some(config) = presets::preset(name) {
@@ -88,34 +115,60 @@ pub(super) async fn list(store: &Store, keyring: &Arc<dyn KeyStore>, as_json: bo
     let default = default_provider(store)?;
     let mut keyring_error = None;
     let mut rows = Vec::new();
-    for (name, (config, source)) in &providers {
-        let key = key_found(config, keyring, &mut keyring_error).await;
-        rows.push((name, config, *source, key));
+    for (name, (config, source)) in providers {
+        let key = key_found(&config, keyring, &mut keyring_error).await;
+        rows.push(Row {
+            name,
+            config,
+            source,
+            key,
+        });
     }
+    Ok(Listing {
+        rows,
+        default,
+        keyring_error,
+    })
+}
 
+/// A provider as `list --json` prints it (and the settings API shows it): never a key.
+pub(crate) fn row_json(row: &Row, default: Option<&str>) -> Value {
+    let Row {
+        name,
+        config,
+        source,
+        key,
+    } = row;
+    json!({
+        "name": name,
+        "kind": config.kind.as_str(),
+        "source": source.as_str(),
+        "default": default == Some(name.as_str()),
+        "base_url": config.base_url,
+        "default_model": config.default_model,
+        "fallback_model": config.fallback_model,
+        "models": config.models.keys().collect::<Vec<_>>(),
+        "requires_key": config.requires_key,
+        "key": key.code(),
+        "key_env_var": match key { KeyFound::Env(var) => Some(var), _ => None },
+        "key_env_vars": env_var_names(config),
+        // Settings saved before credentials were refused may hold some.
+        "proxy": config.proxy.as_deref().map(redact_userinfo),
+        "extra_ca_certs": config.extra_ca_certs,
+    })
+}
+
+pub(super) async fn list(store: &Store, keyring: &Arc<dyn KeyStore>, as_json: bool) -> Outcome {
+    let Listing {
+        rows,
+        default,
+        keyring_error,
+    } = provider_rows(store, keyring).await?;
     let mut out = std::io::stdout().lock();
     let written = if as_json {
         let items: Vec<Value> = rows
             .iter()
-            .map(|(name, config, source, key)| {
-                json!({
-                    "name": name,
-                    "kind": config.kind.as_str(),
-                    "source": source.as_str(),
-                    "default": default.as_deref() == Some(name.as_str()),
-                    "base_url": config.base_url,
-                    "default_model": config.default_model,
-                    "fallback_model": config.fallback_model,
-                    "models": config.models.keys().collect::<Vec<_>>(),
-                    "requires_key": config.requires_key,
-                    "key": key.code(),
-                    "key_env_var": match key { KeyFound::Env(var) => Some(var), _ => None },
-                    "key_env_vars": env_var_names(config),
-                    // Settings saved before credentials were refused may hold some.
-                    "proxy": config.proxy.as_deref().map(redact_userinfo),
-                    "extra_ca_certs": config.extra_ca_certs,
-                })
-            })
+            .map(|row| row_json(row, default.as_deref()))
             .collect();
         serde_json::to_string_pretty(&items)
             .map_err(std::io::Error::other)
@@ -123,7 +176,13 @@ pub(super) async fn list(store: &Store, keyring: &Arc<dyn KeyStore>, as_json: bo
     } else {
         let header = ["NAME", "KIND", "SOURCE", "DEFAULT MODEL", "KEY", "BASE URL"];
         let mut table: Vec<[String; 6]> = vec![header.map(str::to_owned)];
-        for (name, config, source, key) in &rows {
+        for Row {
+            name,
+            config,
+            source,
+            key,
+        } in &rows
+        {
             let mark = if default.as_deref() == Some(name.as_str()) {
                 "*"
             } else {

@@ -18,16 +18,28 @@ use tessera_store::Store;
 use crate::data_dir::default_data_dir;
 
 mod add;
+mod check;
 mod keys;
 mod list;
 mod models;
 mod settings;
 
 use add::*;
+use check::*;
 use keys::*;
 use list::*;
 use models::*;
 use settings::*;
+
+// What the settings API shares with these commands: the same checks and the same steps, so a
+// provider saved from the UI is held to the rules of `tessera provider`.
+pub(crate) use check::check_config;
+pub(crate) use keys::{remove_key, remove_provider, save_key};
+pub(crate) use list::{provider_rows, row_json};
+pub(crate) use models::fetch_models;
+pub(crate) use settings::{
+    check_limit, clear_default, parse_limit, read_limits, set_default, spent_today, write_limits,
+};
 
 /// How long `detect` waits for an Ollama to answer.
 const DETECT_TIMEOUT: Duration = Duration::from_secs(3);
@@ -119,16 +131,16 @@ fn parse_kind(s: &str) -> Result<ProviderKind, String> {
     s.parse()
 }
 
-/// Why a command failed, and so its exit code.
+/// Why a command failed, and so its exit code (the API's status).
 #[derive(Debug)]
-enum Failure {
+pub(crate) enum Failure {
     /// Exit 2: the command was wrong, or could not run at all.
     Usage(anyhow::Error),
     /// Exit 1: the provider or the keyring failed.
     Remote(anyhow::Error),
 }
 
-type Outcome<T = ()> = Result<T, Failure>;
+pub(crate) type Outcome<T = ()> = Result<T, Failure>;
 
 fn usage(message: impl std::fmt::Display) -> Failure {
     Failure::Usage(anyhow!("{message}"))

@@ -6,10 +6,22 @@ use std::sync::Arc;
 use anyhow::anyhow;
 use tessera_providers::config::ModelSettings;
 use tessera_providers::keys::{resolve_key, KeyStore};
-use tessera_providers::models::{detect_ollama, list_models, OLLAMA_PROVIDER};
+use tessera_providers::models::{detect_ollama, list_models, ModelInfo, OLLAMA_PROVIDER};
 use tessera_store::Store;
 
 use super::*;
+
+/// The provider `name` and the models it says it serves, asked with its key.
+pub(crate) async fn fetch_models(
+    store: &Store,
+    keyring: Arc<dyn KeyStore>,
+    name: &str,
+) -> Outcome<(ProviderConfig, Vec<ModelInfo>)> {
+    let (config, _) = find_or_fail(store, name)?;
+    let key = resolve_key(&config, keyring).await?;
+    let models = list_models(&config, key.as_ref()).await?;
+    Ok((config, models))
+}
 
 pub(super) async fn models(
     store: &Store,
@@ -17,9 +29,7 @@ pub(super) async fn models(
     name: &str,
     save_them: bool,
 ) -> Outcome {
-    let (mut config, _) = find_or_fail(store, name)?;
-    let key = resolve_key(&config, keyring).await?;
-    let models = list_models(&config, key.as_ref()).await?;
+    let (mut config, models) = fetch_models(store, keyring, name).await?;
     {
         let mut out = std::io::stdout().lock();
         for model in &models {

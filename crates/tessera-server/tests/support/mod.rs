@@ -3,6 +3,8 @@
 //! is never read or written by a test.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod api;
+
 use std::path::Path;
 use std::process::{Output, Stdio};
 
@@ -47,6 +49,31 @@ pub fn tessera_with_keyring(data: &Path) -> tokio::process::Command {
         }
     }
     cmd.kill_on_drop(true);
+    cmd
+}
+
+/// `tessera --data-dir DATA` as a blocking command (for `RunningServer::spawn`), environment
+/// cleaned, without the session bus (no keyring).
+pub fn tessera_std(data: &Path) -> std::process::Command {
+    let mut cmd = tessera_std_with_keyring(data);
+    cmd.env_remove("DBUS_SESSION_BUS_ADDRESS");
+    cmd
+}
+
+/// [`tessera_std`] keeping the session bus (inside scripts/with-keyring.sh's session).
+pub fn tessera_std_with_keyring(data: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tessera"));
+    cmd.arg("--data-dir").arg(data);
+    for var in CLEARED {
+        cmd.env_remove(var);
+    }
+    for (var, _) in std::env::vars_os() {
+        if let Some(var) = var.to_str() {
+            if var.starts_with("TESSERA_") {
+                cmd.env_remove(var);
+            }
+        }
+    }
     cmd
 }
 

@@ -1,0 +1,99 @@
+//! What the UI needs besides chatting: the conversation list (rename, delete, export, import),
+//! model providers and their keys, the tools, and the app settings. JSON in and out; every
+//! error is an ERROR_RESPONSE naming what was wrong. A change that affects the model new runs
+//! use rebuilds it (`ModelFlags::refresh`); a rebuild that fails leaves NO_MODEL, not a failed
+//! change.
+
+mod conversations;
+mod providers;
+mod settings;
+mod tools;
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::http::StatusCode;
+use axum::{Extension, Router};
+use serde_json::{json, Map, Value};
+use tessera_engine::engine::Engine;
+
+use super::ApiError;
+use crate::serve::ModelFlags;
+
+/// The UI's routes; `api::routes` merges them (the caller adds authentication).
+pub fn ui_routes() -> Router<Engine> {
+    Router::new()
+        .merge(conversations::routes())
+        .merge(providers::routes())
+        .merge(settings::routes())
+        .merge(tools::routes())
+}
+
+/// A request body that must be JSON, as a value; a body that cannot be read or parsed is a 400
+/// (413 when too large). serde_json's messages give a position, never the text, so a key sent
+/// in a malformed body is not echoed back.
+fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, ApiError> {
+    let body = body.map_err(|rejection| {
+        ApiError::new(
+            rejection.status(),
+            "BAD_BODY",
+            format!("cannot read the request body: {}", rejection.body_text()),
+        )
+    })?;
+    serde_json::from_slice(&body).map_err(|err| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "INVALID_JSON",
+            format!("the body is not JSON: {err}"),
+        )
+    })
+}
+
+/// A body that must be a JSON object.
+fn object_body(body: Result<Bytes, BytesRejection>) -> Result<Map<String, Value>, ApiError> {
+    match json_body(body)? {
+        Value::Object(map) => Ok(map),
+        other => Err(bad_request(format!(
+            "the body must be a JSON object, not {}",
+            kind_of(&other)
+        ))),
+    }
+}
+
+fn bad_request(message: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, "BAD_REQUEST", message)
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The model new runs use, as the UI shows it.
+fn model_status(engine: &Engine) -> Value {
+    match engine.model() {
+        Some(choice) => json!({
+            "ready": true,
+            "provider": choice.client.config().name,
+            "model": choice.model,
+        }),
+        None => json!({ "ready": false }),
+    }
+}
+
+/// Rebuilds the model after a change and says how it went. Without the flags (a router built
+/// without them) the model is rebuilt from the data folder alone.
+async fn refresh_model(engine: &Engine, flags: Option<Extension<Arc<ModelFlags>>>) -> Value {
+    let flags = flags.map_or_else(|| Arc::new(ModelFlags::default()), |Extension(f)| f);
+    match flags.refresh(engine).await {
+        Ok(()) => model_status(engine),
+        Err(reason) => json!({ "ready": false, "reason": reason }),
+    }
+}

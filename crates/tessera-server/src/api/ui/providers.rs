@@ -1,0 +1,276 @@
+//! Model providers for the settings page, by the very steps `tessera provider` takes (the same
+//! checks, the same keyring calls): list, add or replace, remove, a key in and out of the OS
+//! keyring, the default, the models a provider serves. A key is never logged nor echoed.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, put};
+use axum::{Extension, Json, Router};
+use serde_json::{json, Value};
+use tessera_engine::engine::Engine;
+use tessera_engine::provider_settings::{find_provider, save_provider, ProviderLookupError};
+use tessera_providers::http::redact_userinfo;
+use tessera_providers::keys::{KeyStore, OsKeyring};
+use tessera_providers::{ProviderConfig, ProviderError};
+
+use super::{bad_request, kind_of, model_status, object_body, refresh_model};
+use crate::api::ApiError;
+use crate::provider_cmd::{self as cmd, Failure};
+use crate::serve::ModelFlags;
+
+type Flags = Option<Extension<Arc<ModelFlags>>>;
+
+pub(super) fn routes() -> Router<Engine> {
+    Router::new()
+        .route("/providers", get(list).post(save))
+        .route("/providers/{name}", axum::routing::delete(remove))
+        .route("/providers/{name}/key", put(set_key).delete(delete_key))
+        .route("/providers/{name}/default", post(make_default))
+        .route("/providers/{name}/models", get(models))
+}
+
+fn keyring() -> Arc<dyn KeyStore> {
+    Arc::new(OsKeyring::new())
+}
+
+/// A `tessera provider` failure as an API error: a wrong request is a 4xx (404 for an unknown
+/// provider), a provider or keyring that failed a 502 or 503.
+pub(super) fn api_error(failure: Failure) -> ApiError {
+    let (err, remote) = match failure {
+        Failure::Usage(err) => (err, false),
+        Failure::Remote(err) => (err, true),
+    };
+    let message = format!("{err:#}");
+    if let Some(lookup) = err.downcast_ref::<ProviderLookupError>() {
+        return match lookup {
+            ProviderLookupError::Unknown { .. } => {
+                ApiError::new(StatusCode::NOT_FOUND, "UNKNOWN_PROVIDER", message)
+            }
+            ProviderLookupError::Unreadable { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "PROVIDER_UNREADABLE", message)
+            }
+            _ => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "STORE_ERROR", message),
+        };
+    }
+    if err.downcast_ref::<tessera_store::StoreError>().is_some() {
+        return ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "STORE_ERROR", message);
+    }
+    match err.downcast_ref::<ProviderError>() {
+        Some(ProviderError::Keyring(_)) => ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "KEYRING_UNAVAILABLE",
+            message,
+        ),
+        Some(ProviderError::MissingKey { .. }) => {
+            ApiError::new(StatusCode::BAD_REQUEST, "MISSING_KEY", message)
+        }
+        _ if remote => ApiError::new(StatusCode::BAD_GATEWAY, "PROVIDER_ERROR", message),
+        _ => ApiError::new(StatusCode::BAD_REQUEST, "INVALID_PROVIDER", message),
+    }
+}
+
+/// The configuration as saved, with any proxy credentials of old settings hidden.
+fn shown_config(config: &ProviderConfig) -> Value {
+    let mut config = config.clone();
+    config.proxy = config.proxy.as_deref().map(redact_userinfo);
+    serde_json::to_value(config).unwrap_or_default()
+}
+
+/// `GET /v1/providers`: every provider (presets, and saved ones in their place) as `tessera
+/// provider list --json` shows it, plus `has_key` (null: the keyring could not be read) and the
+/// whole configuration; which one is the default; the model new runs use.
+async fn list(State(engine): State<Engine>) -> Result<Json<Value>, ApiError> {
+    let listing = cmd::provider_rows(engine.store(), &keyring())
+        .await
+        .map_err(api_error)?;
+    let providers: Vec<Value> = listing
+        .rows
+        .iter()
+        .map(|row| {
+            let mut item = cmd::row_json(row, listing.default.as_deref());
+            item["has_key"] = json!(row.key.has_key());
+            item["config"] = shown_config(&row.config);
+            item
+        })
+        .collect();
+    Ok(Json(json!({
+        "providers": providers,
+        "default": listing.default,
+        "keyring_error": listing.keyring_error,
+        "model": model_status(&engine),
+    })))
+}
+
+/// `POST /v1/providers`: a whole configuration (the `config` of the list), saved under its
+/// `name`, replacing a saved one of that name. Checked by `tessera provider add`'s rules first;
+/// nothing is saved when anything is wrong. 201 when new, 200 when replaced.
+async fn save(
+    State(engine): State<Engine>,
+    flags: Flags,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let body = object_body(body)?;
+    // A key sent along would be dropped silently by the configuration's fields: say where it goes.
+    if let Some(field) = body
+        .keys()
+        .find(|k| tessera_store::settings::is_secret_key(k))
+    {
+        return Err(bad_request(format!(
+            "`{field}` is not saved with the configuration: an API key goes to \
+             PUT /v1/providers/NAME/key (the OS keyring)"
+        )));
+    }
+    let mut config: ProviderConfig = serde_json::from_value(Value::Object(body))
+        .map_err(|err| bad_request(format!("not a provider configuration: {err}")))?;
+    cmd::check_config(&mut config).map_err(api_error)?;
+    let store = engine.store();
+    // Raw settings: saved ones that no longer parse are replaced too.
+    let replaced = store.provider_settings(&config.name)?.is_some();
+    save_provider(store, &config).map_err(|err| api_error(Failure::Usage(err.into())))?;
+    let model = refresh_model(&engine, flags).await;
+    let status = if replaced {
+        StatusCode::OK
+    } else {
+        StatusCode::CREATED
+    };
+    let answer = json!({
+        "name": config.name,
+        "replaced": replaced,
+        "config": shown_config(&config),
+        "model": model,
+    });
+    Ok((status, Json(answer)).into_response())
+}
+
+/// `DELETE /v1/providers/{name}`: forgets the saved provider and its key (a keyring that
+/// cannot be reached is a warning in the answer); if it was the default there is none now.
+async fn remove(
+    State(engine): State<Engine>,
+    flags: Flags,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let store = engine.store();
+    // The raw settings, not the parsed ones: unreadable settings must still be removable.
+    if store.provider_settings(&name)?.is_none() {
+        let preset = tessera_providers::presets::preset(&name).is_some();
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "UNKNOWN_PROVIDER",
+            if preset {
+                format!("{name} is a preset, not a saved provider: there is nothing to remove")
+            } else {
+                format!("no saved provider named {name}")
+            },
+        ));
+    }
+    let removal = cmd::remove_provider(store, &keyring(), &name)
+        .await
+        .map_err(api_error)?;
+    let (key_removed, keyring_warning) = match &removal.key {
+        Ok(removed) => (Some(*removed), None),
+        Err(err) => (
+            None,
+            Some(format!("a key of {name} may remain in the keyring: {err}")),
+        ),
+    };
+    let model = refresh_model(&engine, flags).await;
+    Ok(Json(json!({
+        "removed": name,
+        "key_removed": key_removed,
+        "keyring_warning": keyring_warning,
+        "preset_remains": removal.preset_remains,
+        "was_default": removal.was_default,
+        "model": model,
+    })))
+}
+
+/// `PUT /v1/providers/{name}/key` with `{"key": "…"}`: into the OS keyring, nowhere else.
+async fn set_key(
+    State(engine): State<Engine>,
+    flags: Flags,
+    Path(name): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let body = object_body(body)?;
+    if let Some(field) = body.keys().find(|k| k.as_str() != "key") {
+        return Err(bad_request(format!(
+            "unknown field `{field}`: send {{\"key\": \"…\"}}"
+        )));
+    }
+    let key = match body.get("key") {
+        Some(Value::String(key)) => key,
+        Some(other) => {
+            return Err(bad_request(format!(
+                "key must be a string, not {}",
+                kind_of(other)
+            )))
+        }
+        None => return Err(bad_request("send {\"key\": \"…\"}")),
+    };
+    let notes = cmd::save_key(engine.store(), &keyring(), &name, key)
+        .await
+        .map_err(api_error)?;
+    let model = refresh_model(&engine, flags).await;
+    Ok(Json(json!({
+        "provider": name,
+        "stored": true,
+        // This variable is set and is used instead of the keyring while it is.
+        "env_override": notes.env_override,
+        // The provider is set up as needing no key, so this one is not sent.
+        "not_required": notes.not_required,
+        "model": model,
+    })))
+}
+
+/// `DELETE /v1/providers/{name}/key`: removes the key from the keyring; 404 when the provider
+/// is unknown and had no key.
+async fn delete_key(
+    State(engine): State<Engine>,
+    flags: Flags,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let removed = cmd::remove_key(&keyring(), &name)
+        .await
+        .map_err(api_error)?;
+    let known = find_provider(engine.store(), &name)
+        .map_err(|err| api_error(Failure::Usage(err.into())))?
+        .is_some();
+    if !removed && !known {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "UNKNOWN_PROVIDER",
+            format!("no provider named {name}, and no key of it in the keyring"),
+        ));
+    }
+    let model = refresh_model(&engine, flags).await;
+    Ok(Json(
+        json!({ "provider": name, "removed": removed, "model": model }),
+    ))
+}
+
+/// `POST /v1/providers/{name}/default`: the provider used when none is named.
+async fn make_default(
+    State(engine): State<Engine>,
+    flags: Flags,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    cmd::set_default(engine.store(), &name).map_err(api_error)?;
+    let model = refresh_model(&engine, flags).await;
+    Ok(Json(json!({ "default": name, "model": model })))
+}
+
+/// `GET /v1/providers/{name}/models`: asked of the provider itself, with its key.
+async fn models(
+    State(engine): State<Engine>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let (_, models) = cmd::fetch_models(engine.store(), keyring(), &name)
+        .await
+        .map_err(api_error)?;
+    Ok(Json(json!({ "provider": name, "models": models })))
+}

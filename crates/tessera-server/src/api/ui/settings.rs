@@ -1,0 +1,128 @@
+//! The app settings the UI may change, one key at a time: the spending limits (checked as
+//! `tessera provider limits` checks them) and the default provider. Anything else is refused.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::routing::{get, put};
+use axum::{Extension, Json, Router};
+use serde_json::{json, Value};
+use tessera_engine::engine::Engine;
+use tessera_engine::provider_settings::default_provider_name;
+use tessera_store::Store;
+
+use super::providers::api_error;
+use super::{bad_request, kind_of, object_body, refresh_model};
+use crate::api::ApiError;
+use crate::provider_cmd::{self as cmd, Failure};
+use crate::serve::ModelFlags;
+
+const PER_DAY: &str = "spending_limit_per_day_usd";
+const PER_CONVERSATION: &str = "spending_limit_per_conversation_usd";
+const DEFAULT_PROVIDER: &str = "default_provider";
+const KEYS: [&str; 3] = [PER_DAY, PER_CONVERSATION, DEFAULT_PROVIDER];
+
+pub(super) fn routes() -> Router<Engine> {
+    Router::new()
+        .route("/settings", get(show))
+        .route("/settings/{key}", put(change))
+}
+
+/// The settings by key (null: not set), and what was spent today (estimated; read-only).
+fn view(store: &Store) -> Result<Value, ApiError> {
+    let limits = cmd::read_limits(store).map_err(api_error)?;
+    let default = default_provider_name(store)?;
+    Ok(json!({
+        "settings": {
+            PER_DAY: limits.per_day_usd,
+            PER_CONVERSATION: limits.per_conversation_usd,
+            DEFAULT_PROVIDER: default,
+        },
+        "spent_today_usd": cmd::spent_today(store),
+    }))
+}
+
+/// `GET /v1/settings`.
+async fn show(State(engine): State<Engine>) -> Result<Json<Value>, ApiError> {
+    Ok(Json(view(engine.store())?))
+}
+
+/// A value the person got wrong: 400 naming the setting.
+fn invalid(failure: Failure) -> ApiError {
+    match failure {
+        Failure::Usage(err) => {
+            ApiError::new(StatusCode::BAD_REQUEST, "INVALID_VALUE", format!("{err:#}"))
+        }
+        remote => api_error(remote),
+    }
+}
+
+/// `PUT /v1/settings/{key}` with `{"value": …}`: a limit is an amount in USD (a number, or text
+/// as the command line takes it: `5`, `$5`, `none`) or null for none; the default provider is
+/// a provider's name, or null for none. Answers with all the settings.
+async fn change(
+    State(engine): State<Engine>,
+    flags: Option<Extension<Arc<ModelFlags>>>,
+    Path(key): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    if !KEYS.contains(&key.as_str()) {
+        return Err(bad_request(format!(
+            "no setting named `{key}`: the settings are {}",
+            KEYS.join(", ")
+        )));
+    }
+    let mut body = object_body(body)?;
+    if let Some(field) = body.keys().find(|k| k.as_str() != "value") {
+        return Err(bad_request(format!(
+            "unknown field `{field}`: send {{\"value\": …}}"
+        )));
+    }
+    let Some(value) = body.remove("value") else {
+        return Err(bad_request("send {\"value\": …}"));
+    };
+    let store = engine.store();
+    if key == DEFAULT_PROVIDER {
+        match value {
+            Value::Null => {
+                cmd::clear_default(store).map_err(invalid)?;
+            }
+            Value::String(name) => cmd::set_default(store, name.trim()).map_err(invalid)?,
+            other => {
+                return Err(bad_request(format!(
+                    "{key} must be a provider's name or null, not {}",
+                    kind_of(&other)
+                )))
+            }
+        }
+        let mut answer = view(store)?;
+        answer["model"] = refresh_model(&engine, flags).await;
+        return Ok(Json(answer));
+    }
+    let limit = match &value {
+        Value::Null => None,
+        Value::Number(n) => {
+            let amount = n.as_f64().unwrap_or(f64::NAN);
+            cmd::check_limit(&key, &n.to_string(), amount).map_err(invalid)?;
+            Some(amount)
+        }
+        Value::String(text) => cmd::parse_limit(&key, text).map_err(invalid)?,
+        other => {
+            return Err(bad_request(format!(
+                "{key} must be an amount in USD or null, not {}",
+                kind_of(other)
+            )))
+        }
+    };
+    let mut limits = cmd::read_limits(store).map_err(api_error)?;
+    if key == PER_DAY {
+        limits.per_day_usd = limit;
+    } else {
+        limits.per_conversation_usd = limit;
+    }
+    cmd::write_limits(store, limits).map_err(invalid)?;
+    Ok(Json(view(store)?))
+}
