@@ -11,4 +11,5 @@ pub mod provider_cmd;
 pub mod router;
 pub mod run_cmd;
 pub mod serve;
+pub mod test_tools;
 pub mod validate_cmd;

@@ -109,6 +109,18 @@ pub async fn open_engine(
         }
         Err(err) => return Err(err),
     }
+    // What the last process left unfinished: interrupted runs are closed, forms still wait.
+    let recovered = engine
+        .recover()
+        .context("cannot settle the runs the last session left unfinished")?;
+    if !recovered.interrupted.is_empty() || !recovered.resumed.is_empty() {
+        tracing::info!(
+            interrupted = recovered.interrupted.len(),
+            resumed = recovered.resumed.len(),
+            waiting = recovered.waiting.len(),
+            "runs of the last session settled"
+        );
+    }
     Ok(engine)
 }
 
@@ -123,11 +135,17 @@ pub async fn model_choice(
     let mut tools = tessera_engine::tools::ToolRegistry::new();
     tessera_engine::builtin_tools::register_builtin_tools(&mut tools, store.clone())
         .context("cannot register the built-in tools")?;
+    if crate::test_tools::wanted() {
+        crate::test_tools::register(&mut tools, store.paths().root.clone())
+            .context("cannot register the test tools")?;
+    }
     Ok(tessera_engine::engine::ModelChoice {
         client,
         model,
         options: tessera_engine::turn::TurnOptions {
             tools: Some(Arc::new(tools)),
+            // A client of the API can answer forms and consent requests.
+            interactions: true,
             ..tessera_engine::turn::TurnOptions::default()
         },
     })

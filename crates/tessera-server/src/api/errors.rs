@@ -117,6 +117,14 @@ impl From<tessera_engine::engine::EngineError> for ApiError {
             EngineError::NoModel => {
                 ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "NO_MODEL", err.to_string())
             }
+            EngineError::AlreadyRunning(_) => {
+                ApiError::new(StatusCode::CONFLICT, "ALREADY_RUNNING", err.to_string())
+            }
+            EngineError::Turn(_) => ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "RUN_ERROR",
+                err.to_string(),
+            ),
             EngineError::Store(_) => ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "STORE_ERROR",

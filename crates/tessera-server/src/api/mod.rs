@@ -5,6 +5,7 @@
 //! cancels a run.
 
 mod errors;
+mod interactions;
 mod sse;
 mod ui;
 
@@ -34,6 +35,7 @@ pub fn routes(engine: Engine) -> Router {
         .route("/messages", post(post_message))
         .route("/conversations/{id}/events", get(conversation_events))
         .route("/runs/{id}/cancel", post(cancel_run))
+        .merge(interactions::routes())
         .merge(ui::ui_routes())
         .with_state(engine)
 }
@@ -124,8 +126,19 @@ async fn post_message(
     let mut text = String::new();
     let mut usage = None;
     let mut failure = None;
+    let mut suspended = false;
     while let Some(event) = sub.next().await? {
+        if event.run_id.as_deref() != Some(run.run_id.as_str()) {
+            continue;
+        }
         match &event.event.body {
+            // The person must answer a form or consent first: the answer so far, and what waits.
+            EventBody::SystemStatus(p)
+                if p.state == tessera_protocol::easyflow::SystemState::Suspended =>
+            {
+                suspended = true;
+                break;
+            }
             EventBody::LlmMessage(p) => {
                 if let Some(t) = p.delta.as_ref().or(p.content.as_ref()) {
                     text.push_str(t);
@@ -162,6 +175,16 @@ async fn post_message(
     let mut metadata = JsonObject::new();
     metadata.insert("inReplyTo".into(), json!(message.message_id));
     metadata.insert("runId".into(), json!(run.run_id));
+    if suspended {
+        let waiting: Vec<Value> = engine
+            .pending_interactions(Some(&run.conversation_id))?
+            .into_iter()
+            .filter(|i| i.run_id.as_deref() == Some(run.run_id.as_str()))
+            .map(|i| json!({"interactionId": i.interaction_id, "kind": i.kind, "request": i.request}))
+            .collect();
+        metadata.insert("state".into(), json!("suspended"));
+        metadata.insert("interactions".into(), Value::Array(waiting));
+    }
     let reply = Message {
         message_id: uuid::Uuid::now_v7().to_string(),
         context_id,
@@ -178,7 +201,11 @@ async fn post_message(
         content: MessageContent::ModelResponse(ModelResponse {
             text,
             tool_calls: None,
-            finish_reason: FinishReason::Stop,
+            finish_reason: if suspended {
+                FinishReason::ToolCalls
+            } else {
+                FinishReason::Stop
+            },
             usage: token_usage,
             extra: JsonObject::new(),
         }),

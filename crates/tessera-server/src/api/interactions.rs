@@ -1,0 +1,188 @@
+//! Answering forms and consent requests: `POST /v1/interactions/{id}` (`{"action": …,
+//! "values": …}` or `{"decision": …}`), the seed 002 section 12 body at `POST /v1/forms`, and
+//! `GET /v1/interactions[?conversation_id=…]` for what waits. Field errors answer 422 with one
+//! entry per field and leave the run waiting; the same answer again answers the same.
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tessera_engine::engine::Engine;
+use tessera_engine::interactions::{Answer, AnswerError, Answered};
+use tessera_protocol::easyflow::{FormAction, FormSubmission};
+use tessera_protocol::wire::JsonObject;
+use tessera_protocol::DocumentKind;
+use tessera_store::Interaction;
+
+use super::ApiError;
+
+pub fn routes() -> Router<Engine> {
+    Router::new()
+        .route("/interactions", get(list))
+        .route("/interactions/{id}", post(answer).get(one))
+        .route("/forms", post(submit_form))
+}
+
+impl From<AnswerError> for ApiError {
+    fn from(err: AnswerError) -> Self {
+        let message = err.to_string();
+        match err {
+            AnswerError::NotFound(_) => ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", message),
+            AnswerError::BadAnswer(_) | AnswerError::WrongKind { .. } => {
+                ApiError::new(StatusCode::BAD_REQUEST, "BAD_ANSWER", message)
+            }
+            AnswerError::FieldErrors(errors) => {
+                let mut details = JsonObject::new();
+                details.insert(
+                    "fields".into(),
+                    Value::Array(
+                        errors
+                            .iter()
+                            .map(|e| json!({"field": e.field, "message": e.message}))
+                            .collect(),
+                    ),
+                );
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "INVALID_VALUES", message)
+                    .with_details(details)
+            }
+            AnswerError::AlreadyAnswered { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "ALREADY_ANSWERED", message)
+            }
+            AnswerError::Closed { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "INTERACTION_CLOSED", message)
+            }
+            AnswerError::Store(_) => {
+                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "STORE_ERROR", message)
+            }
+        }
+    }
+}
+
+/// What a client sees of an interaction.
+fn view(interaction: &Interaction) -> Value {
+    json!({
+        "interaction_id": interaction.interaction_id,
+        "conversation_id": interaction.conversation_id,
+        "run_id": interaction.run_id,
+        "kind": interaction.kind,
+        "state": interaction.state,
+        "request": interaction.request,
+        "answer": interaction.answer,
+        "created_at": interaction.created_at,
+        "updated_at": interaction.updated_at,
+    })
+}
+
+fn answered(result: &Answered) -> Json<Value> {
+    let mut body = view(&result.interaction);
+    body["repeated"] = json!(result.event.is_none());
+    Json(body)
+}
+
+fn json_body(body: &[u8]) -> Result<Value, ApiError> {
+    serde_json::from_slice(body).map_err(|err| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "INVALID_JSON",
+            format!("the body is not JSON: {err}"),
+        )
+    })
+}
+
+/// Runs a blocking engine call (store writes) off the async workers.
+async fn off_thread<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work).await.map_err(|err| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL",
+            format!("the answer could not be recorded: {err}"),
+        )
+    })?
+}
+
+async fn answer(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+    body: axum::body::Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let answer = Answer::from_json(&json_body(&body)?)?;
+    let handle = tokio::runtime::Handle::current();
+    off_thread(move || {
+        let _guard = handle.enter();
+        Ok(answered(&engine.answer(&id, &answer)?))
+    })
+    .await
+}
+
+async fn submit_form(
+    State(engine): State<Engine>,
+    body: axum::body::Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let value = json_body(&body)?;
+    let submission: FormSubmission =
+        tessera_protocol::validate::parse(DocumentKind::FormSubmission, &value).map_err(|err| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "INVALID_FORM_SUBMISSION",
+                err.to_string(),
+            )
+        })?;
+    let handle = tokio::runtime::Handle::current();
+    off_thread(move || {
+        let _guard = handle.enter();
+        let found = engine
+            .store()
+            .interaction(&submission.conversation_id, &submission.form_id)?;
+        if found.is_none() {
+            return Err(ApiError::new(
+                StatusCode::NOT_FOUND,
+                "NOT_FOUND",
+                format!(
+                    "conversation {} has no form {}",
+                    submission.conversation_id, submission.form_id
+                ),
+            ));
+        }
+        let action = submission.effective_action();
+        let answer = Answer::Form {
+            action,
+            values: (action == FormAction::Accept)
+                .then(|| Value::Object(submission.values.clone().unwrap_or_default())),
+        };
+        Ok(answered(&engine.answer(&submission.form_id, &answer)?))
+    })
+    .await
+}
+
+#[derive(Debug, Deserialize)]
+struct ListQuery {
+    conversation_id: Option<String>,
+}
+
+async fn list(
+    State(engine): State<Engine>,
+    Query(query): Query<ListQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let pending = engine.pending_interactions(query.conversation_id.as_deref())?;
+    Ok(Json(json!({
+        "interactions": pending.iter().map(view).collect::<Vec<_>>()
+    })))
+}
+
+async fn one(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    match engine.store().find_interaction(&id)? {
+        Some(interaction) => Ok(Json(view(&interaction))),
+        None => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "NOT_FOUND",
+            format!("no interaction {id}"),
+        )),
+    }
+}
