@@ -24,6 +24,8 @@ use crate::model_events::{DoneSummary, EventShaper};
 #[derive(Debug)]
 pub struct TurnState {
     pub messages: Vec<ChatMessage>,
+    /// What the assembler put before the messages (context blocks, the rolling summary).
+    pub system: Option<String>,
     /// The text of every call so far, set apart by [`EventShaper::CALL_SEPARATOR`].
     pub text_so_far: String,
     /// Per model: usage and estimated cost.
@@ -39,6 +41,7 @@ impl Default for TurnState {
     fn default() -> Self {
         Self {
             messages: Vec::new(),
+            system: None,
             text_so_far: String::new(),
             usage: BTreeMap::new(),
             first_output: None,
@@ -152,7 +155,10 @@ pub(super) async fn drive(
         }
         state.calls += 1;
         let mut request = ChatRequest::new(model, state.messages.clone());
-        request.system.clone_from(&options.system);
+        request.system = match (&options.system, &state.system) {
+            (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
+            (a, b) => a.clone().or_else(|| b.clone()),
+        };
         request.max_tokens = options.max_tokens;
         request.tools.clone_from(&tools);
         let call_started = Instant::now();

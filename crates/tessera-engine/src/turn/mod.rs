@@ -9,6 +9,7 @@
 
 mod call;
 pub mod close;
+mod context;
 mod drive;
 mod limits;
 pub mod resume;
@@ -23,7 +24,7 @@ use tessera_protocol::request::Role as WireRole;
 use tessera_providers::cost::PriceTable;
 use tessera_providers::cost::SpendingLimits;
 use tessera_providers::stream::Response;
-use tessera_providers::{ChatMessage, ProviderClient, ProviderError};
+use tessera_providers::{ProviderClient, ProviderError};
 use tessera_store::conversations::NewConversation;
 use tessera_store::{text_message, NewInteraction, NewMessage, Store, StoreError, StoredEvent};
 use thiserror::Error;
@@ -45,6 +46,8 @@ pub enum TurnError {
     NoConversation(String),
     #[error("run {0} cannot resume: {1}")]
     CannotResume(String, String),
+    #[error("the conversation cannot be put in the model's window: {0}")]
+    Context(String),
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -192,33 +195,6 @@ pub(crate) fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 
-/// The conversation so far as the model reads it: the person's messages and the answers. An
-/// answer that was cut short says so, and names the calls a restart interrupted, so the model
-/// knows they did not finish and were not run again.
-pub(crate) fn history_messages(
-    store: &Store,
-    conversation_id: &str,
-) -> Result<Vec<ChatMessage>, StoreError> {
-    Ok(store
-        .active_branch(conversation_id)?
-        .iter()
-        .filter_map(|m| match m.message.role {
-            WireRole::User => Some(ChatMessage::user(m.message.content.clone())),
-            WireRole::Assistant => {
-                let note = close::interruption_note(&m.message.extra);
-                let text = match (m.message.content.is_empty(), note) {
-                    (true, None) => return None,
-                    (_, None) => m.message.content.clone(),
-                    (true, Some(note)) => note,
-                    (false, Some(note)) => format!("{}\n\n{note}", m.message.content),
-                };
-                Some(ChatMessage::assistant(text))
-            }
-            _ => None,
-        })
-        .collect())
-}
-
 /// Runs one turn: the person's text, answered by the model on `client` (calling tools when
 /// given). `emit` sees each event after it was stored. Ends `Suspended` when the person must
 /// answer a form or a consent request first; [`resume::resume_turn`] goes on from there.
@@ -264,12 +240,28 @@ pub async fn run_turn(
     let shaper = EventShaper::new(&conversation_id, &message_id, &run_id);
     let mut recorder = Recorder::new(store, shaper, &conversation_id, &mut emit);
     recorder.put(recorder.shaper.status(SystemState::Running))?;
+    let prompt = context::prompt(
+        store,
+        &conversation_id,
+        client.config(),
+        model,
+        options.max_tokens,
+    )?;
     let state = TurnState {
-        messages: history_messages(store, &conversation_id)?,
+        messages: prompt.messages,
+        system: prompt.system,
         started: Instant::now(),
         ..TurnState::default()
     };
-    drive::drive(&mut recorder, client, model, options, state, &cancel).await
+    let outcome = drive::drive(&mut recorder, client, model, options, state, &cancel).await?;
+    // What the assembler used, kept with the run's first model call.
+    if let Some(first) = store
+        .model_turns(&conversation_id, Some(&outcome.run_id))?
+        .first()
+    {
+        store.set_turn_assembly(&conversation_id, &first.turn_id, prompt.explanation)?;
+    }
+    Ok(outcome)
 }
 
 /// A conversation title from the first words of the message.

@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::drive::{assistant_message, drive, TurnState};
 use super::round::{execute, result_part, results_message, settle};
-use super::{history_messages, Recorder, TurnError, TurnOptions, TurnOutcome};
+use super::{Recorder, TurnError, TurnOptions, TurnOutcome};
 use crate::executor::store_sink::RUN_ID_KEY;
 use crate::interactions::consent::allows;
 use crate::interactions::tool_call_id;
@@ -132,8 +132,16 @@ pub async fn resume_turn(
     recorder.put(recorder.shaper.status(SystemState::Resumed))?;
     recorder.put(recorder.shaper.status(SystemState::Running))?;
 
+    let prompt = super::context::prompt(
+        store,
+        conversation_id,
+        client.config(),
+        model,
+        options.max_tokens,
+    )?;
     let mut state = TurnState {
-        messages: history_messages(store, conversation_id)?,
+        messages: prompt.messages,
+        system: prompt.system,
         started: Instant::now(),
         ..TurnState::default()
     };

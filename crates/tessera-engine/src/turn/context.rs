@@ -1,0 +1,88 @@
+//! The conversation as the model reads it at the start of a turn, built by the assembler
+//! (DESIGN.md "One turn, as data", step 3) from the stored session: memory and other context
+//! blocks, the rolling summary standing in for older messages, the newest messages within the
+//! model's window. The explanation of what was used is kept with the run's first model turn.
+
+use std::sync::OnceLock;
+use std::time::SystemTime;
+
+use serde_json::Value;
+use tessera_protocol::request::Role as WireRole;
+use tessera_providers::{ChatMessage, ProviderConfig};
+use tessera_store::Store;
+
+use super::close::interruption_note;
+use super::TurnError;
+use crate::assembler::{
+    assemble, AssembleError, AssembleRequest, DocumentResolver, PromptSource, TokenCache,
+};
+
+/// The window assumed for a model whose settings name none.
+const DEFAULT_WINDOW: u64 = 128_000;
+/// Tokens kept for the answer when the turn sets no `max_tokens`.
+const DEFAULT_RESERVE: u64 = 8_000;
+
+/// Token counts of blocks and messages, kept for the life of the process.
+fn cache() -> &'static TokenCache {
+    static CACHE: OnceLock<TokenCache> = OnceLock::new();
+    CACHE.get_or_init(TokenCache::new)
+}
+
+/// What the model reads: system text (blocks, summary, system messages) and the messages.
+pub(crate) struct Prompt {
+    pub system: Option<String>,
+    pub messages: Vec<ChatMessage>,
+    /// The assembler's explanation, as stored with the model turn.
+    pub explanation: Value,
+}
+
+/// Assembles the prompt of conversation `conversation_id` for `model`.
+pub(crate) fn prompt(
+    store: &Store,
+    conversation_id: &str,
+    config: &ProviderConfig,
+    model: &str,
+    max_tokens: Option<u32>,
+) -> Result<Prompt, TurnError> {
+    let doc = store.export_document(conversation_id)?;
+    let window = config
+        .model(model)
+        .and_then(|m| m.context_window)
+        .unwrap_or(DEFAULT_WINDOW);
+    let reserve = max_tokens
+        .map_or(DEFAULT_RESERVE, u64::from)
+        .min(window / 2);
+    let request = AssembleRequest::new(model, window, reserve, SystemTime::now());
+    let assembly = assemble(&doc, &request, &DocumentResolver::new(&doc), cache())
+        .map_err(|err: AssembleError| TurnError::Context(err.to_string()))?;
+    let mut system: Vec<String> = Vec::new();
+    let mut messages = Vec::new();
+    for item in assembly.prompt {
+        let note = match item.source {
+            PromptSource::Message { index } => doc
+                .session
+                .messages
+                .get(index)
+                .and_then(|m| interruption_note(&m.extra)),
+            _ => None,
+        };
+        let content = match note {
+            Some(note) if item.content.is_empty() => note,
+            Some(note) => format!("{}\n\n{note}", item.content),
+            None => item.content,
+        };
+        match item.role {
+            WireRole::System => system.push(content),
+            WireRole::User => messages.push(ChatMessage::user(content)),
+            WireRole::Assistant if !content.is_empty() => {
+                messages.push(ChatMessage::assistant(content))
+            }
+            _ => {}
+        }
+    }
+    Ok(Prompt {
+        system: (!system.is_empty()).then(|| system.join("\n\n")),
+        messages,
+        explanation: serde_json::to_value(&assembly.explanation).unwrap_or_default(),
+    })
+}
