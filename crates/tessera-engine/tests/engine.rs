@@ -165,3 +165,39 @@ async fn unknown_conversations_are_refused() {
     assert!(engine.start_run(Some("nope"), "hi").is_err());
     assert!(provider.calls().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_message_is_routed_to_the_profile_its_rule_names() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    provider.push(Reply::openai_text("m", &["1. Pack."]));
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&provider, dir.path());
+    engine
+        .store()
+        .set_app_setting(
+            tessera_engine::profiles::SETTING_KEY,
+            serde_json::json!([
+                {"name": "default", "title": "Assistant", "description": "Anything else.",
+                 "system_prompt": "You are a general assistant.", "default": true},
+                {"name": "planner", "title": "Planner", "description": "Makes plans.",
+                 "system_prompt": "You turn requests into numbered plans.", "tools": [],
+                 "rules": [{"kind": "prefix", "prefix": "/plan"}]}
+            ]),
+        )
+        .unwrap();
+    let run = engine.start_run(None, "/plan a trip to Oslo").unwrap();
+    let mut sub = engine.subscribe(&run.conversation_id, None).unwrap();
+    until_done(&mut sub).await;
+    let calls = provider.calls();
+    // The rule decided: one call, the answer, with the planner's prompt.
+    assert_eq!(calls.len(), 1);
+    let system = calls[0].body["messages"][0].clone();
+    assert_eq!(system["role"], "system");
+    assert!(
+        system["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("You turn requests into numbered plans."),
+        "{system}"
+    );
+}

@@ -152,7 +152,7 @@ async fn a_form_suspends_the_run_bad_values_keep_it_waiting_and_the_answer_resum
     assert_eq!(request.title, "Your trip");
     assert_eq!(
         request.requester.as_ref().unwrap().name.as_deref(),
-        Some("assistant")
+        Some("Assistant")
     );
     let pending = first
         .pending_interactions(Some(&run.conversation_id))

@@ -22,6 +22,7 @@ use crate::turn::close::CloseReason;
 use crate::turn::{new_id, run_turn, TurnError, TurnInput, TurnOptions, TurnOutcome};
 
 mod interactions;
+mod profile_run;
 mod recover;
 
 pub use recover::Recovered;
@@ -200,20 +201,38 @@ impl Engine {
             model,
             move |engine, model, cancel, emit| {
                 Box::pin(async move {
-                    run_turn(
+                    let (options, model_name) = profile_run::options_for(
+                        &engine.store,
+                        &model,
+                        &conversation,
+                        &text,
+                        &cancel,
+                    )
+                    .await;
+                    let outcome = run_turn(
                         &engine.store,
                         &model.client,
                         TurnInput {
                             conversation: Some(&conversation),
                             text: &text,
-                            model: &model.model,
-                            options: &model.options,
+                            model: &model_name,
+                            options: &options,
                             run_id: Some(&run),
                         },
-                        cancel,
+                        cancel.clone(),
                         |event| emit.publish(event),
                     )
-                    .await
+                    .await?;
+                    if outcome.state == SystemState::Completed {
+                        profile_run::summarize_if_due(
+                            &engine.store,
+                            &model,
+                            &conversation,
+                            &cancel,
+                        )
+                        .await;
+                    }
+                    Ok(outcome)
                 })
             },
         )?;

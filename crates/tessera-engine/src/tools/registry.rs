@@ -178,6 +178,22 @@ impl ToolRegistry {
         self.tools.get(name)
     }
 
+    /// The tools named in `names` (unknown names are skipped): what an agent profile that
+    /// allows only these offers the model.
+    pub fn subset<S: AsRef<str>>(&self, names: &[S]) -> ToolRegistry {
+        ToolRegistry {
+            tools: names
+                .iter()
+                .filter_map(|n| {
+                    let name = n.as_ref();
+                    self.tools
+                        .get(name)
+                        .map(|t| (name.to_owned(), Arc::clone(t)))
+                })
+                .collect(),
+        }
+    }
+
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.tools.keys().map(String::as_str)
     }
