@@ -37,15 +37,15 @@ fn spec(name: &str, permission: PermissionLevel) -> ToolSpec {
     .timeout_ms(600_000)
 }
 
-fn run(log: PathBuf, name: &'static str, args: &Value) -> Result<(), ToolFailure> {
+fn run(log: PathBuf, name: &'static str, args: &Value) -> Result<(), String> {
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&log)
-        .map_err(|e| ToolFailure::new("io", format!("cannot open {}: {e}", log.display())))?;
+        .map_err(|e| format!("cannot open {}: {e}", log.display()))?;
     writeln!(file, "{name} {args}")
         .and_then(|()| file.sync_all())
-        .map_err(|e| ToolFailure::new("io", format!("cannot write {}: {e}", log.display())))
+        .map_err(|e| format!("cannot write {}: {e}", log.display()))
 }
 
 /// Registers the test tools, writing their log in `data_dir`.
@@ -60,7 +60,7 @@ pub fn register(registry: &mut ToolRegistry, data_dir: PathBuf) -> anyhow::Resul
             move |args: Value, _ctx: ToolContext| {
                 let log = log.clone();
                 async move {
-                    run(log, name, &args)?;
+                    run(log, name, &args).map_err(|m| ToolFailure::new("io", m))?;
                     let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
                     tokio::time::sleep(Duration::from_millis(ms)).await;
                     Ok::<_, ToolFailure>(json!({"written": true}))
