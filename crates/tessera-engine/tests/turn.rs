@@ -306,3 +306,100 @@ async fn an_invalid_argument_goes_back_to_the_model_as_the_tool_error() {
         "the error names the field: {result}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_answer_is_seen_in_seq_order_and_only_once_stored() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let deltas: Vec<String> = (0..2000).map(|i| format!("w{i} ")).collect();
+    let pieces: Vec<&str> = deltas.iter().map(String::as_str).collect();
+    provider.push(Reply::openai_text("m", &pieces));
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let reader = Arc::clone(&store);
+    let mut seen: Vec<StoredEvent> = Vec::new();
+    let mut unstored = Vec::new();
+    let outcome = run_turn(
+        &store,
+        &client(&provider, ProviderKind::Openai),
+        TurnInput {
+            conversation: None,
+            text: "Talk a lot",
+            model: "m",
+            options: &TurnOptions::default(),
+            run_id: None,
+        },
+        CancellationToken::new(),
+        |e| {
+            // Each event is in the store by the time anyone sees it.
+            let c = &e.event.conversation_id;
+            let there = reader.events_after(c, Some(e.seq - 1), Some(1)).unwrap();
+            if there.first().map(|s| s.seq) != Some(e.seq) {
+                unstored.push(e.seq);
+            }
+            seen.push(e.clone());
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(outcome.state, SystemState::Completed, "{:?}", outcome.error);
+    assert_eq!(unstored, Vec::<u64>::new());
+    assert_eq!(outcome.response.text, deltas.concat());
+    // Every event of the run, each once, in seq order without a gap.
+    let seqs: Vec<u64> = seen.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
+    let text: String = seen
+        .iter()
+        .filter_map(|e| match &e.event.body {
+            EventBody::LlmMessage(p) => p.delta.clone(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(text, deltas.concat());
+    assert_eq!(
+        tessera_testkit::event_order::check_run(&json_of(&seen)),
+        Ok(())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_store_failure_mid_answer_ends_the_turn_with_the_store_error() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let deltas: Vec<String> = (0..500).map(|i| format!("w{i} ")).collect();
+    let pieces: Vec<&str> = deltas.iter().map(String::as_str).collect();
+    provider.push(Reply::openai_text("m", &pieces));
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let writer = Arc::clone(&store);
+    let mut seen: Vec<StoredEvent> = Vec::new();
+    let result = run_turn(
+        &store,
+        &client(&provider, ProviderKind::Openai),
+        TurnInput {
+            conversation: None,
+            text: "Talk a lot",
+            model: "m",
+            options: &TurnOptions::default(),
+            run_id: None,
+        },
+        CancellationToken::new(),
+        |e| {
+            seen.push(e.clone());
+            if seen.len() == 10 {
+                // The conversation goes away under the run: its next writes fail.
+                let c = e.event.conversation_id.clone();
+                writer.write(move |tx| tx.delete_conversation(&c)).unwrap();
+            }
+        },
+    )
+    .await;
+    assert!(
+        matches!(result, Err(tessera_engine::turn::TurnError::Store(_))),
+        "{result:?}"
+    );
+    // What was seen before the failure is a gapless prefix, and no `done` was claimed.
+    let seqs: Vec<u64> = seen.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
+    assert!(!seen
+        .iter()
+        .any(|e| matches!(e.event.body, EventBody::Done(_))));
+}

@@ -4,8 +4,12 @@
 //! stream, the throughput of a long answer, the memory the server grows by over a long
 //! answer, and how far behind 200 subscribers of one conversation fall.
 //!
+//! The memory figure is the RSS of this process (server and SSE client) before and after the
+//! long answer, with the scripted provider in a child process: its script of a million
+//! pieces would otherwise count as the server's memory.
+//!
 //! `cargo bench -p tessera-server --bench serve`. Sizes: `DELTAS` (throughput, default
-//! 100000), `PACED` (latency, 2000), `MEM_DELTAS` (memory, 200000), `SUBSCRIBERS` (200).
+//! 100000), `PACED` (latency, 2000), `MEM_DELTAS` (memory, 1000000), `SUBSCRIBERS` (200).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -70,24 +74,46 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[rank.min(sorted.len() - 1)]
 }
 
-fn rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/statm")
+/// A field of /proc/self/status in MB (`VmRSS`, `VmHWM`).
+fn status_mb(field: &str) -> f64 {
+    std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.split_whitespace()
-                .nth(1)
-                .and_then(|v| v.parse::<f64>().ok())
+            s.lines()
+                .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
         })
-        .map_or(f64::NAN, |pages| pages * 4096.0 / 1e6)
+        .map_or(f64::NAN, |kb| kb * 1024.0 / 1e6)
+}
+
+fn rss_mb() -> f64 {
+    status_mb("VmRSS")
+}
+
+/// Restarts the peak (`VmHWM`) from the current RSS.
+fn reset_peak() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
 struct Server {
     base: String,
     token: String,
     http: reqwest::Client,
+    engine: Engine,
 }
 
 impl Server {
+    /// Waits until no run is going on, its deltas folded too (a run folds them after its
+    /// `done`: a write queued after that comes after the fold).
+    async fn settled(&self) {
+        while !self.engine.running().is_empty() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let store = Arc::clone(self.engine.store());
+        let _ = tokio::task::spawn_blocking(move || store.write(|_| Ok(()))).await;
+    }
+
     /// POSTs a USER_INPUT and reads its SSE stream; `on_delta(text, arrival_ns)` per delta.
     async fn ask(&self, context: &str, mut on_delta: impl FnMut(&str, u128)) -> (usize, u64) {
         let body = json!({
@@ -146,10 +172,57 @@ async fn read_sse(
     (deltas, last_id)
 }
 
+/// The child process that serves the long answer of the memory figure.
+const PROVIDER_CHILD: &str = "SERVE_BENCH_PROVIDER_DELTAS";
+
+/// In the child: serves one `n`-delta answer, prints its base URL, and stays until its
+/// standard input closes.
+fn provider_child(n: usize) {
+    let rt = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
+    let provider = rt
+        .block_on(ScriptedProvider::start())
+        .unwrap_or_else(|e| panic!("{e}"));
+    provider.push(answer(n, None, false));
+    println!("{}", provider.openai_base());
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut Vec::new());
+}
+
+/// Starts [`provider_child`]; the child and its base URL.
+fn spawn_provider(n: usize) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    let exe = std::env::current_exe().unwrap_or_else(|e| panic!("{e}"));
+    let mut child = Command::new(exe)
+        .env(PROVIDER_CHILD, n.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut line = String::new();
+    if let Some(out) = child.stdout.take() {
+        let _ = std::io::BufReader::new(out).read_line(&mut line);
+    }
+    (child, line.trim().to_owned())
+}
+
+fn bench_client(base: String) -> ProviderClient {
+    let mut config = ProviderConfig::new("bench", ProviderKind::Openai, base);
+    config.proxy = Some("none".into());
+    config.requires_key = false;
+    ProviderClient::new(config, None).unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn main() {
+    if let Some(n) = std::env::var(PROVIDER_CHILD)
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return provider_child(n);
+    }
     let deltas = env_usize("DELTAS", 100_000);
     let paced = env_usize("PACED", 2_000);
-    let mem_deltas = env_usize("MEM_DELTAS", 200_000);
+    let mem_deltas = env_usize("MEM_DELTAS", 1_000_000);
     let subscribers = env_usize("SUBSCRIBERS", 200);
     let rt = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
@@ -163,10 +236,7 @@ fn main() {
         let provider = ScriptedProvider::start()
             .await
             .unwrap_or_else(|e| panic!("{e}"));
-        let mut config = ProviderConfig::new("bench", ProviderKind::Openai, provider.openai_base());
-        config.proxy = Some("none".into());
-        config.requires_key = false;
-        let client = ProviderClient::new(config, None).unwrap_or_else(|e| panic!("{e}"));
+        let client = bench_client(provider.openai_base());
         let store = Arc::new(Store::open(dir.path()).unwrap_or_else(|e| panic!("{e}")));
         let engine = Engine::new(
             store,
@@ -184,7 +254,7 @@ fn main() {
         let app = router(RouterConfig {
             guard: Arc::new(Guard::new(token.clone(), port)),
             ui_dir: None,
-            engine: Some(engine),
+            engine: Some(engine.clone()),
             model_flags: Default::default(),
         });
         tokio::spawn(async move {
@@ -200,6 +270,7 @@ fn main() {
                 base: format!("http://127.0.0.1:{port}"),
                 token,
                 http,
+                engine,
             },
         )
     });
@@ -227,6 +298,8 @@ fn main() {
     let start = Instant::now();
     let (n, _) = rt.block_on(server.ask("ctx_throughput", |_, _| {}));
     let path_secs = start.elapsed().as_secs_f64();
+    // Each figure alone: the run folds its deltas after its `done`.
+    rt.block_on(server.settled());
     println!("serve bench: {deltas}-delta answer");
     println!(
         "  raw provider stream: {:>9.0} deltas/s ({:.1} MB in {:.0} ms)",
@@ -270,6 +343,7 @@ fn main() {
             path_lat.push(at.saturating_sub(sent) as f64 / 1e3);
         }
     }));
+    rt.block_on(server.settled());
     raw_lat.sort_by(f64::total_cmp);
     path_lat.sort_by(f64::total_cmp);
     println!("latency per delta, {paced} deltas 1 ms apart (µs, provider write → reader):");
@@ -281,20 +355,40 @@ fn main() {
         );
     }
 
-    // Memory: what the server process grows by over a long answer.
+    // Memory: what this process grows by over a long answer from a provider in another
+    // process (the run folded at its end included: measured once no run is going on), and its
+    // peak meanwhile.
+    let (mut child, base) = spawn_provider(mem_deltas);
+    let choice = |client| ModelChoice {
+        client,
+        model: "m".into(),
+        options: TurnOptions::default(),
+    };
+    server
+        .engine
+        .set_model(Some(choice(bench_client(base.clone()))));
     let before = rss_mb();
-    provider.push(answer(mem_deltas, None, false));
-    rt.block_on(server.ask("ctx_memory", |_, _| {}));
+    reset_peak();
+    let started = Instant::now();
+    let (n, _) = rt.block_on(server.ask("ctx_memory", |_, _| {}));
+    let streamed = started.elapsed().as_secs_f64();
+    rt.block_on(server.settled());
+    let (after, peak) = (rss_mb(), status_mb("VmHWM"));
+    drop(child.stdin.take());
+    let _ = child.wait();
+    server
+        .engine
+        .set_model(Some(choice(bench_client(provider.openai_base()))));
     println!(
-        "memory over a {mem_deltas}-delta answer: {:.1} MB before, {:.1} MB after, growth {:.1} MB (target < 50 MB)",
-        before,
-        rss_mb(),
-        rss_mb() - before
+        "memory over a {mem_deltas}-delta answer (provider in a child process; {n} reached the client as deltas, the rest folded, in {:.0} ms): {before:.1} MB before, {after:.1} MB after, growth {:.1} MB (target < 50 MB); peak {peak:.1} MB",
+        streamed * 1e3,
+        after - before
     );
 
     // Subscribers: many clients follow one conversation while a paced answer streams.
     provider.push(answer(5, None, false));
     let (_, last) = rt.block_on(server.ask("ctx_subs", |_, _| {}));
+    rt.block_on(server.settled());
     let lags = rt.block_on(async {
         let mut readers = Vec::new();
         for _ in 0..subscribers {

@@ -10,17 +10,26 @@ use std::collections::HashMap;
 use rusqlite::params;
 use serde_json::json;
 use tessera_protocol::easyflow::{Event, EventBody, LlmMessagePayload, LlmThinkingPayload};
+use tessera_protocol::wire::Timestamp;
 
 use crate::error::Result;
 use crate::events::{is_delta, SeqRange};
 use crate::tx::WriteTx;
 use crate::{sql, Store};
 
-/// One stream of deltas being folded.
+/// One stream of deltas being folded: what its whole-message event needs (the deltas are
+/// read one at a time, never all held: a long answer has a million of them).
 struct Stream {
-    pks: Vec<i64>,
-    seqs: Vec<u64>,
-    events: Vec<Event>,
+    first_pk: i64,
+    from: u64,
+    to: u64,
+    /// The first delta: the folded event keeps its fields.
+    first: Event,
+    content: String,
+    /// The last signature given (thinking).
+    signature: Option<String>,
+    /// The last delta's `meta.ts`.
+    last_ts: Option<Timestamp>,
 }
 
 type StreamKey = (String, Option<String>, Option<u64>);
@@ -33,105 +42,108 @@ fn key(event: &Event) -> StreamKey {
     )
 }
 
-fn folded(stream: &Stream) -> Option<Event> {
-    let first = stream.events.first()?;
-    let last = stream.events.last()?;
-    let (from, to) = (*stream.seqs.first()?, *stream.seqs.last()?);
-    let mut event = first.clone();
-    event.body = match &first.body {
-        EventBody::LlmThinking(p) => {
-            let mut content = String::new();
-            let mut signature = None;
-            for e in &stream.events {
-                if let EventBody::LlmThinking(piece) = &e.body {
-                    content.push_str(piece.delta.as_deref().unwrap_or_default());
-                    signature = piece.signature.clone().or(signature);
+impl Stream {
+    fn start(pk: i64, seq: u64, event: Event) -> Self {
+        let mut stream = Self {
+            first_pk: pk,
+            from: seq,
+            to: seq,
+            first: event.clone(),
+            content: String::new(),
+            signature: None,
+            last_ts: None,
+        };
+        stream.push(seq, event);
+        stream
+    }
+
+    fn push(&mut self, seq: u64, event: Event) {
+        self.to = seq;
+        self.last_ts = event.meta.and_then(|m| m.ts);
+        match event.body {
+            EventBody::LlmThinking(piece) => {
+                self.content
+                    .push_str(piece.delta.as_deref().unwrap_or_default());
+                if piece.signature.is_some() {
+                    self.signature = piece.signature;
                 }
             }
-            EventBody::LlmThinking(LlmThinkingPayload {
-                delta: None,
-                content: Some(content),
-                signature,
-                extra: p.extra.clone(),
-            })
+            EventBody::LlmMessage(piece) => {
+                self.content
+                    .push_str(piece.delta.as_deref().unwrap_or_default());
+            }
+            _ => {}
         }
-        EventBody::LlmMessage(p) => {
-            let content: String = stream
-                .events
-                .iter()
-                .filter_map(|e| match &e.body {
-                    EventBody::LlmMessage(piece) => piece.delta.as_deref(),
-                    _ => None,
-                })
-                .collect();
-            EventBody::LlmMessage(LlmMessagePayload {
-                delta: None,
-                content: Some(content),
-                extra: p.extra.clone(),
-            })
-        }
-        _ => return None,
-    };
-    let meta = event.meta.get_or_insert_with(Default::default);
-    meta.seq = Some(from);
-    if let Some(ts) = last.meta.as_ref().and_then(|m| m.ts.clone()) {
-        meta.ts = Some(ts);
     }
-    meta.extra
-        .insert("replaces".into(), json!({ "from": from, "to": to }));
-    Some(event)
+
+    fn folded(self) -> Option<Event> {
+        let (from, to) = (self.from, self.to);
+        let mut event = self.first;
+        event.body = match event.body {
+            EventBody::LlmThinking(p) => EventBody::LlmThinking(LlmThinkingPayload {
+                delta: None,
+                content: Some(self.content),
+                signature: self.signature,
+                extra: p.extra,
+            }),
+            EventBody::LlmMessage(p) => EventBody::LlmMessage(LlmMessagePayload {
+                delta: None,
+                content: Some(self.content),
+                extra: p.extra,
+            }),
+            _ => return None,
+        };
+        let meta = event.meta.get_or_insert_with(Default::default);
+        meta.seq = Some(from);
+        if let Some(ts) = self.last_ts {
+            meta.ts = Some(ts);
+        }
+        meta.extra
+            .insert("replaces".into(), json!({ "from": from, "to": to }));
+        Some(event)
+    }
 }
 
 impl WriteTx<'_> {
     /// Folds the deltas of `run_id` into whole-message events; returns the ranges replaced.
     /// Call it when the run ends, in the same write as the run's last event.
     pub fn fold_run(&mut self, conversation_id: &str, run_id: &str) -> Result<Vec<SeqRange>> {
-        let rows = self
-            .conn
-            .prepare_cached(
+        let mut open: HashMap<StreamKey, Stream> = HashMap::new();
+        let mut finished: Vec<Stream> = Vec::new();
+        {
+            let mut select = self.conn.prepare_cached(
                 "SELECT pk, seq, event_json FROM events
                  WHERE conversation_id = ?1 AND run_id = ?2 AND domain = 'llm'
                      AND event_type IN ('thinking', 'message') AND folded_to IS NULL
                  ORDER BY seq",
-            )?
-            .query_map([conversation_id, run_id], |row| {
-                Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, i64>(1)?,
-                    row.get::<_, String>(2)?,
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        let mut open: HashMap<StreamKey, Stream> = HashMap::new();
-        let mut finished: Vec<Stream> = Vec::new();
-        for (pk, seq, json) in rows {
-            let event: Event = sql::parse("event", &json)?;
-            let stream_key = key(&event);
-            if is_delta(&event) {
-                let stream = open.entry(stream_key).or_insert_with(|| Stream {
-                    pks: Vec::new(),
-                    seqs: Vec::new(),
-                    events: Vec::new(),
-                });
-                stream.pks.push(pk);
-                stream.seqs.push(sql::to_u64("event seq", seq)?);
-                stream.events.push(event);
-            } else if let Some(stream) = open.remove(&stream_key) {
-                // A whole-message event ends the stream before it.
-                finished.push(stream);
+            )?;
+            let mut rows = select.query([conversation_id, run_id])?;
+            while let Some(row) = rows.next()? {
+                let pk: i64 = row.get(0)?;
+                let seq = sql::to_u64("event seq", row.get(1)?)?;
+                let json: &str = row.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?;
+                let event: Event = sql::parse("event", json)?;
+                let stream_key = key(&event);
+                if is_delta(&event) {
+                    match open.get_mut(&stream_key) {
+                        Some(stream) => stream.push(seq, event),
+                        None => {
+                            open.insert(stream_key, Stream::start(pk, seq, event));
+                        }
+                    }
+                } else if let Some(stream) = open.remove(&stream_key) {
+                    // A whole-message event ends the stream before it.
+                    finished.push(stream);
+                }
             }
         }
         finished.extend(open.into_values());
-        finished.sort_by_key(|s| s.seqs.first().copied());
+        finished.sort_by_key(|s| s.from);
 
         let mut ranges = Vec::with_capacity(finished.len());
-        for stream in &finished {
-            let (Some(event), Some(&first_pk), Some(&from), Some(&to)) = (
-                folded(stream),
-                stream.pks.first(),
-                stream.seqs.first(),
-                stream.seqs.last(),
-            ) else {
+        for stream in finished {
+            let (first_pk, from, to) = (stream.first_pk, stream.from, stream.to);
+            let Some(event) = stream.folded() else {
                 continue;
             };
             self.conn
@@ -143,22 +155,26 @@ impl WriteTx<'_> {
                     sql::json("event", &event)?,
                     sql::to_i64("event seq", to)?
                 ])?;
-            let mut delete = self
-                .conn
-                .prepare_cached("DELETE FROM events WHERE pk = ?1")?;
-            for pk in &stream.pks[1..] {
-                delete.execute([pk])?;
-            }
             ranges.push(SeqRange { from, to });
         }
+        // Every other delta of the run now lies inside a folded range.
+        self.conn
+            .prepare_cached(
+                "DELETE FROM events
+                 WHERE conversation_id = ?1 AND run_id = ?2 AND domain = 'llm'
+                     AND event_type IN ('thinking', 'message') AND folded_to IS NULL
+                     AND is_delta = 1",
+            )?
+            .execute([conversation_id, run_id])?;
         Ok(ranges)
     }
 }
 
 impl Store {
-    /// Folds a finished run's deltas; see [`WriteTx::fold_run`].
+    /// Folds a finished run's deltas; see [`WriteTx::fold_run`]. A long run has a great many
+    /// of them: this is a [`Store::write_alone`].
     pub fn fold_run(&self, conversation_id: &str, run_id: &str) -> Result<Vec<SeqRange>> {
         let (c, r) = (conversation_id.to_owned(), run_id.to_owned());
-        self.write(move |tx| tx.fold_run(&c, &r))
+        self.write_alone(move |tx| tx.fold_run(&c, &r))
     }
 }

@@ -54,13 +54,17 @@ pub(crate) fn is_delta(event: &Event) -> bool {
     }
 }
 
-fn next_seq(conn: &Connection, conversation_id: &str) -> Result<u64> {
+/// Gives out the conversation's next `n` seqs; the first of them.
+fn next_seqs(conn: &Connection, conversation_id: &str, n: u64) -> Result<u64> {
     let seq: i64 = conn
         .prepare_cached(
-            "UPDATE conversations SET next_event_seq = next_event_seq + 1 WHERE id = ?1
-             RETURNING next_event_seq - 1",
+            "UPDATE conversations SET next_event_seq = next_event_seq + ?2 WHERE id = ?1
+             RETURNING next_event_seq - ?2",
         )?
-        .query_row([conversation_id], |row| row.get(0))
+        .query_row(
+            params![conversation_id, sql::to_i64("event count", n)?],
+            |row| row.get(0),
+        )
         .optional()?
         .ok_or_else(|| StoreError::NotFound {
             entity: Entity::Conversation,
@@ -179,14 +183,37 @@ impl ReadTx<'_> {
 impl WriteTx<'_> {
     /// Appends an event: gives it the conversation's next seq (`meta.seq`), stamps `meta.ts`
     /// when absent, and returns it as stored. Its `conversation_id` must be this one.
-    pub fn append_event(&mut self, conversation_id: &str, mut event: Event) -> Result<StoredEvent> {
-        if event.conversation_id != conversation_id {
-            return Err(StoreError::EventConversationMismatch {
-                expected: conversation_id.to_owned(),
-                found: event.conversation_id,
-            });
+    pub fn append_event(&mut self, conversation_id: &str, event: Event) -> Result<StoredEvent> {
+        check_conversation(conversation_id, &event)?;
+        let seq = next_seqs(self.conn, conversation_id, 1)?;
+        self.insert_event(conversation_id, seq, event)
+    }
+
+    /// Appends events in their order, with consecutive seqs; see [`WriteTx::append_event`].
+    pub fn append_events(
+        &mut self,
+        conversation_id: &str,
+        events: Vec<Event>,
+    ) -> Result<Vec<StoredEvent>> {
+        if events.is_empty() {
+            return Ok(Vec::new());
         }
-        let seq = next_seq(self.conn, conversation_id)?;
+        for event in &events {
+            check_conversation(conversation_id, event)?;
+        }
+        let first = next_seqs(self.conn, conversation_id, events.len() as u64)?;
+        (first..)
+            .zip(events)
+            .map(|(seq, event)| self.insert_event(conversation_id, seq, event))
+            .collect()
+    }
+
+    fn insert_event(
+        &mut self,
+        conversation_id: &str,
+        seq: u64,
+        mut event: Event,
+    ) -> Result<StoredEvent> {
         let meta = event.meta.get_or_insert_with(Default::default);
         meta.seq = Some(seq);
         if meta.ts.is_none() {
@@ -217,12 +244,40 @@ impl WriteTx<'_> {
     }
 }
 
+fn check_conversation(conversation_id: &str, event: &Event) -> Result<()> {
+    if event.conversation_id == conversation_id {
+        Ok(())
+    } else {
+        Err(StoreError::EventConversationMismatch {
+            expected: conversation_id.to_owned(),
+            found: event.conversation_id.clone(),
+        })
+    }
+}
+
 impl Store {
     /// Appends one event; see [`WriteTx::append_event`]. To write an event with the state
     /// change it reports, use [`Store::write`] and call both on the same [`WriteTx`].
     pub fn append_event(&self, conversation_id: &str, event: Event) -> Result<StoredEvent> {
         let conversation_id = conversation_id.to_owned();
         self.write(move |tx| tx.append_event(&conversation_id, event))
+    }
+
+    /// Queues events and returns at once; `on_commit` gets them as stored, with consecutive
+    /// seqs in their order, once they have committed (or the error: then none was kept).
+    /// Events queued by one caller, call after call, get their seqs and commit in the order
+    /// they were queued. See [`Store::write_then`].
+    pub fn append_events_then(
+        &self,
+        conversation_id: &str,
+        events: Vec<Event>,
+        on_commit: impl FnOnce(Result<Vec<StoredEvent>>) + Send + 'static,
+    ) {
+        let conversation_id = conversation_id.to_owned();
+        self.write_then(
+            move |tx| tx.append_events(&conversation_id, events),
+            on_commit,
+        );
     }
 
     /// See [`ReadTx::run_events`].

@@ -1,5 +1,6 @@
 //! [`Store`]: opening a data folder, and the read and write paths every operation goes through.
 
+use std::marker::PhantomData;
 use std::path::Path;
 use std::sync::{mpsc, Arc, Mutex};
 
@@ -11,7 +12,7 @@ use crate::layout::DataPaths;
 use crate::lock::DataFolderLock;
 use crate::migrate;
 use crate::tx::{AttachmentPins, ReadTx, WriteTx, WriterContext};
-use crate::writer::{Completion, Job, JobOutcome, Writer};
+use crate::writer::{Completion, Job, JobOutcome, Queued, Writer};
 
 /// How long a connection waits for a lock held by another connection before giving up.
 const BUSY_TIMEOUT_MS: u64 = 5_000;
@@ -93,20 +94,71 @@ impl Store {
         F: for<'a, 'b> FnOnce(&'a mut WriteTx<'b>) -> Result<T> + Send + 'static,
     {
         let (reply, answer) = mpsc::sync_channel::<Result<T>>(1);
+        self.write_then(f, move |result| {
+            let _ = reply.send(result);
+        });
+        answer.recv().map_err(|_| StoreError::WriteAbandoned)?
+    }
+
+    /// Queues `f` for the writer thread and returns at once; `on_commit` hears how it ended:
+    /// its result once the transaction holding it has committed (so whatever it wrote is
+    /// durable by then), or the error. Writes run and commit in the order they were queued,
+    /// so a caller that queues several and handles their answers in that order sees them
+    /// commit in order; queued writes share transactions (each in its own savepoint).
+    ///
+    /// `on_commit` is called exactly once, on the writer thread (keep it short: wake someone
+    /// up), or at once on this thread with [`StoreError::WriteAbandoned`] when the writer has
+    /// stopped. A write that panics is answered `WriteAbandoned` as soon as it panicked, which
+    /// may be before writes queued ahead of it are answered.
+    pub fn write_then<T, F, C>(&self, f: F, on_commit: C)
+    where
+        T: Send + 'static,
+        F: for<'a, 'b> FnOnce(&'a mut WriteTx<'b>) -> Result<T> + Send + 'static,
+        C: FnOnce(Result<T>) + Send + 'static,
+    {
+        self.queue(f, on_commit, false);
+    }
+
+    /// [`Store::write`] for a write that changes a great many rows (folding a long run):
+    /// it runs in a transaction of its own, which is cheaper for it than sharing one (the
+    /// savepoint a shared transaction needs keeps the original of every page the write
+    /// changes in memory until the commit).
+    pub fn write_alone<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: for<'a, 'b> FnOnce(&'a mut WriteTx<'b>) -> Result<T> + Send + 'static,
+    {
+        let (reply, answer) = mpsc::sync_channel::<Result<T>>(1);
+        self.queue(
+            f,
+            move |result| {
+                let _ = reply.send(result);
+            },
+            true,
+        );
+        answer.recv().map_err(|_| StoreError::WriteAbandoned)?
+    }
+
+    fn queue<T, F, C>(&self, f: F, on_commit: C, alone: bool)
+    where
+        T: Send + 'static,
+        F: for<'a, 'b> FnOnce(&'a mut WriteTx<'b>) -> Result<T> + Send + 'static,
+        C: FnOnce(Result<T>) + Send + 'static,
+    {
+        let reply = Reply::new(on_commit);
         let job: Job = Box::new(move |tx| {
             let result = f(tx);
             let keep = result.is_ok();
             let complete: Completion = Box::new(move |commit_error| {
-                let result = match (result, commit_error) {
+                reply.send(match (result, commit_error) {
                     (Ok(_), Some(message)) => Err(StoreError::CommitFailed(message.to_owned())),
                     (result, _) => result,
-                };
-                let _ = reply.send(result);
+                });
             });
             JobOutcome { keep, complete }
         });
-        self.inner.writer.submit(job)?;
-        answer.recv().map_err(|_| StoreError::WriteAbandoned)?
+        // A refused job is dropped here, and its `Reply` answers `WriteAbandoned`.
+        let _ = self.inner.writer.submit(Queued { job, alone });
     }
 
     /// Runs `f` on a read-only connection inside one read transaction (a consistent snapshot
@@ -131,6 +183,36 @@ impl Store {
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok(lines.join("\n"))
         })
+    }
+}
+
+/// The answer to a queued write, given exactly once: dropping it unanswered (the writer
+/// stopped, or the write panicked) answers `WriteAbandoned`.
+struct Reply<T, C: FnOnce(Result<T>)> {
+    on_commit: Option<C>,
+    _result: PhantomData<fn(T)>,
+}
+
+impl<T, C: FnOnce(Result<T>)> Reply<T, C> {
+    fn new(on_commit: C) -> Self {
+        Self {
+            on_commit: Some(on_commit),
+            _result: PhantomData,
+        }
+    }
+
+    fn send(mut self, result: Result<T>) {
+        if let Some(on_commit) = self.on_commit.take() {
+            on_commit(result);
+        }
+    }
+}
+
+impl<T, C: FnOnce(Result<T>)> Drop for Reply<T, C> {
+    fn drop(&mut self) {
+        if let Some(on_commit) = self.on_commit.take() {
+            on_commit(Err(StoreError::WriteAbandoned));
+        }
     }
 }
 

@@ -1,6 +1,8 @@
 //! The one writer thread. Writes arrive on a channel; consecutive queued writes share a
 //! transaction (each inside its own savepoint, so one failing write does not undo the others),
-//! and every caller is answered only after the commit.
+//! and every caller is answered only after the commit. A big write (one that changes a great
+//! many rows) runs in a transaction of its own instead, without a savepoint: a savepoint keeps
+//! the original of every page the write changes in memory until the commit.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc};
@@ -26,15 +28,21 @@ pub(crate) struct JobOutcome {
 
 pub(crate) type Job = Box<dyn for<'a, 'b> FnOnce(&'a mut WriteTx<'b>) -> JobOutcome + Send>;
 
+/// A write as queued: whether it shares a transaction with others or runs alone.
+pub(crate) struct Queued {
+    pub job: Job,
+    pub alone: bool,
+}
+
 #[derive(Debug)]
 pub(crate) struct Writer {
-    sender: Option<mpsc::Sender<Job>>,
+    sender: Option<mpsc::Sender<Queued>>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Writer {
     pub fn start(conn: Connection, ctx: Arc<WriterContext>) -> Result<Self> {
-        let (sender, receiver) = mpsc::channel::<Job>();
+        let (sender, receiver) = mpsc::channel::<Queued>();
         let thread = std::thread::Builder::new()
             .name("tessera-store-writer".into())
             .spawn(move || run(&conn, &ctx, &receiver))
@@ -48,7 +56,7 @@ impl Writer {
         })
     }
 
-    pub fn submit(&self, job: Job) -> Result<()> {
+    pub fn submit(&self, job: Queued) -> Result<()> {
         match &self.sender {
             Some(sender) => sender.send(job).map_err(|_| StoreError::WriteAbandoned),
             None => Err(StoreError::WriteAbandoned),
@@ -68,12 +76,29 @@ impl Drop for Writer {
     }
 }
 
-fn run(conn: &Connection, ctx: &WriterContext, receiver: &mpsc::Receiver<Job>) {
-    while let Ok(first) = receiver.recv() {
-        let mut batch = vec![first];
+fn run(conn: &Connection, ctx: &WriterContext, receiver: &mpsc::Receiver<Queued>) {
+    // A write that must run alone, met while gathering a batch: it goes next.
+    let mut next: Option<Queued> = None;
+    loop {
+        let first = match next.take() {
+            Some(queued) => queued,
+            None => match receiver.recv() {
+                Ok(queued) => queued,
+                Err(_) => break,
+            },
+        };
+        if first.alone {
+            run_alone(conn, ctx, first.job);
+            continue;
+        }
+        let mut batch = vec![first.job];
         while batch.len() < MAX_BATCH {
             match receiver.try_recv() {
-                Ok(job) => batch.push(job),
+                Ok(queued) if queued.alone => {
+                    next = Some(queued);
+                    break;
+                }
+                Ok(queued) => batch.push(queued.job),
                 Err(_) => break,
             }
         }
@@ -81,8 +106,47 @@ fn run(conn: &Connection, ctx: &WriterContext, receiver: &mpsc::Receiver<Job>) {
     }
 }
 
+/// One write in a transaction of its own: what it changed is undone by rolling the
+/// transaction back, so it needs no savepoint.
+fn run_alone(conn: &Connection, ctx: &WriterContext, job: Job) {
+    if let Err(error) = exec(conn, "BEGIN IMMEDIATE") {
+        // Dropping the job answers its caller with `WriteAbandoned`.
+        tracing::error!(%error, "cannot begin a write transaction");
+        return;
+    }
+    let mut tx = WriteTx::new(conn, ctx);
+    let outcome = catch_unwind(AssertUnwindSafe(|| job(&mut tx)));
+    let after_commit = std::mem::take(&mut tx.after_commit);
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            tracing::error!("a write panicked; its changes were rolled back");
+            let _ = exec(conn, "ROLLBACK");
+            return;
+        }
+    };
+    if !outcome.keep {
+        if let Err(error) = exec(conn, "ROLLBACK") {
+            tracing::error!(%error, "cannot roll back a failed write");
+        }
+        (outcome.complete)(None);
+        return;
+    }
+    match exec(conn, "COMMIT") {
+        Ok(()) => {
+            run_after_commit(after_commit);
+            (outcome.complete)(None);
+        }
+        Err(error) => {
+            tracing::error!(%error, "commit failed");
+            let _ = conn.execute_batch("ROLLBACK");
+            (outcome.complete)(Some(&error.to_string()));
+        }
+    }
+}
+
 fn run_batch(conn: &Connection, ctx: &WriterContext, batch: Vec<Job>) {
-    if let Err(error) = conn.execute_batch("BEGIN IMMEDIATE") {
+    if let Err(error) = exec(conn, "BEGIN IMMEDIATE") {
         // Dropping the jobs answers their callers with `WriteAbandoned`.
         tracing::error!(%error, jobs = batch.len(), "cannot begin a write transaction");
         return;
@@ -90,7 +154,7 @@ fn run_batch(conn: &Connection, ctx: &WriterContext, batch: Vec<Job>) {
     let mut completions = Vec::with_capacity(batch.len());
     let mut after_commit = Vec::new();
     for job in batch {
-        if let Err(error) = conn.execute_batch("SAVEPOINT job") {
+        if let Err(error) = exec(conn, "SAVEPOINT job") {
             tracing::error!(%error, "cannot open a savepoint; write abandoned");
             continue;
         }
@@ -100,9 +164,9 @@ fn run_batch(conn: &Connection, ctx: &WriterContext, batch: Vec<Job>) {
         let pending = std::mem::take(&mut tx.after_commit);
         let end = if keep {
             after_commit.extend(pending);
-            conn.execute_batch("RELEASE job")
+            exec(conn, "RELEASE job")
         } else {
-            conn.execute_batch("ROLLBACK TO job; RELEASE job")
+            exec(conn, "ROLLBACK TO job").and_then(|()| exec(conn, "RELEASE job"))
         };
         if let Err(error) = end {
             tracing::error!(%error, "cannot close a savepoint");
@@ -112,7 +176,7 @@ fn run_batch(conn: &Connection, ctx: &WriterContext, batch: Vec<Job>) {
             Err(_) => tracing::error!("a write panicked; its changes were rolled back"),
         }
     }
-    match conn.execute_batch("COMMIT") {
+    match exec(conn, "COMMIT") {
         Ok(()) => {
             run_after_commit(after_commit);
             for complete in completions {
@@ -128,6 +192,11 @@ fn run_batch(conn: &Connection, ctx: &WriterContext, batch: Vec<Job>) {
             }
         }
     }
+}
+
+/// Runs one statement, prepared once per connection (these run several times per batch).
+fn exec(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(sql)?.execute([]).map(drop)
 }
 
 fn run_after_commit(actions: Vec<AfterCommit>) {

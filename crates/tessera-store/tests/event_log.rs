@@ -231,3 +231,153 @@ fn folding_replaces_deltas_and_resuming_inside_a_range_gets_the_folded_event() {
     assert_eq!(store.append_event(&c, status(&c, "r2")).unwrap().seq, 9);
     assert!(store.fold_run(&c, "r1").unwrap().is_empty());
 }
+
+#[test]
+fn queued_events_commit_in_order_with_consecutive_seqs_before_they_are_answered() {
+    let (_dir, store) = common::open();
+    let c = common::conversation(&store, "queued");
+    let (tx, rx) = std::sync::mpsc::channel();
+    for n in 0..50 {
+        let events = (0..n % 4 + 1)
+            .map(|i| message_delta(&c, "r1", &format!("{n}.{i} ")))
+            .collect();
+        let (tx, reader, c2) = (tx.clone(), store.clone(), c.clone());
+        store.append_events_then(&c, events, move |answer| {
+            let stored = answer.unwrap();
+            // Answered after the commit: a reader already sees the events.
+            let last = stored.last().unwrap().seq;
+            let seen = reader.events_after(&c2, Some(last - 1), Some(1)).unwrap();
+            assert_eq!(seen[0].seq, last);
+            tx.send(stored).unwrap();
+        });
+    }
+    drop(tx);
+    let answers: Vec<Vec<_>> = rx.iter().collect();
+    assert_eq!(answers.len(), 50);
+    let seqs: Vec<u64> = answers.iter().flatten().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
+    let texts: Vec<String> = answers
+        .iter()
+        .flatten()
+        .map(|e| text_of(&e.event).0.unwrap())
+        .collect();
+    let expected: Vec<String> = (0..50)
+        .flat_map(|n| (0..n % 4 + 1).map(move |i| format!("{n}.{i} ")))
+        .collect();
+    assert_eq!(texts, expected);
+    let log = store.events_after(&c, None, None).unwrap();
+    assert_eq!(log.iter().map(|e| e.seq).collect::<Vec<_>>(), seqs);
+}
+
+#[test]
+fn a_queued_write_that_fails_keeps_nothing_and_is_answered_once_with_the_error() {
+    let (_dir, store) = common::open();
+    let c = common::conversation(&store, "failing");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let events = vec![
+        message_delta(&c, "r1", "kept? "),
+        message_delta("another-conversation", "r1", "no"),
+    ];
+    let tx2 = tx.clone();
+    store.append_events_then(&c, events, move |answer| {
+        tx2.send(answer.map(|s| s.len())).unwrap();
+    });
+    let tx3 = tx.clone();
+    store.append_events_then(&c, vec![message_delta(&c, "r1", "next")], move |answer| {
+        tx3.send(answer.map(|s| s.len())).unwrap();
+    });
+    drop(tx);
+    let answers: Vec<_> = rx.iter().collect();
+    assert_eq!(answers.len(), 2, "each write answered exactly once");
+    assert!(matches!(
+        answers[0],
+        Err(StoreError::EventConversationMismatch { .. })
+    ));
+    assert_eq!(answers[1].as_ref().ok(), Some(&1));
+    // The failed write gave out no seq and left no event.
+    let log = store.events_after(&c, None, None).unwrap();
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0].seq, 1);
+    assert_eq!(text_of(&log[0].event), (Some("next".into()), None));
+}
+
+#[test]
+fn folding_a_long_stream_ends_each_stream_at_its_whole_message() {
+    let (_dir, store) = common::open();
+    let c = common::conversation(&store, "long fold");
+    let mut deltas: Vec<_> = (0..3000)
+        .map(|i| message_delta(&c, "r1", &format!("{i} ")))
+        .collect();
+    // A whole message between deltas of the same stream ends the first stream.
+    let mut whole = message_delta(&c, "r1", "");
+    whole.body = EventBody::LlmMessage(LlmMessagePayload {
+        content: Some("whole".into()),
+        ..Default::default()
+    });
+    deltas.insert(1000, whole);
+    let c2 = c.clone();
+    store
+        .write(move |tx| tx.append_events(&c2, deltas))
+        .unwrap();
+    let ranges = store.fold_run(&c, "r1").unwrap();
+    assert_eq!(
+        ranges,
+        [
+            SeqRange { from: 1, to: 1000 },
+            SeqRange {
+                from: 1002,
+                to: 3001
+            }
+        ]
+    );
+    let log = store.events_after(&c, None, None).unwrap();
+    assert_eq!(
+        log.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        [1, 1001, 1002]
+    );
+    let first: String = (0..1000).map(|i| format!("{i} ")).collect();
+    let second: String = (1000..3000).map(|i| format!("{i} ")).collect();
+    assert_eq!(text_of(&log[0].event), (None, Some(first)));
+    assert_eq!(text_of(&log[1].event), (None, Some("whole".into())));
+    assert_eq!(text_of(&log[2].event), (None, Some(second)));
+}
+
+#[test]
+fn a_write_alone_keeps_its_place_in_the_queue_and_keeps_nothing_when_it_fails() {
+    let (_dir, store) = common::open();
+    let c = common::conversation(&store, "alone");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let first = tx.clone();
+    store.append_events_then(&c, vec![message_delta(&c, "r1", "a")], move |answer| {
+        first.send(("queued", answer.unwrap()[0].seq)).unwrap();
+    });
+    let c2 = c.clone();
+    let seq = store
+        .write_alone(move |tx| tx.append_event(&c2, message_delta(&c2, "r1", "b")))
+        .unwrap()
+        .seq;
+    tx.send(("alone", seq)).unwrap();
+    let c3 = c.clone();
+    let failed = store.write_alone(move |tx| {
+        tx.append_event(&c3, message_delta(&c3, "r1", "lost"))?;
+        tx.append_event(&c3, message_delta("elsewhere", "r1", "no"))
+    });
+    assert!(matches!(
+        failed,
+        Err(StoreError::EventConversationMismatch { .. })
+    ));
+    let last = tx.clone();
+    store.append_events_then(&c, vec![message_delta(&c, "r1", "c")], move |answer| {
+        last.send(("queued", answer.unwrap()[0].seq)).unwrap();
+    });
+    drop(tx);
+    let order: Vec<_> = rx.iter().collect();
+    assert_eq!(order, [("queued", 1), ("alone", 2), ("queued", 3)]);
+    let texts: Vec<String> = store
+        .events_after(&c, None, None)
+        .unwrap()
+        .iter()
+        .map(|e| text_of(&e.event).0.unwrap())
+        .collect();
+    assert_eq!(texts, ["a", "b", "c"]);
+}

@@ -54,20 +54,38 @@ pub(super) async fn call_model(
     let mut stream = client.stream(request, cancel);
     let mut acc = Accumulator::new();
     let mut error = None;
-    while let Some(next) = stream.next().await {
-        match next {
-            Ok(item) => {
-                acc.push(&item);
-                if let Some(event) = recorder.shaper.item(&item) {
-                    recorder.put(event)?;
+    // Events are queued for the store as items come; each is handed on once committed, also
+    // while the next item is awaited (the wait for an item is never dropped half-way).
+    loop {
+        let next = {
+            let next = stream.next();
+            tokio::pin!(next);
+            loop {
+                tokio::select! {
+                    biased;
+                    item = &mut next => break item,
+                    committed = recorder.next_committed(), if recorder.pending() => {
+                        committed?;
+                    }
                 }
             }
-            Err(err) => {
+        };
+        match next {
+            Some(Ok(item)) => {
+                acc.push(&item);
+                if let Some(event) = recorder.shaper.item(&item) {
+                    recorder.stream(event).await?;
+                }
+            }
+            Some(Err(err)) => {
                 error = Some(err);
                 break;
             }
+            None => break,
         }
     }
+    // Everything streamed is stored and handed on before the call counts as done.
+    recorder.drain().await?;
     let response = acc.into_response();
     let model = stream.model().to_owned();
     recorder.store.finish_model_turn(

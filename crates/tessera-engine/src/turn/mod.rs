@@ -15,7 +15,8 @@ mod limits;
 pub mod resume;
 mod round;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use tessera_protocol::context_doc::UsageStage;
@@ -28,6 +29,7 @@ use tessera_providers::{ProviderClient, ProviderError};
 use tessera_store::conversations::NewConversation;
 use tessera_store::{text_message, NewInteraction, NewMessage, Store, StoreError, StoredEvent};
 use thiserror::Error;
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::executor::StoreSink;
@@ -125,13 +127,77 @@ pub struct TurnOutcome {
     pub model_calls: u32,
 }
 
-/// Stores events, then hands them on.
+/// Writes of streamed events the store may have at once; events streamed meanwhile wait and
+/// go together as the next write, so the writer thread gets bigger writes the further it is
+/// behind.
+const MAX_WRITES_IN_FLIGHT: u64 = 2;
+/// Streamed events that may wait for a write at most (keeps memory bounded when the provider
+/// outpaces the disk).
+const MAX_WAITING: usize = 512;
+
+/// Stores events, then hands them on, each only once it has committed and in the order they
+/// were given. Streamed events ([`Recorder::stream`]) are queued without waiting for their
+/// commit, so the call goes on while the writer thread commits them in batches; every other
+/// write first waits for those ([`Recorder::flush`]), so it sees them in the store and comes
+/// after them.
 pub(crate) struct Recorder<'a> {
     store: &'a Arc<Store>,
     conversation_id: String,
     shaper: EventShaper,
     tool_sink: StoreSink,
     emit: &'a mut (dyn FnMut(&StoredEvent) + Send),
+    /// Where the writer thread leaves the answers to the writes of streamed events.
+    landing: Arc<Landing>,
+    /// Streamed events not given to the store yet: they go with the next write.
+    waiting: Vec<Event>,
+    /// Tickets: writes given to the store so far, and the next one to hand on.
+    written: u64,
+    handed_on: u64,
+}
+
+/// The answers to a recorder's writes, by ticket, left by the writer thread.
+#[derive(Default)]
+struct Landing {
+    state: Mutex<Landed>,
+    /// For a synchronous wait.
+    landed: Condvar,
+    /// For an asynchronous one.
+    notify: Notify,
+}
+
+#[derive(Default)]
+struct Landed {
+    answers: HashMap<u64, Result<Vec<StoredEvent>, StoreError>>,
+    /// Whether someone waits on the condvar (waking it costs a system call).
+    sync_waiter: bool,
+}
+
+impl Landing {
+    fn land(&self, ticket: u64, answer: Result<Vec<StoredEvent>, StoreError>) {
+        let mut state = lock(&self.state);
+        state.answers.insert(ticket, answer);
+        let sync_waiter = state.sync_waiter;
+        drop(state);
+        if sync_waiter {
+            self.landed.notify_all();
+        }
+        self.notify.notify_one();
+    }
+
+    /// Blocks until write `ticket` has an answer.
+    fn wait_for(&self, ticket: u64) {
+        let mut state = lock(&self.state);
+        state.sync_waiter = true;
+        let mut state = self
+            .landed
+            .wait_while(state, |s| !s.answers.contains_key(&ticket))
+            .unwrap_or_else(|e| e.into_inner());
+        state.sync_waiter = false;
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl<'a> Recorder<'a> {
@@ -147,18 +213,112 @@ impl<'a> Recorder<'a> {
             shaper,
             tool_sink: StoreSink::new(Arc::clone(store), conversation_id.to_owned()),
             emit,
+            landing: Arc::default(),
+            waiting: Vec::new(),
+            written: 0,
+            handed_on: 0,
         }
     }
 
+    /// An event stored and handed on before this returns (after every streamed one).
     fn put(&mut self, event: Event) -> Result<(), TurnError> {
+        self.flush()?;
         let (store, conversation_id) = (self.store, &self.conversation_id);
         let stored = blocking(|| store.append_event(conversation_id, event))?;
         (self.emit)(&stored);
         Ok(())
     }
 
+    /// A streamed event: queued for the store; handed on once committed, by this call or a
+    /// later one ([`Recorder::next_committed`], [`Recorder::drain`], [`Recorder::flush`]).
+    async fn stream(&mut self, event: Event) -> Result<(), TurnError> {
+        // Events wait only while writes are in flight, and each landing write takes them.
+        while self.waiting.len() >= MAX_WAITING {
+            self.next_committed().await?;
+        }
+        self.waiting.push(event);
+        if self.written - self.handed_on < MAX_WRITES_IN_FLIGHT {
+            self.write_waiting();
+        }
+        while self.hand_on_landed()? {}
+        Ok(())
+    }
+
+    /// Gives the waiting events to the store as one write.
+    fn write_waiting(&mut self) {
+        let ticket = self.written;
+        self.written += 1;
+        let landing = Arc::clone(&self.landing);
+        self.store.append_events_then(
+            &self.conversation_id,
+            std::mem::take(&mut self.waiting),
+            move |answer| landing.land(ticket, answer),
+        );
+    }
+
+    /// Whether streamed events wait for their commit (or to be written).
+    fn pending(&self) -> bool {
+        self.written > self.handed_on
+    }
+
+    /// Hands on the events of the oldest write if it committed (then the waiting events
+    /// follow as the next write); false when its answer has not come yet.
+    fn hand_on_landed(&mut self) -> Result<bool, TurnError> {
+        if !self.pending() {
+            return Ok(false);
+        }
+        let Some(answer) = lock(&self.landing.state).answers.remove(&self.handed_on) else {
+            return Ok(false);
+        };
+        self.handed_on += 1;
+        for stored in answer? {
+            (self.emit)(&stored);
+        }
+        if !self.waiting.is_empty() {
+            self.write_waiting();
+        }
+        Ok(true)
+    }
+
+    /// Waits until the oldest write of streamed events has committed, and hands its events
+    /// on (with those of any later write that has too). Cancel-safe: nothing is lost when the
+    /// wait is dropped.
+    async fn next_committed(&mut self) -> Result<(), TurnError> {
+        if !self.pending() {
+            return Ok(());
+        }
+        loop {
+            if self.hand_on_landed()? {
+                while self.hand_on_landed()? {}
+                return Ok(());
+            }
+            // A commit landing between the check and here leaves a permit: no wake-up is lost.
+            self.landing.notify.notified().await;
+        }
+    }
+
+    /// Waits for every streamed event to commit, handing each on.
+    async fn drain(&mut self) -> Result<(), TurnError> {
+        while self.pending() {
+            self.next_committed().await?;
+        }
+        Ok(())
+    }
+
+    /// [`Recorder::drain`] for a caller that is not async.
+    fn flush(&mut self) -> Result<(), TurnError> {
+        while self.pending() {
+            if !self.hand_on_landed()? {
+                let (landing, ticket) = (&self.landing, self.handed_on);
+                blocking(|| landing.wait_for(ticket));
+            }
+        }
+        Ok(())
+    }
+
     /// A tool event: stored with the call record it updates.
     fn put_tool_event(&mut self, event: Event) -> Result<(), TurnError> {
+        self.flush()?;
         let sink = &self.tool_sink;
         let stored = blocking(|| sink.persist(event))?;
         (self.emit)(&stored);
@@ -167,6 +327,7 @@ impl<'a> Recorder<'a> {
 
     /// An interaction and the event that shows it, in one transaction.
     fn put_interaction(&mut self, new: NewInteraction, event: Event) -> Result<(), TurnError> {
+        self.flush()?;
         let conversation_id = self.conversation_id.clone();
         let store = self.store;
         let stored = blocking(|| {
