@@ -196,7 +196,8 @@ pub fn close_run(
         first_token_latency_ms: None,
         state,
     });
-    written.push(store.append_event(conversation_id, done)?);
+    // Folded before `done`: a client that saw `done` and reconnects gets the whole message.
     store.fold_run(conversation_id, run_id)?;
+    written.push(store.append_event(conversation_id, done)?);
     Ok(written)
 }

@@ -274,9 +274,10 @@ fn finish(
         )?;
     }
     recorder.put(recorder.shaper.status(run_state))?;
-    recorder.put(recorder.shaper.done(&summary(&state, run_state)))?;
+    // Folded before `done`: a client that saw `done` and reconnects gets the whole message.
     let run_id = recorder.shaper.run_id().to_owned();
     blocking(|| store.fold_run(&conversation_id, &run_id))?;
+    recorder.put(recorder.shaper.done(&summary(&state, run_state)))?;
     Ok(TurnOutcome {
         conversation_id,
         run_id,
