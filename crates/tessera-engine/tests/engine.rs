@@ -201,3 +201,38 @@ async fn a_message_is_routed_to_the_profile_its_rule_names() {
         "{system}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_subscriber_far_behind_gets_every_stored_event_page_by_page() {
+    use tessera_protocol::easyflow::{Event, SystemStatusPayload};
+    let provider = ScriptedProvider::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine(&provider, dir.path());
+    let conversation = engine
+        .store()
+        .create_conversation(tessera_store::conversations::NewConversation {
+            id: None,
+            title: "long".into(),
+            locale: None,
+            actor: None,
+            created_at: None,
+        })
+        .unwrap()
+        .id;
+    for _ in 0..2_600 {
+        let body = EventBody::SystemStatus(SystemStatusPayload {
+            state: SystemState::Running,
+            extra: Default::default(),
+        });
+        engine
+            .store()
+            .append_event(&conversation, Event::new(conversation.clone(), body))
+            .unwrap();
+    }
+    let mut sub = engine.subscribe(&conversation, Some(100)).unwrap();
+    let mut seqs = Vec::new();
+    while seqs.len() < 2_500 {
+        seqs.push(sub.next().await.unwrap().unwrap().seq);
+    }
+    assert_eq!(seqs, (101..=2_600).collect::<Vec<u64>>());
+}

@@ -7,6 +7,10 @@ use std::sync::Arc;
 use tessera_store::{Store, StoreError, StoredEvent};
 use tokio::sync::broadcast::{self, error::RecvError};
 
+/// Events read from the store at a time while catching up, so a subscriber far behind (a long
+/// answer, a slow client) never holds the whole log in memory.
+const PAGE: usize = 1024;
+
 /// A conversation's events after a seq.
 pub struct Subscription {
     store: Arc<Store>,
@@ -15,6 +19,8 @@ pub struct Subscription {
     backlog: VecDeque<StoredEvent>,
     /// The last seq handed out (or the one the subscriber said it has).
     last: u64,
+    /// Whether the store may hold events after `last` that the live channel will not bring.
+    catching_up: bool,
 }
 
 impl Subscription {
@@ -25,14 +31,17 @@ impl Subscription {
         after: Option<u64>,
     ) -> Result<Self, StoreError> {
         // Subscribed before reading the store: nothing written in between is missed.
-        let backlog: VecDeque<StoredEvent> =
-            store.events_after(&conversation_id, after, None)?.into();
+        let backlog: VecDeque<StoredEvent> = store
+            .events_after(&conversation_id, after, Some(PAGE))?
+            .into();
+        let catching_up = backlog.len() == PAGE;
         Ok(Self {
             store,
             conversation_id,
             live,
             backlog,
             last: after.unwrap_or(0),
+            catching_up,
         })
     }
 
@@ -48,26 +57,26 @@ impl Subscription {
                 }
                 continue;
             }
+            if self.catching_up {
+                let page =
+                    self.store
+                        .events_after(&self.conversation_id, Some(self.last), Some(PAGE))?;
+                self.catching_up = page.len() == PAGE;
+                if !page.is_empty() {
+                    self.backlog = page.into();
+                    continue;
+                }
+            }
             match self.live.recv().await {
                 // Two writers of one conversation (a run, an answer) may publish out of seq
                 // order; everything up to this seq is committed, so the store fills the gap.
-                Ok(event) if event.seq > self.last + 1 => {
-                    self.backlog = self
-                        .store
-                        .events_after(&self.conversation_id, Some(self.last), None)?
-                        .into();
-                }
+                Ok(event) if event.seq > self.last + 1 => self.catching_up = true,
                 Ok(event) if event.seq > self.last => {
                     self.last = event.seq;
                     return Ok(Some((*event).clone()));
                 }
                 Ok(_) => {} // already handed out from the store
-                Err(RecvError::Lagged(_)) => {
-                    self.backlog = self
-                        .store
-                        .events_after(&self.conversation_id, Some(self.last), None)?
-                        .into();
-                }
+                Err(RecvError::Lagged(_)) => self.catching_up = true,
                 Err(RecvError::Closed) => return Ok(None),
             }
         }
