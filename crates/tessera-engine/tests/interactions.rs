@@ -15,7 +15,9 @@ use tessera_engine::engine::{Engine, ModelChoice, Subscription};
 use tessera_engine::interactions::{Answer, AnswerError};
 use tessera_engine::tools::{ToolContext, ToolFailure, ToolRegistry, ToolSpec};
 use tessera_engine::turn::TurnOptions;
-use tessera_protocol::easyflow::{ConsentDecision, EventBody, FormAction, SystemState};
+use tessera_protocol::easyflow::{
+    ConsentDecision, ConsentRequestPayload, EventBody, FormAction, FormRequestPayload, SystemState,
+};
 use tessera_protocol::mcp_cp::PermissionLevel;
 use tessera_providers::config::{ProviderConfig, ProviderKind};
 use tessera_providers::keys::Secret;
@@ -104,6 +106,28 @@ fn done(e: &StoredEvent) -> bool {
     matches!(e.event.body, EventBody::Done(_))
 }
 
+/// The first form request among `events`.
+fn form_request(events: &[StoredEvent]) -> FormRequestPayload {
+    events
+        .iter()
+        .find_map(|e| match &e.event.body {
+            EventBody::FormRequest(p) => Some(p.clone()),
+            _ => None,
+        })
+        .expect("a form_request event")
+}
+
+/// The first consent request among `events`.
+fn consent_request(events: &[StoredEvent]) -> ConsentRequestPayload {
+    events
+        .iter()
+        .find_map(|e| match &e.event.body {
+            EventBody::ConsentRequest(p) => Some(p.clone()),
+            _ => None,
+        })
+        .expect("a consent_request event")
+}
+
 fn json_of(events: &[StoredEvent]) -> Vec<Value> {
     events
         .iter()
@@ -142,13 +166,7 @@ async fn a_form_suspends_the_run_bad_values_keep_it_waiting_and_the_answer_resum
     let run = first.start_run(None, "Book me a room").unwrap();
     let mut sub = first.subscribe(&run.conversation_id, None).unwrap();
     let mut events = until(&mut sub, suspended).await;
-    let request = events
-        .iter()
-        .find_map(|e| match &e.event.body {
-            EventBody::FormRequest(p) => Some(p.clone()),
-            _ => None,
-        })
-        .expect("a form_request event");
+    let request = form_request(&events);
     assert_eq!(request.title, "Your trip");
     assert_eq!(
         request.requester.as_ref().unwrap().name.as_deref(),
@@ -287,13 +305,7 @@ async fn consent_denied_never_runs_the_tool_and_allowed_for_the_conversation_ask
     let run = engine.start_run(None, "Email Ann").unwrap();
     let mut sub = engine.subscribe(&run.conversation_id, None).unwrap();
     let mut events = until(&mut sub, suspended).await;
-    let consent = events
-        .iter()
-        .find_map(|e| match &e.event.body {
-            EventBody::ConsentRequest(p) => Some(p.clone()),
-            _ => None,
-        })
-        .expect("a consent_request");
+    let consent = consent_request(&events);
     assert_eq!(consent.tool, "send_email");
     assert_eq!(consent.arguments, json!({"to": "a@b.com"}));
     assert_eq!(consent.touches, ["writes outbox"]);
@@ -324,13 +336,7 @@ async fn consent_denied_never_runs_the_tool_and_allowed_for_the_conversation_ask
         .start_run(Some(&run.conversation_id), "Yes, send it")
         .unwrap();
     let events = until(&mut sub, suspended).await;
-    let consent = events
-        .iter()
-        .find_map(|e| match &e.event.body {
-            EventBody::ConsentRequest(p) => Some(p.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let consent = consent_request(&events);
     engine
         .answer(
             &consent.consent_id,
@@ -380,13 +386,7 @@ async fn an_unanswered_form_expires_and_the_model_is_told() {
         .any(|e| matches!(&e.event.body, EventBody::FormCancel(p) if p.reason.as_deref() == Some("expired"))));
     let results = tool_results(&provider, 1);
     assert!(results[0]["content"].as_str().unwrap().contains("expired"));
-    let form_id = events
-        .iter()
-        .find_map(|e| match &e.event.body {
-            EventBody::FormRequest(p) => Some(p.form_id.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let form_id = form_request(&events).form_id;
     let late = Answer::Form {
         action: FormAction::Accept,
         values: Some(json!({"email": "a@b.com", "nights": 2})),

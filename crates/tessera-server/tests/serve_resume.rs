@@ -139,6 +139,16 @@ fn state(event: &Value, state: &str) -> bool {
     event["type"] == "status" && event["payload"]["state"] == state
 }
 
+/// The payload of the first event of `kind` the stream saw.
+fn payload(stream: &Stream, kind: &str) -> Value {
+    stream
+        .events
+        .iter()
+        .find(|e| is(&e.2, kind))
+        .map(|e| e.2["payload"].clone())
+        .unwrap_or_else(|| panic!("no {kind} event"))
+}
+
 fn runs_logged(data: &Path) -> usize {
     std::fs::read_to_string(data.join("test-tool-runs.log"))
         .map(|t| t.lines().count())
@@ -160,12 +170,7 @@ async fn a_form_survives_a_killed_server_and_its_answer_resumes_the_run() {
     let server = serve(data.path());
     let mut stream = post_stream(&server, "ctx_form", "Book a room").await;
     stream.until(|e| state(e, "suspended")).await;
-    let form = stream
-        .events
-        .iter()
-        .find(|e| is(&e.2, "form_request"))
-        .map(|e| e.2["payload"].clone())
-        .expect("a form_request");
+    let form = payload(&stream, "form_request");
     assert_eq!(form["title"], "Your trip");
     assert_eq!(form["requester"]["kind"], "agent");
     let seen = stream.events.last().unwrap().0;
@@ -362,12 +367,7 @@ async fn consent_denied_through_the_api_never_runs_the_tool() {
     let server = serve(data.path());
     let mut stream = post_stream(&server, "ctx_consent", "Write, carefully").await;
     stream.until(|e| state(e, "suspended")).await;
-    let consent = stream
-        .events
-        .iter()
-        .find(|e| is(&e.2, "consent_request"))
-        .map(|e| e.2["payload"].clone())
-        .expect("a consent_request");
+    let consent = payload(&stream, "consent_request");
     assert_eq!(consent["tool"], "test_guarded_write");
     assert_eq!(consent["risk"], "medium");
     let denied = http()

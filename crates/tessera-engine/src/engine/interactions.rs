@@ -161,12 +161,24 @@ impl Engine {
         run_id: &str,
         reason: CloseReason,
     ) -> Result<bool, EngineError> {
-        let Some((conversation, _)) = self
+        // A waiting run usually has a pending interaction, which names its conversation; only
+        // one whose answers all came (and that could not resume yet) needs the event log.
+        let pending = self
             .store
-            .unfinished_runs()?
+            .pending_interactions(None)?
             .into_iter()
-            .find(|(_, run)| run == run_id)
-        else {
+            .find(|i| i.run_id.as_deref() == Some(run_id))
+            .map(|i| i.conversation_id);
+        let conversation = match pending {
+            Some(c) => Some(c),
+            None => self
+                .store
+                .unfinished_runs()?
+                .into_iter()
+                .find(|(_, run)| run == run_id)
+                .map(|(c, _)| c),
+        };
+        let Some(conversation) = conversation else {
             return Ok(false);
         };
         self.close_suspended(&conversation, run_id, reason)

@@ -4,7 +4,7 @@
 //! `interrupted` (never run again) and the next request tells the model so; pending forms and
 //! consent requests are withdrawn; the run ends with its terminal status and `done`.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
@@ -94,7 +94,7 @@ pub fn close_run(
     // The calls that started and have no result, in the order they were called.
     let mut text = String::new();
     let mut open_calls: Vec<(String, String)> = Vec::new();
-    let mut results: HashMap<String, ()> = HashMap::new();
+    let mut results: HashSet<String> = HashSet::new();
     for e in &events {
         match &e.event.body {
             EventBody::LlmMessage(p) => {
@@ -104,19 +104,19 @@ pub fn close_run(
             }
             EventBody::ToolCall(p) => open_calls.push((p.tool_call_id.clone(), p.name.clone())),
             EventBody::ToolResult(p) => {
-                results.insert(p.tool_call_id.clone(), ());
+                results.insert(p.tool_call_id.clone());
             }
             _ => {}
         }
     }
-    open_calls.retain(|(id, _)| !results.contains_key(id));
+    open_calls.retain(|(id, _)| !results.contains(id));
 
     // Forms and consent requests still waiting are withdrawn.
     let interactions = store.run_interactions(conversation_id, run_id)?;
-    let mut asked: HashMap<String, ()> = HashMap::new();
+    let mut asked: HashSet<String> = HashSet::new();
     for interaction in &interactions {
         if let Some(call) = tool_call_id(interaction) {
-            asked.insert(call.to_owned(), ());
+            asked.insert(call.to_owned());
         }
         if interaction.state == InteractionState::Pending {
             if let Some((_, event)) = cancel_interaction(store, interaction, reason.code())? {
@@ -129,7 +129,7 @@ pub fn close_run(
     let mut interrupted_calls = Vec::new();
     for (call_id, name) in &open_calls {
         // A call waiting for the person never started; one that started did not finish.
-        let (outcome, message) = if asked.contains_key(call_id) {
+        let (outcome, message) = if asked.contains(call_id) {
             (
                 ToolOutcome::Cancelled,
                 format!("the person's answer never came ({})", reason.code()),

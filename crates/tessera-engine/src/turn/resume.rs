@@ -4,7 +4,7 @@
 //! had started and not finished is `interrupted`, never run again) — the answered forms become
 //! their calls' results, allowed calls run now, and the turn goes on.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -155,10 +155,10 @@ pub async fn resume_turn(
         .iter()
         .filter_map(|i| Some((tool_call_id(i)?, i)))
         .collect();
-    let announced: HashMap<&str, ()> = events
+    let announced: HashSet<&str> = events
         .iter()
         .filter_map(|e| match &e.event.body {
-            EventBody::ToolCall(p) => Some((p.tool_call_id.as_str(), ())),
+            EventBody::ToolCall(p) => Some(p.tool_call_id.as_str()),
             _ => None,
         })
         .collect();
@@ -186,7 +186,7 @@ pub async fn resume_turn(
                 parts.insert(call.id.clone(), part);
                 continue;
             }
-            let announce = !announced.contains_key(call.id.as_str());
+            let announce = !announced.contains(call.id.as_str());
             let part = match asked.get(call.id.as_str()) {
                 Some(i) if i.state == InteractionState::Answered => match i.kind {
                     InteractionKind::Form => {
