@@ -12,9 +12,14 @@
 //! - [`model_events`]: a model call's normalised stream as easyflow-chat events.
 //! - [`profiles`]: agent profiles (system prompt, tools, response format) and intent routing.
 //! - [`provider_settings`]: providers saved in the data folder, presets, the default.
+//! - [`specialists`]: agents called as tools (`invoke_researcher`, `invoke_planner`).
 //! - [`summary`]: the rolling summary that stands in for older messages.
 //! - [`turn`]: one turn of the conversation (model calls and tool rounds), recorded in the store
 //!   from the person's message to the usage records.
+
+// A tool's failure is its whole answer (code, message, retryable, details) and is returned once
+// per call, never in a hot loop: boxing it would only make every tool harder to write.
+#![allow(clippy::result_large_err)]
 
 pub mod assembler;
 pub mod builtin_tools;
@@ -24,6 +29,7 @@ pub mod forms;
 pub mod interactions;
 pub mod model_events;
 pub mod profiles;
+pub mod specialists;
 pub mod provider_settings;
 pub mod summary;
 pub mod tools;

@@ -61,6 +61,8 @@ impl Engine {
             return Ok(false);
         }
         let model = self.model().ok_or(EngineError::NoModel)?;
+        let (options, model_name) =
+            super::profile_run::options_for_resume(&self.store, &model, &events);
         let (conversation, run) = (conversation_id.to_owned(), run_id.to_owned());
         let spawned = self.spawn_run(
             conversation_id,
@@ -74,8 +76,8 @@ impl Engine {
                         ResumeInput {
                             conversation_id: &conversation,
                             run_id: &run,
-                            model: &model.model,
-                            options: &model.options,
+                            model: &model_name,
+                            options: &options,
                         },
                         cancel,
                         |event| emit.publish(event),

@@ -7,7 +7,7 @@ use tessera_store::Store;
 use tokio_util::sync::CancellationToken;
 
 use super::ModelChoice;
-use crate::profiles::{route, AgentProfile, Profiles, RouteRequest, RoutedBy};
+use crate::profiles::{route, AgentProfile, Profiles, ResponseFormat, RouteRequest, RoutedBy};
 use crate::summary::{needs_summary, write_rolling_summary, SummaryPolicy};
 use crate::turn::TurnOptions;
 
@@ -54,6 +54,34 @@ pub(super) async fn options_for(
     apply(&profile, choice)
 }
 
+/// The options and model of a run that resumes: those of the profile it was routed to when it
+/// started (named in its `running` status), else the engine's.
+pub(super) fn options_for_resume(
+    store: &Store,
+    choice: &ModelChoice,
+    events: &[tessera_store::StoredEvent],
+) -> (TurnOptions, String) {
+    let named = events.iter().find_map(|e| match &e.event.body {
+        tessera_protocol::easyflow::EventBody::SystemStatus(s) => s
+            .extra
+            .get(crate::turn::PROFILE_KEY)
+            .and_then(serde_json::Value::as_str),
+        _ => None,
+    });
+    let profile = named.and_then(|name| {
+        let profiles = Profiles::load(store).ok()?;
+        let found = profiles.get(name).cloned();
+        if found.is_none() {
+            tracing::warn!(profile = %name, "the run's profile is gone; resuming with the default options");
+        }
+        found
+    });
+    match profile {
+        Some(profile) => apply(&profile, choice),
+        None => (choice.options.clone(), choice.model.clone()),
+    }
+}
+
 fn apply(profile: &AgentProfile, choice: &ModelChoice) -> (TurnOptions, String) {
     let mut options = choice.options.clone();
     if !profile.system_prompt.trim().is_empty() {
@@ -69,6 +97,11 @@ fn apply(profile: &AgentProfile, choice: &ModelChoice) -> (TurnOptions, String) 
         options.max_model_calls = max;
     }
     options.agent_name.clone_from(&profile.title);
+    options.profile = Some(profile.name.clone());
+    options.response_schema = match &profile.response_format {
+        ResponseFormat::Json { schema } => Some(schema.clone()),
+        ResponseFormat::Text => None,
+    };
     let model = profile
         .model
         .clone()

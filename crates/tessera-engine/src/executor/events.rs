@@ -112,6 +112,11 @@ impl Emitter {
         self.run_id.as_deref()
     }
 
+    /// Where the events go (a tool that runs a set of its own sends that set's events there).
+    pub(crate) fn sink(&self) -> Arc<dyn EventSink> {
+        Arc::clone(&self.sink)
+    }
+
     pub(crate) fn emit(&self, body: EventBody) {
         let mut event = Event::new(self.conversation_id.clone(), body);
         // The lock keeps seq order and delivery order the same.

@@ -27,7 +27,9 @@
 
 pub(crate) mod attempt;
 pub mod events;
+pub mod nested_sink;
 pub mod outcome;
+pub mod result_evidence;
 pub(crate) mod run;
 pub mod store_sink;
 
@@ -45,6 +47,7 @@ use crate::tools::ToolRegistry;
 use tokio_util::sync::CancellationToken;
 
 pub use events::{ChannelSink, CollectingSink, EventSink, NullSink};
+pub use nested_sink::NestedSink;
 pub use outcome::{codes, CallError, CallOutcome, InstructionRecord, InstructionResults};
 pub use store_sink::StoreSink;
 

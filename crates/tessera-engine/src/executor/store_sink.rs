@@ -1,17 +1,21 @@
 //! Events into the local store: each event is appended to the conversation's event log, and
 //! each `tool_call` / `tool_result` also updates the call's record (seed 004 `tool_calls`), so
-//! the results of an ASYNC request are in the store when they arrive.
+//! the results of an ASYNC request are in the store when they arrive. A successful result
+//! becomes an evidence the answer can cite ([`super::result_evidence`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use tessera_protocol::context_doc::{ProviderKind, ToolCallKind, ToolCallRecord, ToolProvider};
+use tessera_protocol::context_doc::{
+    Evidence, ProviderKind, ToolCallKind, ToolCallRecord, ToolProvider,
+};
 use tessera_protocol::easyflow::{Event, EventBody};
 use tessera_protocol::vocabulary::ToolOutcome;
 use tessera_protocol::wire::JsonObject;
 use tessera_store::Store;
 
 use super::events::EventSink;
+use super::result_evidence::evidence_of;
 
 /// The key of a call record's `extra` that names the run it belongs to.
 pub const RUN_ID_KEY: &str = "run_id";
@@ -33,17 +37,41 @@ impl StoreSink {
         }
     }
 
-    fn record(&self, event: &Event) -> Option<ToolCallRecord> {
+    /// The tool of call `call_id`, while the call runs.
+    pub fn tool_of(&self, call_id: &str) -> Option<String> {
+        let calls = self.calls.lock().ok()?;
+        calls.get(call_id).and_then(|r| r.tool.clone())
+    }
+
+    fn record(&self, event: &Event) -> Option<(ToolCallRecord, Option<Evidence>)> {
         let mut calls = self.calls.lock().ok()?;
         let mut record = self.record_of(&mut calls, event)?;
+        let run_id = event.meta.as_ref().and_then(|m| m.run_id.as_deref());
         // Which run made the call: after a restart, the run is rebuilt from its own calls only
         // (providers reuse ids such as `call_1` across runs).
-        if let Some(run_id) = event.meta.as_ref().and_then(|m| m.run_id.as_ref()) {
-            record
-                .extra
-                .insert(RUN_ID_KEY.into(), serde_json::Value::String(run_id.clone()));
+        if let Some(run_id) = run_id {
+            record.extra.insert(
+                RUN_ID_KEY.into(),
+                serde_json::Value::String(run_id.to_owned()),
+            );
         }
-        Some(record)
+        let mut evidence = None;
+        if let EventBody::ToolResult(p) = &event.body {
+            if let (Some(result), ToolOutcome::Success) =
+                (&p.result, ToolOutcome::from_event_status(p.status))
+            {
+                let found = evidence_of(
+                    record.tool.as_deref(),
+                    record.provider.as_ref().and_then(|p| p.name.as_deref()),
+                    &p.tool_call_id,
+                    run_id,
+                    result,
+                );
+                record.result_evidence_ids = Some(found.ids);
+                evidence = found.new;
+            }
+        }
+        Some((record, evidence))
     }
 
     fn record_of(
@@ -113,7 +141,10 @@ impl StoreSink {
         let record = self.record(&event);
         let conversation_id = self.conversation_id.clone();
         self.store.write(move |tx| {
-            if let Some(record) = &record {
+            if let Some((record, evidence)) = &record {
+                if let Some(evidence) = evidence {
+                    tx.put_evidence(&conversation_id, evidence, &[])?;
+                }
                 tx.put_tool_call(&conversation_id, record)?;
             }
             tx.append_event(&conversation_id, event)

@@ -14,7 +14,7 @@
 //! - [`validate_json_response`]: checks an answer against a JSON response format.
 
 mod check;
-mod json_response;
+pub(crate) mod json_response;
 mod route;
 mod rules;
 mod set;

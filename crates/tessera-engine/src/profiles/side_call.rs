@@ -13,10 +13,16 @@ use tessera_providers::{ChatRequest, ProviderClient, ProviderError};
 use tessera_store::{Store, StoreError};
 use tokio_util::sync::CancellationToken;
 
+use crate::turn::limits::check_spending;
+
 /// What the call gave: the answer so far, and the error that ended it early, if any.
 pub(crate) struct SideCall {
     pub response: Response,
     pub error: Option<ProviderError>,
+    /// The model that answered (the fallback after an overload).
+    pub model: String,
+    /// Its estimated cost in USD, when the price is known.
+    pub cost: Option<f64>,
 }
 
 /// Streams `request` to the end and records its usage under `stage` in the conversation.
@@ -29,7 +35,39 @@ pub(crate) async fn call_recorded(
     request: ChatRequest,
     cancel: CancellationToken,
 ) -> Result<SideCall, StoreError> {
+    call_recorded_by(store, client, conversation_id, stage, None, request, cancel).await
+}
+
+/// [`call_recorded`] on behalf of `agent` (a specialist), named in the usage record. The
+/// spending limits are checked first: a call they stop is never sent and costs nothing.
+pub(crate) async fn call_recorded_by(
+    store: &Store,
+    client: &ProviderClient,
+    conversation_id: &str,
+    stage: UsageStage,
+    agent: Option<&str>,
+    request: ChatRequest,
+    cancel: CancellationToken,
+) -> Result<SideCall, StoreError> {
     let config = client.config();
+    let prices = PriceTable::builtin();
+    if let Err(error) = blocking(|| {
+        check_spending(
+            store,
+            client,
+            &request.model,
+            conversation_id,
+            None,
+            &prices,
+        )
+    }) {
+        return Ok(SideCall {
+            response: Response::default(),
+            error: Some(error),
+            model: request.model,
+            cost: None,
+        });
+    }
     let started_at = Timestamp::now();
     let mut stream = client.stream(request, cancel);
     let mut acc = Accumulator::new();
@@ -57,11 +95,18 @@ pub(crate) async fn call_recorded(
     record.latency = stream.elapsed();
     record.usage = response.usage;
     record.error.clone_from(&error);
+    record.agent = agent.map(str::to_owned);
     // The provider's own prices first, then the built-in list, as the turn does by default.
-    record.price = PriceTable::builtin().price_for(config, &model);
+    record.price = prices.price_for(config, &model);
+    let cost = record.estimated_cost_usd();
     let usage = record.to_model_usage();
     blocking(|| store.put_model_usage(conversation_id, usage))?;
-    Ok(SideCall { response, error })
+    Ok(SideCall {
+        response,
+        error,
+        model,
+        cost,
+    })
 }
 
 /// Runs a store write (which waits for its commit) without holding up the other tasks of a

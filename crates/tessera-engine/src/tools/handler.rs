@@ -85,6 +85,12 @@ impl ToolContext {
         self.emitter.run_id()
     }
 
+    /// Where the run's events go: a tool that runs calls of its own (a specialist, a plan)
+    /// sends their events there, under its own call id ([`crate::executor::NestedSink`]).
+    pub(crate) fn event_sink(&self) -> Arc<dyn crate::executor::EventSink> {
+        self.emitter.sink()
+    }
+
     /// Reports progress (`tool/tool_progress`).
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         self.emitter

@@ -17,6 +17,11 @@ use tokio_util::sync::CancellationToken;
 use super::round::{run_round, RoundOutcome};
 use super::{blocking, call, limits, Recorder, TurnError, TurnOptions, TurnOutcome};
 use crate::interactions::request_form;
+use crate::profiles::validate_json_response;
+
+/// The `system/error` code (and stored message key) of an answer that is not the JSON the
+/// profile asks for.
+pub const INVALID_RESPONSE: &str = "invalid_response";
 use crate::model_events::{DoneSummary, EventShaper};
 
 /// Where a turn stands between model calls: what the model reads next and what the turn has
@@ -35,6 +40,10 @@ pub struct TurnState {
     /// Model calls made.
     pub calls: u32,
     pub started: Instant,
+    /// The final answer, when the profile asks for JSON and it is valid.
+    pub json_answer: Option<String>,
+    /// Why the final answer is not the JSON the profile asks for, when it still is not.
+    pub invalid_answer: Option<String>,
 }
 
 impl Default for TurnState {
@@ -47,6 +56,8 @@ impl Default for TurnState {
             first_output: None,
             calls: 0,
             started: Instant::now(),
+            json_answer: None,
+            invalid_answer: None,
         }
     }
 }
@@ -105,7 +116,7 @@ pub(super) fn model_tools(options: &TurnOptions) -> Vec<ModelTool> {
 
 /// The assistant's side of a tool round, as the provider must see it again: its reasoning (with
 /// signatures), its text and its complete calls.
-pub(super) fn assistant_message(response: &Response) -> ChatMessage {
+pub(crate) fn assistant_message(response: &Response) -> ChatMessage {
     let mut parts: Vec<Part> = response
         .reasoning
         .iter()
@@ -176,6 +187,30 @@ pub(super) async fn drive(
         let response = result.response;
         let wants_tools = !response.tool_calls.is_empty() && result.error.is_none();
         if !wants_tools || options.tools.is_none() {
+            if let (None, Some(schema)) = (&result.error, &options.response_schema) {
+                match validate_json_response(&response.text, schema) {
+                    Ok(_) => state.json_answer = Some(response.text.clone()),
+                    // Told what is wrong, the model answers again while it has calls left.
+                    Err(problem)
+                        if state.calls < options.max_model_calls && !cancel.is_cancelled() =>
+                    {
+                        recorder.put(recorder.shaper.system_error(
+                            INVALID_RESPONSE,
+                            format!("the answer is being corrected: {problem}"),
+                            true,
+                            None,
+                        ))?;
+                        state.messages.push(assistant_message(&response));
+                        state.messages.push(ChatMessage::user(format!(
+                            "Your answer must be one JSON document valid against the response \
+                             schema, and it is not: {problem}. Answer again with only the \
+                             corrected JSON document."
+                        )));
+                        continue;
+                    }
+                    Err(problem) => state.invalid_answer = Some(problem.to_string()),
+                }
+            }
             break (response, result.error);
         }
         if state.calls >= options.max_model_calls {
@@ -192,6 +227,9 @@ pub(super) async fn drive(
             cancel,
         )
         .await?;
+        for spent in recorder.take_agent_usage() {
+            state.add_usage(&spent.model, &spent.usage(), spent.cost_usd);
+        }
         match round {
             RoundOutcome::Results(results) => state.messages.push(results),
             RoundOutcome::Suspended => {
@@ -226,7 +264,12 @@ fn finish(
     error: Option<ProviderError>,
     hit_limit: bool,
 ) -> Result<TurnOutcome, TurnError> {
-    let mut message = text_message(WireRole::Assistant, state.text_so_far.clone());
+    // A JSON answer is the document alone, not the attempts the model corrected.
+    let content = state
+        .json_answer
+        .clone()
+        .unwrap_or_else(|| state.text_so_far.clone());
+    let mut message = text_message(WireRole::Assistant, content);
     if !response.refusal.is_empty() && message.content.is_empty() {
         message.content.clone_from(&response.refusal);
         message.extra.insert("refusal".into(), json!(true));
@@ -247,8 +290,18 @@ fn finish(
             .extra
             .insert("turn_limit".into(), json!(state.calls));
     }
+    if let Some(problem) = &state.invalid_answer {
+        message
+            .extra
+            .insert(INVALID_RESPONSE.into(), json!(problem));
+    }
     let store = recorder.store;
     let conversation_id = recorder.conversation_id.clone();
+    let run_id = recorder.shaper.run_id().to_owned();
+    let refs = blocking(|| super::cite::run_evidence_refs(store, &conversation_id, &run_id))?;
+    if !refs.is_empty() {
+        message.refs = Some(refs);
+    }
     let stored_message = if message.content.is_empty() && error.is_some() {
         None
     } else {
@@ -257,6 +310,7 @@ fn finish(
     };
 
     let run_state = match &error {
+        None if state.invalid_answer.is_some() => SystemState::Failed,
         None => SystemState::Completed,
         Some(ProviderError::Cancelled) => SystemState::Cancelled,
         Some(_) => SystemState::Failed,
@@ -273,9 +327,16 @@ fn finish(
                 .turn_limit(u64::from(state.calls), u64::from(options.max_model_calls)),
         )?;
     }
+    if let Some(problem) = &state.invalid_answer {
+        recorder.put(recorder.shaper.system_error(
+            INVALID_RESPONSE,
+            format!("the answer is not the JSON this agent must give: {problem}"),
+            false,
+            None,
+        ))?;
+    }
     recorder.put(recorder.shaper.status(run_state))?;
     // Folded before `done`: a client that saw `done` and reconnects gets the whole message.
-    let run_id = recorder.shaper.run_id().to_owned();
     blocking(|| store.fold_run(&conversation_id, &run_id))?;
     recorder.put(recorder.shaper.done(&summary(&state, run_state)))?;
     Ok(TurnOutcome {

@@ -2,7 +2,7 @@
 
 use jiff::Zoned;
 use tessera_providers::cost::record::rfc3339_utc;
-use tessera_providers::cost::{day_start, SpendingLimits, Spent};
+use tessera_providers::cost::{day_start, PriceTable, SpendingLimits, Spent};
 use tessera_providers::{ProviderClient, ProviderError};
 use tessera_store::{Store, StoreError};
 
@@ -17,7 +17,27 @@ pub(super) fn check_limits(
     conversation_id: &str,
     options: &TurnOptions,
 ) -> Result<(), ProviderError> {
-    let limits = match &options.limits {
+    check_spending(
+        store,
+        client,
+        model,
+        conversation_id,
+        options.limits.as_ref(),
+        &options.prices,
+    )
+}
+
+/// [`check_limits`] for a call outside a turn (routing, the summary, a specialist): `limits`
+/// None reads them from the app settings.
+pub(crate) fn check_spending(
+    store: &Store,
+    client: &ProviderClient,
+    model: &str,
+    conversation_id: &str,
+    limits: Option<&SpendingLimits>,
+    prices: &PriceTable,
+) -> Result<(), ProviderError> {
+    let limits = match limits {
         Some(l) => *l,
         // A limit that cannot be read stops paid calls rather than lifting the limit.
         None => match store.app_setting(tessera_providers::cost::SPENDING_LIMITS_SETTING) {
@@ -36,8 +56,7 @@ pub(super) fn check_limits(
         },
     };
     limits.validate()?;
-    let free = options
-        .prices
+    let free = prices
         .price_for(client.config(), model)
         .is_some_and(|p| p.input_per_mtok == 0.0 && p.output_per_mtok == 0.0);
     if limits.is_unlimited() || free {

@@ -8,10 +8,11 @@
 //! as interrupted ([`close`]).
 
 mod call;
+mod cite;
 pub mod close;
 mod context;
 mod drive;
-mod limits;
+pub(crate) mod limits;
 pub mod resume;
 mod round;
 
@@ -36,7 +37,9 @@ use crate::executor::StoreSink;
 use crate::model_events::EventShaper;
 use crate::tools::ToolRegistry;
 
+pub(crate) use drive::assistant_message;
 pub use drive::TurnState;
+pub(crate) use round::result_part;
 
 /// What stops a turn from being recorded at all (a provider failure is not one: it is part of
 /// the outcome).
@@ -53,6 +56,9 @@ pub enum TurnError {
     #[error("internal error: {0}")]
     Internal(String),
 }
+
+/// The key of a run's first `running` status that names its agent profile.
+pub const PROFILE_KEY: &str = "profile";
 
 /// How to run the turn.
 #[derive(Clone, Debug)]
@@ -78,6 +84,12 @@ pub struct TurnOptions {
     pub interaction_timeout: Option<Duration>,
     /// Who asks, as a form shows it.
     pub agent_name: String,
+    /// The agent profile the run was routed to: written into the run's `running` status, so
+    /// a resumed run takes the same profile.
+    pub profile: Option<String>,
+    /// The final answer must be one JSON document valid against this schema; it is checked
+    /// before the turn ends and the model is asked to correct it while it has calls left.
+    pub response_schema: Option<serde_json::Value>,
 }
 
 impl Default for TurnOptions {
@@ -94,6 +106,8 @@ impl Default for TurnOptions {
             interactions: false,
             interaction_timeout: Some(Duration::from_secs(24 * 3600)),
             agent_name: "assistant".to_owned(),
+            profile: None,
+            response_schema: None,
         }
     }
 }
@@ -153,6 +167,9 @@ pub(crate) struct Recorder<'a> {
     /// Tickets: writes given to the store so far, and the next one to hand on.
     written: u64,
     handed_on: u64,
+    /// What specialists called in this stretch cost, from their results: the turn adds it to
+    /// its own usage.
+    agent_usage: Vec<crate::specialists::AgentUsage>,
 }
 
 /// The answers to a recorder's writes, by ticket, left by the writer thread.
@@ -217,7 +234,13 @@ impl<'a> Recorder<'a> {
             waiting: Vec::new(),
             written: 0,
             handed_on: 0,
+            agent_usage: Vec::new(),
         }
+    }
+
+    /// The specialists' usage seen since the last call.
+    pub(crate) fn take_agent_usage(&mut self) -> Vec<crate::specialists::AgentUsage> {
+        std::mem::take(&mut self.agent_usage)
     }
 
     /// An event stored and handed on before this returns (after every streamed one).
@@ -319,6 +342,14 @@ impl<'a> Recorder<'a> {
     /// A tool event: stored with the call record it updates.
     fn put_tool_event(&mut self, event: Event) -> Result<(), TurnError> {
         self.flush()?;
+        if let tessera_protocol::easyflow::EventBody::ToolResult(p) = &event.body {
+            if let Some(result) = &p.result {
+                if let Some(tool) = self.tool_sink.tool_of(&p.tool_call_id) {
+                    self.agent_usage
+                        .extend(crate::specialists::agent_usage_of(&tool, result));
+                }
+            }
+        }
         let sink = &self.tool_sink;
         let stored = blocking(|| sink.persist(event))?;
         (self.emit)(&stored);
@@ -400,7 +431,16 @@ pub async fn run_turn(
     let message_id = new_id();
     let shaper = EventShaper::new(&conversation_id, &message_id, &run_id);
     let mut recorder = Recorder::new(store, shaper, &conversation_id, &mut emit);
-    recorder.put(recorder.shaper.status(SystemState::Running))?;
+    let mut running = recorder.shaper.status(SystemState::Running);
+    if let (Some(profile), tessera_protocol::easyflow::EventBody::SystemStatus(p)) =
+        (&options.profile, &mut running.body)
+    {
+        p.extra.insert(
+            PROFILE_KEY.into(),
+            serde_json::Value::String(profile.clone()),
+        );
+    }
+    recorder.put(running)?;
     let prompt = context::prompt(
         store,
         &conversation_id,

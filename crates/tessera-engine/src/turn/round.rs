@@ -35,7 +35,7 @@ pub(super) enum RoundOutcome {
 
 /// What the model reads for one call's result. The same text whether the call just ran or its
 /// result was read back from the store after a restart.
-pub(super) fn result_part(
+pub(crate) fn result_part(
     call_id: &str,
     outcome: ToolOutcome,
     result: Option<&Value>,

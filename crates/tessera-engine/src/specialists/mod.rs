@@ -1,0 +1,217 @@
+//! Specialists as tools (seed 001 §5–6): `invoke_<name>` runs an agent with its own prompt,
+//! model, tools and turn limit (3 by default), reports each of its turns (`workflow/status`,
+//! node kind agent, turn n of max), and returns its answer with what it cost, which the turn
+//! adds to its own usage.
+//!
+//! Two ship: the [`researcher`] searches the local context database and answers with the
+//! evidences it found; the [`planner`] turns a request into an instruction set, which the
+//! scheduler runs and the conversation keeps as its task list (seed 004 `task_state`).
+//! People may change them or add their own in the `specialists` app setting.
+//!
+//! A specialist's tools are taken from the registry as it was before any specialist joined, so
+//! a specialist never calls another (no loops, no runaway cost).
+
+mod mini_loop;
+pub mod planner;
+pub mod researcher;
+pub mod settings;
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use tessera_providers::stream::Usage;
+use tessera_providers::ProviderClient;
+use tessera_store::Store;
+
+use crate::tools::{RegistryError, ToolContext, ToolKind, ToolRegistry, ToolSpec};
+
+pub use settings::{
+    load as load_specialists, save as save_specialists, SpecialistsError, SETTING_KEY,
+};
+
+/// The prefix of a specialist's tool name.
+pub const TOOL_PREFIX: &str = "invoke_";
+/// Turns a specialist gets unless it says otherwise (seed 001 §5).
+pub const DEFAULT_MAX_TURNS: u32 = 3;
+/// The most turns a specialist may be given.
+pub const MAX_TURNS_LIMIT: u32 = 10;
+/// The key of a specialist's result that lists what its model calls cost (the turn adds them
+/// to its own usage).
+pub const AGENT_USAGE_KEY: &str = "agent_usage";
+
+/// What a specialist does with its model's final answer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpecialistRole {
+    /// The answer goes back to the coordinator as text.
+    #[default]
+    Answer,
+    /// The answer is an instruction set, run by the scheduler and kept as the task list.
+    Plan,
+}
+
+/// A specialist's declaration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpecialistSpec {
+    /// `[a-z0-9_]`, 1 to 40; its tool is `invoke_<name>`.
+    pub name: String,
+    /// Shown to the person (progress, forms).
+    pub title: String,
+    /// What the coordinator's model reads to decide when to call it.
+    pub description: String,
+    pub system_prompt: String,
+    /// Its model (same provider); None: the coordinator's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The tools it may call, by name (a planner's instructions may use them).
+    #[serde(default)]
+    pub tools: Vec<String>,
+    #[serde(default = "default_max_turns")]
+    pub max_turns: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    #[serde(default)]
+    pub role: SpecialistRole,
+}
+
+fn default_max_turns() -> u32 {
+    DEFAULT_MAX_TURNS
+}
+
+impl SpecialistSpec {
+    pub fn tool_name(&self) -> String {
+        format!("{TOOL_PREFIX}{}", self.name)
+    }
+}
+
+/// The specialists that ship.
+pub fn builtin() -> Vec<SpecialistSpec> {
+    vec![researcher::spec(), planner::spec()]
+}
+
+/// What a specialist's tool needs to run: the store, the model, and the tools as they were
+/// before any specialist joined.
+#[derive(Clone)]
+pub struct SpecialistDeps {
+    pub store: Arc<Store>,
+    pub client: ProviderClient,
+    /// The coordinator's model, used when a specialist names none.
+    pub model: String,
+}
+
+/// Adds an `invoke_<name>` tool per specialist to `registry`. A specialist's tools that the
+/// registry lacks are left out (logged), so a tool that went away never stops the others.
+pub fn register_specialists(
+    registry: &mut ToolRegistry,
+    deps: SpecialistDeps,
+    specs: &[SpecialistSpec],
+) -> Result<(), RegistryError> {
+    let names: Vec<String> = registry.names().map(str::to_owned).collect();
+    let base = registry.subset(&names);
+    for spec in specs {
+        let missing: Vec<&String> = spec
+            .tools
+            .iter()
+            .filter(|t| base.get(t).is_none())
+            .collect();
+        if !missing.is_empty() {
+            tracing::warn!(specialist = %spec.name, ?missing, "a specialist's tools are not available");
+        }
+        let tools = Arc::new(base.subset(&spec.tools));
+        let declaration = tool_spec(spec, &tools);
+        let (spec, deps) = (Arc::new(spec.clone()), deps.clone());
+        registry.register(declaration, move |arguments: Value, ctx: ToolContext| {
+            let (spec, deps, tools) = (spec.clone(), deps.clone(), tools.clone());
+            async move {
+                match spec.role {
+                    SpecialistRole::Answer => {
+                        mini_loop::answer(&deps, &spec, &tools, arguments, ctx).await
+                    }
+                    SpecialistRole::Plan => {
+                        planner::plan_and_run(&deps, &spec, &tools, arguments, ctx).await
+                    }
+                }
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// The tool a specialist is called through.
+fn tool_spec(spec: &SpecialistSpec, tools: &ToolRegistry) -> ToolSpec {
+    // A researcher only reads; a planner's instructions may write, so it runs alone.
+    let reads_only = tools.names().all(|name| {
+        tools
+            .get(name)
+            .is_some_and(|t| t.spec.is_concurrency_safe())
+    });
+    let safe = spec.role == SpecialistRole::Answer && reads_only;
+    let mut declaration = ToolSpec::new(spec.tool_name(), spec.description.clone())
+        .kind(ToolKind::Agent)
+        .input_schema(json!({
+            "type": "object",
+            "properties": {
+                "task": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 8000,
+                    "description": "What the specialist should do, in full: it sees nothing of this conversation but what you write here."
+                },
+                "context": {
+                    "type": "string",
+                    "maxLength": 20000,
+                    "description": "Facts from the conversation it needs (optional)."
+                }
+            },
+            "required": ["task"],
+            "additionalProperties": false
+        }))
+        .safe(safe)
+        // Each turn is a model call of its own; a plan may run slow tools.
+        .timeout_ms(if spec.role == SpecialistRole::Plan {
+            600_000
+        } else {
+            180_000
+        })
+        .estimated_ms(10_000)
+        .retry(crate::tools::RetryPolicy::none())
+        .provider("specialist");
+    if !safe {
+        declaration = declaration.writes(["plan"]);
+    }
+    declaration
+}
+
+/// One model's share of a specialist's cost, as its result carries it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentUsage {
+    pub model: String,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+impl AgentUsage {
+    /// The provider usage it stands for.
+    pub fn usage(&self) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens,
+            output_tokens: self.output_tokens,
+            ..Usage::default()
+        }
+    }
+}
+
+/// The usage entries a specialist's result carries (none for any other result).
+pub fn agent_usage_of(tool: &str, result: &Value) -> Vec<AgentUsage> {
+    if !tool.starts_with(TOOL_PREFIX) {
+        return Vec::new();
+    }
+    result
+        .get(AGENT_USAGE_KEY)
+        .and_then(|v| serde_json::from_value::<Vec<AgentUsage>>(v.clone()).ok())
+        .unwrap_or_default()
+}
