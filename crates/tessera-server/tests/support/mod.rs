@@ -4,6 +4,7 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod api;
+pub mod stream;
 
 use std::path::Path;
 use std::process::{Output, Stdio};
