@@ -14,7 +14,7 @@ use tessera_engine::engine::{Engine, ModelChoice, Subscription};
 use tessera_engine::specialists::{builtin, register_specialists, SpecialistDeps};
 use tessera_engine::tools::ToolRegistry;
 use tessera_engine::turn::TurnOptions;
-use tessera_protocol::context_doc::{TaskStatus, UsageStage};
+use tessera_protocol::context_doc::{EvidenceType, TaskStatus, UsageStage};
 use tessera_protocol::easyflow::{EventBody, NodeKind};
 use tessera_protocol::request::Role;
 use tessera_providers::config::{ProviderConfig, ProviderKind};

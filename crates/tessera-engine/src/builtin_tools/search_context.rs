@@ -130,9 +130,16 @@ impl Found {
         if let Some(id) = &self.existing {
             return id.clone();
         }
-        let key = format!("{}\u{0}{}\u{0}{}", self.conversation_id, self.kind, self.id);
-        format!("search-{}-{:016x}", self.kind, xxh3_64(key.as_bytes()))
+        derived_evidence_id(&self.conversation_id, self.kind, &self.id)
     }
+}
+
+/// The evidence id of what search finds as `kind` `id` of a conversation. A person's message
+/// is stored with its `user_input` evidence under this id, so finding the message and finding
+/// its evidence is one hit.
+pub fn derived_evidence_id(conversation_id: &str, kind: &str, id: &str) -> String {
+    let key = format!("{conversation_id}\u{0}{kind}\u{0}{id}");
+    format!("search-{kind}-{:016x}", xxh3_64(key.as_bytes()))
 }
 
 fn truncate(text: &str, max: usize) -> String {
@@ -357,7 +364,14 @@ async fn search(
         if !evidences.is_empty() {
             store.write(move |tx| {
                 for evidence in &evidences {
-                    tx.put_evidence(&conversation_id, evidence, &[])?;
+                    // One already there (a message's own evidence, an earlier search's) stays.
+                    if tx
+                        .read()
+                        .evidence(&conversation_id, &evidence.evidence_id)?
+                        .is_none()
+                    {
+                        tx.put_evidence(&conversation_id, evidence, &[])?;
+                    }
                 }
                 Ok(())
             })?;

@@ -423,10 +423,7 @@ pub async fn run_turn(
                 .id
         }
     };
-    store.append_message(
-        &conversation_id,
-        NewMessage::new(text_message(WireRole::User, text)),
-    )?;
+    store_user_input(store, &conversation_id, text)?;
     let run_id = run_id.map_or_else(new_id, str::to_owned);
     let message_id = new_id();
     let shaper = EventShaper::new(&conversation_id, &message_id, &run_id);
@@ -463,6 +460,42 @@ pub async fn run_turn(
         store.set_turn_assembly(&conversation_id, &first.turn_id, prompt.explanation)?;
     }
     Ok(outcome)
+}
+
+/// The person's message, and its `user_input` evidence (DESIGN.md: written before anything
+/// else, so what they said can be cited), in one transaction.
+fn store_user_input(store: &Store, conversation_id: &str, text: &str) -> Result<(), StoreError> {
+    let conversation_id = conversation_id.to_owned();
+    let text = text.to_owned();
+    store.write(move |tx| {
+        let message = tx.append_message(
+            &conversation_id,
+            NewMessage::new(text_message(WireRole::User, &text)),
+        )?;
+        let evidence = tessera_protocol::context_doc::Evidence {
+            evidence_id: crate::builtin_tools::search_context::derived_evidence_id(
+                &conversation_id,
+                "message",
+                &message.id,
+            ),
+            evidence_type: tessera_protocol::context_doc::EvidenceType::UserInput,
+            source: tessera_protocol::context_doc::EvidenceSource {
+                kind: tessera_protocol::context_doc::SourceKind::User,
+                name: None,
+                uri: Some(format!(
+                    "tessera://conversations/{conversation_id}/messages/{}",
+                    message.id
+                )),
+                extra: Default::default(),
+            },
+            content: Some(serde_json::Value::String(text)),
+            confidence: None,
+            metadata: None,
+            links: None,
+            extra: Default::default(),
+        };
+        tx.put_evidence(&conversation_id, &evidence, &[])
+    })
 }
 
 /// A conversation title from the first words of the message.
