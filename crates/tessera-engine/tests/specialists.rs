@@ -218,6 +218,18 @@ async fn the_researcher_searches_in_its_own_loop_and_the_answer_cites_what_it_fo
         cited.iter().any(|c| c.contains("moved to Friday")),
         "{cited:?}"
     );
+    // The person's message is an evidence of its own, and the one the search found for it.
+    let said = store
+        .evidences(&conversation)
+        .unwrap()
+        .into_iter()
+        .find(|e| e.evidence.evidence_type == EvidenceType::UserInput)
+        .expect("a user_input evidence");
+    assert_eq!(
+        said.evidence.content,
+        Some(json!("When is the heron deadline?"))
+    );
+    assert!(refs.contains(&said.evidence.evidence_id), "{refs:?}");
 
     // What it cost: recorded under its name, and part of the turn's usage.
     let usage = store.model_usage(&conversation).unwrap();
