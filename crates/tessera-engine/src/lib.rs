@@ -4,6 +4,7 @@
 //! - [`engine`]: the front door: start a run, follow a conversation's events, cancel.
 //! - [`assembler`]: builds each model call's prompt from the session within the token budget.
 //! - [`builtin_tools`]: get_current_datetime, calculator, search_context, save_memory.
+//! - [`client_tools`]: front-end tools a connected client announced and runs (headless mode).
 //! - [`tools`]: tool declarations, handlers, the registry with argument validation, simulated
 //!   stand-ins.
 //! - [`forms`]: request_form's schema rules and the validation of submitted values.
@@ -23,6 +24,7 @@
 
 pub mod assembler;
 pub mod builtin_tools;
+pub mod client_tools;
 pub mod engine;
 pub mod executor;
 pub mod forms;

@@ -57,6 +57,22 @@ impl Publisher {
     }
 }
 
+/// Stores each event, then publishes it as stored (with its seq).
+struct StoredAndPublished {
+    sink: crate::executor::StoreSink,
+    bus: Arc<EventBus>,
+    conversation_id: String,
+}
+
+impl crate::executor::EventSink for StoredAndPublished {
+    fn emit(&self, event: tessera_protocol::easyflow::Event) {
+        match self.sink.persist(event) {
+            Ok(stored) => self.bus.publish(&self.conversation_id, &stored),
+            Err(error) => tracing::warn!(%error, "could not store an event"),
+        }
+    }
+}
+
 #[derive(Debug, Error)]
 pub enum EngineError {
     #[error(transparent)]
@@ -114,6 +130,8 @@ pub struct Engine {
     runs: Arc<Mutex<HashMap<String, RunEntry>>>,
     /// Replaced when the person changes providers; a run keeps the model it started with.
     model: Arc<RwLock<Option<Arc<ModelChoice>>>>,
+    /// Front-end tools clients announced, and their calls waiting for an answer.
+    client_tools: Arc<crate::client_tools::ClientTools>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -139,6 +157,7 @@ impl Engine {
             bus: Arc::new(EventBus::new()),
             runs: Arc::new(Mutex::new(HashMap::new())),
             model: Arc::new(RwLock::new(None)),
+            client_tools: Arc::new(crate::client_tools::ClientTools::new()),
         }
     }
 
@@ -161,6 +180,47 @@ impl Engine {
 
     pub fn store(&self) -> &Arc<Store> {
         &self.store
+    }
+
+    /// The tools a run in `conversation_id` may call: the model's, plus the front-end tools a
+    /// client of the conversation announced ([`crate::client_tools`]).
+    pub fn tools_for(&self, conversation_id: &str) -> Option<Arc<crate::tools::ToolRegistry>> {
+        self.client_tools
+            .registry_for(conversation_id, self.tools())
+    }
+
+    /// The front-end tools announced, and the calls waiting for a client.
+    pub fn client_tools(&self) -> &Arc<crate::client_tools::ClientTools> {
+        &self.client_tools
+    }
+
+    /// Remembers the front-end tools a client can run in `conversation_id` (CLIENT_CAPABILITIES);
+    /// runs started from now on offer them to the model.
+    pub fn announce_client_tools(
+        &self,
+        conversation_id: &str,
+        capabilities: tessera_protocol::mcp_cp::ClientCapabilities,
+    ) -> Result<crate::client_tools::Announcement, crate::client_tools::AnnounceError> {
+        self.client_tools.announce(conversation_id, capabilities)
+    }
+
+    /// A client's TOOL_CALL_RESPONSE: each result goes to the call waiting for it.
+    pub fn client_tool_response(
+        &self,
+        conversation_id: &str,
+        results: Vec<tessera_protocol::mcp_cp::ToolResult>,
+    ) -> crate::client_tools::Delivered {
+        self.client_tools.respond(conversation_id, results)
+    }
+
+    /// Where work outside a model run (a TOOL_CALL_REQUEST, an INSTRUCTION set) sends its
+    /// events: stored like a run's, then published to the conversation's subscribers.
+    pub fn event_sink(&self, conversation_id: &str) -> Arc<dyn crate::executor::EventSink> {
+        Arc::new(StoredAndPublished {
+            sink: crate::executor::StoreSink::new(self.store.clone(), conversation_id),
+            bus: self.bus.clone(),
+            conversation_id: conversation_id.to_owned(),
+        })
     }
 
     /// Starts answering `text` in `conversation` (a new one when None). Returns at once; the
@@ -201,7 +261,7 @@ impl Engine {
             model,
             move |engine, model, cancel, emit| {
                 Box::pin(async move {
-                    let (options, model_name) = profile_run::options_for(
+                    let (mut options, model_name) = profile_run::options_for(
                         &engine.store,
                         &model,
                         &conversation,
@@ -209,6 +269,10 @@ impl Engine {
                         &cancel,
                     )
                     .await;
+                    // The client's front-end tools join the tools the profile allows.
+                    options.tools = engine
+                        .client_tools
+                        .registry_for(&conversation, options.tools.take());
                     let outcome = run_turn(
                         &engine.store,
                         &model.client,

@@ -32,6 +32,7 @@ pub mod outcome;
 pub mod result_evidence;
 pub(crate) mod run;
 pub mod store_sink;
+pub mod task_list;
 
 use std::sync::Arc;
 

@@ -127,6 +127,24 @@ impl RegisteredTool {
     }
 }
 
+/// Decides whether a call may run ([`ToolRegistry::gated`]): `Some(failure)` refuses it.
+pub type Gate = Arc<dyn Fn(&ToolSpec, &str) -> Option<super::ToolFailure> + Send + Sync>;
+
+struct GatedHandler {
+    spec: ToolSpec,
+    inner: SharedHandler,
+    gate: Gate,
+}
+
+impl ToolHandler for GatedHandler {
+    fn call(&self, arguments: Value, ctx: super::ToolContext) -> super::ToolFuture {
+        match (self.gate)(&self.spec, &ctx.call_id) {
+            Some(refused) => Box::pin(async move { Err(refused) }),
+            None => self.inner.call(arguments, ctx),
+        }
+    }
+}
+
 /// Tools by name.
 #[derive(Default, Debug)]
 pub struct ToolRegistry {
@@ -192,6 +210,37 @@ impl ToolRegistry {
                 })
                 .collect(),
         }
+    }
+
+    /// A registry with every tool of this one plus `extra` (a run's view: the model's tools and
+    /// the front-end tools a client announced). A name already here is refused as a duplicate.
+    pub fn with_extra(
+        &self,
+        extra: impl IntoIterator<Item = (ToolSpec, SharedHandler)>,
+    ) -> Result<ToolRegistry, RegistryError> {
+        let mut out = ToolRegistry {
+            tools: self.tools.clone(),
+        };
+        for (spec, handler) in extra {
+            out.register_shared(spec, handler)?;
+        }
+        Ok(out)
+    }
+
+    /// The same tools, each call first put to `gate` (the tool's declaration and the call id):
+    /// a refusal is the call's failure and the tool never runs. The API uses it to refuse calls
+    /// that need the person's consent when no grant allows them.
+    pub fn gated(&self, gate: Gate) -> Result<ToolRegistry, RegistryError> {
+        let mut out = ToolRegistry::new();
+        for tool in self.tools.values() {
+            let handler: SharedHandler = Arc::new(GatedHandler {
+                spec: tool.spec.clone(),
+                inner: Arc::clone(&tool.handler),
+                gate: Arc::clone(&gate),
+            });
+            out.register_shared(tool.spec.clone(), handler)?;
+        }
+        Ok(out)
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {

@@ -94,3 +94,126 @@ impl Api {
         self.call(Method::DELETE, path, None).await
     }
 }
+
+/// An MCP-CP message of `type` with `content` in conversation `context`.
+pub fn mcp_message(context: &str, message_type: &str, content: Value) -> Value {
+    serde_json::json!({
+        "messageId": format!("msg_{}", uuid_like()), "contextId": context,
+        "timestamp": "2026-11-23T10:00:00Z", "type": message_type,
+        "sender": {"id": "client_1", "type": "USER"}, "content": content
+    })
+}
+
+fn uuid_like() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// `(seq, event name, data)` of each event of a whole SSE body.
+pub fn sse_events(body: &str) -> Vec<(u64, String, Value)> {
+    body.split("\n\n")
+        .filter_map(|block| {
+            let (mut id, mut name, mut data) = (0, "message".to_owned(), String::new());
+            for line in block.lines() {
+                if let Some(v) = line.strip_prefix("id:") {
+                    id = v.trim().parse().ok()?;
+                } else if let Some(v) = line.strip_prefix("event:") {
+                    name = v.trim().to_owned();
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    data.push_str(v.trim_start());
+                }
+            }
+            (!data.is_empty()).then(|| (id, name, serde_json::from_str(&data).unwrap()))
+        })
+        .collect()
+}
+
+impl Api {
+    /// The events of run `run_id` in `conversation`, from the stored log (the stream ends at
+    /// the first `done` after `after`), checked by the event-order checker.
+    pub async fn run_events(&self, conversation: &str, after: u64, run_id: &str) -> Vec<Value> {
+        let response = self
+            .client
+            .get(format!(
+                "{}/v1/conversations/{conversation}/events",
+                self.server.base
+            ))
+            .bearer_auth(&self.server.token)
+            .header("last-event-id", after.to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        let text = tokio::time::timeout(std::time::Duration::from_secs(60), response.text())
+            .await
+            .expect("the stream ends with done")
+            .unwrap();
+        let events: Vec<Value> = sse_events(&text)
+            .into_iter()
+            .map(|e| e.2)
+            .filter(|e| e["meta"]["run_id"] == run_id)
+            .collect();
+        assert_eq!(
+            tessera_testkit::event_order::check_run(&events),
+            Ok(()),
+            "{events:#?}"
+        );
+        events
+    }
+
+    /// Opens an SSE stream (GET `path`, or POST with `body`) to read as it arrives.
+    pub async fn open_sse(&self, path: &str, body: Option<&Value>) -> SseReader {
+        let url = format!("{}/v1{path}", self.server.base);
+        let request = match body {
+            Some(b) => self.client.post(url).json(b),
+            None => self.client.get(url),
+        };
+        let response = request
+            .bearer_auth(&self.server.token)
+            .header("accept", "text/event-stream")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        SseReader {
+            response,
+            buffer: String::new(),
+            events: Vec::new(),
+        }
+    }
+}
+
+/// An SSE body read as it arrives.
+pub struct SseReader {
+    response: reqwest::Response,
+    buffer: String,
+    /// Every event's data so far.
+    pub events: Vec<Value>,
+}
+
+impl SseReader {
+    /// Reads until an event satisfies `stop` (returned) or the stream ends (None).
+    pub async fn until(&mut self, stop: impl Fn(&Value) -> bool) -> Option<Value> {
+        loop {
+            while let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                for (_, _, data) in sse_events(&block) {
+                    self.events.push(data.clone());
+                    if stop(&data) {
+                        return Some(data);
+                    }
+                }
+            }
+            let chunk =
+                tokio::time::timeout(std::time::Duration::from_secs(60), self.response.chunk())
+                    .await
+                    .expect("the stream goes on")
+                    .unwrap();
+            match chunk {
+                Some(bytes) => self.buffer.push_str(&String::from_utf8_lossy(&bytes)),
+                None => return None,
+            }
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! A call to a client's front-end tool: the executor has already put its `tool/tool_call`
+//! event (runtime FRONTEND) on the conversation's stream; the handler waits for the client's
+//! result, and when none comes in time applies the tool's `fallbackBehavior`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tessera_protocol::mcp_cp::{FallbackBehavior, McpToolStatus, ToolResult};
+
+use super::{ClientTool, ClientTools};
+use crate::tools::{
+    RegisteredTool, SharedHandler, ToolContext, ToolFailure, ToolFuture, ToolHandler,
+};
+
+/// Runs a front-end tool by waiting for the client that announced it. Cheap to clone.
+#[derive(Clone)]
+pub struct ClientToolHandler(Arc<Inner>);
+
+struct Inner {
+    hub: Arc<ClientTools>,
+    conversation_id: String,
+    tool: String,
+    client_id: String,
+    wait: Duration,
+    fallback: FallbackBehavior,
+    /// The engine tool `USE_ALTERNATIVE` runs instead.
+    alternative: Option<Arc<RegisteredTool>>,
+}
+
+impl ClientToolHandler {
+    pub fn new(
+        hub: Arc<ClientTools>,
+        conversation_id: &str,
+        tool: &ClientTool,
+        alternative: Option<Arc<RegisteredTool>>,
+    ) -> Self {
+        Self(Arc::new(Inner {
+            hub,
+            conversation_id: conversation_id.to_owned(),
+            tool: tool.spec.name.clone(),
+            client_id: tool.client_id.clone(),
+            wait: tool.wait,
+            fallback: tool.fallback,
+            alternative,
+        }))
+    }
+}
+
+/// Removes the waiting entry however the wait ends (answer, timeout, cancellation).
+struct Forget<'a> {
+    hub: &'a ClientTools,
+    conversation_id: &'a str,
+    call_id: &'a str,
+}
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        self.hub.forget(self.conversation_id, self.call_id);
+    }
+}
+
+/// The client's result as the tool's outcome.
+fn from_client(result: ToolResult) -> Result<Value, ToolFailure> {
+    if result.status == McpToolStatus::Success {
+        return Ok(result.result.unwrap_or(Value::Null));
+    }
+    let status = result.status.as_str();
+    Err(match result.error {
+        Some(error) => ToolFailure {
+            code: error.code,
+            message: error.message,
+            retryable: false,
+            details: error.details,
+        },
+        None => ToolFailure::new(
+            format!("CLIENT_{status}"),
+            format!("the client reported {status}"),
+        ),
+    })
+}
+
+impl Inner {
+    async fn run(
+        self: Arc<Self>,
+        arguments: Value,
+        ctx: ToolContext,
+    ) -> Result<Value, ToolFailure> {
+        let answer = self.hub.wait_for(&self.conversation_id, &ctx.call_id);
+        let forget = Forget {
+            hub: &self.hub,
+            conversation_id: &self.conversation_id,
+            call_id: &ctx.call_id,
+        };
+        let received = tokio::time::timeout(self.wait, answer).await;
+        drop(forget);
+        match received {
+            Ok(Ok(result)) => from_client(result),
+            // Nobody answered in time (or the engine let go of the call).
+            _ => self.fall_back(arguments, ctx).await,
+        }
+    }
+
+    async fn fall_back(&self, arguments: Value, ctx: ToolContext) -> Result<Value, ToolFailure> {
+        let why = format!(
+            "no client ran `{}` within {} s (the client `{}` announced it)",
+            self.tool,
+            self.wait.as_secs_f64(),
+            self.client_id
+        );
+        match self.fallback {
+            FallbackBehavior::Abort => Err(ToolFailure::new(
+                "CLIENT_TIMEOUT",
+                format!("{why}; its fallbackBehavior is ABORT"),
+            )),
+            FallbackBehavior::Skip => Err(ToolFailure::new(
+                "SKIPPED",
+                format!("{why}; skipped, as its fallbackBehavior SKIP says"),
+            )),
+            FallbackBehavior::UseAlternative => {
+                let Some(alt) = &self.alternative else {
+                    return Err(ToolFailure::new(
+                        "CLIENT_TIMEOUT",
+                        format!("{why}; its fallbackBehavior is USE_ALTERNATIVE but no engine tool is named as its alternative"),
+                    ));
+                };
+                if let Err(problems) = alt.validate_arguments(&arguments) {
+                    return Err(ToolFailure::new(
+                        "CLIENT_TIMEOUT",
+                        format!(
+                            "{why}; the alternative `{}` refuses the arguments: {problems}",
+                            alt.spec.name
+                        ),
+                    ));
+                }
+                let mut result = alt.handler.call(arguments, ctx).await?;
+                if let Value::Object(o) = &mut result {
+                    o.insert(
+                        "alternativeTool".into(),
+                        Value::String(alt.spec.name.clone()),
+                    );
+                }
+                Ok(result)
+            }
+        }
+    }
+}
+
+impl ToolHandler for ClientToolHandler {
+    fn call(&self, arguments: Value, ctx: ToolContext) -> ToolFuture {
+        Box::pin(Arc::clone(&self.0).run(arguments, ctx))
+    }
+}
+
+/// A handler that never runs anything (to check a declaration without a real handler).
+pub(super) fn refusing() -> SharedHandler {
+    Arc::new(|_args: Value, _ctx: ToolContext| async {
+        Err::<Value, _>(ToolFailure::new(
+            "NOT_RUNNABLE",
+            "this tool is only being checked",
+        ))
+    })
+}

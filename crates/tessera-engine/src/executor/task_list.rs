@@ -1,0 +1,158 @@
+//! An instruction set kept as the conversation's task list (seed 004
+//! `session.task_state.todo_list`): each instruction is a task (`task_id` = `instructionId`,
+//! `name` = its action, `depends_on` = its dependencies) written as `pending` before anything
+//! runs, then moved to `running`, `completed`, `failed`, `skipped` or `timeout` as the
+//! executor reports the instruction's `workflow/status` (node kind `instruction`), with the
+//! reason as the task's `error`.
+//!
+//! Whoever runs an instruction set (the `INSTRUCTION` message of the API, the planner
+//! specialist) wraps the sink it gives the executor:
+//!
+//! ```no_run
+//! # use std::sync::Arc;
+//! # use tessera_engine::executor::{task_list, Executor, ExecutorOptions, EventSink, NullSink};
+//! # use tessera_engine::tools::ToolRegistry;
+//! # use tokio_util::sync::CancellationToken;
+//! # async fn demo(store: Arc<tessera_store::Store>, set: tessera_protocol::mcp_cp::InstructionSet)
+//! #     -> Result<(), Box<dyn std::error::Error>> {
+//! let inner: Arc<dyn EventSink> = Arc::new(NullSink);
+//! let sink = task_list::task_list_sink(store, "conv_1", &set, inner)?;
+//! let executor = Executor::new(Arc::new(ToolRegistry::new()), sink, ExecutorOptions::new("conv_1"));
+//! let results = executor.run_instructions(&set, &CancellationToken::new()).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! Plan the set first ([`super::Executor::plan_instructions`]) so a refused set leaves no tasks
+//! behind. A task list write that fails is logged and never stops the run.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tessera_protocol::context_doc::{Task, TaskStatus};
+use tessera_protocol::easyflow::{Event, EventBody, NodeKind};
+use tessera_protocol::mcp_cp::InstructionSet;
+use tessera_protocol::vocabulary::InstructionState;
+use tessera_protocol::wire::JsonObject;
+use tessera_store::{Store, StoreError};
+
+use super::events::EventSink;
+
+/// The tasks of `set`, all `pending`, in the set's order.
+pub fn pending_tasks(set: &InstructionSet) -> Vec<Task> {
+    set.instructions
+        .iter()
+        .map(|inst| Task {
+            task_id: inst.instruction_id.clone(),
+            name: Some(inst.action.clone()),
+            depends_on: inst.dependencies.clone().filter(|d| !d.is_empty()),
+            status: Some(TaskStatus::Pending),
+            result_evidence_ids: None,
+            error: None,
+            extra: JsonObject::new(),
+        })
+        .collect()
+}
+
+/// Writes the tasks of `set` as `pending`, in one transaction (all or none).
+pub fn write_pending(
+    store: &Store,
+    conversation_id: &str,
+    set: &InstructionSet,
+) -> Result<(), StoreError> {
+    let tasks = pending_tasks(set);
+    let conversation_id = conversation_id.to_owned();
+    store.write(move |tx| {
+        for task in &tasks {
+            tx.put_task(&conversation_id, task)?;
+        }
+        Ok(())
+    })
+}
+
+/// Keeps the task list in step with the events of an instruction set, then passes every
+/// event on to the inner sink.
+pub struct TaskListSink {
+    store: Arc<Store>,
+    conversation_id: String,
+    tasks: Mutex<HashMap<String, Task>>,
+    inner: Arc<dyn EventSink>,
+}
+
+impl TaskListSink {
+    /// Writes the set's tasks as `pending` now, and follows the set from there.
+    pub fn new(
+        store: Arc<Store>,
+        conversation_id: impl Into<String>,
+        set: &InstructionSet,
+        inner: Arc<dyn EventSink>,
+    ) -> Result<Self, StoreError> {
+        let conversation_id = conversation_id.into();
+        write_pending(&store, &conversation_id, set)?;
+        let tasks = pending_tasks(set)
+            .into_iter()
+            .map(|t| (t.task_id.clone(), t))
+            .collect();
+        Ok(Self {
+            store,
+            conversation_id,
+            tasks: Mutex::new(tasks),
+            inner,
+        })
+    }
+
+    fn follow(&self, event: &Event) {
+        let EventBody::WorkflowStatus(p) = &event.body else {
+            return;
+        };
+        if p.node_kind != Some(NodeKind::Instruction) {
+            return;
+        }
+        let Some(state) = InstructionState::from_workflow_state(p.state) else {
+            return;
+        };
+        let task = {
+            let Ok(mut tasks) = self.tasks.lock() else {
+                return;
+            };
+            let Some(task) = tasks.get_mut(&p.node_id) else {
+                return;
+            };
+            task.status = Some(state.to_task_status());
+            // The reason of a failure, a skip or a timeout is what the task list shows.
+            task.error = match state {
+                InstructionState::Pending
+                | InstructionState::Running
+                | InstructionState::Completed => None,
+                _ => p.reason.clone(),
+            };
+            task.clone()
+        };
+        if let Err(error) = self.store.put_task(&self.conversation_id, task) {
+            tracing::warn!(%error, task = %p.node_id, "could not update the task list");
+        }
+    }
+}
+
+impl EventSink for TaskListSink {
+    fn emit(&self, event: Event) {
+        // The task is written before the event is passed on: a client that sees the event and
+        // reads the task list finds it up to date.
+        self.follow(&event);
+        self.inner.emit(event);
+    }
+}
+
+/// [`TaskListSink::new`] as the sink an executor takes.
+pub fn task_list_sink(
+    store: Arc<Store>,
+    conversation_id: &str,
+    set: &InstructionSet,
+    inner: Arc<dyn EventSink>,
+) -> Result<Arc<dyn EventSink>, StoreError> {
+    Ok(Arc::new(TaskListSink::new(
+        store,
+        conversation_id,
+        set,
+        inner,
+    )?))
+}

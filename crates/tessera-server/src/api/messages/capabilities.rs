@@ -1,0 +1,86 @@
+//! CLIENT_CAPABILITIES (seed 000 §4.7.1): the client says which front-end tools it runs in this
+//! conversation; runs started from then on offer them to the model, and their calls come to the
+//! client as `tool/tool_call` events (runtime FRONTEND) it answers with a TOOL_CALL_RESPONSE.
+//! Remembered while the server runs (a client announces again when it reconnects). The answer
+//! is a SYSTEM_MESSAGE listing the tools taken.
+//!
+//! TOOL_AVAILABILITY_REQUEST (§4.7.2) → TOOL_AVAILABILITY_RESPONSE: for each tool asked,
+//! whether it runs here (an engine tool, or one a client of the conversation announced), with
+//! the reason when not.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+use tessera_engine::engine::Engine;
+use tessera_protocol::mcp_cp::{Message, MessageContent, SenderType};
+use tessera_protocol::wire::JsonObject;
+
+use super::super::ApiError;
+use super::{ack, ensure_conversation, reply};
+
+pub(super) fn announce(engine: &Engine, message: Message) -> Result<Response, ApiError> {
+    let MessageContent::ClientCapabilities(capabilities) = &message.content else {
+        return Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL",
+            "not a CLIENT_CAPABILITIES",
+        ));
+    };
+    ensure_conversation(engine, &message.context_id, "New conversation")?;
+    let announcement = engine
+        .announce_client_tools(&message.context_id, capabilities.clone())
+        .map_err(|err| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "INVALID_CAPABILITIES",
+                format!("content.{err}; nothing was announced"),
+            )
+        })?;
+    let engine_tools = engine.tools();
+    let mut taken = Vec::new();
+    let mut shadowed = Vec::new();
+    for tool in &announcement.tools {
+        // A name the engine has stays the engine's tool.
+        if engine_tools
+            .as_ref()
+            .is_some_and(|r| r.get(&tool.spec.name).is_some())
+        {
+            shadowed.push(tool.spec.name.clone());
+        } else {
+            taken.push(tool.spec.name.clone());
+        }
+    }
+    let mut data = JsonObject::new();
+    data.insert("clientId".into(), json!(capabilities.client_id));
+    data.insert("tools".into(), json!(taken));
+    data.insert("shadowedByServerTools".into(), json!(shadowed));
+    let text = format!(
+        "client {} can run {} front-end tool(s) in context {}",
+        capabilities.client_id,
+        taken.len(),
+        message.context_id
+    );
+    Ok(Json(ack(&message, text, data)).into_response())
+}
+
+pub(super) fn availability(engine: &Engine, message: Message) -> Result<Response, ApiError> {
+    let MessageContent::ToolAvailabilityRequest(request) = &message.content else {
+        return Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL",
+            "not a TOOL_AVAILABILITY_REQUEST",
+        ));
+    };
+    let engine_tools = engine.tools();
+    let client_tools = engine.client_tools().tools(&message.context_id);
+    let response =
+        tessera_engine::client_tools::availability(request, engine_tools.as_deref(), &client_tools);
+    let answer = reply(
+        &message,
+        SenderType::System,
+        MessageContent::ToolAvailabilityResponse(response),
+        JsonObject::new(),
+    );
+    Ok(Json(answer).into_response())
+}

@@ -1,0 +1,110 @@
+//! INSTRUCTION: the set runs with the engine's executor (each instruction's `action` is a tool
+//! of the conversation), as a run of its own on the event stream, and is kept as the
+//! conversation's task list (seed 004 task_state) as it runs. A set that cannot be planned (a
+//! cycle, an unknown dependency, a condition that does not parse) is a 422 naming the problem;
+//! nothing is run or stored. The answer is a SYSTEM_MESSAGE whose `data.results` holds each
+//! instruction's state (seed 000 §5.4), result and error, in the set's order, and
+//! `data.tasks` the task list as stored.
+
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::{json, Value};
+use tessera_engine::engine::Engine;
+use tessera_engine::executor::task_list::task_list_sink;
+use tessera_engine::executor::{Executor, ExecutorOptions, NullSink};
+use tessera_engine::tools::ToolRegistry;
+use tessera_protocol::easyflow::SystemState;
+use tessera_protocol::mcp_cp::{Message, MessageContent};
+use tessera_protocol::vocabulary::InstructionState;
+use tessera_protocol::wire::JsonObject;
+use tokio_util::sync::CancellationToken;
+
+use super::super::ApiError;
+use super::direct_run::{consent_gated, Denied, DirectRun};
+use super::tool_calls::refused;
+use super::{ack, ensure_conversation};
+
+pub(super) async fn handle(engine: &Engine, message: Message) -> Result<Response, ApiError> {
+    let MessageContent::Instruction(set) = &message.content else {
+        return Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL",
+            "not an INSTRUCTION",
+        ));
+    };
+    let conversation = message.context_id.clone();
+    let base = engine
+        .tools_for(&conversation)
+        .unwrap_or_else(|| Arc::new(ToolRegistry::new()));
+    let denied = Arc::new(Denied::default());
+    let registry = consent_gated(engine, &conversation, &base, denied.clone())?;
+    // Planned first: a refused set leaves neither tasks nor events behind.
+    Executor::new(
+        registry.clone(),
+        Arc::new(NullSink),
+        ExecutorOptions::new(conversation.clone()),
+    )
+    .plan_instructions(set)
+    .map_err(|e| refused(&e))?;
+    ensure_conversation(engine, &conversation, "Instructions")?;
+    let run = DirectRun::begin(engine, &conversation, denied);
+    let sink = match task_list_sink(engine.store().clone(), &conversation, set, run.sink()) {
+        Ok(sink) => sink,
+        Err(err) => {
+            run.end(SystemState::Failed);
+            return Err(err.into());
+        }
+    };
+    let executor = run.executor(registry, Some(sink));
+    let results = match executor
+        .run_instructions(set, &CancellationToken::new())
+        .await
+    {
+        Ok(results) => results,
+        Err(err) => {
+            run.end(SystemState::Failed);
+            return Err(refused(&err));
+        }
+    };
+    run.end(SystemState::Completed);
+    let listed: Vec<Value> = results
+        .results
+        .iter()
+        .map(|(id, r)| {
+            json!({
+                "instructionId": id,
+                "status": r.state.as_mcp_cp_str(),
+                "result": r.result,
+                "error": r.error.as_ref().map(|e| e.to_value()),
+                "executionTime": r.duration_ms,
+            })
+        })
+        .collect();
+    let count = |state: InstructionState| {
+        results
+            .results
+            .iter()
+            .filter(|(_, r)| r.state == state)
+            .count()
+    };
+    let tasks = engine.store().tasks(&conversation)?;
+    let mut data = JsonObject::new();
+    data.insert("runId".into(), json!(run.run_id));
+    data.insert("results".into(), Value::Array(listed));
+    data.insert(
+        "tasks".into(),
+        serde_json::to_value(tasks).unwrap_or(Value::Null),
+    );
+    let text = format!(
+        "{} instructions: {} completed, {} failed, {} skipped, {} timed out",
+        results.results.len(),
+        count(InstructionState::Completed),
+        count(InstructionState::Failed),
+        count(InstructionState::Skipped),
+        count(InstructionState::Timeout),
+    );
+    Ok(Json(ack(&message, text, data)).into_response())
+}

@@ -1,0 +1,185 @@
+//! USER_INPUT: starts a run in the conversation. With `Accept: text/event-stream` the answer
+//! is the run's event stream; otherwise the MODEL_RESPONSE once the run ends or suspends.
+//! [`follow_run`] is also what `POST /v1/requests` waits with.
+
+use std::time::Duration;
+
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::{json, Value};
+use tessera_engine::engine::{Engine, StartedRun, Subscription};
+use tessera_protocol::easyflow::{EventBody, EventMeta, SystemState};
+use tessera_protocol::mcp_cp::{
+    FinishReason, Message, MessageContent, ModelResponse, SenderType, TokenUsage,
+};
+use tessera_protocol::wire::JsonObject;
+
+use super::super::{stream_response, wants_stream, ApiError};
+use super::{ensure_conversation, reply};
+
+/// How a run went, as far as a waiting client saw it.
+#[derive(Debug, Default)]
+pub(crate) struct RunSummary {
+    /// The answer's text (all of it, or what came before a suspension or the wait's end).
+    pub text: String,
+    /// The `done` event's meta (usage, latency).
+    pub usage: Option<EventMeta>,
+    /// A fatal error: its code and message.
+    pub failure: Option<(String, String)>,
+    pub suspended: bool,
+    pub cancelled: bool,
+    /// The wait budget ran out first: the run goes on.
+    pub still_running: bool,
+}
+
+/// Reads the run's events until it ends, suspends, or `budget` runs out.
+pub(crate) async fn follow_run(
+    mut sub: Subscription,
+    run_id: &str,
+    budget: Option<Duration>,
+) -> Result<RunSummary, ApiError> {
+    let mut summary = RunSummary::default();
+    let deadline = budget.map(|b| tokio::time::Instant::now() + b);
+    loop {
+        let next = match deadline {
+            Some(at) => match tokio::time::timeout_at(at, sub.next()).await {
+                Ok(next) => next?,
+                Err(_) => {
+                    summary.still_running = true;
+                    return Ok(summary);
+                }
+            },
+            None => sub.next().await?,
+        };
+        let Some(event) = next else {
+            return Ok(summary);
+        };
+        if event.run_id.as_deref() != Some(run_id) {
+            continue;
+        }
+        match &event.event.body {
+            // The person must answer a form or consent first: the answer so far, and what waits.
+            EventBody::SystemStatus(p) if p.state == SystemState::Suspended => {
+                summary.suspended = true;
+                return Ok(summary);
+            }
+            EventBody::SystemStatus(p) if p.state == SystemState::Cancelled => {
+                summary.cancelled = true;
+            }
+            EventBody::LlmMessage(p) => {
+                if let Some(t) = p.delta.as_ref().or(p.content.as_ref()) {
+                    summary.text.push_str(t);
+                }
+            }
+            EventBody::SystemError(p) if p.retryable != Some(true) => {
+                summary.failure = Some((p.code.clone(), p.message.clone()));
+            }
+            EventBody::Done(_) => {
+                summary.usage = event.event.meta.clone();
+                return Ok(summary);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The interactions run `run_id` waits for, as a client sees them.
+pub(crate) fn waiting_interactions(
+    engine: &Engine,
+    run: &StartedRun,
+) -> Result<Vec<Value>, ApiError> {
+    Ok(engine
+        .pending_interactions(Some(&run.conversation_id))?
+        .into_iter()
+        .filter(|i| i.run_id.as_deref() == Some(run.run_id.as_str()))
+        .map(|i| json!({"interactionId": i.interaction_id, "kind": i.kind, "request": i.request}))
+        .collect())
+}
+
+/// The HTTP status of a run's fatal error.
+pub(crate) fn failure_status(code: &str) -> StatusCode {
+    if code == "spending_limit" {
+        StatusCode::PAYMENT_REQUIRED
+    } else {
+        StatusCode::BAD_GATEWAY
+    }
+}
+
+/// Starts a run for `text` in `conversation` (created when new), subscribed from now on so
+/// the subscription holds this run's events only.
+pub(crate) fn start(
+    engine: &Engine,
+    conversation: &str,
+    text: &str,
+) -> Result<(StartedRun, Subscription), ApiError> {
+    ensure_conversation(engine, conversation, text)?;
+    let after = engine.store().read(|r| r.last_event_seq(conversation))?;
+    let sub = engine.subscribe(conversation, Some(after))?;
+    let run = engine.start_run(Some(conversation), text)?;
+    Ok((run, sub))
+}
+
+/// The SSE answer, with the run's id in `x-tessera-run-id`.
+pub(crate) fn stream_answer(run: &StartedRun, sub: Subscription) -> Response {
+    let mut response = stream_response(sub);
+    if let Ok(value) = header::HeaderValue::from_str(&run.run_id) {
+        response.headers_mut().insert("x-tessera-run-id", value);
+    }
+    response
+}
+
+pub(super) async fn handle(
+    engine: &Engine,
+    headers: &HeaderMap,
+    message: Message,
+) -> Result<Response, ApiError> {
+    let MessageContent::UserInput(input) = &message.content else {
+        return Err(ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL",
+            "not a USER_INPUT",
+        ));
+    };
+    let (run, sub) = start(engine, &message.context_id, &input.text)?;
+    if wants_stream(headers) {
+        return Ok(stream_answer(&run, sub));
+    }
+    let summary = follow_run(sub, &run.run_id, None).await?;
+    if let Some((code, text)) = summary.failure {
+        return Err(ApiError::new(
+            failure_status(&code),
+            "MODEL_ERROR",
+            format!("{code}: {text}"),
+        ));
+    }
+    let token_usage = summary.usage.and_then(|m| {
+        Some(TokenUsage {
+            prompt_tokens: m.prompt_tokens?,
+            completion_tokens: m.completion_tokens?,
+            total_tokens: m.prompt_tokens? + m.completion_tokens?,
+            extra: JsonObject::new(),
+        })
+    });
+    let mut metadata = JsonObject::new();
+    metadata.insert("runId".into(), json!(run.run_id));
+    if summary.suspended {
+        metadata.insert("state".into(), json!("suspended"));
+        metadata.insert(
+            "interactions".into(),
+            Value::Array(waiting_interactions(engine, &run)?),
+        );
+    }
+    let content = MessageContent::ModelResponse(ModelResponse {
+        text: summary.text,
+        tool_calls: None,
+        finish_reason: if summary.suspended {
+            FinishReason::ToolCalls
+        } else {
+            FinishReason::Stop
+        },
+        usage: token_usage,
+        extra: JsonObject::new(),
+    });
+    Ok(Json(reply(&message, SenderType::Model, content, metadata)).into_response())
+}
