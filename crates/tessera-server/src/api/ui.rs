@@ -4,6 +4,7 @@
 //! use rebuilds it (`ModelFlags::refresh`); a rebuild that fails leaves NO_MODEL, not a failed
 //! change.
 
+mod agents;
 mod conversations;
 mod providers;
 mod settings;
@@ -24,6 +25,7 @@ use crate::serve::ModelFlags;
 /// The UI's routes; `api::routes` merges them (the caller adds authentication).
 pub fn ui_routes() -> Router<Engine> {
     Router::new()
+        .merge(agents::routes())
         .merge(conversations::routes())
         .merge(providers::routes())
         .merge(settings::routes())

@@ -1,0 +1,142 @@
+//! Agent profiles and specialists, as the settings page edits them: `GET /v1/profiles` and
+//! `GET /v1/specialists` show what is in force (the built-ins until the person saves their
+//! own); `PUT` takes the whole list, checks it (a 400 names each problem, nothing is written);
+//! `DELETE` goes back to the built-ins. A change to the specialists rebuilds the model new runs
+//! use, so their `invoke_…` tools change without a restart; profiles are read at each run.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::get;
+use axum::{Extension, Json, Router};
+use serde_json::{json, Value};
+use tessera_engine::engine::Engine;
+use tessera_engine::profiles::{Profiles, ProfilesError};
+use tessera_engine::specialists::{self, SpecialistsError};
+use tessera_protocol::wire::JsonObject;
+
+use super::{json_body, refresh_model};
+use crate::api::ApiError;
+use crate::serve::ModelFlags;
+
+pub(super) fn routes() -> Router<Engine> {
+    Router::new()
+        .route(
+            "/profiles",
+            get(show_profiles).put(put_profiles).delete(reset_profiles),
+        )
+        .route(
+            "/specialists",
+            get(show_specialists)
+                .put(put_specialists)
+                .delete(reset_specialists),
+        )
+}
+
+fn profiles_error(err: ProfilesError) -> ApiError {
+    match err {
+        ProfilesError::Invalid(problems) => {
+            let listed: Vec<Value> = problems
+                .iter()
+                .map(|p| json!({"profile": p.profile, "field": p.field, "message": p.message}))
+                .collect();
+            let mut details = JsonObject::new();
+            details.insert("problems".into(), Value::Array(listed));
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "INVALID_PROFILES",
+                ProfilesError::Invalid(problems).to_string(),
+            )
+            .with_details(details)
+        }
+        ProfilesError::Store(err) => err.into(),
+    }
+}
+
+fn specialists_error(err: SpecialistsError) -> ApiError {
+    match err {
+        SpecialistsError::Store(err) => err.into(),
+        other => ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "INVALID_SPECIALISTS",
+            other.to_string(),
+        ),
+    }
+}
+
+/// `GET /v1/profiles`: `{"profiles": […], "custom": bool}`.
+async fn show_profiles(State(engine): State<Engine>) -> Result<Json<Value>, ApiError> {
+    let store = engine.store();
+    let custom = store
+        .app_setting(tessera_engine::profiles::SETTING_KEY)?
+        .is_some();
+    let profiles = Profiles::load(store).map_err(profiles_error)?;
+    Ok(Json(
+        json!({"profiles": profiles.to_value(), "custom": custom}),
+    ))
+}
+
+/// `PUT /v1/profiles` with the whole list.
+async fn put_profiles(
+    State(engine): State<Engine>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let value = json_body(body)?;
+    let profiles = Profiles::save_value(engine.store(), &value).map_err(profiles_error)?;
+    Ok(Json(
+        json!({"profiles": profiles.to_value(), "custom": true}),
+    ))
+}
+
+/// `DELETE /v1/profiles`: the built-in profile applies again.
+async fn reset_profiles(State(engine): State<Engine>) -> Result<Json<Value>, ApiError> {
+    Profiles::reset(engine.store()).map_err(profiles_error)?;
+    Ok(Json(
+        json!({"profiles": Profiles::builtin().to_value(), "custom": false}),
+    ))
+}
+
+fn specialists_view(specs: &[specialists::SpecialistSpec], custom: bool) -> Value {
+    json!({
+        "specialists": serde_json::to_value(specs).unwrap_or(Value::Null),
+        "custom": custom,
+    })
+}
+
+/// `GET /v1/specialists`: those in force (built-ins with the person's over them).
+async fn show_specialists(State(engine): State<Engine>) -> Result<Json<Value>, ApiError> {
+    let store = engine.store();
+    let custom = store.app_setting(specialists::SETTING_KEY)?.is_some();
+    let specs = specialists::load_specialists(store).map_err(specialists_error)?;
+    Ok(Json(specialists_view(&specs, custom)))
+}
+
+/// `PUT /v1/specialists` with the list of the person's own (one named like a built-in
+/// replaces it); the model is rebuilt so runs from now on have them.
+async fn put_specialists(
+    State(engine): State<Engine>,
+    flags: Option<Extension<Arc<ModelFlags>>>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let value = json_body(body)?;
+    let specs = specialists::save_specialists(engine.store(), &value).map_err(specialists_error)?;
+    let mut view = specialists_view(&specs, true);
+    view["model"] = refresh_model(&engine, flags).await;
+    Ok(Json(view))
+}
+
+/// `DELETE /v1/specialists`: the built-in ones again.
+async fn reset_specialists(
+    State(engine): State<Engine>,
+    flags: Option<Extension<Arc<ModelFlags>>>,
+) -> Result<Json<Value>, ApiError> {
+    engine
+        .store()
+        .delete_app_setting(specialists::SETTING_KEY)?;
+    let mut view = specialists_view(&specialists::builtin(), false);
+    view["model"] = refresh_model(&engine, flags).await;
+    Ok(Json(view))
+}
