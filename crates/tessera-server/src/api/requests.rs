@@ -182,7 +182,7 @@ async fn answer(
     metadata.insert("run_id".into(), json!(run.run_id));
     metadata.insert("conversation_id".into(), json!(run.conversation_id));
     if let Some(model) = engine.model() {
-        metadata.insert("model".into(), json!(model.model));
+        metadata.insert("model_name".into(), json!(model.model));
     }
     let outputs = if summary.text.is_empty() {
         Vec::new()

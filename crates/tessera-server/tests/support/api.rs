@@ -217,3 +217,8 @@ impl SseReader {
         }
     }
 }
+
+/// A USER_INPUT in conversation `context`.
+pub fn user_input_message(context: &str, text: &str) -> Value {
+    mcp_message(context, "USER_INPUT", serde_json::json!({"text": text}))
+}

@@ -1,0 +1,212 @@
+//! Front-end tools in headless mode, against a real `tessera serve` and the scripted provider:
+//! a client announces what it runs (CLIENT_CAPABILITIES), the model is offered it, its call
+//! arrives on the run's stream as `tool/tool_call` with runtime FRONTEND, the client posts the
+//! TOOL_CALL_RESPONSE and the model reads the result. A call nobody answers follows the tool's
+//! fallbackBehavior (SKIP, USE_ALTERNATIVE); a front-end call nobody announced follows the
+//! call's. Every stream passes the event-order checker.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+use support::api::{mcp_message, user_input_message, Api};
+use support::tessera_std;
+use tessera_testkit::event_order::check_run;
+use tessera_testkit::scripted::{Reply, ScriptedProvider};
+
+fn serve(data: &Path, provider: &ScriptedProvider) -> Api {
+    {
+        let store = tessera_store::Store::open(data).unwrap();
+        store
+            .set_provider_settings(
+                "local",
+                json!({"name": "local", "kind": "openai", "base_url": provider.openai_base(),
+                       "requires_key": false, "default_model": "m", "proxy": "none"}),
+            )
+            .unwrap();
+    }
+    let mut cmd = tessera_std(data);
+    cmd.args(["serve", "--port", "0", "--provider", "local"]);
+    Api::start(cmd)
+}
+
+async fn announce(api: &Api, context: &str, tool: Value) {
+    let message = mcp_message(
+        context,
+        "CLIENT_CAPABILITIES",
+        json!({"clientId": "client_1", "deviceType": "desktop", "supportedTools": [tool]}),
+    );
+    api.post("/messages", &message).await.ok(200);
+}
+
+/// The text the model read for its last tool result.
+fn tool_result_text(provider: &ScriptedProvider, call: usize) -> String {
+    let messages = provider.calls()[call].body["messages"].clone();
+    let last = messages.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["role"], "tool", "{last}");
+    last["content"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_client_runs_the_call_and_the_model_reads_its_result() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[(
+            "call_loc",
+            "frontend_location",
+            &["{\"accuracy\":", "\"high\"}"],
+        )],
+    ));
+    provider.push(Reply::openai_text("m", &["You are in Beijing."]));
+    let data = tempfile::tempdir().unwrap();
+    let api = serve(data.path(), &provider);
+    announce(
+        &api,
+        "ctx_fe",
+        json!({"toolId": "frontend_location", "version": "1.0.1",
+               "description": "The device's location",
+               "parameters": {"type": "object",
+                              "properties": {"accuracy": {"type": "string"}}}}),
+    )
+    .await;
+    let mut stream = api
+        .open_sse(
+            "/messages",
+            Some(&user_input_message("ctx_fe", "Where am I?")),
+        )
+        .await;
+    let call = stream
+        .until(|e| e["type"] == "tool_call" && e["payload"]["name"] == "frontend_location")
+        .await
+        .expect("the call reaches the client");
+    assert_eq!(call["payload"]["runtime"], "FRONTEND");
+    assert_eq!(call["payload"]["arguments"], json!({"accuracy": "high"}));
+    assert_eq!(call["payload"]["provider"], "client:client_1");
+    let reply = mcp_message(
+        "ctx_fe",
+        "TOOL_CALL_RESPONSE",
+        json!({"results": [{"callId": "call_loc", "status": "SUCCESS",
+                            "result": {"city": "Beijing"}, "executionTime": 12,
+                            "clientInfo": {"deviceType": "desktop"}}]}),
+    );
+    let ack = api.post("/messages", &reply).await;
+    assert_eq!(
+        ack.ok(200)["content"]["data"]["accepted"],
+        json!(["call_loc"])
+    );
+    stream.until(|e| e["type"] == "done").await.unwrap();
+    assert_eq!(check_run(&stream.events), Ok(()));
+    let result = stream
+        .events
+        .iter()
+        .find(|e| e["type"] == "tool_result")
+        .unwrap();
+    assert_eq!(result["payload"]["status"], "success");
+    // The model was offered the tool, and read the client's result.
+    let offered = provider.calls()[0].body["tools"].to_string();
+    assert!(offered.contains("frontend_location") && offered.contains("The device's location"));
+    assert!(tool_result_text(&provider, 1).contains("Beijing"));
+    // The same answer again finds nothing waiting.
+    api.post("/messages", &reply)
+        .await
+        .error(404, "NO_WAITING_CALL");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_nobody_answers_follows_the_tools_fallback() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[
+            ("call_cam", "frontend_camera", &["{}"]),
+            ("call_time", "frontend_clock", &["{}"]),
+        ],
+    ));
+    provider.push(Reply::openai_text("m", &["No photo, but I know the time."]));
+    let data = tempfile::tempdir().unwrap();
+    let api = serve(data.path(), &provider);
+    announce(
+        &api,
+        "ctx_quiet",
+        json!({"toolId": "frontend_camera", "timeout": 1, "fallbackBehavior": "SKIP"}),
+    )
+    .await;
+    let clock = mcp_message(
+        "ctx_quiet",
+        "CLIENT_CAPABILITIES",
+        json!({"clientId": "client_2", "supportedTools": [
+            {"toolId": "frontend_clock", "timeout": 1, "fallbackBehavior": "USE_ALTERNATIVE",
+             "alternative": "get_current_datetime"}
+        ]}),
+    );
+    api.post("/messages", &clock).await.ok(200);
+    let mut stream = api
+        .open_sse(
+            "/messages",
+            Some(&user_input_message("ctx_quiet", "photo and time")),
+        )
+        .await;
+    stream.until(|e| e["type"] == "done").await.unwrap();
+    assert_eq!(check_run(&stream.events), Ok(()));
+    let result_of = |id: &str| {
+        stream
+            .events
+            .iter()
+            .find(|e| e["type"] == "tool_result" && e["payload"]["tool_call_id"] == id)
+            .cloned()
+            .unwrap()
+    };
+    let camera = result_of("call_cam");
+    assert_eq!(camera["payload"]["error"]["code"], "SKIPPED", "{camera}");
+    assert!(camera["payload"]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("SKIP"));
+    let time = result_of("call_time");
+    assert_eq!(time["payload"]["status"], "success", "{time}");
+    assert_eq!(
+        time["payload"]["result"]["alternativeTool"],
+        "get_current_datetime"
+    );
+    // The model was told both, and the run went on.
+    let second = provider.calls()[1].body["messages"].to_string();
+    assert!(second.contains("SKIPPED"), "{second}");
+    assert_eq!(provider.calls().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_front_end_call_nobody_announced_follows_the_calls_fallback() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = serve(data.path(), &provider);
+    let request = mcp_message(
+        "ctx_none",
+        "TOOL_CALL_REQUEST",
+        json!({"calls": [
+            {"callId": "fe_skip", "name": "frontend_screenshot", "runtime": "FRONTEND",
+             "parameters": {}, "fallbackBehavior": "SKIP"},
+            {"callId": "be", "name": "calculator", "parameters": {"expression": "1+1"}},
+            {"callId": "fe_abort", "name": "frontend_camera", "runtime": "FRONTEND",
+             "parameters": {}, "fallbackBehavior": "ABORT", "requiredAfter": ["be"]},
+            {"callId": "after", "name": "calculator", "parameters": {"expression": "2"},
+             "requiredAfter": ["fe_abort"]}
+        ], "executionMode": "SEQUENTIAL"}),
+    );
+    let answer = api.post("/messages", &request).await;
+    let results = answer.ok(200)["content"]["results"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let statuses: Vec<&str> = results
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses[0], "SKIPPED", "{results:?}");
+    assert_eq!(statuses[1], "SUCCESS");
+    assert_eq!(statuses[2], "NOT_FOUND");
+    // ABORT stopped what had not started.
+    assert_ne!(statuses[3], "SUCCESS", "{results:?}");
+}
