@@ -28,6 +28,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use serde_json::Value;
 use tessera_protocol::context_doc::{Task, TaskStatus};
 use tessera_protocol::easyflow::{Event, EventBody, NodeKind};
 use tessera_protocol::mcp_cp::InstructionSet;
@@ -36,19 +37,63 @@ use tessera_protocol::wire::JsonObject;
 use tessera_store::{Store, StoreError};
 
 use super::events::EventSink;
+use super::result_evidence::result_evidence_ids;
+use super::InstructionResults;
+
+/// How a set's instructions are named in the task list.
+#[derive(Clone, Debug, Default)]
+pub struct TaskNaming {
+    /// Put before each instruction id: a set run inside a tool call (the planner's) names its
+    /// tasks `<call>/<instruction>`, as the stream shows them, so a second plan never
+    /// overwrites the first.
+    pub prefix: String,
+    /// Written into each task's `extra` (the plan's id, the run…).
+    pub extra: JsonObject,
+}
+
+impl TaskNaming {
+    fn id(&self, instruction_id: &str) -> String {
+        format!("{}{instruction_id}", self.prefix)
+    }
+}
 
 /// The tasks of `set`, all `pending`, in the set's order.
 pub fn pending_tasks(set: &InstructionSet) -> Vec<Task> {
+    pending_tasks_named(set, &TaskNaming::default())
+}
+
+/// [`pending_tasks`] named by `naming`; a task's name is the instruction's `description` when
+/// it has one, else its action.
+pub fn pending_tasks_named(set: &InstructionSet, naming: &TaskNaming) -> Vec<Task> {
     set.instructions
         .iter()
-        .map(|inst| Task {
-            task_id: inst.instruction_id.clone(),
-            name: Some(inst.action.clone()),
-            depends_on: inst.dependencies.clone().filter(|d| !d.is_empty()),
-            status: Some(TaskStatus::Pending),
-            result_evidence_ids: None,
-            error: None,
-            extra: JsonObject::new(),
+        .map(|inst| {
+            let mut extra = naming.extra.clone();
+            if !naming.prefix.is_empty() {
+                extra.insert(
+                    "instruction_id".into(),
+                    Value::String(inst.instruction_id.clone()),
+                );
+                extra.insert("action".into(), Value::String(inst.action.clone()));
+            }
+            Task {
+                task_id: naming.id(&inst.instruction_id),
+                name: Some(
+                    inst.extra
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| inst.action.clone(), str::to_owned),
+                ),
+                depends_on: inst
+                    .dependencies
+                    .as_ref()
+                    .filter(|d| !d.is_empty())
+                    .map(|deps| deps.iter().map(|d| naming.id(d)).collect()),
+                status: Some(TaskStatus::Pending),
+                result_evidence_ids: None,
+                error: None,
+                extra,
+            }
         })
         .collect()
 }
@@ -59,7 +104,10 @@ pub fn write_pending(
     conversation_id: &str,
     set: &InstructionSet,
 ) -> Result<(), StoreError> {
-    let tasks = pending_tasks(set);
+    write_tasks(store, conversation_id, pending_tasks(set))
+}
+
+fn write_tasks(store: &Store, conversation_id: &str, tasks: Vec<Task>) -> Result<(), StoreError> {
     let conversation_id = conversation_id.to_owned();
     store.write(move |tx| {
         for task in &tasks {
@@ -74,6 +122,7 @@ pub fn write_pending(
 pub struct TaskListSink {
     store: Arc<Store>,
     conversation_id: String,
+    naming: TaskNaming,
     tasks: Mutex<HashMap<String, Task>>,
     inner: Arc<dyn EventSink>,
 }
@@ -86,18 +135,65 @@ impl TaskListSink {
         set: &InstructionSet,
         inner: Arc<dyn EventSink>,
     ) -> Result<Self, StoreError> {
+        Self::named(store, conversation_id, set, TaskNaming::default(), inner)
+    }
+
+    /// [`TaskListSink::new`] with the tasks named by `naming`.
+    pub fn named(
+        store: Arc<Store>,
+        conversation_id: impl Into<String>,
+        set: &InstructionSet,
+        naming: TaskNaming,
+        inner: Arc<dyn EventSink>,
+    ) -> Result<Self, StoreError> {
         let conversation_id = conversation_id.into();
-        write_pending(&store, &conversation_id, set)?;
-        let tasks = pending_tasks(set)
+        let pending = pending_tasks_named(set, &naming);
+        write_tasks(&store, &conversation_id, pending.clone())?;
+        let tasks = pending
             .into_iter()
             .map(|t| (t.task_id.clone(), t))
             .collect();
         Ok(Self {
             store,
             conversation_id,
+            naming,
             tasks: Mutex::new(tasks),
             inner,
         })
+    }
+
+    /// Settles every task from the set's results (status, error, and the evidences a
+    /// completed step's result became, named from the result: its event may still be on its
+    /// way to the store), in one transaction; the tasks as written.
+    pub fn settle(
+        &self,
+        results: &InstructionResults,
+        run_id: Option<&str>,
+    ) -> Result<Vec<Task>, StoreError> {
+        let settled: Vec<Task> = {
+            let Ok(mut tasks) = self.tasks.lock() else {
+                return Ok(Vec::new());
+            };
+            results
+                .results
+                .iter()
+                .filter_map(|(id, record)| {
+                    let task_id = self.naming.id(id);
+                    let task = tasks.get_mut(&task_id)?;
+                    task.status = Some(record.state.to_task_status());
+                    task.error = record.error.as_ref().map(|e| e.message.clone());
+                    task.result_evidence_ids = match (&record.result, record.state) {
+                        (Some(result), InstructionState::Completed) => {
+                            Some(result_evidence_ids(&task_id, run_id, result))
+                        }
+                        _ => None,
+                    };
+                    Some(task.clone())
+                })
+                .collect()
+        };
+        write_tasks(&self.store, &self.conversation_id, settled.clone())?;
+        Ok(settled)
     }
 
     fn follow(&self, event: &Event) {
@@ -114,7 +210,7 @@ impl TaskListSink {
             let Ok(mut tasks) = self.tasks.lock() else {
                 return;
             };
-            let Some(task) = tasks.get_mut(&p.node_id) else {
+            let Some(task) = tasks.get_mut(&self.naming.id(&p.node_id)) else {
                 return;
             };
             task.status = Some(state.to_task_status());

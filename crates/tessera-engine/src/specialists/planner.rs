@@ -10,17 +10,15 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use tessera_protocol::context_doc::UsageStage;
 use tessera_protocol::mcp_cp::{InstructionSet, PermissionLevel};
+use tessera_protocol::wire::JsonObject;
 
 use super::mini_loop::{first_message, run_loop};
 use super::{SpecialistDeps, SpecialistRole, SpecialistSpec, DEFAULT_MAX_TURNS};
 use crate::builtin_tools::{calculator, datetime, save_memory, search_context};
-use crate::executor::{Executor, ExecutorOptions, InstructionResults, NestedSink};
+use crate::executor::task_list::{TaskListSink, TaskNaming};
+use crate::executor::{Executor, ExecutorOptions, InstructionResults, NestedSink, NullSink};
 use crate::interactions::consent::allowed_without_asking;
 use crate::tools::{ToolContext, ToolFailure, ToolRegistry};
-
-mod tasks;
-
-pub use tasks::TaskListSink;
 
 pub const NAME: &str = "planner";
 /// More steps than this is no plan a person can follow.
@@ -152,19 +150,12 @@ pub(super) async fn plan_and_run(
 ) -> Result<Value, ToolFailure> {
     let first = first_message(&arguments)?;
     let conversation_id = ctx.conversation_id().to_owned();
-    let nested = Arc::new(NestedSink::new(ctx.event_sink(), &ctx.call_id));
-    let task_sink = Arc::new(TaskListSink::new(
-        deps.store.clone(),
-        &conversation_id,
-        &ctx.call_id,
-        ctx.run_id(),
-        nested,
-    ));
     let mut options = ExecutorOptions::new(conversation_id.clone());
     if let Some(run) = ctx.run_id() {
         options = options.run_id(run);
     }
-    let executor = Executor::new(Arc::clone(tools), task_sink.clone(), options);
+    // Checks plans; the one that passes runs on an executor that keeps the task list.
+    let checker = Executor::new(Arc::clone(tools), Arc::new(NullSink), options.clone());
     let planning = SpecialistSpec {
         system_prompt: format!("{}{}", spec.system_prompt, tool_catalogue(tools)),
         ..spec.clone()
@@ -179,7 +170,7 @@ pub(super) async fn plan_and_run(
         first,
         &ctx,
         UsageStage::Plan,
-        |text| check_plan(text, tools, &executor, &store, &conversation_id),
+        |text| check_plan(text, tools, &checker, &store, &conversation_id),
     )
     .await?;
     let Some(set) = set else {
@@ -193,22 +184,38 @@ pub(super) async fn plan_and_run(
             details: Some(out.to_result(spec)),
         });
     };
-    task_sink.start(&set).map_err(|e| {
+    let unwritten = |e: tessera_store::StoreError| {
         ToolFailure::retryable(
             "CONTEXT_DATABASE_UNAVAILABLE",
             format!("the task list could not be written: {e}"),
         )
-    })?;
+    };
+    let mut extra = JsonObject::new();
+    extra.insert("plan_id".into(), json!(ctx.call_id));
+    if let Some(run) = ctx.run_id() {
+        extra.insert("run_id".into(), json!(run));
+    }
+    let task_sink = Arc::new(
+        TaskListSink::named(
+            deps.store.clone(),
+            &conversation_id,
+            &set,
+            TaskNaming {
+                prefix: format!("{}/", ctx.call_id),
+                extra,
+            },
+            Arc::new(NestedSink::new(ctx.event_sink(), &ctx.call_id)),
+        )
+        .map_err(unwritten)?,
+    );
+    let executor = Executor::new(Arc::clone(tools), task_sink.clone(), options);
     let results = executor
         .run_instructions(&set, &ctx.cancel)
         .await
         .map_err(|e| ToolFailure::new("INVALID_PLAN", e.to_string()))?;
-    let tasks = task_sink.finish(&results).map_err(|e| {
-        ToolFailure::retryable(
-            "CONTEXT_DATABASE_UNAVAILABLE",
-            format!("the task list could not be written: {e}"),
-        )
-    })?;
+    let tasks = task_sink
+        .settle(&results, ctx.run_id())
+        .map_err(unwritten)?;
     let mut result = out.to_result(spec);
     result.insert("output".into(), json!(outcome_text(&results)));
     result.insert(
