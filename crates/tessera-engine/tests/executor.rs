@@ -389,6 +389,19 @@ async fn references_are_substituted_with_their_types_and_shown_in_tool_call_even
         json!({"w": 640, "h": 480})
     );
     assert_eq!(ev[i].1["depends_on"], json!(["pick"]));
+    // Required after the call it also references: the reference still finds the result.
+    let both = request(json!({"calls": [
+        call("pick", "file_picker"),
+        {"callId": "analyze", "name": "image_analyze", "requiredAfter": ["pick"],
+         "parameters": {"id": "${results.pick.result.fileId}"}}]}))?;
+    let resp_both = h
+        .executor
+        .run_tool_calls(&both, &CancellationToken::new())
+        .await?;
+    assert_eq!(
+        resp_both.results[1].result,
+        Some(json!({"got": {"id": "f-7"}}))
+    );
     assert_eq!(resp.results[2].status.as_str(), "ERROR");
     let err = resp.results[2].error.as_ref().ok_or("no error")?;
     assert_eq!(err.code, "DEPENDENCY_ERROR");

@@ -61,8 +61,12 @@ impl Engine {
             return Ok(false);
         }
         let model = self.model().ok_or(EngineError::NoModel)?;
-        let (options, model_name) =
+        let (mut options, model_name) =
             super::profile_run::options_for_resume(&self.store, &model, &events);
+        // The tools a client of the conversation announced, as the run had them at its start.
+        options.tools = self
+            .client_tools
+            .registry_for(conversation_id, options.tools.take());
         let (conversation, run) = (conversation_id.to_owned(), run_id.to_owned());
         let spawned = self.spawn_run(
             conversation_id,

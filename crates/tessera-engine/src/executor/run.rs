@@ -357,11 +357,14 @@ impl Run<'_> {
 fn read_by_others(graph: &Graph, kind: SetKind) -> Vec<bool> {
     let mut read = vec![false; graph.len()];
     for e in graph.edges() {
-        // A tool call's entry is read through placeholders only; an instruction's also by the
-        // conditions of the instructions that depend on it.
+        // A tool call's entry is read through placeholders; an instruction's also by the
+        // conditions of the instructions that depend on it. Between two calls the graph keeps
+        // one edge, so a call both required after and referenced shows as After: keep the
+        // entry for After edges too, or its reference finds nothing.
         read[e.from] |= match kind {
-            SetKind::ToolCalls => e.kind == EdgeKind::Data,
-            SetKind::Instructions => matches!(e.kind, EdgeKind::Data | EdgeKind::After),
+            SetKind::ToolCalls | SetKind::Instructions => {
+                matches!(e.kind, EdgeKind::Data | EdgeKind::After)
+            }
         };
     }
     read
