@@ -42,19 +42,27 @@ pub(crate) fn wants_stream(headers: &HeaderMap) -> bool {
         .is_some_and(|v| v.contains("text/event-stream"))
 }
 
-/// The SSE response for a subscription, ending after `done` or a fatal error.
-pub(crate) fn stream_response(sub: Subscription) -> Response {
-    let events = stream::unfold(Some(sub), |state| async move {
-        let mut sub = state?;
-        match sub.next().await {
-            Ok(Some(event)) => {
-                let (sse, ends) = to_sse(&event);
-                Some((sse, (ends == Ends::No).then_some(sub)))
-            }
-            Ok(None) => None,
-            Err(error) => {
-                tracing::warn!(%error, "cannot read events from the store");
-                None
+/// The SSE response for a subscription, ending after `done` or a fatal error (of run `run`
+/// when one is named).
+pub(crate) fn stream_response(sub: Subscription, run: Option<String>) -> Response {
+    let events = stream::unfold(Some(sub), move |state| {
+        let run = run.clone();
+        async move {
+            let mut sub = state?;
+            match sub.next().await {
+                Ok(Some(event)) => {
+                    let (sse, ends) = to_sse(&event);
+                    // Following one run, another run's end in the same conversation (a tool
+                    // call request's, say) does not end this stream.
+                    let ours = run.is_none() || event.run_id == run;
+                    let go_on = ends == Ends::No || !ours;
+                    Some((sse, go_on.then_some(sub)))
+                }
+                Ok(None) => None,
+                Err(error) => {
+                    tracing::warn!(%error, "cannot read events from the store");
+                    None
+                }
             }
         }
     });
@@ -86,7 +94,7 @@ async fn conversation_events(
         }
     };
     let sub = engine.subscribe(&id, after)?;
-    Ok(stream_response(sub))
+    Ok(stream_response(sub, None))
 }
 
 async fn cancel_run(

@@ -122,7 +122,7 @@ pub(crate) fn start(
 
 /// The SSE answer, with the run's id in `x-tessera-run-id`.
 pub(crate) fn stream_answer(run: &StartedRun, sub: Subscription) -> Response {
-    let mut response = stream_response(sub);
+    let mut response = stream_response(sub, Some(run.run_id.clone()));
     if let Ok(value) = header::HeaderValue::from_str(&run.run_id) {
         response.headers_mut().insert("x-tessera-run-id", value);
     }
