@@ -1,0 +1,286 @@
+/**
+ * The API client for `tessera serve`'s `/v1` (README "The `/v1` API"). Everything goes through
+ * a small `Transport`, so the desktop shell can later carry the very same requests over Tauri
+ * IPC (DESIGN.md) instead of HTTP.
+ */
+import type { ConsentDecision } from '../generated/ConsentDecision';
+import type { ConsentRequestPayload } from '../generated/ConsentRequestPayload';
+import type { ErrorResponse } from '../generated/ErrorResponse';
+import type { Event } from '../generated/Event';
+import type { FormAction } from '../generated/FormAction';
+import type { FormRequestPayload } from '../generated/FormRequestPayload';
+import type { Message } from '../generated/Message';
+import type { SessionMessage } from '../generated/SessionMessage';
+import type { Timestamp } from '../generated/Timestamp';
+import type { JsonValue } from '../generated/serde_json/JsonValue';
+import { readSse } from './sse';
+import { getToken } from './token';
+
+export interface TransportRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  /** Path under the API root, e.g. `/v1/conversations`. */
+  path: string;
+  headers?: Record<string, string>;
+  /** Sent as JSON when present. */
+  body?: unknown;
+  signal?: AbortSignal | undefined;
+}
+
+/** One request, one `Response` (its body may be a stream). */
+export interface Transport {
+  send(request: TransportRequest): Promise<Response>;
+}
+
+/** The API answered with an MCP-CP ERROR_RESPONSE (or at least with an error status). */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: { [key: string]: JsonValue } | undefined = undefined,
+  ) {
+    super(message);
+  }
+
+  /** `details.fields` of a 422: one message per field. */
+  fieldErrors(): Record<string, string> {
+    const out: Record<string, string> = {};
+    const fields = this.details?.['fields'];
+    if (!Array.isArray(fields)) return out;
+    for (const entry of fields) {
+      if (entry && typeof entry === 'object' && !Array.isArray(entry)) {
+        const field = entry['field'];
+        const message = entry['message'];
+        if (typeof field === 'string' && typeof message === 'string') {
+          out[field] = out[field] ? `${out[field]}; ${message}` : message;
+        }
+      }
+    }
+    return out;
+  }
+}
+
+/** The engine could not be reached at all (server gone, connection refused or dropped). */
+export class NetworkError extends Error {
+  override readonly name = 'NetworkError';
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+export function isAbort(error: unknown): boolean {
+  return error instanceof DOMException && error.name === 'AbortError';
+}
+
+/** HTTP to the page's own origin (`tessera serve` serves the UI and the API together). */
+export function httpTransport(
+  options: { baseUrl?: string; token?: () => string | null; fetch?: typeof fetch } = {},
+): Transport {
+  const baseUrl = options.baseUrl ?? '';
+  const token = options.token ?? getToken;
+  const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  return {
+    async send(request) {
+      const headers: Record<string, string> = { ...request.headers };
+      const bearer = token();
+      if (bearer) headers['Authorization'] = `Bearer ${bearer}`;
+      const init: RequestInit = { method: request.method, headers };
+      if (request.body !== undefined) {
+        headers['Content-Type'] = 'application/json';
+        init.body = JSON.stringify(request.body);
+      }
+      if (request.signal) init.signal = request.signal;
+      try {
+        return await doFetch(`${baseUrl}${request.path}`, init);
+      } catch (error) {
+        if (isAbort(error)) throw error;
+        throw new NetworkError(error);
+      }
+    },
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Turns a non-2xx response into an ApiError, reading its ERROR_RESPONSE body when it is one. */
+export async function errorOf(response: Response): Promise<ApiError> {
+  let text = '';
+  try {
+    text = await response.text();
+  } catch {
+    // the body is gone: the status says enough
+  }
+  try {
+    const body: unknown = JSON.parse(text);
+    if (isObject(body) && body['type'] === 'ERROR_RESPONSE' && isObject(body['content'])) {
+      const content = body['content'] as ErrorResponse;
+      if (typeof content.errorCode === 'string' && typeof content.message === 'string') {
+        return new ApiError(response.status, content.errorCode, content.message, content.details);
+      }
+    }
+  } catch {
+    // not JSON
+  }
+  return new ApiError(response.status, `HTTP_${response.status}`, text.trim() || response.statusText || `HTTP ${response.status}`);
+}
+
+// ----- What the REST endpoints answer (not generated from Rust yet: see ui/README.md) -----
+
+/** A row of `GET /v1/conversations`. */
+export interface ConversationSummary {
+  id: string;
+  title: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  pinned: boolean;
+  archived: boolean;
+  message_count: number;
+}
+
+/** A message of `GET /v1/conversations/{id}` (the store's message with its place in the tree). */
+export interface StoredMessage {
+  id: string;
+  conversation_id: string;
+  parent_id: string | null;
+  depth: number;
+  message: SessionMessage;
+}
+
+export interface ConversationDetail {
+  conversation: ConversationSummary;
+  messages: StoredMessage[];
+}
+
+/** An interaction as `GET /v1/interactions` shows it. */
+export type InteractionView = {
+  interaction_id: string;
+  conversation_id: string;
+  run_id: string | null;
+  state: 'pending' | 'answered' | 'cancelled';
+  created_at: Timestamp;
+  updated_at: Timestamp;
+} & ({ kind: 'form'; request: FormRequestPayload } | { kind: 'consent'; request: ConsentRequestPayload });
+
+export type InteractionAnswer =
+  | { action: Exclude<FormAction, 'accept'> }
+  | { action: 'accept'; values: { [key: string]: JsonValue } }
+  | { decision: ConsentDecision };
+
+/** One event of a stream with the SSE event name it came under and its seq (the SSE id). */
+export interface StreamEvent {
+  seq: number | null;
+  /** `message`, `done`, or `error` (terminal: a run's fatal error). */
+  name: string;
+  event: Event;
+}
+
+export interface EventStream {
+  /** `x-tessera-run-id` of a POST /v1/messages stream. */
+  runId: string | null;
+  events: AsyncGenerator<StreamEvent>;
+}
+
+async function* streamEvents(response: Response, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+  if (!response.body) return;
+  for await (const message of readSse(response.body, signal)) {
+    let event: Event;
+    try {
+      event = JSON.parse(message.data) as Event;
+    } catch {
+      continue; // not an event: nothing to show
+    }
+    const fromId = message.id !== null && /^\d+$/.test(message.id) ? Number(message.id) : null;
+    const seq = fromId ?? (typeof event.meta?.seq === 'number' ? event.meta.seq : null);
+    yield { seq, name: message.event, event };
+    // `event: error` ends the stream (seed 002 §14); `done` ends a run's stream.
+    if (message.event === 'error' || message.event === 'done') return;
+  }
+}
+
+export class TesseraClient {
+  constructor(private readonly transport: Transport) {}
+
+  private async json<T>(request: TransportRequest): Promise<T> {
+    const response = await this.transport.send({ ...request, headers: { Accept: 'application/json', ...request.headers } });
+    if (!response.ok) throw await errorOf(response);
+    return (await response.json()) as T;
+  }
+
+  async listConversations(signal?: AbortSignal): Promise<ConversationSummary[]> {
+    const body = await this.json<{ conversations: ConversationSummary[] }>({ method: 'GET', path: '/v1/conversations', signal });
+    return body.conversations;
+  }
+
+  getConversation(id: string, signal?: AbortSignal): Promise<ConversationDetail> {
+    return this.json({ method: 'GET', path: `/v1/conversations/${encodeURIComponent(id)}`, signal });
+  }
+
+  async listInteractions(conversationId: string, signal?: AbortSignal): Promise<InteractionView[]> {
+    const body = await this.json<{ interactions: InteractionView[] }>({
+      method: 'GET',
+      path: `/v1/interactions?conversation_id=${encodeURIComponent(conversationId)}`,
+      signal,
+    });
+    return body.interactions;
+  }
+
+  answerInteraction(id: string, answer: InteractionAnswer): Promise<InteractionView> {
+    return this.json({ method: 'POST', path: `/v1/interactions/${encodeURIComponent(id)}`, body: answer });
+  }
+
+  cancelRun(runId: string): Promise<unknown> {
+    return this.json({ method: 'POST', path: `/v1/runs/${encodeURIComponent(runId)}/cancel` });
+  }
+
+  /** `POST /v1/messages` with a USER_INPUT; the answer is the run's event stream. */
+  async sendUserInput(conversationId: string, text: string, signal?: AbortSignal): Promise<EventStream> {
+    const message: Message = {
+      messageId: newId(),
+      contextId: conversationId,
+      timestamp: new Date().toISOString(),
+      sender: { id: 'user', type: 'USER' },
+      type: 'USER_INPUT',
+      content: { text },
+    };
+    const response = await this.transport.send({
+      method: 'POST',
+      path: '/v1/messages',
+      headers: { Accept: 'text/event-stream' },
+      body: message,
+      signal,
+    });
+    if (!response.ok) throw await errorOf(response);
+    return { runId: response.headers.get('x-tessera-run-id'), events: streamEvents(response, signal) };
+  }
+
+  /**
+   * `GET /v1/conversations/{id}/events`: the stored events after `afterSeq` (all of them when
+   * null), then live ones until a run's `done` or fatal error.
+   */
+  async followEvents(conversationId: string, afterSeq: number | null, signal?: AbortSignal): Promise<EventStream> {
+    const headers: Record<string, string> = { Accept: 'text/event-stream' };
+    if (afterSeq !== null) headers['Last-Event-ID'] = String(afterSeq);
+    const response = await this.transport.send({
+      method: 'GET',
+      path: `/v1/conversations/${encodeURIComponent(conversationId)}/events`,
+      headers,
+      signal,
+    });
+    if (!response.ok) throw await errorOf(response);
+    return { runId: null, events: streamEvents(response, signal) };
+  }
+}
+
+/** A new random id (a UUID v4) for a message or a conversation. */
+export function newId(): string {
+  if (typeof crypto !== 'undefined' && typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
