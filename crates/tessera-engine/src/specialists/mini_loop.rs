@@ -10,7 +10,6 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 use tessera_protocol::context_doc::UsageStage;
-use tessera_protocol::mcp_cp::{ToolCall, ToolCallRequest};
 use tessera_protocol::vocabulary::ToolOutcome;
 use tessera_protocol::wire::JsonObject;
 use tessera_providers::request::{Part, ToolSpec as ModelTool};
@@ -21,7 +20,7 @@ use crate::executor::result_evidence::cited_ids;
 use crate::executor::{Executor, ExecutorOptions, NestedSink};
 use crate::profiles::side_call::call_recorded_by;
 use crate::tools::{ToolContext, ToolFailure, ToolRegistry};
-use crate::turn::{assistant_message, result_part};
+use crate::turn::{assistant_message, result_part, tool_call_request};
 
 /// What a loop did.
 #[derive(Debug, Default)]
@@ -216,34 +215,7 @@ pub(super) async fn run_loop<T>(
         messages.push(assistant_message(&response));
         out.tool_calls
             .extend(response.tool_calls.iter().map(|c| c.name.clone()));
-        let request = ToolCallRequest {
-            calls: response
-                .tool_calls
-                .iter()
-                .map(|c| ToolCall {
-                    call_id: c.id.clone(),
-                    name: c.name.clone(),
-                    parameters: match &c.arguments {
-                        Value::Object(map) => map.clone(),
-                        _ => JsonObject::new(),
-                    },
-                    description: None,
-                    required_after: None,
-                    timeout: None,
-                    runtime: None,
-                    user_prompt: None,
-                    fallback_behavior: None,
-                    ui_settings: None,
-                    timeout_client: None,
-                    extra: JsonObject::new(),
-                })
-                .collect(),
-            execution_mode: None,
-            timeout: None,
-            frontend_timeout: None,
-            backend_timeout: None,
-            extra: JsonObject::new(),
-        };
+        let request = tool_call_request(&response.tool_calls);
         let mut parts: HashMap<String, Part> =
             match executor.run_tool_calls(&request, &ctx.cancel).await {
                 Ok(done) => done

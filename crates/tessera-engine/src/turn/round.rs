@@ -92,21 +92,14 @@ pub(super) fn results_message(
     }
 }
 
-/// Runs `calls` through the executor, storing their events as they happen; their results by
-/// call id.
-pub(super) async fn execute(
-    recorder: &mut Recorder<'_>,
-    registry: &Arc<ToolRegistry>,
-    calls: &[&CompletedToolCall],
-    options: &TurnOptions,
-    cancel: &CancellationToken,
-) -> Result<HashMap<String, Part>, TurnError> {
-    if calls.is_empty() {
-        return Ok(HashMap::new());
-    }
-    let request = ToolCallRequest {
+/// The model's calls as the executor takes them (no `requiredAfter`: the scheduler derives the
+/// order from references and conflicts).
+pub(crate) fn tool_call_request<'a>(
+    calls: impl IntoIterator<Item = &'a CompletedToolCall>,
+) -> ToolCallRequest {
+    ToolCallRequest {
         calls: calls
-            .iter()
+            .into_iter()
             .map(|c| ToolCall {
                 call_id: c.id.clone(),
                 name: c.name.clone(),
@@ -130,7 +123,22 @@ pub(super) async fn execute(
         frontend_timeout: None,
         backend_timeout: None,
         extra: JsonObject::new(),
-    };
+    }
+}
+
+/// Runs `calls` through the executor, storing their events as they happen; their results by
+/// call id.
+pub(super) async fn execute(
+    recorder: &mut Recorder<'_>,
+    registry: &Arc<ToolRegistry>,
+    calls: &[&CompletedToolCall],
+    options: &TurnOptions,
+    cancel: &CancellationToken,
+) -> Result<HashMap<String, Part>, TurnError> {
+    if calls.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let request = tool_call_request(calls.iter().copied());
     let (tx, mut rx) = mpsc::unbounded_channel();
     let executor = Executor::new(
         Arc::clone(registry),
