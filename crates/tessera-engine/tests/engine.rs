@@ -2,30 +2,21 @@
 //! with nothing missed or repeated, and cancelled mid-stream keeping the partial answer.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod run_support;
+
 use std::sync::Arc;
 
 use tessera_engine::engine::{Engine, ModelChoice};
 use tessera_engine::turn::TurnOptions;
 use tessera_protocol::easyflow::{EventBody, SystemState};
-use tessera_providers::config::{ProviderConfig, ProviderKind};
-use tessera_providers::keys::Secret;
-use tessera_providers::ProviderClient;
 use tessera_store::{Store, StoredEvent};
 use tessera_testkit::event_order::{check_resumed, check_run};
 use tessera_testkit::scripted::{Gate, Reply, ScriptedProvider, Step};
 
-/// The JSON of stored events, for the event-order checker.
-fn json_of(events: &[StoredEvent]) -> Vec<serde_json::Value> {
-    events
-        .iter()
-        .map(|e| serde_json::to_value(&e.event).unwrap())
-        .collect()
-}
+use run_support::{json_of, scripted_client, until_done};
 
 fn engine(provider: &ScriptedProvider, dir: &std::path::Path) -> Engine {
-    let mut config = ProviderConfig::new("scripted", ProviderKind::Openai, provider.openai_base());
-    config.proxy = Some("none".into());
-    let client = ProviderClient::new(config, Some(Secret::new("k"))).unwrap();
+    let client = scripted_client(provider);
     Engine::new(
         Arc::new(Store::open(dir).unwrap()),
         ModelChoice {
@@ -34,23 +25,6 @@ fn engine(provider: &ScriptedProvider, dir: &std::path::Path) -> Engine {
             options: TurnOptions::default(),
         },
     )
-}
-
-/// Events until `system/done`.
-async fn until_done(sub: &mut tessera_engine::engine::Subscription) -> Vec<StoredEvent> {
-    let mut events = Vec::new();
-    loop {
-        let event = tokio::time::timeout(std::time::Duration::from_secs(20), sub.next())
-            .await
-            .expect("the run ends")
-            .unwrap()
-            .expect("the engine runs");
-        let done = matches!(event.event.body, EventBody::Done(_));
-        events.push(event);
-        if done {
-            return events;
-        }
-    }
 }
 
 fn states(events: &[StoredEvent]) -> Vec<SystemState> {

@@ -6,12 +6,14 @@
 //! process left is closed as interrupted and its call never runs again.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod run_support;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tessera_engine::engine::{Engine, ModelChoice, Subscription};
+use tessera_engine::engine::{Engine, ModelChoice};
 use tessera_engine::interactions::{Answer, AnswerError};
 use tessera_engine::tools::{ToolContext, ToolFailure, ToolRegistry, ToolSpec};
 use tessera_engine::turn::TurnOptions;
@@ -19,12 +21,11 @@ use tessera_protocol::easyflow::{
     ConsentDecision, ConsentRequestPayload, EventBody, FormAction, FormRequestPayload, SystemState,
 };
 use tessera_protocol::mcp_cp::PermissionLevel;
-use tessera_providers::config::{ProviderConfig, ProviderKind};
-use tessera_providers::keys::Secret;
-use tessera_providers::ProviderClient;
 use tessera_store::{InteractionKind, Store, StoredEvent};
 use tessera_testkit::event_order::check_run;
 use tessera_testkit::scripted::{Reply, ScriptedProvider};
+
+use run_support::{done, json_of, scripted_client, suspended, until};
 
 const FORM: &str = r#"{"title": "Your trip", "schema": {"type": "object", "required": ["email", "nights"], "properties": {"email": {"type": "string", "format": "email", "title": "Email"}, "nights": {"type": "integer", "minimum": 1, "maximum": 30}}}}"#;
 
@@ -53,9 +54,7 @@ fn engine(
     counter: Arc<AtomicUsize>,
     timeout: Option<Duration>,
 ) -> Engine {
-    let mut config = ProviderConfig::new("scripted", ProviderKind::Openai, provider.openai_base());
-    config.proxy = Some("none".into());
-    let client = ProviderClient::new(config, Some(Secret::new("k"))).unwrap();
+    let client = scripted_client(provider);
     Engine::new(
         store,
         ModelChoice {
@@ -69,41 +68,6 @@ fn engine(
             },
         },
     )
-}
-
-/// Events until the run suspends or ends.
-async fn until(sub: &mut Subscription, stop: impl Fn(&StoredEvent) -> bool) -> Vec<StoredEvent> {
-    let mut events = Vec::new();
-    loop {
-        let Ok(event) = tokio::time::timeout(Duration::from_secs(20), sub.next()).await else {
-            let seen: Vec<String> = events
-                .iter()
-                .map(|e: &StoredEvent| {
-                    format!(
-                        "{} {}/{}",
-                        e.seq,
-                        e.event.body.domain().as_str(),
-                        e.event.body.event_type()
-                    )
-                })
-                .collect();
-            panic!("the run stopped after {seen:?}");
-        };
-        let event = event.unwrap().expect("the engine runs");
-        let last = stop(&event);
-        events.push(event);
-        if last {
-            return events;
-        }
-    }
-}
-
-fn suspended(e: &StoredEvent) -> bool {
-    matches!(&e.event.body, EventBody::SystemStatus(s) if s.state == SystemState::Suspended)
-}
-
-fn done(e: &StoredEvent) -> bool {
-    matches!(e.event.body, EventBody::Done(_))
 }
 
 /// The first form request among `events`.
@@ -126,13 +90,6 @@ fn consent_request(events: &[StoredEvent]) -> ConsentRequestPayload {
             _ => None,
         })
         .expect("a consent_request event")
-}
-
-fn json_of(events: &[StoredEvent]) -> Vec<Value> {
-    events
-        .iter()
-        .map(|e| serde_json::to_value(&e.event).unwrap())
-        .collect()
 }
 
 /// The tool results the model read in request `n`.

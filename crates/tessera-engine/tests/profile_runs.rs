@@ -4,26 +4,24 @@
 //! resumes with the same profile's prompt and format, also through a new engine.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod run_support;
+
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{json, Value};
-use tessera_engine::engine::{Engine, ModelChoice, Subscription};
+use tessera_engine::engine::{Engine, ModelChoice};
 use tessera_engine::interactions::Answer;
 use tessera_engine::tools::ToolRegistry;
 use tessera_engine::turn::TurnOptions;
 use tessera_protocol::easyflow::{EventBody, FormAction, SystemState};
-use tessera_providers::config::{ProviderConfig, ProviderKind};
-use tessera_providers::keys::Secret;
-use tessera_providers::ProviderClient;
 use tessera_store::{Store, StoredEvent};
 use tessera_testkit::event_order::check_run;
 use tessera_testkit::scripted::{Reply, ScriptedProvider};
 
+use run_support::{done, json_of, scripted_client, suspended, until};
+
 fn engine(provider: &ScriptedProvider, store: Arc<Store>, max_calls: u32) -> Engine {
-    let mut config = ProviderConfig::new("scripted", ProviderKind::Openai, provider.openai_base());
-    config.proxy = Some("none".into());
-    let client = ProviderClient::new(config, Some(Secret::new("k"))).unwrap();
+    let client = scripted_client(provider);
     Engine::new(
         store,
         ModelChoice {
@@ -56,33 +54,6 @@ fn profiles(store: &Store) {
             ]),
         )
         .unwrap();
-}
-
-async fn until(sub: &mut Subscription, stop: impl Fn(&StoredEvent) -> bool) -> Vec<StoredEvent> {
-    let mut events = Vec::new();
-    loop {
-        let event = tokio::time::timeout(Duration::from_secs(20), sub.next())
-            .await
-            .expect("the run goes on")
-            .unwrap()
-            .expect("the engine runs");
-        let last = stop(&event);
-        events.push(event);
-        if last {
-            return events;
-        }
-    }
-}
-
-fn done(e: &StoredEvent) -> bool {
-    matches!(e.event.body, EventBody::Done(_))
-}
-
-fn json_of(events: &[StoredEvent]) -> Vec<Value> {
-    events
-        .iter()
-        .map(|e| serde_json::to_value(&e.event).unwrap())
-        .collect()
 }
 
 /// `(code, retryable)` of each `system/error`.
@@ -125,10 +96,7 @@ async fn a_json_answer_that_does_not_match_is_corrected_and_resumed_runs_keep_th
     profiles(first.store());
     let run = first.start_run(None, "/card for Ada").unwrap();
     let mut sub = first.subscribe(&run.conversation_id, None).unwrap();
-    let mut events = until(&mut sub, |e| {
-        matches!(&e.event.body, EventBody::SystemStatus(s) if s.state == SystemState::Suspended)
-    })
-    .await;
+    let mut events = until(&mut sub, suspended).await;
     let form_id = events
         .iter()
         .find_map(|e| match &e.event.body {

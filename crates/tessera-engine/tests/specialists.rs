@@ -5,30 +5,28 @@
 //! (dependencies honoured) and stays as the conversation's task list.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod run_support;
+
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 use tessera_engine::builtin_tools::register_builtin_tools;
-use tessera_engine::engine::{Engine, ModelChoice, Subscription};
+use tessera_engine::engine::{Engine, ModelChoice};
 use tessera_engine::specialists::{builtin, register_specialists, SpecialistDeps};
 use tessera_engine::tools::ToolRegistry;
 use tessera_engine::turn::TurnOptions;
 use tessera_protocol::context_doc::{EvidenceType, TaskStatus, UsageStage};
 use tessera_protocol::easyflow::{EventBody, NodeKind};
 use tessera_protocol::request::Role;
-use tessera_providers::config::{ProviderConfig, ProviderKind};
-use tessera_providers::keys::Secret;
-use tessera_providers::ProviderClient;
 use tessera_store::conversations::NewConversation;
 use tessera_store::{text_message, NewMessage, Store, StoredEvent};
 use tessera_testkit::event_order::check_run;
 use tessera_testkit::scripted::{Reply, ScriptedProvider};
 
+use run_support::{json_of, scripted_client, until_done};
+
 fn engine(provider: &ScriptedProvider, store: Arc<Store>) -> Engine {
-    let mut config = ProviderConfig::new("scripted", ProviderKind::Openai, provider.openai_base());
-    config.proxy = Some("none".into());
-    let client = ProviderClient::new(config, Some(Secret::new("k"))).unwrap();
+    let client = scripted_client(provider);
     let mut tools = ToolRegistry::new();
     register_builtin_tools(&mut tools, store.clone()).unwrap();
     register_specialists(
@@ -52,29 +50,6 @@ fn engine(provider: &ScriptedProvider, store: Arc<Store>) -> Engine {
             },
         },
     )
-}
-
-async fn until_done(sub: &mut Subscription) -> Vec<StoredEvent> {
-    let mut events = Vec::new();
-    loop {
-        let event = tokio::time::timeout(Duration::from_secs(30), sub.next())
-            .await
-            .expect("the run goes on")
-            .unwrap()
-            .expect("the engine runs");
-        let done = matches!(event.event.body, EventBody::Done(_));
-        events.push(event);
-        if done {
-            return events;
-        }
-    }
-}
-
-fn json_of(events: &[StoredEvent]) -> Vec<Value> {
-    events
-        .iter()
-        .map(|e| serde_json::to_value(&e.event).unwrap())
-        .collect()
 }
 
 fn tool_names(request: &Value) -> Vec<String> {
