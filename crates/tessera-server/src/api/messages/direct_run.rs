@@ -140,6 +140,20 @@ impl EventSink for DeniedSink {
     }
 }
 
+/// The tools of a direct run in `conversation` (the engine's, and its client's), gated by
+/// [`consent_gated`], with where the refused calls are recorded.
+pub(super) fn gated_tools(
+    engine: &Engine,
+    conversation: &str,
+) -> Result<(Arc<ToolRegistry>, Arc<Denied>), ApiError> {
+    let base = engine
+        .tools_for(conversation)
+        .unwrap_or_else(|| Arc::new(ToolRegistry::new()));
+    let denied = Arc::new(Denied::default());
+    let registry = consent_gated(engine, conversation, &base, denied.clone())?;
+    Ok((registry, denied))
+}
+
 /// The registry of a direct run: every call of a tool that needs consent is checked against
 /// the stored grants as it is about to run (a `once` grant is spent by the call it lets
 /// through); a call without one is refused and recorded in `denied`.

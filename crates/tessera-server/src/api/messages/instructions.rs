@@ -15,7 +15,6 @@ use serde_json::{json, Value};
 use tessera_engine::engine::Engine;
 use tessera_engine::executor::task_list::task_list_sink;
 use tessera_engine::executor::{Executor, ExecutorOptions, NullSink};
-use tessera_engine::tools::ToolRegistry;
 use tessera_protocol::easyflow::SystemState;
 use tessera_protocol::mcp_cp::{Message, MessageContent};
 use tessera_protocol::vocabulary::InstructionState;
@@ -23,7 +22,7 @@ use tessera_protocol::wire::JsonObject;
 use tokio_util::sync::CancellationToken;
 
 use super::super::ApiError;
-use super::direct_run::{consent_gated, Denied, DirectRun};
+use super::direct_run::{gated_tools, DirectRun};
 use super::tool_calls::refused;
 use super::{ack, ensure_conversation};
 
@@ -36,11 +35,7 @@ pub(super) async fn handle(engine: &Engine, message: Message) -> Result<Response
         ));
     };
     let conversation = message.context_id.clone();
-    let base = engine
-        .tools_for(&conversation)
-        .unwrap_or_else(|| Arc::new(ToolRegistry::new()));
-    let denied = Arc::new(Denied::default());
-    let registry = consent_gated(engine, &conversation, &base, denied.clone())?;
+    let (registry, denied) = gated_tools(engine, &conversation)?;
     // Planned first: a refused set leaves neither tasks nor events behind.
     Executor::new(
         registry.clone(),

@@ -13,7 +13,6 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 use tessera_engine::engine::Engine;
-use tessera_engine::tools::ToolRegistry;
 use tessera_protocol::easyflow::SystemState;
 use tessera_protocol::mcp_cp::{
     ExecutionMode, McpToolStatus, Message, MessageContent, SenderType, ToolCallResponse,
@@ -22,7 +21,7 @@ use tessera_protocol::wire::JsonObject;
 use tokio_util::sync::CancellationToken;
 
 use super::super::ApiError;
-use super::direct_run::{consent_gated, Denied, DirectRun, PERMISSION_DENIED};
+use super::direct_run::{gated_tools, Denied, DirectRun, PERMISSION_DENIED};
 use super::{ack, ensure_conversation, reply};
 
 /// A set the scheduler refuses (a cycle, an unknown or duplicate id, a bad condition): 422
@@ -69,11 +68,7 @@ pub(super) async fn request(engine: &Engine, message: Message) -> Result<Respons
         ));
     };
     let conversation = message.context_id.clone();
-    let base = engine
-        .tools_for(&conversation)
-        .unwrap_or_else(|| Arc::new(ToolRegistry::new()));
-    let denied = Arc::new(Denied::default());
-    let registry = consent_gated(engine, &conversation, &base, denied.clone())?;
+    let (registry, denied) = gated_tools(engine, &conversation)?;
     // Refused before anything is stored or run.
     let planner = tessera_engine::executor::Executor::new(
         registry.clone(),
