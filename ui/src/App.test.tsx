@@ -1,5 +1,7 @@
-import { screen, within } from '@testing-library/react';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import { beforeEach, describe, expect, it } from 'vitest';
+import textStream from './chat/fixtures/text.sse?raw';
+import { fakeEngine, sseFrom } from './test/fakeEngine';
 import { renderApp, setBrowserLanguages } from './test/render';
 
 describe('chat layout', () => {
@@ -56,22 +58,34 @@ describe('chat layout', () => {
     expect(within(log).getByText('Welcome to Tessera')).toBeInTheDocument();
   });
 
-  it('sends with Enter and inserts a new line with Shift+Enter once an engine is connected', async () => {
-    const onSend = vi.fn();
-    const { user } = renderApp({ connection: 'connected', onSend });
+  it('sends with Enter (a USER_INPUT for a new conversation), streams the answer, Shift+Enter is a new line', async () => {
+    const { client, requests } = fakeEngine({
+      'GET /v1/conversations': () => Response.json({ conversations: [] }),
+      'POST /v1/messages': (r) => sseFrom(textStream, (r.body as { contextId: string }).contextId, { 'x-tessera-run-id': 'run-1' }),
+    });
+    const { user } = renderApp({ client });
     const input = screen.getByRole('textbox', { name: 'Message' });
     const send = screen.getByRole('button', { name: 'Send' });
     expect(send).toBeDisabled(); // nothing typed yet
+    await waitFor(() => expect(screen.queryByText('Connecting to the engine…')).not.toBeInTheDocument());
     expect(screen.queryByText('Not connected to an engine yet')).not.toBeInTheDocument();
 
     await user.type(input, 'first line{Shift>}{Enter}{/Shift}second line');
     expect(input).toHaveValue('first line\nsecond line');
-    expect(onSend).not.toHaveBeenCalled();
+    expect(requests.filter((r) => r.method === 'POST')).toHaveLength(0);
     expect(send).toBeEnabled();
 
     await user.keyboard('{Enter}');
-    expect(onSend).toHaveBeenCalledExactlyOnceWith('first line\nsecond line');
     expect(input).toHaveValue('');
+    const log = screen.getByRole('log', { name: 'Messages' });
+    expect(await within(log).findByText('world')).toBeInTheDocument(); // **world** as Markdown
+    expect(within(log).getByText('world').tagName).toBe('STRONG');
+    expect(within(log).getByTestId('user-message')).toHaveTextContent('first line second line');
+    const posted = requests.find((r) => r.method === 'POST' && r.path === '/v1/messages');
+    expect(posted?.body).toMatchObject({ type: 'USER_INPUT', content: { text: 'first line\nsecond line' } });
+    expect((posted?.body as { contextId: string }).contextId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(posted?.headers['Authorization']).toBe('Bearer test-token');
+    expect(within(log).getByTestId('usage')).toHaveTextContent('12 in / 3 out tokens');
   });
 
   it('"New conversation" clears the draft and puts the cursor in the composer', async () => {

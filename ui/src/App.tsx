@@ -1,22 +1,25 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ConversationLog } from './chat/components/ConversationLog';
+import { useChatSession } from './chat/useChatSession';
 import { ChatView } from './components/ChatView';
 import { LanguageSelect, ThemeSelect } from './components/Settings';
 import { Sidebar } from './components/Sidebar';
 import { applyTheme, readThemeChoice, saveThemeChoice, type ThemeChoice } from './theme';
-import type { ConnectionState } from './transport/connection';
+import type { TesseraClient } from './transport/client';
 
 export interface AppProps {
-  /** No engine is connected to the UI yet: the default is the honest `disconnected`. */
-  connection?: ConnectionState;
-  onSend?: (text: string) => void;
+  /** The engine's API; without one (no token) the app says it is not connected. */
+  client?: TesseraClient | null;
 }
 
-export function App({ connection = 'disconnected', onSend }: AppProps) {
+export function App({ client = null }: AppProps) {
   const { t } = useTranslation();
   const [draft, setDraft] = useState('');
   const [theme, setTheme] = useState<ThemeChoice>(() => readThemeChoice());
+  const [stopError, setStopError] = useState<string | null>(null);
   const composerRef = useRef<HTMLTextAreaElement | null>(null);
+  const session = useChatSession(client);
 
   useEffect(() => {
     applyTheme(theme);
@@ -30,8 +33,40 @@ export function App({ connection = 'disconnected', onSend }: AppProps) {
 
   const startNewConversation = () => {
     setDraft('');
+    session.select(null);
     focusComposer();
   };
+
+  const current = useMemo(
+    () => session.conversations.find((c) => c.id === session.selectedId) ?? null,
+    [session.conversations, session.selectedId],
+  );
+  const hasContent = session.history.length > 0 || session.localTurns.length > 0 || session.chat.messageOrder.length > 0;
+
+  const status = (
+    <>
+      {session.loading && (
+        <p className="log-status" role="status">
+          {t('chat.loading')}
+        </p>
+      )}
+      {session.loadError && (
+        <p className="notice notice-error" role="alert">
+          {t('chat.loadFailed', { error: session.loadError })}
+        </p>
+      )}
+      {session.reconnecting && (
+        <p className="log-status" role="status" data-testid="reconnecting">
+          {t('chat.reconnecting')}
+        </p>
+      )}
+      {stopError && (
+        <p className="notice notice-error" role="alert">
+          {t('chat.stopFailed', { error: stopError })}
+        </p>
+      )}
+    </>
+  );
 
   return (
     <div className="app-shell" data-testid="app-shell">
@@ -46,9 +81,18 @@ export function App({ connection = 'disconnected', onSend }: AppProps) {
       >
         {t('app.skipToComposer')}
       </a>
-      <Sidebar onNewConversation={startNewConversation} />
+      <Sidebar
+        onNewConversation={startNewConversation}
+        conversations={session.conversations}
+        selectedId={session.selectedId}
+        onSelect={(id) => {
+          setStopError(null);
+          session.select(id);
+        }}
+        error={session.listError}
+      />
       <ChatView
-        title={t('chat.newConversationTitle')}
+        title={current?.title || t('chat.newConversationTitle')}
         headerControls={
           <div className="header-controls" role="group" aria-label={t('settings.label')}>
             <LanguageSelect />
@@ -63,10 +107,19 @@ export function App({ connection = 'disconnected', onSend }: AppProps) {
         }
         draft={draft}
         onDraftChange={setDraft}
-        connection={connection}
-        onSend={onSend}
+        connection={session.connection}
+        connectionError={session.connectionError}
+        onSend={client ? (text) => void session.send(text) : undefined}
+        running={session.runningId !== null}
+        onStop={() => {
+          setStopError(null);
+          session.stop().catch((error: unknown) => setStopError(error instanceof Error ? error.message : String(error)));
+        }}
+        status={status}
         composerRef={composerRef}
-      />
+      >
+        {hasContent ? <ConversationLog session={session} /> : undefined}
+      </ChatView>
     </div>
   );
 }

@@ -4,7 +4,8 @@ import { I18nextProvider } from 'react-i18next';
 import { App } from './App';
 import { createI18n } from './i18n';
 import { applyTheme, readThemeChoice } from './theme';
-import { captureTokenFromUrl } from './transport/token';
+import { TesseraClient, httpTransport } from './transport/client';
+import { captureTokenFromUrl, getToken } from './transport/token';
 import './styles.css';
 
 // First thing: take the `tessera serve` token out of the address bar.
@@ -13,6 +14,8 @@ captureTokenFromUrl();
 applyTheme(readThemeChoice());
 
 const i18n = createI18n();
+// The API of the `tessera serve` that served this page, when it handed over a token.
+const client = getToken() ? new TesseraClient(httpTransport()) : null;
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
@@ -20,7 +23,7 @@ if (!container) throw new Error('index.html has no #root element');
 createRoot(container).render(
   <StrictMode>
     <I18nextProvider i18n={i18n}>
-      <App />
+      <App client={client} />
     </I18nextProvider>
   </StrictMode>,
 );

@@ -7,7 +7,7 @@ import formAll from './fixtures/form-all.sse?raw';
 import form1 from './fixtures/form1.sse?raw';
 import form2 from './fixtures/form2.sse?raw';
 import textStream from './fixtures/text.sse?raw';
-import { activeRun, initialChatState, reduce, reduceAll, type ChatState } from './reducer';
+import { activeRun, closeInteraction, initialChatState, reduce, reduceAll, withPendingInteractions, type ChatState } from './reducer';
 
 // The fixtures are streams recorded from the real `tessera serve` with the scripted provider
 // (ui/e2e/scripted.mjs): a streamed answer; a run asking for a form (suspended), then its
@@ -200,5 +200,20 @@ describe('chat reducer on engine shapes', () => {
     const c = reduce(b, ev(3, 'system', 'status', { state: 'cancelled' }));
     expect(c.consents).toEqual({});
     expect(c.runs['r1']?.state).toBe('cancelled');
+  });
+});
+
+describe('pending interactions from the API', () => {
+  const form = { form_id: 'f1', title: 'T', schema: { type: 'object', properties: {} }, message_id: 'm1' };
+  it('adds what waits, and never brings back one already answered', () => {
+    const listed = [{ interaction_id: 'f1', run_id: 'r1', state: 'pending', kind: 'form', request: form }];
+    const s = withPendingInteractions(initialChatState, listed);
+    expect(s.forms['f1']).toMatchObject({ formId: 'f1', runId: 'r1', messageId: 'm1', request: { title: 'T' } });
+    expect(withPendingInteractions(s, listed)).toBe(s);
+    const answered = reduce(s, ev(9, 'interaction', 'form_result', { form_id: 'f1', action: 'decline' }));
+    expect(answered.forms).toEqual({});
+    expect(withPendingInteractions(answered, listed).forms).toEqual({});
+    // A replayed request after its result is not shown again either.
+    expect(reduce(closeInteraction(initialChatState, 'f1'), ev(1, 'interaction', 'form_request', form)).forms).toEqual({});
   });
 });

@@ -119,6 +119,8 @@ export interface ChatState {
   forms: Record<string, PendingForm>;
   /** Consent requests waiting for a decision, by consent_id. */
   consents: Record<string, PendingConsent>;
+  /** Interactions known to be answered or withdrawn (a stale listing never brings them back). */
+  closed: Record<string, true>;
 }
 
 export const initialChatState: ChatState = {
@@ -130,6 +132,7 @@ export const initialChatState: ChatState = {
   runs: {},
   forms: {},
   consents: {},
+  closed: {},
 };
 
 /** The run's state when it is still going (running, waiting for the person…). */
@@ -385,7 +388,7 @@ function apply(state: ChatState, event: Event, folded: boolean): ChatState {
 
     case 'interaction/form_request': {
       const request = event.payload as FormRequestPayload;
-      if (typeof request.form_id !== 'string') return state;
+      if (typeof request.form_id !== 'string' || state.closed[request.form_id]) return state;
       return {
         ...state,
         forms: {
@@ -397,12 +400,12 @@ function apply(state: ChatState, event: Event, folded: boolean): ChatState {
     case 'interaction/form_result':
     case 'interaction/form_cancel': {
       const formId = str(payload['form_id']);
-      if (!formId || !(formId in state.forms)) return state;
-      return { ...state, forms: without(state.forms, formId) };
+      if (!formId) return state;
+      return closeInteraction(state, formId);
     }
     case 'interaction/consent_request': {
       const request = event.payload as ConsentRequestPayload;
-      if (typeof request.consent_id !== 'string') return state;
+      if (typeof request.consent_id !== 'string' || state.closed[request.consent_id]) return state;
       return {
         ...state,
         consents: {
@@ -418,8 +421,8 @@ function apply(state: ChatState, event: Event, folded: boolean): ChatState {
     }
     case 'interaction/consent_result': {
       const consentId = str(payload['consent_id']);
-      if (!consentId || !(consentId in state.consents)) return state;
-      return { ...state, consents: without(state.consents, consentId) };
+      if (!consentId) return state;
+      return closeInteraction(state, consentId);
     }
 
     case 'system/status': {
@@ -482,4 +485,34 @@ function dropInteractionsOf(state: ChatState, runId: string | undefined): ChatSt
   const consents = Object.fromEntries(Object.entries(state.consents).filter(([, c]) => c.runId !== runId));
   const same = Object.keys(forms).length === Object.keys(state.forms).length && Object.keys(consents).length === Object.keys(state.consents).length;
   return same ? state : { ...state, forms, consents };
+}
+
+/** An interaction was answered (here or elsewhere) or withdrawn: it no longer waits. */
+export function closeInteraction(state: ChatState, id: string): ChatState {
+  if (state.closed[id] && !(id in state.forms) && !(id in state.consents)) return state;
+  return { ...state, forms: without(state.forms, id), consents: without(state.consents, id), closed: { ...state.closed, [id]: true } };
+}
+
+/** What `GET /v1/interactions` says waits (e.g. a form pending when the app opens). */
+export interface PendingInteraction {
+  interaction_id: string;
+  run_id: string | null;
+  state: string;
+  kind: string;
+  request: FormRequestPayload | ConsentRequestPayload;
+}
+
+export function withPendingInteractions(state: ChatState, pending: PendingInteraction[]): ChatState {
+  let s = state;
+  for (const p of pending) {
+    const id = p.interaction_id;
+    if (p.state !== 'pending' || s.closed[id] || id in s.forms || id in s.consents) continue;
+    const messageId = str((p.request as Record<string, unknown>)['message_id']) ?? null;
+    if (p.kind === 'form') {
+      s = { ...s, forms: { ...s.forms, [id]: { formId: id, messageId, runId: p.run_id, request: p.request as FormRequestPayload } } };
+    } else if (p.kind === 'consent') {
+      s = { ...s, consents: { ...s.consents, [id]: { consentId: id, messageId, runId: p.run_id, request: p.request as ConsentRequestPayload } } };
+    }
+  }
+  return s;
 }

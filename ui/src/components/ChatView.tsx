@@ -10,12 +10,34 @@ export interface ChatViewProps {
   draft: string;
   onDraftChange: (draft: string) => void;
   connection: ConnectionState;
+  /** Why the engine cannot be reached, when `connection` is `error`. */
+  connectionError?: string | null | undefined;
   onSend?: ((text: string) => void) | undefined;
+  /** A run is answering: the composer offers Stop. */
+  running?: boolean | undefined;
+  onStop?: (() => void) | undefined;
+  /** The messages; the welcome text when absent. */
+  children?: ReactNode;
+  /** Under the log (state of the conversation: loading, reconnecting, errors). */
+  status?: ReactNode;
   composerRef: RefObject<HTMLTextAreaElement | null>;
 }
 
 /** The conversation: its title, the message log and the composer. */
-export function ChatView({ title, headerControls, draft, onDraftChange, connection, onSend, composerRef }: ChatViewProps) {
+export function ChatView({
+  title,
+  headerControls,
+  draft,
+  onDraftChange,
+  connection,
+  connectionError,
+  onSend,
+  running,
+  onStop,
+  children,
+  status,
+  composerRef,
+}: ChatViewProps) {
   const { t } = useTranslation();
 
   return (
@@ -34,11 +56,14 @@ export function ChatView({ title, headerControls, draft, onDraftChange, connecti
         aria-live="polite"
         data-testid="message-list"
       >
-        <div className="empty-state">
-          <TesseraMark size={48} className="empty-state-mark" />
-          <h2 className="empty-state-title">{t('chat.welcomeTitle')}</h2>
-          <p className="empty-state-body">{t('chat.welcomeBody')}</p>
-        </div>
+        {children ?? (
+          <div className="empty-state">
+            <TesseraMark size={48} className="empty-state-mark" />
+            <h2 className="empty-state-title">{t('chat.welcomeTitle')}</h2>
+            <p className="empty-state-body">{t('chat.welcomeBody')}</p>
+          </div>
+        )}
+        {status}
       </section>
 
       <div className="composer-dock">
@@ -46,7 +71,10 @@ export function ChatView({ title, headerControls, draft, onDraftChange, connecti
           draft={draft}
           onDraftChange={onDraftChange}
           connection={connection}
+          connectionError={connectionError}
           onSend={onSend}
+          running={running}
+          onStop={onStop}
           inputRef={composerRef}
         />
       </div>

@@ -1,24 +1,28 @@
 import { useLayoutEffect, type KeyboardEvent, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ConnectionState } from '../transport/connection';
-import { SendIcon } from './icons';
+import { SendIcon, StopIcon } from './icons';
 
 export interface ComposerProps {
   draft: string;
   onDraftChange: (draft: string) => void;
   connection: ConnectionState;
-  /** Absent until an engine is wired in: without it nothing can be sent. */
+  connectionError?: string | null | undefined;
+  /** Absent without an engine: then nothing can be sent. */
   onSend?: ((text: string) => void) | undefined;
+  /** A run is answering: Send waits and Stop cancels it. */
+  running?: boolean | undefined;
+  onStop?: (() => void) | undefined;
   inputRef: RefObject<HTMLTextAreaElement | null>;
 }
 
 const MAX_INPUT_HEIGHT_PX = 200;
 
 /** The message box: Enter sends, Shift+Enter inserts a new line. */
-export function Composer({ draft, onDraftChange, connection, onSend, inputRef }: ComposerProps) {
+export function Composer({ draft, onDraftChange, connection, connectionError, onSend, running, onStop, inputRef }: ComposerProps) {
   const { t } = useTranslation();
   const connected = connection === 'connected' && onSend !== undefined;
-  const canSend = connected && draft.trim().length > 0;
+  const canSend = connected && !running && draft.trim().length > 0;
 
   // Grow with the text up to a limit, then scroll (set through CSSOM: fine under a strict CSP).
   useLayoutEffect(() => {
@@ -45,9 +49,15 @@ export function Composer({ draft, onDraftChange, connection, onSend, inputRef }:
   const status =
     connection === 'connecting'
       ? t('composer.connecting')
-      : connected
-        ? ''
-        : t('composer.notConnected');
+      : connection === 'error'
+        ? connectionError === 'token'
+          ? t('composer.tokenRefused')
+          : t('composer.connectionFailed', { error: connectionError ?? '' })
+        : connected
+          ? running
+            ? t('composer.running')
+            : ''
+          : t('composer.notConnected');
 
   return (
     <form
@@ -74,6 +84,12 @@ export function Composer({ draft, onDraftChange, connection, onSend, inputRef }:
           onChange={(event) => onDraftChange(event.target.value)}
           onKeyDown={onKeyDown}
         />
+        {running && onStop ? (
+          <button type="button" className="button stop-button" data-testid="stop-button" onClick={onStop}>
+            <StopIcon />
+            <span>{t('chat.stop')}</span>
+          </button>
+        ) : null}
         <button
           type="submit"
           className="button button-primary send-button"

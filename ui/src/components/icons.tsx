@@ -42,6 +42,12 @@ export const SendIcon = (props: IconProps) => (
   </Icon>
 );
 
+export const StopIcon = (props: IconProps) => (
+  <Icon {...props}>
+    <rect x="6" y="6" width="12" height="12" rx="2" fill="currentColor" />
+  </Icon>
+);
+
 export const GlobeIcon = (props: IconProps) => (
   <Icon {...props}>
     <circle cx="12" cy="12" r="9" />

@@ -1,0 +1,82 @@
+import { useEffect, useRef, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ChatSession } from '../useChatSession';
+import { AssistantMessageView } from './AssistantMessageView';
+import { Markdown } from './Markdown';
+
+function UserMessage({ text, error }: { text: string; error?: string | undefined }) {
+  const { t } = useTranslation();
+  return (
+    <article className="message message-user" data-testid="user-message">
+      <h3 className="message-author">{t('chat.you')}</h3>
+      <p className="message-user-text">{text}</p>
+      {error && (
+        <p className="notice notice-error" role="alert">
+          {t('chat.sendFailed', { error })}
+        </p>
+      )}
+    </article>
+  );
+}
+
+/**
+ * The messages of the conversation: the stored ones, with what their runs' events add (tool
+ * cards, thinking, usage), then the turns still being answered, in order.
+ */
+export function ConversationLog({ session, extra }: { session: ChatSession; extra?: ReactNode }) {
+  const { t } = useTranslation();
+  const { history, chat, localTurns } = session;
+  const endRef = useRef<HTMLDivElement | null>(null);
+  const items: ReactNode[] = [];
+  const shown = new Set<string>();
+
+  for (const stored of history) {
+    shown.add(stored.id);
+    const role = stored.message.role;
+    if (role === 'user') {
+      items.push(<UserMessage key={stored.id} text={stored.message.content} />);
+    } else if (role === 'assistant') {
+      const live = chat.messages[stored.id];
+      items.push(
+        live ? (
+          <AssistantMessageView key={stored.id} message={live} tools={chat.tools} run={live.runId ? chat.runs[live.runId] : undefined} />
+        ) : (
+          <article key={stored.id} className="message message-assistant" data-testid="assistant-message" data-message-id={stored.id}>
+            <h3 className="message-author">{t('chat.assistant')}</h3>
+            <Markdown text={stored.message.content} />
+          </article>
+        ),
+      );
+    }
+  }
+
+  const turnsShown = new Set<string>();
+  for (const id of chat.messageOrder) {
+    if (shown.has(id)) continue;
+    const message = chat.messages[id];
+    if (!message) continue;
+    const turn = localTurns.find((t) => t.runId !== null && t.runId === message.runId);
+    if (turn) {
+      turnsShown.add(turn.key);
+      items.push(<UserMessage key={turn.key} text={turn.text} error={turn.error} />);
+    }
+    items.push(<AssistantMessageView key={id} message={message} tools={chat.tools} run={message.runId ? chat.runs[message.runId] : undefined} />);
+  }
+  for (const turn of localTurns) {
+    if (!turnsShown.has(turn.key)) items.push(<UserMessage key={turn.key} text={turn.text} error={turn.error} />);
+  }
+
+  const count = items.length;
+  const lastText = chat.lastSeq;
+  useEffect(() => {
+    endRef.current?.scrollIntoView?.({ block: 'end' });
+  }, [count, lastText]);
+
+  return (
+    <div className="conversation" data-testid="conversation">
+      {items}
+      {extra}
+      <div ref={endRef} />
+    </div>
+  );
+}

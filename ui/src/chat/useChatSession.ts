@@ -1,0 +1,351 @@
+/**
+ * The app's link to the engine: connection, the conversation list, the selected conversation
+ * (its stored messages, its events followed live, what waits for the person), sending, stopping
+ * and answering. One event stream feeds the reducer at a time: the run's own stream while a
+ * message is being answered, otherwise `GET …/events` resumed from the last seq seen.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { ConnectionState } from '../transport/connection';
+import {
+  ApiError,
+  NetworkError,
+  isAbort,
+  newId,
+  type ConversationSummary,
+  type InteractionAnswer,
+  type StoredMessage,
+  type StreamEvent,
+  type TesseraClient,
+} from '../transport/client';
+import { readItem, sessionStore, writeItem } from '../storage';
+import { activeRun, closeInteraction, initialChatState, reduce, withPendingInteractions, type ChatState, type PendingInteraction } from './reducer';
+
+export const CONVERSATION_STORAGE_KEY = 'tessera.conversation';
+
+export interface LocalTurn {
+  key: string;
+  text: string;
+  runId: string | null;
+  /** Why it was not sent. */
+  error?: string;
+}
+
+export interface ChatSession {
+  connection: ConnectionState;
+  connectionError: string | null;
+  conversations: ConversationSummary[];
+  listError: string | null;
+  selectedId: string | null;
+  history: StoredMessage[];
+  loading: boolean;
+  loadError: string | null;
+  chat: ChatState;
+  localTurns: LocalTurn[];
+  reconnecting: boolean;
+  /** The run that can be stopped now, if any. */
+  runningId: string | null;
+  select: (id: string | null) => void;
+  send: (text: string) => Promise<void>;
+  stop: () => Promise<void>;
+  answer: (interactionId: string, answer: InteractionAnswer) => Promise<void>;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ApiError) return `${error.message} (${error.code})`;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
+const FOLLOW_RETRY_MIN_MS = 500;
+const FOLLOW_RETRY_MAX_MS = 5_000;
+const CONNECT_RETRY_MS = 3_000;
+
+export function useChatSession(client: TesseraClient | null): ChatSession {
+  const [connection, setConnection] = useState<ConnectionState>(client ? 'connecting' : 'disconnected');
+  const [connectionError, setConnectionError] = useState<string | null>(null);
+  const [conversations, setConversations] = useState<ConversationSummary[]>([]);
+  const [listError, setListError] = useState<string | null>(null);
+  const [selectedId, setSelectedId] = useState<string | null>(null);
+  const [history, setHistory] = useState<StoredMessage[]>([]);
+  const [loading, setLoading] = useState(false);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const [chat, setChat] = useState<ChatState>(initialChatState);
+  const [localTurns, setLocalTurns] = useState<LocalTurn[]>([]);
+  const [reconnecting, setReconnecting] = useState(false);
+  const [pendingRunId, setPendingRunId] = useState<string | null>(null);
+
+  const chatRef = useRef<ChatState>(initialChatState);
+  const selectedRef = useRef<string | null>(null);
+  /** Bumped on every selection: async work of an older selection drops its results. */
+  const generation = useRef(0);
+  const followAbort = useRef<AbortController | null>(null);
+
+  const setChatState = useCallback((next: ChatState) => {
+    if (next === chatRef.current) return;
+    chatRef.current = next;
+    setChat(next);
+  }, []);
+
+  const refreshList = useCallback(async () => {
+    if (!client) return;
+    try {
+      setConversations(await client.listConversations());
+      setListError(null);
+    } catch (error) {
+      setListError(describe(error));
+    }
+  }, [client]);
+
+  const reloadHistory = useCallback(
+    async (id: string, gen: number) => {
+      if (!client) return;
+      try {
+        const detail = await client.getConversation(id);
+        if (gen !== generation.current) return;
+        setHistory(detail.messages);
+        // Turns whose run has ended are in the stored messages now.
+        setLocalTurns((turns) => turns.filter((t) => t.error !== undefined || (t.runId !== null && !chatRef.current.runs[t.runId]?.done) || t.runId === null));
+        setLoadError(null);
+      } catch (error) {
+        if (gen !== generation.current) return;
+        if (error instanceof ApiError && error.status === 404) return; // not stored yet
+        setLoadError(describe(error));
+      }
+    },
+    [client],
+  );
+
+  /** Folds one streamed event in; a run's end refreshes the stored messages and the list. */
+  const onEvent = useCallback(
+    (item: StreamEvent, conversationId: string, gen: number) => {
+      if (gen !== generation.current || item.event.conversation_id !== conversationId) return;
+      setChatState(reduce(chatRef.current, item.event, item.seq));
+      if (item.name === 'done' || item.name === 'error') {
+        void reloadHistory(conversationId, gen);
+        void refreshList();
+      }
+    },
+    [refreshList, reloadHistory, setChatState],
+  );
+
+  const stopFollowing = useCallback(() => {
+    followAbort.current?.abort();
+    followAbort.current = null;
+    setReconnecting(false);
+  }, []);
+
+  const startFollowing = useCallback(
+    (conversationId: string, gen: number) => {
+      if (!client) return;
+      stopFollowing();
+      const controller = new AbortController();
+      followAbort.current = controller;
+      const { signal } = controller;
+      void (async () => {
+        let delay = FOLLOW_RETRY_MIN_MS;
+        while (!signal.aborted && gen === generation.current) {
+          let sawDone = false;
+          try {
+            const after = chatRef.current.lastSeq > 0 ? chatRef.current.lastSeq : null;
+            const stream = await client.followEvents(conversationId, after, signal);
+            setReconnecting(false);
+            for await (const item of stream.events) {
+              onEvent(item, conversationId, gen);
+              delay = FOLLOW_RETRY_MIN_MS;
+              if (item.name === 'done' || item.name === 'error') sawDone = true;
+            }
+          } catch (error) {
+            if (isAbort(error) || signal.aborted) return;
+            if (error instanceof ApiError && (error.status === 404 || error.status === 401)) return;
+            setReconnecting(true);
+          }
+          if (signal.aborted) return;
+          // A run's stream ends at its done: follow the next one at once. Anything else: back off.
+          if (!sawDone) {
+            await sleep(delay, signal);
+            delay = Math.min(delay * 2, FOLLOW_RETRY_MAX_MS);
+          }
+        }
+      })();
+    },
+    [client, onEvent, stopFollowing],
+  );
+
+  const select = useCallback(
+    (id: string | null) => {
+      generation.current += 1;
+      const gen = generation.current;
+      stopFollowing();
+      selectedRef.current = id;
+      setSelectedId(id);
+      writeItem(sessionStore(), CONVERSATION_STORAGE_KEY, id ?? '');
+      chatRef.current = initialChatState;
+      setChat(initialChatState);
+      setHistory([]);
+      setLocalTurns([]);
+      setLoadError(null);
+      setPendingRunId(null);
+      if (!id || !client) {
+        setLoading(false);
+        return;
+      }
+      setLoading(true);
+      void (async () => {
+        try {
+          const [detail, pending] = await Promise.all([client.getConversation(id), client.listInteractions(id)]);
+          if (gen !== generation.current) return;
+          setHistory(detail.messages);
+          setChatState(withPendingInteractions(chatRef.current, pending as PendingInteraction[]));
+          startFollowing(id, gen);
+        } catch (error) {
+          if (gen !== generation.current) return;
+          if (error instanceof ApiError && error.status === 404) {
+            // Gone (deleted elsewhere): back to a new conversation.
+            selectedRef.current = null;
+            setSelectedId(null);
+            writeItem(sessionStore(), CONVERSATION_STORAGE_KEY, '');
+          } else {
+            setLoadError(describe(error));
+          }
+        } finally {
+          if (gen === generation.current) setLoading(false);
+        }
+      })();
+    },
+    [client, setChatState, startFollowing, stopFollowing],
+  );
+
+  // Connect: the conversation list answers (with the token) or says why not; then reopen the
+  // conversation this tab had open (a reload mid-run picks its stream up).
+  useEffect(() => {
+    if (!client) {
+      setConnection('disconnected');
+      return;
+    }
+    let cancelled = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const attempt = async () => {
+      setConnection('connecting');
+      try {
+        const list = await client.listConversations();
+        if (cancelled) return;
+        setConversations(list);
+        setConnection('connected');
+        setConnectionError(null);
+        const remembered = readItem(sessionStore(), CONVERSATION_STORAGE_KEY);
+        if (remembered && selectedRef.current === null) select(remembered);
+      } catch (error) {
+        if (cancelled) return;
+        setConnection('error');
+        if (error instanceof ApiError && error.status === 401) {
+          setConnectionError('token');
+          return; // retrying cannot help
+        }
+        setConnectionError(describe(error));
+        timer = setTimeout(() => void attempt(), CONNECT_RETRY_MS);
+      }
+    };
+    void attempt();
+    return () => {
+      cancelled = true;
+      if (timer) clearTimeout(timer);
+    };
+  }, [client, select]);
+
+  useEffect(() => () => followAbort.current?.abort(), []);
+
+  const send = useCallback(
+    async (text: string) => {
+      if (!client) return;
+      let conversationId = selectedRef.current;
+      if (!conversationId) {
+        // A new conversation, under a new id.
+        conversationId = newId();
+        generation.current += 1;
+        selectedRef.current = conversationId;
+        setSelectedId(conversationId);
+        writeItem(sessionStore(), CONVERSATION_STORAGE_KEY, conversationId);
+      }
+      const gen = generation.current;
+      const key = newId();
+      setLocalTurns((turns) => [...turns, { key, text, runId: null }]);
+      stopFollowing();
+      let sent = false;
+      try {
+        const stream = await client.sendUserInput(conversationId, text);
+        sent = true;
+        if (gen === generation.current) {
+          setPendingRunId(stream.runId);
+          setLocalTurns((turns) => turns.map((t) => (t.key === key ? { ...t, runId: stream.runId } : t)));
+        }
+        void refreshList();
+        for await (const item of stream.events) {
+          if (gen !== generation.current) break;
+          onEvent(item, conversationId, gen);
+        }
+      } catch (error) {
+        if (!sent && gen === generation.current) {
+          const message = error instanceof NetworkError ? error.message : describe(error);
+          setLocalTurns((turns) => turns.map((t) => (t.key === key ? { ...t, error: message } : t)));
+        }
+        // A stream cut mid-run: the follow stream below picks it up from the last seq.
+      } finally {
+        if (gen === generation.current) {
+          setPendingRunId(null);
+          if (sent || chatRef.current.lastSeq > 0 || history.length > 0) startFollowing(conversationId, gen);
+        }
+      }
+    },
+    [client, history.length, onEvent, refreshList, startFollowing, stopFollowing],
+  );
+
+  const active = activeRun(chat);
+  const runningId = active?.id ?? pendingRunId;
+
+  const stop = useCallback(async () => {
+    if (!client || !runningId) return;
+    await client.cancelRun(runningId);
+  }, [client, runningId]);
+
+  const answer = useCallback(
+    async (interactionId: string, value: InteractionAnswer) => {
+      if (!client) return;
+      await client.answerInteraction(interactionId, value);
+      setChatState(closeInteraction(chatRef.current, interactionId));
+    },
+    [client, setChatState],
+  );
+
+  return {
+    connection,
+    connectionError,
+    conversations,
+    listError,
+    selectedId,
+    history,
+    loading,
+    loadError,
+    chat,
+    localTurns,
+    reconnecting,
+    runningId,
+    select,
+    send,
+    stop,
+    answer,
+  };
+}
