@@ -1,0 +1,111 @@
+// End-to-end: chatting through the built UI with a real `tessera serve` whose model is the
+// scripted provider (crates/tessera-testkit, `tessera-scripted-provider`: the real OpenAI
+// chat-completions SSE wire). Needs TESSERA_BIN and the provider binary beside it (or
+// TESSERA_SCRIPTED_PROVIDER_BIN); see e2e/scripted.mjs.
+
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack } from './harness.mjs';
+import { modelCalls, pushReplies, textReply, toolCallReply } from './scripted.mjs';
+
+describe('chatting with the engine', () => {
+  let stack;
+  let browser;
+  const contexts = [];
+
+  before(async () => {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    stack = await startStack();
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    for (const c of contexts) await c.close().catch(() => {});
+    await browser?.close().catch(() => {});
+    await stack?.stop();
+  });
+
+  async function open(locale) {
+    const opened = await openPage(browser, stack.url, locale);
+    contexts.push(opened.context);
+    return opened;
+  }
+
+  test('a streamed answer appears as Markdown, with highlighted code to copy, and the conversation is listed', async () => {
+    await pushReplies(stack.providerUrl, [textReply(['Hello ', '**world**', '\n\n```js\nconst x = 1;\n```\n'], 30)]);
+    const { page, errors } = await open('en-US');
+    await sendMessage(page, 'Say hello');
+
+    const log = page.getByRole('log', { name: 'Messages' });
+    const answer = log.getByTestId('assistant-message').last();
+    await answer.locator('strong', { hasText: 'world' }).waitFor({ timeout: 15_000 });
+    await answer.getByTestId('usage').waitFor({ timeout: 15_000 });
+    assert.equal(await log.getByTestId('user-message').textContent(), 'YouSay hello');
+    assert.match((await answer.locator('pre code').textContent()) ?? '', /const x = 1;/);
+    assert.ok((await answer.locator('pre code .hljs-keyword').count()) > 0, 'the code is highlighted');
+    assert.ok(await answer.getByRole('button', { name: 'Copy code' }).isVisible());
+
+    const item = page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: 'Say hello' });
+    await item.waitFor({ timeout: 10_000 });
+    assert.equal(await item.getAttribute('aria-current'), 'page');
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Say hello');
+
+    // What the model received is the person's message.
+    const calls = await modelCalls(stack.providerUrl);
+    assert.ok(JSON.stringify(calls.at(-1)).includes('Say hello'));
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-answer.png') });
+    assert.deepEqual(errors, []);
+  });
+
+  test('a page reload mid-run picks the stream up from the event log', async () => {
+    const pieces = Array.from({ length: 12 }, (_, i) => `part${i} `);
+    await pushReplies(stack.providerUrl, [textReply(pieces, 250)]);
+    const { page, errors } = await open('en-US');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await sendMessage(page, 'Count slowly');
+    const log = page.getByRole('log', { name: 'Messages' });
+    await log.getByText('part1', { exact: false }).waitFor({ timeout: 15_000 });
+    assert.ok(await page.getByRole('button', { name: 'Stop' }).isVisible(), 'Stop is offered while the run answers');
+
+    await page.reload({ waitUntil: 'load' });
+    await page.getByTestId('app-shell').waitFor();
+    // The same conversation, its question from the store, the answer continuing live.
+    await log.getByTestId('user-message').filter({ hasText: 'Count slowly' }).waitFor({ timeout: 15_000 });
+    const answer = log.getByTestId('assistant-message').last();
+    await answer.getByTestId('usage').waitFor({ timeout: 20_000 });
+    assert.equal((await answer.locator('.markdown').textContent())?.trim(), pieces.join('').trim(), 'every piece once, in order');
+    assert.equal(await log.getByTestId('assistant-message').count(), 1);
+    assert.deepEqual(errors, []);
+  });
+
+  test('Stop cancels a running answer and keeps what arrived', async () => {
+    const pieces = Array.from({ length: 40 }, (_, i) => `slow${i} `);
+    await pushReplies(stack.providerUrl, [textReply(pieces, 250)]);
+    const { page, errors } = await open('en-US');
+    await sendMessage(page, 'Take your time');
+    const log = page.getByRole('log', { name: 'Messages' });
+    await log.getByText('slow1', { exact: false }).waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await log.getByTestId('run-cancelled').waitFor({ timeout: 15_000 });
+    assert.match((await log.getByTestId('assistant-message').last().textContent()) ?? '', /slow0 slow1/);
+    assert.ok(!((await log.textContent()) ?? '').includes('slow39'));
+    await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'detached', timeout: 10_000 });
+    assert.deepEqual(errors, []);
+  });
+
+  test('a tool call shows as a card with its arguments and result', async () => {
+    await pushReplies(stack.providerUrl, [toolCallReply('call_calc', 'calculator', { expression: '6*7' }), textReply(['It is 42.'])]);
+    const { page, errors } = await open('en-US');
+    await sendMessage(page, 'What is 6*7?');
+    const card = page.getByRole('region', { name: 'Tool calculator' });
+    await card.waitFor({ timeout: 15_000 });
+    await page.getByText('It is 42.').waitFor({ timeout: 15_000 });
+    assert.equal(await card.getAttribute('data-phase'), 'success');
+    await card.locator('summary').click(); // finished cards start folded
+    assert.match((await card.getByTestId('tool-arguments').textContent()) ?? '', /"expression": "6\*7"/);
+    assert.match((await card.getByTestId('tool-result').textContent()) ?? '', /42/);
+    assert.deepEqual(errors, []);
+  });
+});
