@@ -41,7 +41,8 @@ export function App({ client = null }: AppProps) {
     () => session.conversations.find((c) => c.id === session.selectedId) ?? null,
     [session.conversations, session.selectedId],
   );
-  const hasContent = session.history.length > 0 || session.localTurns.length > 0 || session.chat.messageOrder.length > 0;
+  const hasContent =
+    session.history.length > 0 || session.localTurns.length > 0 || session.chat.messageOrder.length > 0 || Object.keys(session.chat.forms).length > 0;
 
   const status = (
     <>

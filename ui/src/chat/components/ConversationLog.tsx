@@ -1,6 +1,7 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ChatSession } from '../useChatSession';
+import { FormCard } from '../forms/FormCard';
 import { AssistantMessageView } from './AssistantMessageView';
 import { Markdown } from './Markdown';
 
@@ -66,7 +67,7 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
     if (!turnsShown.has(turn.key)) items.push(<UserMessage key={turn.key} text={turn.text} error={turn.error} />);
   }
 
-  const count = items.length;
+  const count = items.length + Object.keys(chat.forms).length;
   const lastText = chat.lastSeq;
   useEffect(() => {
     endRef.current?.scrollIntoView?.({ block: 'end' });
@@ -75,6 +76,9 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
   return (
     <div className="conversation" data-testid="conversation">
       {items}
+      {Object.values(chat.forms).map((form) => (
+        <FormCard key={form.formId} request={form.request} onAnswer={(answer) => session.answer(form.formId, answer)} />
+      ))}
       {extra}
       <div ref={endRef} />
     </div>
