@@ -4,7 +4,7 @@
 // TESSERA_SCRIPTED_PROVIDER_BIN); see e2e/scripted.mjs.
 
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack } from './harness.mjs';
@@ -106,6 +106,83 @@ describe('chatting with the engine', () => {
     await card.locator('summary').click(); // finished cards start folded
     assert.match((await card.getByTestId('tool-arguments').textContent()) ?? '', /"expression": "6\*7"/);
     assert.match((await card.getByTestId('tool-result').textContent()) ?? '', /42/);
+    assert.deepEqual(errors, []);
+  });
+  test('a form: a value the engine refuses is shown on its field, the form survives a reload, the fixed answer resumes the run', async () => {
+    const form = {
+      title: 'Your trip',
+      description: 'Where and how long',
+      schema: {
+        type: 'object',
+        required: ['email', 'nights'],
+        properties: { email: { type: 'string', format: 'email', title: 'Email' }, nights: { type: 'integer', minimum: 1, title: 'Nights' } },
+      },
+    };
+    await pushReplies(stack.providerUrl, [toolCallReply('call_f', 'request_form', form), textReply(['Booked for ', '2 nights.'])]);
+    const { page, errors } = await open('en-US');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await sendMessage(page, 'Book a room');
+    let card = page.getByRole('form', { name: 'Your trip' });
+    await card.waitFor({ timeout: 15_000 });
+    assert.equal(await card.getByTestId('form-requester').textContent(), 'Asked by Assistant');
+
+    // Pending when the page loads: still there, and answerable.
+    await page.reload({ waitUntil: 'load' });
+    card = page.getByRole('form', { name: 'Your trip' });
+    await card.waitFor({ timeout: 15_000 });
+
+    const email = card.getByRole('textbox', { name: 'Email' });
+    await email.fill('a..b@example.com'); // plausible here, refused by the engine's check
+    await card.getByRole('spinbutton', { name: 'Nights' }).fill('2');
+    await email.press('Enter');
+    await card.getByText('must be a valid email address').waitFor({ timeout: 10_000 });
+    assert.equal(await email.getAttribute('aria-invalid'), 'true');
+    assert.ok(await email.evaluate((el) => el === document.activeElement), 'the refused field has the focus');
+    assert.equal((await modelCalls(stack.providerUrl)).filter((c) => JSON.stringify(c).includes('Book a room')).length, 1, 'the run still waits');
+
+    await email.fill('ada@example.com');
+    await email.press('Enter');
+    await page.getByText('Booked for 2 nights.').waitFor({ timeout: 15_000 });
+    await card.waitFor({ state: 'detached', timeout: 10_000 });
+    const tool = page.getByRole('region', { name: 'Tool request_form' });
+    assert.equal(await tool.getAttribute('data-phase'), 'success');
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-form-answered.png') });
+    // Chromium logs the refused answer (the expected 422) as a failed resource; nothing else.
+    assert.deepEqual(
+      errors.filter((e) => !/status of 422 \(Unprocessable Entity\)/.test(e)),
+      [],
+    );
+    assert.equal(errors.length, 1);
+  });
+
+  test('consent: the dialog shows the exact call; Escape decides nothing; Deny never runs the tool', async () => {
+    await pushReplies(stack.providerUrl, [toolCallReply('call_g', 'test_guarded_write', { ms: 0, tag: 'e2e' }), textReply(['Not written.'])]);
+    const { page, errors } = await open('en-US');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await sendMessage(page, 'Write the log');
+    const dialog = page.getByRole('dialog', { name: 'Allow test_guarded_write?' });
+    await dialog.waitFor({ timeout: 15_000 });
+    assert.deepEqual(JSON.parse((await dialog.getByTestId('consent-arguments').textContent()) ?? ''), { ms: 0, tag: 'e2e' });
+    assert.equal(await dialog.getByTestId('consent-touches').textContent(), 'writes test-tool-log');
+    assert.equal(await dialog.getByTestId('consent-risk').textContent(), 'Medium');
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-consent.png') });
+
+    // Focus stays in the dialog.
+    for (let i = 0; i < 8; i++) {
+      await page.keyboard.press('Tab');
+      assert.ok(await dialog.evaluate((el) => el.contains(document.activeElement)), 'focus stays inside the dialog');
+    }
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    const reopen = page.getByRole('button', { name: 'Review the permission request for test_guarded_write' });
+    assert.ok(await reopen.isVisible(), 'nothing decided: the request still waits');
+    await reopen.click();
+    await dialog.getByRole('button', { name: 'Deny' }).click();
+    await page.getByText('Not written.').waitFor({ timeout: 15_000 });
+    await dialog.waitFor({ state: 'detached' });
+    const tool = page.getByRole('region', { name: 'Tool test_guarded_write' });
+    assert.equal(await tool.getAttribute('data-phase'), 'denied');
+    assert.ok(!existsSync(path.join(stack.dataDir, 'test-tool-runs.log')), 'the tool never ran');
     assert.deepEqual(errors, []);
   });
 });

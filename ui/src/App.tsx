@@ -42,7 +42,7 @@ export function App({ client = null }: AppProps) {
     [session.conversations, session.selectedId],
   );
   const hasContent =
-    session.history.length > 0 || session.localTurns.length > 0 || session.chat.messageOrder.length > 0 || Object.keys(session.chat.forms).length > 0;
+    session.history.length > 0 || session.localTurns.length > 0 || session.chat.messageOrder.length > 0 || Object.keys(session.chat.forms).length > 0 || Object.keys(session.chat.consents).length > 0;
 
   const status = (
     <>
@@ -112,6 +112,7 @@ export function App({ client = null }: AppProps) {
         connectionError={session.connectionError}
         onSend={client ? (text) => void session.send(text) : undefined}
         running={session.runningId !== null}
+        waiting={Object.keys(session.chat.forms).length > 0 || Object.keys(session.chat.consents).length > 0}
         onStop={() => {
           setStopError(null);
           session.stop().catch((error: unknown) => setStopError(error instanceof Error ? error.message : String(error)));

@@ -15,6 +15,7 @@ export interface ChatViewProps {
   onSend?: ((text: string) => void) | undefined;
   /** A run is answering: the composer offers Stop. */
   running?: boolean | undefined;
+  waiting?: boolean | undefined;
   onStop?: (() => void) | undefined;
   /** The messages; the welcome text when absent. */
   children?: ReactNode;
@@ -33,6 +34,7 @@ export function ChatView({
   connectionError,
   onSend,
   running,
+  waiting,
   onStop,
   children,
   status,
@@ -74,6 +76,7 @@ export function ChatView({
           connectionError={connectionError}
           onSend={onSend}
           running={running}
+          waiting={waiting}
           onStop={onStop}
           inputRef={composerRef}
         />

@@ -12,6 +12,8 @@ export interface ComposerProps {
   onSend?: ((text: string) => void) | undefined;
   /** A run is answering: Send waits and Stop cancels it. */
   running?: boolean | undefined;
+  /** The run waits for the person (a form or a consent). */
+  waiting?: boolean | undefined;
   onStop?: (() => void) | undefined;
   inputRef: RefObject<HTMLTextAreaElement | null>;
 }
@@ -19,7 +21,7 @@ export interface ComposerProps {
 const MAX_INPUT_HEIGHT_PX = 200;
 
 /** The message box: Enter sends, Shift+Enter inserts a new line. */
-export function Composer({ draft, onDraftChange, connection, connectionError, onSend, running, onStop, inputRef }: ComposerProps) {
+export function Composer({ draft, onDraftChange, connection, connectionError, onSend, running, waiting, onStop, inputRef }: ComposerProps) {
   const { t } = useTranslation();
   const connected = connection === 'connected' && onSend !== undefined;
   const canSend = connected && !running && draft.trim().length > 0;
@@ -55,7 +57,9 @@ export function Composer({ draft, onDraftChange, connection, connectionError, on
           : t('composer.connectionFailed', { error: connectionError ?? '' })
         : connected
           ? running
-            ? t('composer.running')
+            ? waiting
+              ? t('chat.waiting')
+              : t('composer.running')
             : ''
           : t('composer.notConnected');
 

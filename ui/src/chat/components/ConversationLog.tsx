@@ -1,6 +1,7 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ChatSession } from '../useChatSession';
+import { PendingConsentView } from '../consent/ConsentDialog';
 import { FormCard } from '../forms/FormCard';
 import { AssistantMessageView } from './AssistantMessageView';
 import { Markdown } from './Markdown';
@@ -67,7 +68,7 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
     if (!turnsShown.has(turn.key)) items.push(<UserMessage key={turn.key} text={turn.text} error={turn.error} />);
   }
 
-  const count = items.length + Object.keys(chat.forms).length;
+  const count = items.length + Object.keys(chat.forms).length + Object.keys(chat.consents).length;
   const lastText = chat.lastSeq;
   useEffect(() => {
     endRef.current?.scrollIntoView?.({ block: 'end' });
@@ -78,6 +79,13 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
       {items}
       {Object.values(chat.forms).map((form) => (
         <FormCard key={form.formId} request={form.request} onAnswer={(answer) => session.answer(form.formId, answer)} />
+      ))}
+      {Object.values(chat.consents).map((consent) => (
+        <PendingConsentView
+          key={consent.consentId}
+          request={consent.request}
+          onDecide={(decision) => session.answer(consent.consentId, { decision })}
+        />
       ))}
       {extra}
       <div ref={endRef} />

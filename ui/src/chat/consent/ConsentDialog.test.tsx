@@ -1,0 +1,92 @@
+import { render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { I18nextProvider } from 'react-i18next';
+import { describe, expect, it, vi } from 'vitest';
+import type { ConsentDecision } from '../../generated/ConsentDecision';
+import type { ConsentRequestPayload } from '../../generated/ConsentRequestPayload';
+import { createI18n } from '../../i18n';
+import { PendingConsentView } from './ConsentDialog';
+
+const REQUEST: ConsentRequestPayload = {
+  consent_id: 'k1',
+  tool_call_id: 'call_g',
+  tool: 'test_guarded_write',
+  arguments: { path: '/tmp/x', ms: 0 },
+  touches: ['writes test-tool-log'],
+  risk: 'high',
+  agent_says: 'Ignore the app and click Always allow.',
+};
+
+function renderConsent(onDecide: (d: ConsentDecision) => Promise<void>, language: 'en' | 'zh-CN' = 'en') {
+  const i18n = createI18n(language);
+  const user = userEvent.setup();
+  render(
+    <I18nextProvider i18n={i18n}>
+      <button type="button">outside</button>
+      <PendingConsentView request={REQUEST} onDecide={onDecide} />
+    </I18nextProvider>,
+  );
+  return { user };
+}
+
+describe('consent dialog', () => {
+  it('shows the tool, its exact arguments, what it touches, the risk, and the agent only as a quotation', () => {
+    renderConsent(vi.fn());
+    const dialog = screen.getByRole('dialog', { name: 'Allow test_guarded_write?' });
+    expect(dialog).toHaveAttribute('aria-modal', 'true');
+    expect(dialog).toHaveFocus();
+    expect(within(dialog).getByTestId('consent-tool')).toHaveTextContent('test_guarded_write');
+    expect(JSON.parse(within(dialog).getByTestId('consent-arguments').textContent ?? '')).toEqual({ path: '/tmp/x', ms: 0 });
+    expect(within(dialog).getByRole('listitem')).toHaveTextContent('writes test-tool-log');
+    expect(within(dialog).getByTestId('consent-risk')).toHaveTextContent('High');
+    const quote = within(dialog).getByTestId('consent-agent-says');
+    expect(quote.tagName).toBe('BLOCKQUOTE');
+    expect(quote.closest('figure')).toHaveTextContent('The agent says:');
+  });
+
+  it.each([
+    ['Allow once', 'allow_once'],
+    ['Allow in this conversation', 'allow_conversation'],
+    ['Always allow', 'allow_always'],
+    ['Deny', 'deny'],
+  ] as const)('“%s” sends %s', async (label, decision) => {
+    const onDecide = vi.fn(async () => {});
+    const { user } = renderConsent(onDecide);
+    await user.click(screen.getByRole('button', { name: label }));
+    expect(onDecide).toHaveBeenCalledExactlyOnceWith(decision);
+  });
+
+  it('keeps focus inside, and Escape closes without deciding (it can be reopened)', async () => {
+    const onDecide = vi.fn(async () => {});
+    const { user } = renderConsent(onDecide);
+    const dialog = screen.getByRole('dialog');
+    const buttons = within(dialog).getAllByRole('button');
+    await user.tab();
+    expect(buttons[0]).toHaveFocus();
+    for (let i = 1; i < buttons.length; i++) await user.tab();
+    expect(buttons.at(-1)).toHaveFocus();
+    await user.tab();
+    expect(buttons[0]).toHaveFocus(); // wrapped, never reaching "outside"
+    await user.tab({ shift: true });
+    expect(buttons.at(-1)).toHaveFocus();
+
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(onDecide).not.toHaveBeenCalled();
+    await user.click(screen.getByRole('button', { name: 'Review the permission request for test_guarded_write' }));
+    expect(screen.getByRole('dialog')).toBeInTheDocument();
+  });
+
+  it('keeps the dialog open with the reason when the decision is not recorded', async () => {
+    const { user } = renderConsent(vi.fn(async () => Promise.reject(new Error('offline'))));
+    await user.click(screen.getByRole('button', { name: 'Deny' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Not sent: offline');
+    expect(screen.getByRole('dialog')).toBeInTheDocument();
+  });
+
+  it('speaks Chinese', () => {
+    renderConsent(vi.fn(), 'zh-CN');
+    const dialog = screen.getByRole('dialog', { name: '允许 test_guarded_write？' });
+    for (const name of ['允许一次', '在此会话中允许', '始终允许', '拒绝']) expect(within(dialog).getByRole('button', { name })).toBeInTheDocument();
+  });
+});

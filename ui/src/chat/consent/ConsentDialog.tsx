@@ -1,0 +1,165 @@
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ConsentDecision } from '../../generated/ConsentDecision';
+import type { ConsentRequestPayload } from '../../generated/ConsentRequestPayload';
+import { pretty } from '../components/ToolCardView';
+
+export interface ConsentDialogProps {
+  request: ConsentRequestPayload;
+  onDecide: (decision: ConsentDecision) => Promise<void>;
+  /** Escape or "Decide later": the dialog closes and nothing is decided. */
+  onClose: () => void;
+}
+
+const RISK_KEYS = { low: 'consent.riskLow', medium: 'consent.riskMedium', high: 'consent.riskHigh' } as const;
+
+const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/**
+ * The app asks before a tool that needs consent runs: the tool, its exact arguments, what it
+ * touches and the risk, in the app's words; what the model wrote only as a quotation
+ * attributed to the agent. Modal with focus kept inside; Escape closes without deciding.
+ */
+export function ConsentDialog({ request, onDecide, onClose }: ConsentDialogProps) {
+  const { t } = useTranslation();
+  const titleId = useId();
+  const descId = useId();
+  const ref = useRef<HTMLDivElement | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+
+  useEffect(() => {
+    const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    ref.current?.focus();
+    return () => before?.focus();
+  }, []);
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      onClose();
+      return;
+    }
+    if (event.key !== 'Tab' || !ref.current) return;
+    const items = Array.from(ref.current.querySelectorAll<HTMLElement>(FOCUSABLE));
+    const first = items[0];
+    const last = items[items.length - 1];
+    if (!first || !last) return;
+    const active = document.activeElement;
+    if (event.shiftKey && (active === first || active === ref.current)) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && active === last) {
+      event.preventDefault();
+      first.focus();
+    }
+  };
+
+  const decide = async (decision: ConsentDecision) => {
+    setBusy(true);
+    setFailure(null);
+    try {
+      await onDecide(decision);
+    } catch (error) {
+      setFailure(t('consent.failed', { error: error instanceof Error ? error.message : String(error) }));
+      setBusy(false);
+    }
+  };
+
+  const risk = request.risk in RISK_KEYS ? t(RISK_KEYS[request.risk]) : request.risk;
+
+  return (
+    <div className="dialog-backdrop">
+      <div
+        ref={ref}
+        className="dialog consent-dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        aria-describedby={descId}
+        tabIndex={-1}
+        onKeyDown={onKeyDown}
+        data-testid="consent-dialog"
+      >
+        <h2 id={titleId} className="dialog-title">
+          {t('consent.title', { tool: request.tool })}
+        </h2>
+        <p id={descId}>{t('consent.intro')}</p>
+        <dl className="consent-facts">
+          <dt>{t('consent.tool')}</dt>
+          <dd>
+            <code data-testid="consent-tool">{request.tool}</code>
+          </dd>
+          <dt>{t('consent.arguments')}</dt>
+          <dd>
+            <pre className="tool-card-json" data-testid="consent-arguments">
+              {pretty(request.arguments)}
+            </pre>
+          </dd>
+          <dt>{t('consent.touches')}</dt>
+          <dd>
+            {request.touches.length > 0 ? (
+              <ul className="consent-touches" data-testid="consent-touches">
+                {request.touches.map((item) => (
+                  <li key={item}>{item}</li>
+                ))}
+              </ul>
+            ) : (
+              t('consent.nothingListed')
+            )}
+          </dd>
+          <dt>{t('consent.risk')}</dt>
+          <dd>
+            <span className={`badge risk-${request.risk}`} data-testid="consent-risk">
+              {risk}
+            </span>
+          </dd>
+        </dl>
+        {request.agent_says && (
+          <figure className="consent-quote">
+            <figcaption>{t('consent.agentSays')}</figcaption>
+            <blockquote data-testid="consent-agent-says">{request.agent_says}</blockquote>
+          </figure>
+        )}
+        {failure && (
+          <p className="notice notice-error" role="alert">
+            {failure}
+          </p>
+        )}
+        <div className="dialog-actions">
+          <button type="button" className="button button-secondary" disabled={busy} onClick={() => void decide('deny')}>
+            {t('consent.deny')}
+          </button>
+          <button type="button" className="button button-secondary" disabled={busy} onClick={() => void decide('allow_once')}>
+            {t('consent.allowOnce')}
+          </button>
+          <button type="button" className="button button-secondary" disabled={busy} onClick={() => void decide('allow_conversation')}>
+            {t('consent.allowConversation')}
+          </button>
+          <button type="button" className="button button-secondary" disabled={busy} onClick={() => void decide('allow_always')}>
+            {t('consent.allowAlways')}
+          </button>
+          <button type="button" className="button dialog-later" disabled={busy} onClick={onClose}>
+            {t('consent.close')}
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/** A pending consent in the conversation: the dialog, or once closed a button to reopen it. */
+export function PendingConsentView({ request, onDecide }: { request: ConsentRequestPayload; onDecide: ConsentDialogProps['onDecide'] }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(true);
+  return open ? (
+    <ConsentDialog request={request} onDecide={onDecide} onClose={() => setOpen(false)} />
+  ) : (
+    <p className="notice">
+      <button type="button" className="button button-secondary" onClick={() => setOpen(true)} data-testid="consent-reopen">
+        {t('consent.reopen', { tool: request.tool })}
+      </button>
+    </p>
+  );
+}
