@@ -75,8 +75,9 @@ test-ui:
 	npm --prefix ui run typecheck
 	npm --prefix ui test
 
+# The chat flows talk to the scripted provider (a fake of a paid model API, real OpenAI wire).
 test-ui-e2e: ui
-	cargo build -q -p tessera-server --bin tessera
+	cargo build -q -p tessera-server --bin tessera -p tessera-testkit --bin tessera-scripted-provider
 	TESSERA_BIN=$(TESSERA_BIN) npm --prefix ui run e2e
 
 ## The desktop app as people install it: a debug .deb, installed, driven under Xvfb.
