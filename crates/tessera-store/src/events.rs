@@ -3,6 +3,8 @@
 //! change it reports. Reading from a seq gives what a reconnecting client missed; see
 //! [`crate::event_folding`] for what happens to streamed deltas when a run ends.
 
+use std::sync::Arc;
+
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use tessera_protocol::easyflow::{Event, EventBody};
@@ -38,12 +40,44 @@ pub struct SeqRange {
 }
 
 /// An event as stored: its seq and run, and for a folded event the seqs it replaces.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone)]
 pub struct StoredEvent {
     pub seq: u64,
     pub run_id: Option<String>,
     pub replaces: Option<SeqRange>,
     pub event: Event,
+    /// The JSON text in the log (as written by [`WriteTx::append_event`], or as read back), so
+    /// an event is serialised once however many streams send it.
+    json: Arc<str>,
+}
+
+/// Compared and shown by content: the JSON text is only another form of `event`.
+impl PartialEq for StoredEvent {
+    fn eq(&self, other: &Self) -> bool {
+        self.seq == other.seq
+            && self.run_id == other.run_id
+            && self.replaces == other.replaces
+            && self.event == other.event
+    }
+}
+
+impl std::fmt::Debug for StoredEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoredEvent")
+            .field("seq", &self.seq)
+            .field("run_id", &self.run_id)
+            .field("replaces", &self.replaces)
+            .field("event", &self.event)
+            .finish_non_exhaustive()
+    }
+}
+
+impl StoredEvent {
+    /// The event as JSON text: the text in the log, shared (no copy). Meant for sending the
+    /// event as it is stored; after a change to `event`, serialise `event` instead.
+    pub fn json(&self) -> Arc<str> {
+        Arc::clone(&self.json)
+    }
 }
 
 pub(crate) fn is_delta(event: &Event) -> bool {
@@ -78,14 +112,17 @@ pub(crate) fn decode(
     seq: i64,
     run_id: Option<String>,
     folded_to: Option<i64>,
-    json: &str,
+    json: String,
 ) -> Result<StoredEvent> {
     let seq = sql::to_u64("event seq", seq)?;
+    let event = sql::parse("event", &json)?;
     Ok(StoredEvent {
         seq,
         run_id,
         replaces: sql::opt_u64("folded range", folded_to)?.map(|to| SeqRange { from: seq, to }),
-        event: sql::parse("event", json)?,
+        event,
+        // A subscriber catching up sends the text as stored instead of serialising it again.
+        json: json.into(),
     })
 }
 
@@ -122,7 +159,7 @@ impl ReadTx<'_> {
             })?
             .collect::<rusqlite::Result<Vec<(i64, Option<String>, Option<i64>, String)>>>()?;
         rows.into_iter()
-            .map(|(seq, run, folded, json)| decode(seq, run, folded, &json))
+            .map(|(seq, run, folded, json)| decode(seq, run, folded, json))
             .collect()
     }
 
@@ -144,7 +181,7 @@ impl ReadTx<'_> {
             })?
             .collect::<rusqlite::Result<Vec<(i64, Option<String>, Option<i64>, String)>>>()?;
         rows.into_iter()
-            .map(|(seq, run, folded, json)| decode(seq, run, folded, &json))
+            .map(|(seq, run, folded, json)| decode(seq, run, folded, json))
             .collect()
     }
 
@@ -220,6 +257,7 @@ impl WriteTx<'_> {
             meta.ts = Some(clock::now());
         }
         let run_id = meta.run_id.clone();
+        let json: Arc<str> = sql::json("event", &event)?.into();
         self.conn
             .prepare_cached(
                 "INSERT INTO events (conversation_id, seq, run_id, domain, event_type, is_delta,
@@ -233,13 +271,14 @@ impl WriteTx<'_> {
                 event.body.domain().as_str(),
                 event.body.event_type(),
                 is_delta(&event),
-                sql::json("event", &event)?,
+                &*json,
             ])?;
         Ok(StoredEvent {
             seq,
             run_id,
             replaces: None,
             event,
+            json,
         })
     }
 }

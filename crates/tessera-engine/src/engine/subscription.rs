@@ -47,13 +47,20 @@ impl Subscription {
 
     /// The next event; None when the engine shut down.
     pub async fn next(&mut self) -> Result<Option<StoredEvent>, StoreError> {
+        Ok(self.next_shared().await?.map(Arc::unwrap_or_clone))
+    }
+
+    /// [`Subscription::next`] without a copy: a live event is the very one every subscriber
+    /// of the conversation receives (with its JSON text, see [`StoredEvent::json`]), so a
+    /// stream to many clients never copies nor serialises it once per client.
+    pub async fn next_shared(&mut self) -> Result<Option<Arc<StoredEvent>>, StoreError> {
         loop {
             if let Some(event) = self.backlog.pop_front() {
                 // A folded event stands for a range; hand it out if it reaches past what we had.
                 let end = event.replaces.as_ref().map_or(event.seq, |r| r.to);
                 if end > self.last || event.seq > self.last {
                     self.last = self.last.max(end).max(event.seq);
-                    return Ok(Some(event));
+                    return Ok(Some(Arc::new(event)));
                 }
                 continue;
             }
@@ -73,7 +80,7 @@ impl Subscription {
                 Ok(event) if event.seq > self.last + 1 => self.catching_up = true,
                 Ok(event) if event.seq > self.last => {
                     self.last = event.seq;
-                    return Ok(Some((*event).clone()));
+                    return Ok(Some(event));
                 }
                 Ok(_) => {} // already handed out from the store
                 Err(RecvError::Lagged(_)) => self.catching_up = true,

@@ -23,12 +23,13 @@ pub fn to_sse(event: &StoredEvent) -> (Result<SseEvent, Infallible>, Ends) {
         EventBody::SystemError(p) if p.retryable != Some(true) => ("error", Ends::Yes),
         _ => ("message", Ends::No),
     };
-    let data = serde_json::to_string(&event.event).unwrap_or_else(|_| "{}".into());
+    // The event's text in the log, shared by every stream that sends it (not serialised again).
+    let data = event.json();
     (
         Ok(SseEvent::default()
             .id(event.seq.to_string())
             .event(name)
-            .data(data)),
+            .data(&*data)),
         ends,
     )
 }
