@@ -9,13 +9,15 @@
 //! pieces would otherwise count as the server's memory.
 //!
 //! `cargo bench -p tessera-server --bench serve`. Sizes: `DELTAS` (throughput, default
-//! 100000), `PACED` (latency, 2000), `MEM_DELTAS` (memory, 1000000), `SUBSCRIBERS` (200).
+//! 100000), `PACED` (latency, 2000), `MEM_DELTAS` (memory, 1000000), `MEM_VOCABULARY` (the
+//! words of the first memory answer, 5000), `SUBSCRIBERS` (200).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures_util::StreamExt;
-use serde_json::{json, Value};
+use serde_json::json;
 use tessera_engine::engine::{Engine, ModelChoice};
 use tessera_engine::turn::TurnOptions;
 use tessera_providers::config::{ProviderConfig, ProviderKind};
@@ -39,7 +41,19 @@ fn now_ns() -> u128 {
         .unwrap_or(0)
 }
 
-fn answer(n: usize, pause_ms: Option<u64>, stamped: bool) -> Reply {
+/// The text of each delta.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Text {
+    /// `t0 `, `t1 `, …: every word different (the whole answer has as many distinct words as
+    /// deltas: the worst case for the full-text index of the stored answer).
+    Unique,
+    /// The provider's clock in ns, for latency.
+    Stamped,
+    /// Words from a vocabulary of this many, as real text repeats its words.
+    Words(usize),
+}
+
+fn answer(n: usize, pause_ms: Option<u64>, text: Text) -> Reply {
     let mut steps = vec![Step::Raw(format!(
         "data: {}\n\n",
         openai_chunk("m", json!({"role": "assistant", "content": ""}), None)
@@ -48,10 +62,10 @@ fn answer(n: usize, pause_ms: Option<u64>, stamped: bool) -> Reply {
         if let Some(ms) = pause_ms {
             steps.push(Step::DelayMs(ms));
         }
-        let text = if stamped {
-            format!("{NOW_NS} ")
-        } else {
-            format!("t{i} ")
+        let text = match text {
+            Text::Unique => format!("t{i} "),
+            Text::Stamped => format!("{NOW_NS} "),
+            Text::Words(vocabulary) => format!("w{} ", i % vocabulary.max(1)),
         };
         steps.push(Step::Raw(format!(
             "data: {}\n\n",
@@ -86,6 +100,24 @@ fn status_mb(field: &str) -> f64 {
         .map_or(f64::NAN, |kb| kb * 1024.0 / 1e6)
 }
 
+/// CPU time this process used so far (user + system, all threads), in seconds: with other work
+/// on the machine, a steadier figure for comparing builds than the wall clock.
+fn cpu_secs() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return f64::NAN;
+    };
+    // The fields after the command name (which may hold spaces) closed by `)`: utime and stime
+    // are the 12th and 13th, in clock ticks (100 a second on Linux).
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
+    match (ticks(11), ticks(12)) {
+        (Some(user), Some(system)) => (user + system) / 100.0,
+        _ => f64::NAN,
+    }
+}
+
 fn rss_mb() -> f64 {
     status_mb("VmRSS")
 }
@@ -115,7 +147,7 @@ impl Server {
     }
 
     /// POSTs a USER_INPUT and reads its SSE stream; `on_delta(text, arrival_ns)` per delta.
-    async fn ask(&self, context: &str, mut on_delta: impl FnMut(&str, u128)) -> (usize, u64) {
+    async fn ask(&self, context: &str, mut on_delta: impl FnMut(&str, u128)) -> Read {
         let body = json!({
             "messageId": "m1", "contextId": context, "timestamp": "2026-11-23T10:00:00Z",
             "type": "USER_INPUT", "sender": {"id": "u", "type": "USER"},
@@ -137,64 +169,140 @@ impl Server {
     }
 }
 
-/// Reads SSE until the stream ends, calling `on_delta` for each llm/message delta; returns the
-/// number of deltas and the last event id.
-async fn read_sse(
-    response: reqwest::Response,
-    on_delta: &mut impl FnMut(&str, u128),
-) -> (usize, u64) {
+/// The fields of an event the bench client looks at. Typed and borrowed: serde still reads
+/// every event whole, but builds no `Value` tree for it (what a client of the API would do; the
+/// client shares the machine with the server, so its cost shows in the figures).
+#[derive(serde::Deserialize)]
+struct WireEvent<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default, borrow)]
+    payload: Option<WirePayload<'a>>,
+    #[serde(default)]
+    meta: Option<WireMeta>,
+}
+
+#[derive(serde::Deserialize)]
+struct WirePayload<'a> {
+    #[serde(default, borrow)]
+    delta: Option<Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize)]
+struct WireMeta {
+    #[serde(default)]
+    replaces: Option<WireRange>,
+}
+
+#[derive(serde::Deserialize)]
+struct WireRange {
+    from: u64,
+    to: u64,
+}
+
+/// What a client read of one answer.
+#[derive(Clone, Copy, Debug, Default)]
+struct Read {
+    /// Deltas received one by one.
+    streamed: usize,
+    /// Deltas received inside a folded whole message only (the client fell behind and caught
+    /// up from the store after the run had folded them).
+    folded: usize,
+    last_id: u64,
+    /// The highest seq received, a folded event's range included.
+    covered: u64,
+}
+
+impl Read {
+    fn deltas(&self) -> usize {
+        self.streamed + self.folded
+    }
+}
+
+/// Reads SSE until the stream ends, calling `on_delta` for each llm/message delta.
+async fn read_sse(response: reqwest::Response, on_delta: &mut impl FnMut(&str, u128)) -> Read {
     let mut body = response.bytes_stream();
-    let mut buffer = String::new();
-    let mut deltas = 0;
-    let mut last_id = 0;
+    let mut buffer: Vec<u8> = Vec::new();
+    let mut read = Read::default();
     while let Some(Ok(chunk)) = body.next().await {
         let at = now_ns();
-        buffer.push_str(&String::from_utf8_lossy(&chunk));
-        while let Some(end) = buffer.find("\n\n") {
-            let block: String = buffer.drain(..end + 2).collect();
-            for line in block.lines() {
-                if let Some(id) = line.strip_prefix("id:") {
-                    last_id = id.trim().parse().unwrap_or(last_id);
-                }
-                if let Some(data) = line.strip_prefix("data:") {
-                    if let Ok(event) = serde_json::from_str::<Value>(data.trim_start()) {
-                        if event["type"] == "message" {
-                            if let Some(d) = event["payload"]["delta"].as_str() {
-                                deltas += 1;
-                                on_delta(d, at);
-                            }
+        // Only the new bytes (and the one before them) can complete a block.
+        let mut scan = buffer.len().saturating_sub(1);
+        buffer.extend_from_slice(&chunk);
+        let mut consumed = 0;
+        while let Some(end) = buffer[scan..].windows(2).position(|w| w == b"\n\n") {
+            let block = &buffer[consumed..scan + end];
+            scan += end + 2;
+            consumed = scan;
+            for line in block.split(|b| *b == b'\n') {
+                if let Some(id) = line.strip_prefix(b"id:") {
+                    if let Some(id) = std::str::from_utf8(id)
+                        .ok()
+                        .and_then(|t| t.trim().parse().ok())
+                    {
+                        read.last_id = id;
+                    }
+                } else if let Some(data) = line.strip_prefix(b"data:") {
+                    let Ok(event) = serde_json::from_slice::<WireEvent>(data.trim_ascii_start())
+                    else {
+                        continue;
+                    };
+                    let range = event.meta.and_then(|m| m.replaces);
+                    if event.kind == "message" {
+                        if let Some(d) = event.payload.and_then(|p| p.delta) {
+                            read.streamed += 1;
+                            on_delta(&d, at);
+                        } else if let Some(r) = &range {
+                            // The folded range replaces deltas the client may have had already;
+                            // the bench's answers have nothing else between their deltas.
+                            let had = read.covered.max(r.from.saturating_sub(1));
+                            read.folded += r.to.saturating_sub(had) as usize;
                         }
                     }
+                    read.covered = read
+                        .covered
+                        .max(read.last_id)
+                        .max(range.map_or(0, |r| r.to));
                 }
             }
         }
+        buffer.drain(..consumed);
     }
-    (deltas, last_id)
+    read
 }
 
-/// The child process that serves the long answer of the memory figure.
+/// The child process that serves the long answer of the memory figure: how many deltas, and
+/// the vocabulary of their words (0: every word different).
 const PROVIDER_CHILD: &str = "SERVE_BENCH_PROVIDER_DELTAS";
+const PROVIDER_CHILD_WORDS: &str = "SERVE_BENCH_PROVIDER_WORDS";
 
 /// In the child: serves one `n`-delta answer, prints its base URL, and stays until its
 /// standard input closes.
-fn provider_child(n: usize) {
+fn provider_child(n: usize, text: Text) {
     let rt = tokio::runtime::Runtime::new().unwrap_or_else(|e| panic!("{e}"));
     let provider = rt
         .block_on(ScriptedProvider::start())
         .unwrap_or_else(|e| panic!("{e}"));
-    provider.push(answer(n, None, false));
+    provider.push(answer(n, None, text));
     println!("{}", provider.openai_base());
     let _ = std::io::Write::flush(&mut std::io::stdout());
     let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut Vec::new());
 }
 
 /// Starts [`provider_child`]; the child and its base URL.
-fn spawn_provider(n: usize) -> (std::process::Child, String) {
+fn spawn_provider(n: usize, text: Text) -> (std::process::Child, String) {
     use std::io::BufRead;
     use std::process::{Command, Stdio};
     let exe = std::env::current_exe().unwrap_or_else(|e| panic!("{e}"));
     let mut child = Command::new(exe)
         .env(PROVIDER_CHILD, n.to_string())
+        .env(
+            PROVIDER_CHILD_WORDS,
+            match text {
+                Text::Words(v) => v.to_string(),
+                _ => "0".into(),
+            },
+        )
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -218,11 +326,16 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
     {
-        return provider_child(n);
+        let text = match env_usize(PROVIDER_CHILD_WORDS, 0) {
+            0 => Text::Unique,
+            v => Text::Words(v),
+        };
+        return provider_child(n, text);
     }
     let deltas = env_usize("DELTAS", 100_000);
     let paced = env_usize("PACED", 2_000);
     let mem_deltas = env_usize("MEM_DELTAS", 1_000_000);
+    let mem_vocabulary = env_usize("MEM_VOCABULARY", 5_000);
     let subscribers = env_usize("SUBSCRIBERS", 200);
     let rt = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
@@ -276,7 +389,7 @@ fn main() {
     });
 
     // Throughput: raw provider stream against the whole path.
-    provider.push(answer(deltas, None, false));
+    provider.push(answer(deltas, None, Text::Unique));
     let start = Instant::now();
     let raw = rt.block_on(async {
         let response = server
@@ -294,10 +407,12 @@ fn main() {
         n
     });
     let raw_secs = start.elapsed().as_secs_f64();
-    provider.push(answer(deltas, None, false));
+    provider.push(answer(deltas, None, Text::Unique));
     let start = Instant::now();
-    let (n, _) = rt.block_on(server.ask("ctx_throughput", |_, _| {}));
+    let cpu_start = cpu_secs();
+    let got = rt.block_on(server.ask("ctx_throughput", |_, _| {}));
     let path_secs = start.elapsed().as_secs_f64();
+    let path_cpu = cpu_secs() - cpu_start;
     // Each figure alone: the run folds its deltas after its `done`.
     rt.block_on(server.settled());
     println!("serve bench: {deltas}-delta answer");
@@ -307,14 +422,20 @@ fn main() {
         raw as f64 / 1e6,
         raw_secs * 1e3
     );
+    // Every delta reached the client within the time measured, one by one or (when the client
+    // fell behind and the run had ended) inside the folded message: all of them count.
     println!(
-        "  to an SSE client:    {:>9.0} events/s ({n} deltas in {:.0} ms; target >= 50000)",
-        n as f64 / path_secs,
-        path_secs * 1e3
+        "  to an SSE client:    {:>9.0} events/s ({} deltas in {:.0} ms: {} one by one, {} folded; target >= 50000); CPU {:.2} µs per delta (server and client)",
+        got.deltas() as f64 / path_secs,
+        got.deltas(),
+        path_secs * 1e3,
+        got.streamed,
+        got.folded,
+        path_cpu * 1e6 / got.deltas().max(1) as f64
     );
 
     // Latency: one delta per millisecond, stamped by the provider as it writes it.
-    provider.push(answer(paced, Some(1), true));
+    provider.push(answer(paced, Some(1), Text::Stamped));
     let mut raw_lat = Vec::new();
     rt.block_on(async {
         let response = server
@@ -336,7 +457,7 @@ fn main() {
             }
         }
     });
-    provider.push(answer(paced, Some(1), true));
+    provider.push(answer(paced, Some(1), Text::Stamped));
     let mut path_lat = Vec::new();
     rt.block_on(server.ask("ctx_latency", |d, at| {
         if let Ok(sent) = d.trim().parse::<u128>() {
@@ -357,37 +478,49 @@ fn main() {
 
     // Memory: what this process grows by over a long answer from a provider in another
     // process (the run folded at its end included: measured once no run is going on), and its
-    // peak meanwhile.
-    let (mut child, base) = spawn_provider(mem_deltas);
+    // peak meanwhile. First an answer of ordinary words, then the one of all different words:
+    // the stored answer's full-text index needs memory by distinct word, and what the process
+    // freed stays its RSS, so the order matters (the second may reuse the first's).
     let choice = |client| ModelChoice {
         client,
         model: "m".into(),
         options: TurnOptions::default(),
     };
-    server
-        .engine
-        .set_model(Some(choice(bench_client(base.clone()))));
-    let before = rss_mb();
-    reset_peak();
-    let started = Instant::now();
-    let (n, _) = rt.block_on(server.ask("ctx_memory", |_, _| {}));
-    let streamed = started.elapsed().as_secs_f64();
-    rt.block_on(server.settled());
-    let (after, peak) = (rss_mb(), status_mb("VmHWM"));
-    drop(child.stdin.take());
-    let _ = child.wait();
+    for (text, context) in [
+        (Text::Words(mem_vocabulary), "ctx_memory_words"),
+        (Text::Unique, "ctx_memory"),
+    ] {
+        let (mut child, base) = spawn_provider(mem_deltas, text);
+        server
+            .engine
+            .set_model(Some(choice(bench_client(base.clone()))));
+        let before = rss_mb();
+        reset_peak();
+        let started = Instant::now();
+        let got = rt.block_on(server.ask(context, |_, _| {}));
+        let n = got.streamed;
+        let streamed = started.elapsed().as_secs_f64();
+        rt.block_on(server.settled());
+        let (after, peak) = (rss_mb(), status_mb("VmHWM"));
+        drop(child.stdin.take());
+        let _ = child.wait();
+        let words = match text {
+            Text::Words(v) => format!("words of a {v}-word vocabulary"),
+            _ => "every word different".to_owned(),
+        };
+        println!(
+            "memory over a {mem_deltas}-delta answer, {words} (provider in a child process; {n} reached the client as deltas, the rest folded, in {:.0} ms): {before:.1} MB before, {after:.1} MB after, growth {:.1} MB (target < 50 MB); peak {peak:.1} MB",
+            streamed * 1e3,
+            after - before
+        );
+    }
     server
         .engine
         .set_model(Some(choice(bench_client(provider.openai_base()))));
-    println!(
-        "memory over a {mem_deltas}-delta answer (provider in a child process; {n} reached the client as deltas, the rest folded, in {:.0} ms): {before:.1} MB before, {after:.1} MB after, growth {:.1} MB (target < 50 MB); peak {peak:.1} MB",
-        streamed * 1e3,
-        after - before
-    );
 
     // Subscribers: many clients follow one conversation while a paced answer streams.
-    provider.push(answer(5, None, false));
-    let (_, last) = rt.block_on(server.ask("ctx_subs", |_, _| {}));
+    provider.push(answer(5, None, Text::Unique));
+    let last = rt.block_on(server.ask("ctx_subs", |_, _| {})).last_id;
     rt.block_on(server.settled());
     let lags = rt.block_on(async {
         let mut readers = Vec::new();
@@ -414,7 +547,8 @@ fn main() {
                 worst
             }));
         }
-        provider.push(answer(paced / 2, Some(1), true));
+        provider.push(answer(paced / 2, Some(1), Text::Stamped));
+        let cpu_start = cpu_secs();
         server.ask("ctx_subs", |_, _| {}).await;
         let mut lags = Vec::new();
         for r in readers {
@@ -425,11 +559,16 @@ fn main() {
                 lags.push(lag);
             }
         }
-        lags
+        (lags, cpu_secs() - cpu_start)
     });
-    let worst = lags.iter().copied().fold(0f64, f64::max);
+    let (mut lags, subs_cpu) = lags;
+    lags.sort_by(f64::total_cmp);
+    let worst = lags.last().copied().unwrap_or(f64::NAN);
     println!(
-        "{} of {subscribers} subscribers followed to the end; the furthest behind was {worst:.1} ms (target < 100 ms)",
-        lags.len()
+        "{} of {subscribers} subscribers followed to the end; the furthest behind was {worst:.1} ms (target < 100 ms), the median subscriber's worst {:.1} ms; CPU {:.0} ms for {} deltas to each",
+        lags.len(),
+        percentile(&lags, 50.0),
+        subs_cpu * 1e3,
+        paced / 2
     );
 }
