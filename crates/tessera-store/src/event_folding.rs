@@ -184,3 +184,63 @@ impl Store {
         self.write_alone(move |tx| tx.fold_run(&c, &r))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use tessera_protocol::easyflow::{EventMeta, LlmMessagePayload};
+
+    use super::*;
+    use crate::NewConversation;
+
+    #[test]
+    fn a_run_with_more_deltas_than_one_delete_batch_folds_into_one_event() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let c = store
+            .create_conversation(NewConversation {
+                title: "fold".into(),
+                ..Default::default()
+            })
+            .unwrap()
+            .id;
+        let n = DELETE_BATCH as usize * 2 + 7;
+        let events: Vec<Event> = (0..n)
+            .map(|i| {
+                let mut event = Event::new(
+                    &c,
+                    EventBody::LlmMessage(LlmMessagePayload {
+                        delta: Some(format!("{i} ")),
+                        ..Default::default()
+                    }),
+                );
+                event.message_id = Some("m1".into());
+                event.meta = Some(EventMeta {
+                    run_id: Some("r1".into()),
+                    ..Default::default()
+                });
+                event
+            })
+            .collect();
+        let conversation = c.clone();
+        store
+            .write(move |tx| tx.append_events(&conversation, events))
+            .unwrap();
+        let ranges = store.fold_run(&c, "r1").unwrap();
+        assert_eq!(
+            ranges,
+            [SeqRange {
+                from: 1,
+                to: n as u64
+            }]
+        );
+        let left = store.events_after(&c, None, None).unwrap();
+        assert_eq!(left.len(), 1, "every other delta deleted");
+        let expected: String = (0..n).map(|i| format!("{i} ")).collect();
+        match &left[0].event.body {
+            EventBody::LlmMessage(p) => assert_eq!(p.content.as_deref(), Some(&*expected)),
+            other => panic!("{other:?}"),
+        }
+    }
+}

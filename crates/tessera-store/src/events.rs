@@ -339,3 +339,59 @@ impl Store {
         self.read(|r| r.events_after(conversation_id, after, limit))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use tessera_protocol::easyflow::{EventMeta, LlmMessagePayload};
+
+    use super::*;
+    use crate::NewConversation;
+
+    fn delta(conversation: &str, text: &str) -> Event {
+        let mut event = Event::new(
+            conversation,
+            EventBody::LlmMessage(LlmMessagePayload {
+                delta: Some(text.into()),
+                ..Default::default()
+            }),
+        );
+        event.message_id = Some("m1".into());
+        event.meta = Some(EventMeta {
+            run_id: Some("r1".into()),
+            ..Default::default()
+        });
+        event
+    }
+
+    #[test]
+    fn the_json_text_is_the_event_as_serialised_whether_appended_or_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let c = store
+            .create_conversation(NewConversation {
+                title: "json".into(),
+                ..Default::default()
+            })
+            .unwrap()
+            .id;
+        let texts = ["plain ", "quote \" and \\ back\nslash ", "中文 ✓ "];
+        let appended: Vec<StoredEvent> = texts
+            .iter()
+            .map(|t| store.append_event(&c, delta(&c, t)).unwrap())
+            .collect();
+        for stored in &appended {
+            // Sent as it would have been serialised for each stream (seq and ts included).
+            assert_eq!(
+                &*stored.json(),
+                serde_json::to_string(&stored.event).unwrap()
+            );
+        }
+        let read = store.events_after(&c, None, None).unwrap();
+        assert_eq!(read, appended);
+        for (read, appended) in read.iter().zip(&appended) {
+            assert_eq!(read.json(), appended.json());
+        }
+    }
+}
