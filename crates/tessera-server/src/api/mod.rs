@@ -49,7 +49,7 @@ pub(crate) fn stream_response(sub: Subscription, run: Option<String>) -> Respons
         let run = run.clone();
         async move {
             let mut sub = state?;
-            match sub.next().await {
+            match sub.next_shared().await {
                 Ok(Some(event)) => {
                     let (sse, ends) = to_sse(&event);
                     // Following one run, another run's end in the same conversation (a tool
