@@ -4,23 +4,21 @@
 //! call is recorded as usage under the specialist's name; its tool calls appear in the run's
 //! stream under the invoking call's id.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Value};
 use tessera_protocol::context_doc::UsageStage;
-use tessera_protocol::vocabulary::ToolOutcome;
 use tessera_protocol::wire::JsonObject;
-use tessera_providers::request::{Part, ToolSpec as ModelTool};
+use tessera_providers::request::ToolSpec as ModelTool;
 use tessera_providers::{ChatMessage, ChatRequest};
 
 use super::{AgentUsage, SpecialistDeps, SpecialistSpec, AGENT_USAGE_KEY};
 use crate::executor::result_evidence::cited_ids;
-use crate::executor::{Executor, ExecutorOptions, NestedSink};
+use crate::executor::{Executor, NestedSink};
 use crate::profiles::side_call::call_recorded_by;
 use crate::tools::{ToolContext, ToolFailure, ToolRegistry};
-use crate::turn::{assistant_message, result_part, tool_call_request};
+use crate::turn::{assistant_message, result_parts, results_message, tool_call_request};
 
 /// What a loop did.
 #[derive(Debug, Default)]
@@ -131,10 +129,7 @@ pub(super) async fn run_loop<T>(
             input_schema: t.spec.input_schema.clone(),
         })
         .collect();
-    let mut options = ExecutorOptions::new(conversation_id.clone()).concurrency_limit(4);
-    if let Some(run) = ctx.run_id() {
-        options = options.run_id(run);
-    }
+    let options = ctx.executor_options().concurrency_limit(4);
     let executor = Executor::new(
         Arc::clone(tools),
         Arc::new(NestedSink::new(ctx.event_sink(), &ctx.call_id)),
@@ -216,47 +211,18 @@ pub(super) async fn run_loop<T>(
         out.tool_calls
             .extend(response.tool_calls.iter().map(|c| c.name.clone()));
         let request = tool_call_request(&response.tool_calls);
-        let mut parts: HashMap<String, Part> =
-            match executor.run_tool_calls(&request, &ctx.cancel).await {
-                Ok(done) => done
-                    .results
-                    .iter()
-                    .map(|r| {
-                        if let Some(result) = &r.result {
-                            cited_ids(result, 0, &mut out.evidence_ids);
-                        }
-                        let error = r
-                            .error
-                            .as_ref()
-                            .map(|e| json!({"code": e.code, "message": e.message}));
-                        let part = result_part(
-                            &r.call_id,
-                            ToolOutcome::from_mcp_cp(r.status),
-                            r.result.as_ref(),
-                            error.as_ref(),
-                        );
-                        (r.call_id.clone(), part)
-                    })
-                    .collect(),
-                Err(err) => response
-                    .tool_calls
-                    .iter()
-                    .map(|c| {
-                        let error = json!({"code": "INVALID_CALLS", "message": err.to_string()});
-                        let part = result_part(&c.id, ToolOutcome::Error, None, Some(&error));
-                        (c.id.clone(), part)
-                    })
-                    .collect(),
-            };
-        let results = response
-            .tool_calls
-            .iter()
-            .filter_map(|c| parts.remove(&c.id))
-            .collect();
-        messages.push(ChatMessage {
-            role: tessera_providers::request::Role::User,
-            parts: results,
-        });
+        let done = executor.run_tool_calls(&request, &ctx.cancel).await;
+        if let Ok(done) = &done {
+            for result in done.results.iter().filter_map(|r| r.result.as_ref()) {
+                cited_ids(result, 0, &mut out.evidence_ids);
+            }
+        }
+        let parts = result_parts(&done, &response.tool_calls);
+        messages.push(results_message(
+            &response.tool_calls,
+            &response.incomplete_tool_calls,
+            parts,
+        ));
     }
     Ok((out, None))
 }

@@ -16,7 +16,7 @@ use super::mini_loop::{first_message, run_loop};
 use super::{SpecialistDeps, SpecialistRole, SpecialistSpec, DEFAULT_MAX_TURNS};
 use crate::builtin_tools::{calculator, datetime, save_memory, search_context};
 use crate::executor::task_list::{TaskListSink, TaskNaming};
-use crate::executor::{Executor, ExecutorOptions, InstructionResults, NestedSink, NullSink};
+use crate::executor::{Executor, InstructionResults, NestedSink, NullSink};
 use crate::interactions::consent::allowed_without_asking;
 use crate::tools::{ToolContext, ToolFailure, ToolRegistry};
 
@@ -150,10 +150,7 @@ pub(super) async fn plan_and_run(
 ) -> Result<Value, ToolFailure> {
     let first = first_message(&arguments)?;
     let conversation_id = ctx.conversation_id().to_owned();
-    let mut options = ExecutorOptions::new(conversation_id.clone());
-    if let Some(run) = ctx.run_id() {
-        options = options.run_id(run);
-    }
+    let options = ctx.executor_options();
     // Checks plans; the one that passes runs on an executor that keeps the task list.
     let checker = Executor::new(Arc::clone(tools), Arc::new(NullSink), options.clone());
     let planning = SpecialistSpec {

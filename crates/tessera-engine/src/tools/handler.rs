@@ -91,6 +91,15 @@ impl ToolContext {
         self.emitter.sink()
     }
 
+    /// Options for an executor of calls made inside this one: same conversation, same run.
+    pub(crate) fn executor_options(&self) -> crate::executor::ExecutorOptions {
+        let options = crate::executor::ExecutorOptions::new(self.conversation_id());
+        match self.run_id() {
+            Some(run) => options.run_id(run),
+            None => options,
+        }
+    }
+
     /// Reports progress (`tool/tool_progress`).
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         self.emitter

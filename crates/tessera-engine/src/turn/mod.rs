@@ -39,7 +39,7 @@ use crate::tools::ToolRegistry;
 
 pub(crate) use drive::assistant_message;
 pub use drive::TurnState;
-pub(crate) use round::{result_part, tool_call_request};
+pub(crate) use round::{result_parts, results_message, tool_call_request};
 
 /// What stops a turn from being recorded at all (a provider failure is not one: it is part of
 /// the outcome).

@@ -9,11 +9,12 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use tessera_protocol::easyflow::{EventBody, ToolCallPayload, ToolResultPayload};
-use tessera_protocol::mcp_cp::{ToolCall, ToolCallRequest};
+use tessera_protocol::mcp_cp::{ToolCall, ToolCallRequest, ToolCallResponse};
 use tessera_protocol::vocabulary::ToolOutcome;
 use tessera_protocol::wire::JsonObject;
 use tessera_providers::request::{ChatMessage, Part, Role, ToolResultPart};
 use tessera_providers::stream::{CompletedToolCall, IncompleteToolCall};
+use tessera_scheduler::PlanError;
 use tessera_store::interactions::{InteractionKind, NewInteraction};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -62,7 +63,7 @@ pub(crate) fn result_part(
 
 /// The message carrying a round's results in the model's order, with a note for each call that
 /// was cut off and not run.
-pub(super) fn results_message(
+pub(crate) fn results_message(
     calls: &[CompletedToolCall],
     incomplete: &[IncompleteToolCall],
     mut results: HashMap<String, Part>,
@@ -163,7 +164,16 @@ pub(super) async fn execute(
     while let Ok(event) = rx.try_recv() {
         recorder.put_tool_event(event)?;
     }
-    Ok(match response {
+    Ok(result_parts(&response, calls.iter().copied()))
+}
+
+/// What the model reads for each call of a set the executor ran, by call id; when the calls
+/// could not be planned (a cycle, a duplicate id), each gets the reason.
+pub(crate) fn result_parts<'a>(
+    response: &Result<ToolCallResponse, PlanError>,
+    calls: impl IntoIterator<Item = &'a CompletedToolCall>,
+) -> HashMap<String, Part> {
+    match response {
         Ok(response) => response
             .results
             .iter()
@@ -181,9 +191,8 @@ pub(super) async fn execute(
                 (r.call_id.clone(), part)
             })
             .collect(),
-        // The model's calls could not be planned (a cycle, a duplicate id): each gets the reason.
         Err(err) => calls
-            .iter()
+            .into_iter()
             .map(|c| {
                 let error = json!({"code": "INVALID_CALLS", "message": err.to_string()});
                 (
@@ -192,7 +201,7 @@ pub(super) async fn execute(
                 )
             })
             .collect(),
-    })
+    }
 }
 
 /// A `tool_call` event for a call the coordinator handles itself.
