@@ -144,16 +144,13 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
             let mut registry = tessera_engine::tools::ToolRegistry::new();
             tessera_engine::builtin_tools::register_builtin_tools(&mut registry, store.clone())
                 .context("cannot register the built-in tools")?;
-            let specialists = tessera_engine::specialists::load_specialists(&store)
-                .context("the specialists setting is unusable")?;
-            tessera_engine::specialists::register_specialists(
+            tessera_engine::specialists::register_configured(
                 &mut registry,
                 tessera_engine::specialists::SpecialistDeps {
                     store: store.clone(),
                     client: client.clone(),
                     model: model.clone(),
                 },
-                &specialists,
             )
             .context("cannot register the specialists")?;
             Some(Arc::new(registry))

@@ -140,18 +140,13 @@ pub async fn model_choice(
             .context("cannot register the test tools")?;
     }
     // Specialists last: they may use every tool above, and never each other.
-    let specialists = tessera_engine::specialists::load_specialists(store).unwrap_or_else(|err| {
-        tracing::warn!(%err, "the specialists setting is unusable; using the built-in ones");
-        tessera_engine::specialists::builtin()
-    });
-    tessera_engine::specialists::register_specialists(
+    tessera_engine::specialists::register_configured(
         &mut tools,
         tessera_engine::specialists::SpecialistDeps {
             store: store.clone(),
             client: client.clone(),
             model: model.clone(),
         },
-        &specialists,
     )
     .context("cannot register the specialists")?;
     Ok(tessera_engine::engine::ModelChoice {

@@ -139,6 +139,19 @@ pub fn register_specialists(
     Ok(())
 }
 
+/// [`register_specialists`] with the specialists in force in `deps.store` (the built-in ones
+/// when the setting cannot be used: a broken setting must not take the tools away).
+pub fn register_configured(
+    registry: &mut ToolRegistry,
+    deps: SpecialistDeps,
+) -> Result<(), RegistryError> {
+    let specs = settings::load(&deps.store).unwrap_or_else(|err| {
+        tracing::warn!(%err, "the specialists setting is unusable; using the built-in ones");
+        builtin()
+    });
+    register_specialists(registry, deps, &specs)
+}
+
 /// The tool a specialist is called through.
 fn tool_spec(spec: &SpecialistSpec, tools: &ToolRegistry) -> ToolSpec {
     // A researcher only reads; a planner's instructions may write, so it runs alone.
