@@ -6,6 +6,8 @@
 //! never runs the tool. Every stream passes the event-order checker.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -14,6 +16,8 @@ use serde_json::{json, Value};
 use tessera_testkit::event_order::{check_resumed, check_run};
 use tessera_testkit::scripted::{Gate, Reply, ScriptedProvider, Step};
 use tessera_testkit::server::RunningServer;
+
+use support::stream::parse_block;
 
 fn save_provider(data: &Path, provider: &ScriptedProvider) {
     let store = tessera_store::Store::open(data).unwrap();
@@ -60,7 +64,7 @@ impl Stream {
         loop {
             while let Some(end) = self.buffer.find("\n\n") {
                 let block: String = self.buffer.drain(..end + 2).collect();
-                if let Some(event) = parse(&block) {
+                if let Some(event) = parse_block(&block) {
                     let hit = stop(&event.2);
                     self.events.push(event);
                     if hit {
@@ -82,20 +86,6 @@ impl Stream {
     fn data(&self) -> Vec<Value> {
         self.events.iter().map(|e| e.2.clone()).collect()
     }
-}
-
-fn parse(block: &str) -> Option<(u64, String, Value)> {
-    let (mut id, mut name, mut data) = (0, "message".to_owned(), String::new());
-    for line in block.lines() {
-        if let Some(v) = line.strip_prefix("id:") {
-            id = v.trim().parse().ok()?;
-        } else if let Some(v) = line.strip_prefix("event:") {
-            name = v.trim().to_owned();
-        } else if let Some(v) = line.strip_prefix("data:") {
-            data.push_str(v.trim_start());
-        }
-    }
-    (!data.is_empty()).then(|| (id, name, serde_json::from_str(&data).unwrap()))
 }
 
 async fn post_stream(server: &RunningServer, context: &str, text: &str) -> Stream {

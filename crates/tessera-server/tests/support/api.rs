@@ -113,19 +113,7 @@ fn uuid_like() -> u64 {
 /// `(seq, event name, data)` of each event of a whole SSE body.
 pub fn sse_events(body: &str) -> Vec<(u64, String, Value)> {
     body.split("\n\n")
-        .filter_map(|block| {
-            let (mut id, mut name, mut data) = (0, "message".to_owned(), String::new());
-            for line in block.lines() {
-                if let Some(v) = line.strip_prefix("id:") {
-                    id = v.trim().parse().ok()?;
-                } else if let Some(v) = line.strip_prefix("event:") {
-                    name = v.trim().to_owned();
-                } else if let Some(v) = line.strip_prefix("data:") {
-                    data.push_str(v.trim_start());
-                }
-            }
-            (!data.is_empty()).then(|| (id, name, serde_json::from_str(&data).unwrap()))
-        })
+        .filter_map(super::stream::parse_block)
         .collect()
 }
 
