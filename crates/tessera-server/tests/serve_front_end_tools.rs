@@ -12,24 +12,12 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 use support::api::{mcp_message, user_input_message, Api};
-use support::tessera_std;
+use support::serve_scripted;
 use tessera_testkit::event_order::check_run;
 use tessera_testkit::scripted::{Reply, ScriptedProvider};
 
 fn serve(data: &Path, provider: &ScriptedProvider) -> Api {
-    {
-        let store = tessera_store::Store::open(data).unwrap();
-        store
-            .set_provider_settings(
-                "local",
-                json!({"name": "local", "kind": "openai", "base_url": provider.openai_base(),
-                       "requires_key": false, "default_model": "m", "proxy": "none"}),
-            )
-            .unwrap();
-    }
-    let mut cmd = tessera_std(data);
-    cmd.args(["serve", "--port", "0", "--provider", "local"]);
-    Api::start(cmd)
+    Api::start(serve_scripted(data, provider, false))
 }
 
 async fn announce(api: &Api, context: &str, tool: Value) {

@@ -13,24 +13,11 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 use support::api::{mcp_message, Api};
-use support::tessera_std;
+use support::serve_scripted;
 use tessera_testkit::scripted::ScriptedProvider;
 
 fn serve(data: &Path, provider: &ScriptedProvider) -> Api {
-    {
-        let store = tessera_store::Store::open(data).unwrap();
-        store
-            .set_provider_settings(
-                "local",
-                json!({"name": "local", "kind": "openai", "base_url": provider.openai_base(),
-                       "requires_key": false, "default_model": "m", "proxy": "none"}),
-            )
-            .unwrap();
-    }
-    let mut cmd = tessera_std(data);
-    cmd.args(["serve", "--port", "0", "--provider", "local"])
-        .env("TESSERA_TEST_TOOLS", "1");
-    Api::start(cmd)
+    Api::start(serve_scripted(data, provider, true))
 }
 
 fn test_tool_runs(data: &Path) -> usize {

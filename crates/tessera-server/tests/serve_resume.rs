@@ -9,7 +9,6 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -18,25 +17,10 @@ use tessera_testkit::scripted::{Gate, Reply, ScriptedProvider, Step};
 use tessera_testkit::server::RunningServer;
 
 use support::stream::parse_block;
-
-fn save_provider(data: &Path, provider: &ScriptedProvider) {
-    let store = tessera_store::Store::open(data).unwrap();
-    store
-        .set_provider_settings(
-            "local",
-            json!({"name": "local", "kind": "openai", "base_url": provider.openai_base(),
-                   "requires_key": false, "default_model": "m", "proxy": "none"}),
-        )
-        .unwrap();
-}
+use support::{save_scripted_provider, serve_local};
 
 fn serve(data: &Path) -> RunningServer {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tessera"));
-    cmd.args(["serve", "--port", "0", "--data-dir"])
-        .arg(data)
-        .args(["--provider", "local"])
-        .env("TESSERA_TEST_TOOLS", "1");
-    RunningServer::spawn(cmd).unwrap()
+    RunningServer::spawn(serve_local(data, true)).unwrap()
 }
 
 fn http() -> reqwest::Client {
@@ -156,7 +140,7 @@ async fn a_form_survives_a_killed_server_and_its_answer_resumes_the_run() {
     ));
     provider.push(Reply::openai_text("m", &["Booked: ", "2 nights."]));
     let data = tempfile::tempdir().unwrap();
-    save_provider(data.path(), &provider);
+    save_scripted_provider(data.path(), &provider);
     let server = serve(data.path());
     let mut stream = post_stream(&server, "ctx_form", "Book a room").await;
     stream.until(|e| state(e, "suspended")).await;
@@ -260,7 +244,7 @@ async fn a_server_killed_mid_stream_keeps_the_partial_answer() {
             .insert_step(3, Step::Gate(gate.clone())),
     );
     let data = tempfile::tempdir().unwrap();
-    save_provider(data.path(), &provider);
+    save_scripted_provider(data.path(), &provider);
     let server = serve(data.path());
     let mut stream = post_stream(&server, "ctx_cut", "Tell me").await;
     stream
@@ -306,7 +290,7 @@ async fn a_side_effecting_call_running_when_the_server_died_never_runs_again() {
         &[("call_w", "test_slow_write", &[r#"{"ms": 60000}"#])],
     ));
     let data = tempfile::tempdir().unwrap();
-    save_provider(data.path(), &provider);
+    save_scripted_provider(data.path(), &provider);
     let server = serve(data.path());
     let mut stream = post_stream(&server, "ctx_tool", "Write it").await;
     stream.until(|e| is(e, "tool_started")).await;
@@ -353,7 +337,7 @@ async fn consent_denied_through_the_api_never_runs_the_tool() {
     ));
     provider.push(Reply::openai_text("m", &["I did not write it."]));
     let data = tempfile::tempdir().unwrap();
-    save_provider(data.path(), &provider);
+    save_scripted_provider(data.path(), &provider);
     let server = serve(data.path());
     let mut stream = post_stream(&server, "ctx_consent", "Write, carefully").await;
     stream.until(|e| state(e, "suspended")).await;

@@ -16,8 +16,9 @@
 
 mod support;
 
+use support::serve_scripted;
+
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -28,22 +29,7 @@ use tessera_testkit::server::RunningServer;
 
 /// A saved provider pointing at the scripted one, and a server over it with the test tools.
 fn serve(data: &Path, provider: &ScriptedProvider) -> RunningServer {
-    {
-        let store = tessera_store::Store::open(data).unwrap();
-        store
-            .set_provider_settings(
-                "local",
-                json!({"name": "local", "kind": "openai", "base_url": provider.openai_base(),
-                       "requires_key": false, "default_model": "m", "proxy": "none"}),
-            )
-            .unwrap();
-    }
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tessera"));
-    cmd.args(["serve", "--port", "0", "--data-dir"])
-        .arg(data)
-        .args(["--provider", "local"])
-        .env("TESSERA_TEST_TOOLS", "1");
-    RunningServer::spawn(cmd).unwrap()
+    RunningServer::spawn(serve_scripted(data, provider, true)).unwrap()
 }
 
 /// One line of `test-tool-times.log`: when, `start`/`end`, the tool, the call's tag.

@@ -4,6 +4,8 @@
 //! exactly the missed events; errors as ERROR_RESPONSE bodies.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use std::path::Path;
 
 use serde_json::{json, Value};
@@ -12,16 +14,7 @@ use tessera_testkit::server::RunningServer;
 
 /// A saved provider pointing at the scripted one (no key needed), and a server over it.
 fn serve(data: &Path, provider: &ScriptedProvider) -> RunningServer {
-    {
-        let store = tessera_store::Store::open(data).unwrap();
-        store
-            .set_provider_settings(
-                "local",
-                json!({"name": "local", "kind": "openai", "base_url": provider.openai_base(),
-                       "requires_key": false, "default_model": "m", "proxy": "none"}),
-            )
-            .unwrap();
-    }
+    support::save_scripted_provider(data, provider);
     RunningServer::start(
         Path::new(env!("CARGO_BIN_EXE_tessera")),
         &["--data-dir", data.to_str().unwrap(), "--provider", "local"],

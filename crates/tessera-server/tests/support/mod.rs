@@ -53,6 +53,40 @@ pub fn tessera_with_keyring(data: &Path) -> tokio::process::Command {
     cmd
 }
 
+/// Saves the scripted provider in `data` as the provider `local` (model `m`, no key, no proxy).
+pub fn save_scripted_provider(data: &Path, provider: &tessera_testkit::scripted::ScriptedProvider) {
+    let store = tessera_store::Store::open(data).unwrap();
+    store
+        .set_provider_settings(
+            "local",
+            serde_json::json!({"name": "local", "kind": "openai",
+                "base_url": provider.openai_base(), "requires_key": false,
+                "default_model": "m", "proxy": "none"}),
+        )
+        .unwrap();
+}
+
+/// `tessera serve --port 0 --provider local` over `data` (see [`save_scripted_provider`]);
+/// `test_tools` registers the test tools (`TESSERA_TEST_TOOLS=1`).
+pub fn serve_local(data: &Path, test_tools: bool) -> std::process::Command {
+    let mut cmd = tessera_std(data);
+    cmd.args(["serve", "--port", "0", "--provider", "local"]);
+    if test_tools {
+        cmd.env("TESSERA_TEST_TOOLS", "1");
+    }
+    cmd
+}
+
+/// [`serve_local`] answering with `provider`.
+pub fn serve_scripted(
+    data: &Path,
+    provider: &tessera_testkit::scripted::ScriptedProvider,
+    test_tools: bool,
+) -> std::process::Command {
+    save_scripted_provider(data, provider);
+    serve_local(data, test_tools)
+}
+
 /// `tessera --data-dir DATA` as a blocking command (for `RunningServer::spawn`), environment
 /// cleaned, without the session bus (no keyring).
 pub fn tessera_std(data: &Path) -> std::process::Command {
