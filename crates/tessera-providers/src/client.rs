@@ -254,6 +254,36 @@ impl ResponseStream {
         self.started.elapsed()
     }
 
+    /// The usage record of this call now that it ended with `response` (and `error`, if it was
+    /// cut short): provider, model, fallback, latencies, tokens, and the model's price from
+    /// `prices` (the provider's own first, then the built-in list).
+    pub fn call_record(
+        &self,
+        model_usage_id: String,
+        stage: tessera_protocol::context_doc::UsageStage,
+        started_at: jiff::Timestamp,
+        response: &Response,
+        error: Option<&ProviderError>,
+        prices: &crate::cost::PriceTable,
+    ) -> crate::cost::CallRecord {
+        let config = self.client.config();
+        let model = self.model();
+        let mut record = crate::cost::CallRecord::new(
+            model_usage_id,
+            stage,
+            config.name.clone(),
+            model.to_owned(),
+            started_at,
+        );
+        record.fallback_from = self.fell_back_from().map(str::to_owned);
+        record.first_token_latency = self.first_output_latency();
+        record.latency = self.elapsed();
+        record.usage = response.usage;
+        record.error = error.cloned();
+        record.price = prices.price_for(config, model);
+        record
+    }
+
     /// Retries made so far.
     pub fn retries(&self) -> u32 {
         self.retries

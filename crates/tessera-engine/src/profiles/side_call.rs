@@ -7,7 +7,7 @@
 
 use jiff::Timestamp;
 use tessera_protocol::context_doc::UsageStage;
-use tessera_providers::cost::{CallRecord, PriceTable};
+use tessera_providers::cost::PriceTable;
 use tessera_providers::stream::{Accumulator, Response};
 use tessera_providers::{ChatRequest, ProviderClient, ProviderError};
 use tessera_store::{Store, StoreError};
@@ -49,7 +49,6 @@ pub(crate) async fn call_recorded_by(
     request: ChatRequest,
     cancel: CancellationToken,
 ) -> Result<SideCall, StoreError> {
-    let config = client.config();
     let prices = PriceTable::builtin();
     if let Err(error) = blocking(|| {
         check_spending(
@@ -83,21 +82,15 @@ pub(crate) async fn call_recorded_by(
     }
     let response = acc.into_response();
     let model = stream.model().to_owned();
-    let mut record = CallRecord::new(
+    let mut record = stream.call_record(
         uuid::Uuid::now_v7().to_string(),
         stage,
-        config.name.clone(),
-        model.clone(),
         started_at,
+        &response,
+        error.as_ref(),
+        &prices,
     );
-    record.fallback_from = stream.fell_back_from().map(str::to_owned);
-    record.first_token_latency = stream.first_output_latency();
-    record.latency = stream.elapsed();
-    record.usage = response.usage;
-    record.error.clone_from(&error);
     record.agent = agent.map(str::to_owned);
-    // The provider's own prices first, then the built-in list, as the turn does by default.
-    record.price = prices.price_for(config, &model);
     let cost = record.estimated_cost_usd();
     let usage = record.to_model_usage();
     blocking(|| store.put_model_usage(conversation_id, usage))?;

@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 use tessera_protocol::context_doc::UsageStage;
-use tessera_providers::cost::CallRecord;
 use tessera_providers::stream::{Accumulator, Response, Usage};
 use tessera_providers::{anthropic, openai};
 use tessera_providers::{ChatRequest, ProviderClient, ProviderError, ProviderKind};
@@ -100,19 +99,14 @@ pub(super) async fn call_model(
     } else {
         UsageStage::ToolCall
     };
-    let mut record = CallRecord::new(
+    let record = stream.call_record(
         new_id(),
         stage,
-        config.name.clone(),
-        model.clone(),
         started_at,
+        &response,
+        error.as_ref(),
+        &options.prices,
     );
-    record.fallback_from = stream.fell_back_from().map(str::to_owned);
-    record.first_token_latency = stream.first_output_latency();
-    record.latency = stream.elapsed();
-    record.usage = response.usage;
-    record.error.clone_from(&error);
-    record.price = options.prices.price_for(config, &model);
     let cost = record.estimated_cost_usd();
     recorder
         .store
