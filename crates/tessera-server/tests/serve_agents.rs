@@ -62,6 +62,12 @@ async fn specialists_and_profiles_are_edited_checked_and_reset() {
         .await;
     let says = refused.error(400, "INVALID_SPECIALISTS");
     assert!(says.contains("specialist 0 (Bad Name): name"), "{says}");
+    // Named field by field, as the settings page shows them.
+    assert_eq!(
+        refused.body["content"]["details"]["problems"][0],
+        json!({"specialist": "Bad Name", "index": 0, "field": "name",
+               "message": "1 to 40 characters of a-z, 0-9 and _"})
+    );
     assert_eq!(api.get("/specialists").await.ok(200)["custom"], false);
 
     // A new one: its tool is there for the next run, no restart.

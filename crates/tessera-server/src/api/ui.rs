@@ -6,6 +6,7 @@
 
 mod agents;
 mod conversations;
+mod provider_check;
 mod providers;
 mod settings;
 mod tools;

@@ -59,6 +59,31 @@ fn profiles_error(err: ProfilesError) -> ApiError {
 fn specialists_error(err: SpecialistsError) -> ApiError {
     match err {
         SpecialistsError::Store(err) => err.into(),
+        SpecialistsError::Invalid {
+            index,
+            ref name,
+            ref message,
+        } => {
+            // The engine's message starts with the field(s) it is about (`max_turns: …`,
+            // `title and description: …`): one problem per field, as the profiles' are, so the
+            // settings page shows each next to its field.
+            let (fields, text) = message.split_once(": ").unwrap_or(("", message.as_str()));
+            let listed: Vec<Value> = fields
+                .split(" and ")
+                .map(|field| {
+                    json!({"specialist": name, "index": index, "field": field.trim(),
+                           "message": text})
+                })
+                .collect();
+            let mut details = JsonObject::new();
+            details.insert("problems".into(), Value::Array(listed));
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "INVALID_SPECIALISTS",
+                err.to_string(),
+            )
+            .with_details(details)
+        }
         other => ApiError::new(
             StatusCode::BAD_REQUEST,
             "INVALID_SPECIALISTS",

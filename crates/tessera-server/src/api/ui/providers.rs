@@ -32,9 +32,13 @@ pub(super) fn routes() -> Router<Engine> {
         .route("/providers/{name}/key", put(set_key).delete(delete_key))
         .route("/providers/{name}/default", post(make_default))
         .route("/providers/{name}/models", get(models))
+        .route(
+            "/providers/{name}/check",
+            post(super::provider_check::check),
+        )
 }
 
-fn keyring() -> Arc<dyn KeyStore> {
+pub(super) fn keyring() -> Arc<dyn KeyStore> {
     Arc::new(OsKeyring::new())
 }
 
