@@ -62,9 +62,11 @@ export async function stopChild(child) {
 
 /**
  * Starts the scripted provider, then `tessera serve` using it; returns what a test needs and
- * a `stop()` that ends both (by pid) and removes the data folder.
+ * a `stop()` that ends both (by pid) and removes the data folder. With `unconfigured`, the
+ * server starts with no model at all (the test sets the provider up, as a person would) and
+ * the provider lists `models`.
  */
-export async function startStack() {
+export async function startStack({ unconfigured = false, models = [] } = {}) {
   const bin = process.env.TESSERA_BIN;
   if (!bin || !existsSync(bin)) throw new Error('TESSERA_BIN must name the `tessera` binary');
   if (!existsSync(path.join(DIST_DIR, 'index.html'))) throw new Error('run `npm run build` in ui/ first');
@@ -88,14 +90,14 @@ export async function startStack() {
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const provider = await startScriptedProvider((c) => children.push(c));
+    const provider = await startScriptedProvider((c) => children.push(c), models);
     const env = { ...process.env, TESSERA_TEST_TOOLS: '1', OPENAI_API_KEY: 'scripted' };
     delete env.TESSERA_TOKEN;
-    const server = spawn(
-      path.resolve(bin),
-      ['--data-dir', dataDir, 'serve', '--port', '0', '--ui-dir', DIST_DIR, '--kind', 'openai', '--base-url', `${provider.url}/v1`, '--model', MODEL],
-      { stdio: ['ignore', 'pipe', 'pipe'], env },
-    );
+    const modelFlags = unconfigured ? [] : ['--kind', 'openai', '--base-url', `${provider.url}/v1`, '--model', MODEL];
+    const server = spawn(path.resolve(bin), ['--data-dir', dataDir, 'serve', '--port', '0', '--ui-dir', DIST_DIR, ...modelFlags], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+    });
     children.push(server);
     const url = await waitForListening(server, 'tessera serve');
     const token = new URLSearchParams(url.hash.slice(1)).get('token') ?? '';

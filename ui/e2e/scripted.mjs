@@ -23,9 +23,13 @@ export function scriptedProviderBinary() {
   return path.resolve(bin);
 }
 
-/** Starts the provider; resolves with `{ child, url }` once it prints `Listening on URL`. */
-export function startScriptedProvider(onSpawn) {
-  const child = spawn(scriptedProviderBinary(), [], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts the provider (listing `models` at `/v1/models`); resolves with `{ child, url }` once
+ * it prints `Listening on URL`.
+ */
+export function startScriptedProvider(onSpawn, models = []) {
+  const args = models.flatMap((m) => ['--model', m]);
+  const child = spawn(scriptedProviderBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   onSpawn(child);
   let stdout = '';
   let stderr = '';

@@ -105,6 +105,7 @@ describe('chat layout', () => {
       screen.getByRole('searchbox', { name: 'Search conversations' }),
       screen.getByRole('combobox', { name: 'Language' }),
       screen.getByRole('combobox', { name: 'Theme' }),
+      screen.getByRole('button', { name: 'Open settings' }),
       screen.getByRole('textbox', { name: 'Message' }),
     ];
     for (const element of order) {

@@ -3,8 +3,10 @@ import { useTranslation } from 'react-i18next';
 import { ConversationLog } from './chat/components/ConversationLog';
 import { useChatSession } from './chat/useChatSession';
 import { ChatView } from './components/ChatView';
+import { SettingsIcon } from './components/icons';
 import { LanguageSelect, ThemeSelect } from './components/Settings';
 import { Sidebar } from './components/Sidebar';
+import { SettingsPage } from './settings/SettingsPage';
 import { applyTheme, readThemeChoice, saveThemeChoice, type ThemeChoice } from './theme';
 import type { TesseraClient } from './transport/client';
 
@@ -18,6 +20,7 @@ export function App({ client = null }: AppProps) {
   const [draft, setDraft] = useState('');
   const [theme, setTheme] = useState<ThemeChoice>(() => readThemeChoice());
   const [stopError, setStopError] = useState<string | null>(null);
+  const [view, setView] = useState<'chat' | 'settings'>('chat');
   const composerRef = useRef<HTMLTextAreaElement | null>(null);
   const session = useChatSession(client);
 
@@ -30,6 +33,30 @@ export function App({ client = null }: AppProps) {
   }, [t]);
 
   const focusComposer = () => composerRef.current?.focus();
+
+  // Ctrl+, (⌘, on macOS) opens Settings, as in most desktop apps.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === ',' && (event.ctrlKey || event.metaKey) && !event.altKey) {
+        event.preventDefault();
+        setView('settings');
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  // Back in the chat, the keyboard is where the person types.
+  const viewRef = useRef(view);
+  useEffect(() => {
+    if (viewRef.current !== view && view === 'chat') focusComposer();
+    viewRef.current = view;
+  }, [view]);
+
+  const changeTheme = (choice: ThemeChoice) => {
+    saveThemeChoice(choice);
+    setTheme(choice);
+  };
 
   const startNewConversation = () => {
     setDraft('');
@@ -69,6 +96,14 @@ export function App({ client = null }: AppProps) {
     </>
   );
 
+  if (view === 'settings') {
+    return (
+      <div className="app-shell" data-testid="app-shell">
+        <SettingsPage client={client} theme={theme} onThemeChange={changeTheme} onClose={() => setView('chat')} />
+      </div>
+    );
+  }
+
   return (
     <div className="app-shell" data-testid="app-shell">
       <a
@@ -97,13 +132,10 @@ export function App({ client = null }: AppProps) {
         headerControls={
           <div className="header-controls" role="group" aria-label={t('settings.label')}>
             <LanguageSelect />
-            <ThemeSelect
-              value={theme}
-              onChange={(choice) => {
-                saveThemeChoice(choice);
-                setTheme(choice);
-              }}
-            />
+            <ThemeSelect value={theme} onChange={changeTheme} />
+            <button type="button" className="icon-button" aria-label={t('nav.openSettings')} aria-keyshortcuts="Control+Comma" title={`${t('nav.openSettings')} (Ctrl+,)`} data-testid="open-settings" onClick={() => setView('settings')}>
+              <SettingsIcon />
+            </button>
           </div>
         }
         draft={draft}

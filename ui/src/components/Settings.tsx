@@ -1,20 +1,43 @@
-import { useId } from 'react';
+import { useId, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LANGUAGE_NAMES, SUPPORTED_LANGUAGES, currentLanguage, isLanguage, saveLanguage } from '../i18n';
 import { THEME_CHOICES, isThemeChoice, type ThemeChoice } from '../theme';
 import { ChevronDownIcon, GlobeIcon, ThemeIcon } from './icons';
 
+export interface SelectLabelProps {
+  /** Show the label above the control (the Settings page) rather than only naming it (the header). */
+  labelVisible?: boolean;
+}
+
+function Labelled({ id, label, visible, children }: { id: string; label: string; visible: boolean; children: ReactNode }) {
+  if (!visible) {
+    return (
+      <div className="select-field">
+        <label htmlFor={id} className="visually-hidden">
+          {label}
+        </label>
+        {children}
+      </div>
+    );
+  }
+  return (
+    <div className="settings-field">
+      <label htmlFor={id} className="settings-label">
+        {label}
+      </label>
+      <div className="select-field">{children}</div>
+    </div>
+  );
+}
+
 /** Switches the UI language at once (no reload) and remembers the choice. */
-export function LanguageSelect() {
+export function LanguageSelect({ labelVisible = false }: SelectLabelProps = {}) {
   const { t, i18n } = useTranslation();
   const id = useId();
   const language = currentLanguage(i18n);
 
   return (
-    <div className="select-field">
-      <label htmlFor={id} className="visually-hidden">
-        {t('settings.language')}
-      </label>
+    <Labelled id={id} label={t('settings.language')} visible={labelVisible}>
       <GlobeIcon className="select-field-icon" />
       <select
         id={id}
@@ -35,7 +58,7 @@ export function LanguageSelect() {
         ))}
       </select>
       <ChevronDownIcon className="select-field-chevron" />
-    </div>
+    </Labelled>
   );
 }
 
@@ -45,20 +68,17 @@ const THEME_LABEL_KEYS = {
   dark: 'settings.themeDark',
 } as const satisfies Record<ThemeChoice, string>;
 
-export interface ThemeSelectProps {
+export interface ThemeSelectProps extends SelectLabelProps {
   value: ThemeChoice;
   onChange: (choice: ThemeChoice) => void;
 }
 
-export function ThemeSelect({ value, onChange }: ThemeSelectProps) {
+export function ThemeSelect({ value, onChange, labelVisible = false }: ThemeSelectProps) {
   const { t } = useTranslation();
   const id = useId();
 
   return (
-    <div className="select-field">
-      <label htmlFor={id} className="visually-hidden">
-        {t('settings.theme')}
-      </label>
+    <Labelled id={id} label={t('settings.theme')} visible={labelVisible}>
       <ThemeIcon className="select-field-icon" />
       <select
         id={id}
@@ -77,6 +97,6 @@ export function ThemeSelect({ value, onChange }: ThemeSelectProps) {
         ))}
       </select>
       <ChevronDownIcon className="select-field-chevron" />
-    </div>
+    </Labelled>
   );
 }

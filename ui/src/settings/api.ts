@@ -1,0 +1,231 @@
+/**
+ * The settings endpoints of `/v1` (README "The `/v1` API": providers, settings, profiles,
+ * specialists, tools). Their answers are built on the server as JSON without a Rust type of
+ * their own, so their shapes are written here, field for field as the server sends them.
+ */
+import { errorOf, type TesseraClient, type Transport, type TransportRequest } from '../transport/client';
+import type { JsonValue } from '../generated/serde_json/JsonValue';
+
+export type WireKind = 'openai' | 'anthropic';
+
+/** What the server says about the model new runs use. */
+export interface ModelStatus {
+  ready: boolean;
+  provider?: string;
+  model?: string;
+  reason?: string;
+}
+
+/** A provider configuration as saved (`ProviderConfig`; keys are never part of it). */
+export interface ProviderConfig {
+  name: string;
+  kind: WireKind;
+  base_url: string;
+  models?: Record<string, JsonValue>;
+  default_model?: string | null;
+  fallback_model?: string | null;
+  requires_key?: boolean;
+  proxy?: string | null;
+  [field: string]: JsonValue | undefined;
+}
+
+/** A row of `GET /v1/providers`. */
+export interface ProviderRow {
+  name: string;
+  kind: WireKind;
+  source: 'preset' | 'saved' | 'preset+saved' | string;
+  default: boolean;
+  base_url: string;
+  default_model: string | null;
+  models: string[];
+  requires_key: boolean;
+  /** Where the key is found: `env`, `keyring`, `missing`, `not_needed`, `unknown`. */
+  key: string;
+  key_env_var: string | null;
+  key_env_vars: string[];
+  /** null: the keyring could not be read. */
+  has_key: boolean | null;
+  config: ProviderConfig;
+}
+
+export interface ProviderList {
+  providers: ProviderRow[];
+  default: string | null;
+  keyring_error: string | null;
+  model: ModelStatus;
+}
+
+export interface ProviderCheck {
+  provider: string;
+  ok: boolean;
+  model: string | null;
+  latency_ms: number | null;
+  models: number | null;
+  problem: string | null;
+  message: string | null;
+}
+
+export interface ModelInfo {
+  id: string;
+  display_name?: string;
+}
+
+export interface AppSettings {
+  settings: {
+    spending_limit_per_day_usd: number | null;
+    spending_limit_per_conversation_usd: number | null;
+    default_provider: string | null;
+  };
+  spent_today_usd: number;
+  model?: ModelStatus;
+}
+
+export type SettingKey = keyof AppSettings['settings'];
+
+export type ResponseFormat = { type: 'text' } | { type: 'json'; schema: JsonValue };
+
+/** An agent profile (`AgentProfile`). `rules` and other fields are kept as they came. */
+export interface AgentProfile {
+  name: string;
+  title: string;
+  description: string;
+  system_prompt?: string;
+  /** Absent: all tools; []: none. */
+  tools?: string[];
+  response_format?: ResponseFormat;
+  model?: string;
+  max_model_calls?: number;
+  default?: boolean;
+  rules?: JsonValue[];
+}
+
+export interface Specialist {
+  name: string;
+  title: string;
+  description: string;
+  system_prompt: string;
+  model?: string;
+  tools: string[];
+  max_turns: number;
+  max_tokens?: number;
+  role: 'answer' | 'plan';
+}
+
+export interface ToolInfo {
+  name: string;
+  description: string;
+}
+
+/** One problem of a refused profile or specialist (`details.problems`). */
+export interface AgentProblem {
+  profile?: string | null;
+  specialist?: string;
+  index?: number;
+  field: string;
+  message: string;
+}
+
+/**
+ * The settings calls over the app's client. `TesseraClient` keeps its transport to itself;
+ * the settings must go over the very same one (HTTP in a browser, IPC in the desktop shell),
+ * so it is taken from the client rather than built anew.
+ */
+export class SettingsApi {
+  constructor(private readonly transport: Transport) {}
+
+  static of(client: TesseraClient): SettingsApi {
+    return new SettingsApi((client as unknown as { transport: Transport }).transport);
+  }
+
+  private async json<T>(request: TransportRequest): Promise<T> {
+    const response = await this.transport.send({ ...request, headers: { Accept: 'application/json', ...request.headers } });
+    if (!response.ok) throw await errorOf(response);
+    return (await response.json()) as T;
+  }
+
+  providers(): Promise<ProviderList> {
+    return this.json({ method: 'GET', path: '/v1/providers' });
+  }
+
+  saveProvider(config: ProviderConfig): Promise<{ name: string; replaced: boolean; model: ModelStatus }> {
+    return this.json({ method: 'POST', path: '/v1/providers', body: config });
+  }
+
+  removeProvider(name: string): Promise<{ keyring_warning: string | null; model: ModelStatus }> {
+    return this.json({ method: 'DELETE', path: `/v1/providers/${encodeURIComponent(name)}` });
+  }
+
+  setKey(name: string, key: string): Promise<{ env_override: string | null; not_required: boolean; model: ModelStatus }> {
+    return this.json({ method: 'PUT', path: `/v1/providers/${encodeURIComponent(name)}/key`, body: { key } });
+  }
+
+  deleteKey(name: string): Promise<{ removed: boolean; model: ModelStatus }> {
+    return this.json({ method: 'DELETE', path: `/v1/providers/${encodeURIComponent(name)}/key` });
+  }
+
+  makeDefault(name: string): Promise<{ default: string; model: ModelStatus }> {
+    return this.json({ method: 'POST', path: `/v1/providers/${encodeURIComponent(name)}/default`, body: {} });
+  }
+
+  async models(name: string): Promise<ModelInfo[]> {
+    const body = await this.json<{ models: ModelInfo[] }>({ method: 'GET', path: `/v1/providers/${encodeURIComponent(name)}/models` });
+    return body.models;
+  }
+
+  check(name: string, model?: string): Promise<ProviderCheck> {
+    return this.json({ method: 'POST', path: `/v1/providers/${encodeURIComponent(name)}/check`, body: model ? { model } : {} });
+  }
+
+  settings(): Promise<AppSettings> {
+    return this.json({ method: 'GET', path: '/v1/settings' });
+  }
+
+  changeSetting(key: SettingKey, value: JsonValue): Promise<AppSettings> {
+    return this.json({ method: 'PUT', path: `/v1/settings/${key}`, body: { value } });
+  }
+
+  profiles(): Promise<{ profiles: AgentProfile[]; custom: boolean }> {
+    return this.json({ method: 'GET', path: '/v1/profiles' });
+  }
+
+  saveProfiles(profiles: AgentProfile[]): Promise<{ profiles: AgentProfile[]; custom: boolean }> {
+    return this.json({ method: 'PUT', path: '/v1/profiles', body: profiles });
+  }
+
+  resetProfiles(): Promise<{ profiles: AgentProfile[]; custom: boolean }> {
+    return this.json({ method: 'DELETE', path: '/v1/profiles' });
+  }
+
+  specialists(): Promise<{ specialists: Specialist[]; custom: boolean }> {
+    return this.json({ method: 'GET', path: '/v1/specialists' });
+  }
+
+  saveSpecialists(specialists: Specialist[]): Promise<{ specialists: Specialist[]; custom: boolean }> {
+    return this.json({ method: 'PUT', path: '/v1/specialists', body: specialists });
+  }
+
+  resetSpecialists(): Promise<{ specialists: Specialist[]; custom: boolean }> {
+    return this.json({ method: 'DELETE', path: '/v1/specialists' });
+  }
+
+  async tools(): Promise<ToolInfo[]> {
+    const body = await this.json<{ tools: ToolInfo[] }>({ method: 'GET', path: '/v1/tools' });
+    return body.tools;
+  }
+}
+
+/** `details.problems` of a refused profile/specialist list, when the error has them. */
+export function problemsOf(details: { [key: string]: JsonValue } | undefined): AgentProblem[] {
+  const problems = details?.['problems'];
+  if (!Array.isArray(problems)) return [];
+  return problems.flatMap((p) => {
+    if (!p || typeof p !== 'object' || Array.isArray(p)) return [];
+    const field = typeof p['field'] === 'string' ? p['field'] : '';
+    const message = typeof p['message'] === 'string' ? p['message'] : '';
+    const problem: AgentProblem = { field, message };
+    if (typeof p['profile'] === 'string') problem.profile = p['profile'];
+    if (typeof p['specialist'] === 'string') problem.specialist = p['specialist'];
+    if (typeof p['index'] === 'number') problem.index = p['index'];
+    return [problem];
+  });
+}

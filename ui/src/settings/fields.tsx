@@ -1,0 +1,50 @@
+import { cloneElement, useId, type ReactElement, type ReactNode } from 'react';
+import { ApiError } from '../transport/client';
+
+export interface FieldProps {
+  label: string;
+  /** The message shown under the control, tied to it by aria-describedby. */
+  error?: string | null | undefined;
+  hint?: ReactNode;
+  /** One input, select or textarea; it gets the id, aria-invalid and aria-describedby. */
+  children: ReactElement<{ id?: string; 'aria-invalid'?: boolean | undefined; 'aria-describedby'?: string }>;
+}
+
+/** A labelled control with its hint and its error next to it. */
+export function Field({ label, error, hint, children }: FieldProps) {
+  const id = useId();
+  const errorId = `${id}-error`;
+  const hintId = `${id}-hint`;
+  const describedBy = [error ? errorId : null, hint ? hintId : null].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className="settings-field">
+      <label htmlFor={id} className="settings-label">
+        {label}
+      </label>
+      {cloneElement(children, {
+        id,
+        'aria-invalid': error ? true : undefined,
+        ...(describedBy ? { 'aria-describedby': describedBy } : {}),
+      })}
+      {hint && (
+        <p id={hintId} className="settings-hint">
+          {hint}
+        </p>
+      )}
+      {error && (
+        <p id={errorId} className="field-error">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The message of any failure, for people. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function isApiError(error: unknown, status?: number): error is ApiError {
+  return error instanceof ApiError && (status === undefined || error.status === status);
+}
