@@ -89,5 +89,7 @@ desktop-install: desktop-deb
 	$(AS_ROOT) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --reinstall $(DEB_DIR)/*.deb
 
 test-desktop: desktop-install
+	cargo build -q -p tessera-testkit --bin tessera-scripted-provider
+	TESSERA_SCRIPTED_PROVIDER_BIN=$(CARGO_TARGET_DIR)/debug/tessera-scripted-provider \
 	TESSERA_DESKTOP_BIN=/usr/bin/tessera-desktop xvfb-run -a -s "-screen 0 1280x900x24" \
 	  dbus-run-session -- node --test tests/desktop/

@@ -1,19 +1,79 @@
 // No console window next to the app on Windows release builds.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
-//! The desktop shell. It hosts the web UI; later issues host the engine in process and carry the
-//! HTTP API over IPC. The shell decides nothing itself.
+//! The desktop shell: hosts the engine in process and carries the HTTP API's router over IPC
+//! (DESIGN.md), so the window runs exactly what `tessera serve` serves to a browser. The shell
+//! decides nothing itself.
+
+mod diagnostics;
+mod engine_host;
+mod ipc;
+mod logs;
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use tauri::{Manager, RunEvent};
+use tessera_server::chat_cmd::ModelArgs;
+use tessera_server::data_dir::default_data_dir;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "tessera-desktop",
+    version,
+    about = "Tessera, a desktop AI agent: the desktop app"
+)]
+struct Cli {
+    /// The data folder (default: ~/.local/share/dev.tessera.desktop, shared with `tessera`).
+    #[arg(long, env = "TESSERA_DATA_DIR", value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// The model, as `tessera chat` takes it; without these, the data folder's default provider.
+    #[command(flatten)]
+    model: ModelArgs,
+}
 
 fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("TESSERA_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
-    if let Err(err) = tauri::Builder::default().run(tauri::generate_context!()) {
-        eprintln!("Tessera could not start its window: {err}");
-        std::process::exit(1);
-    }
+    let cli = Cli::parse();
+    let Some(data_dir) = cli.data_dir.clone().or_else(default_data_dir) else {
+        eprintln!("tessera-desktop: no home folder to keep data in; pass --data-dir DIR");
+        std::process::exit(2);
+    };
+    let _log_flush = logs::init(&data_dir);
+    tracing::info!(version = env!("CARGO_PKG_VERSION"), data = %data_dir.display(), "starting");
+
+    let host = tauri::async_runtime::block_on(engine_host::EngineHost::open(&data_dir, cli.model));
+    let app = tauri::Builder::default()
+        // First: a second start hands over to the window already open (one engine per folder).
+        .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
+            if let Some(window) = app.get_webview_window("main") {
+                let _ = window.unminimize();
+                let _ = window.show();
+                let _ = window.set_focus();
+            }
+        }))
+        .plugin(tauri_plugin_window_state::Builder::default().build())
+        .manage(host)
+        .manage(ipc::Pumps::default())
+        .manage(diagnostics::DataDir(data_dir))
+        .invoke_handler(tauri::generate_handler![
+            ipc::api_request,
+            ipc::api_abort,
+            diagnostics::diagnostics
+        ])
+        .build(tauri::generate_context!());
+    let app = match app {
+        Ok(app) => app,
+        Err(err) => {
+            tracing::error!(%err, "the window could not start");
+            eprintln!("Tessera could not start its window: {err}");
+            std::process::exit(1);
+        }
+    };
+    app.run(|app, event| {
+        if let RunEvent::ExitRequested { .. } = event {
+            app.state::<ipc::Pumps>().stop_all();
+            app.state::<engine_host::EngineHost>().shut_down();
+            tracing::info!("quitting");
+        }
+    });
 }

@@ -5,9 +5,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startScriptedProvider, pushReplies, textReply, modelCalls, MODEL } from '../../ui/e2e/scripted.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const resultsDir = join(here, '..', '..', 'target-test-results');
@@ -59,10 +61,10 @@ class Driver {
     }
     return json.value;
   }
-  async newSession() {
+  async newSession(args = []) {
     const value = await this.call('POST', '/session', {
       capabilities: {
-        alwaysMatch: { browserName: 'wry', 'tauri:options': { application: app } },
+        alwaysMatch: { browserName: 'wry', 'tauri:options': { application: app, args } },
       },
     });
     this.session = value.sessionId;
@@ -76,6 +78,9 @@ class Driver {
   }
   async text(css) {
     return this.call('GET', this.s(`/element/${await this.find(css)}/text`));
+  }
+  async type(css, text) {
+    await this.call('POST', this.s(`/element/${await this.find(css)}/value`), { text });
   }
   async attr(css, name) {
     return this.call('GET', this.s(`/element/${await this.find(css)}/attribute/${name}`));
@@ -104,7 +109,8 @@ async function startDriver(lang) {
     ['--port', String(port), '--native-port', String(nativePort), '--native-driver', nativeDriver],
     {
       stdio: ['ignore', 'inherit', 'inherit'],
-      env: { ...process.env, LANG: lang, LANGUAGE: lang.split('.')[0], LC_ALL: '' },
+      // The scripted provider takes any key; an ad-hoc OpenAI-wire provider asks for one.
+      env: { ...process.env, LANG: lang, LANGUAGE: lang.split('.')[0], LC_ALL: '', OPENAI_API_KEY: 'scripted' },
     },
   );
   children.push(child);
@@ -129,11 +135,20 @@ before(() => {
 
 after(() => {
   for (const c of children) stop(c);
+  for (const d of temporary) rmSync(d, { recursive: true, force: true });
 });
 
-async function openApp(lang) {
+/** A data folder of its own per app start, so no test sees another's conversations. */
+function dataDir() {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-desktop-'));
+  temporary.push(dir);
+  return dir;
+}
+const temporary = [];
+
+async function openApp(lang, args = ['--data-dir', dataDir()]) {
   const driver = await startDriver(lang);
-  await driver.newSession();
+  await driver.newSession(args);
   await until('the chat layout', () => driver.find('[data-testid="app-shell"]'));
   return driver;
 }
@@ -167,6 +182,41 @@ test('with a Chinese OS locale the app speaks Chinese', async () => {
     const text = await driver.text('[data-testid="app-shell"]');
     assert.match(text, /[\u4e00-\u9fff]/, 'the layout shows Chinese text');
     await driver.screenshot(join(resultsDir, 'desktop-zh.png'));
+  } finally {
+    await driver.quit();
+    stop(driver.child);
+  }
+});
+
+test('a message gets a streamed answer from the engine the app hosts (the API over IPC)', async () => {
+  const provider = await startScriptedProvider((child) => children.push(child));
+  const pieces = ['Hello ', 'from ', 'the ', '**desktop**'];
+  await pushReplies(provider.url, [textReply(pieces, 150)]);
+  const driver = await openApp('en_US.UTF-8', [
+    '--data-dir', dataDir(),
+    '--kind', 'openai', '--base-url', `${provider.url}/v1`, '--model', MODEL,
+  ]);
+  try {
+    await driver.type('[data-testid="composer-input"]', 'Say hello\uE007');
+    // The answer grows while it streams, then ends with its usage line.
+    await until('the first words of the answer', async () => {
+      const text = await driver.exec(
+        'const a = document.querySelectorAll(\'[data-testid="assistant-message"]\'); return a.length ? a[a.length - 1].textContent : "";',
+      );
+      return text.includes('Hello');
+    });
+    await until('the whole answer', () => driver.find('[data-testid="assistant-message"] strong'));
+    await until('the usage of the turn', () => driver.find('[data-testid="assistant-message"] [data-testid="usage"]'));
+    const strong = await driver.text('[data-testid="assistant-message"] strong');
+    assert.equal(strong, 'desktop');
+    const calls = await modelCalls(provider.url);
+    assert.ok(JSON.stringify(calls.at(-1)).includes('Say hello'), 'the model received the message');
+    await driver.screenshot(join(resultsDir, 'desktop-chat.png'));
+  } catch (error) {
+    // What the window showed, for the failure report.
+    await driver.screenshot(join(resultsDir, 'desktop-chat-failed.png')).catch(() => {});
+    const shown = await driver.exec('return document.body.innerText').catch(() => '');
+    throw new Error(`${error.message}\nthe window showed:\n${shown}`);
   } finally {
     await driver.quit();
     stop(driver.child);

@@ -5,6 +5,7 @@ import { App } from './App';
 import { createI18n } from './i18n';
 import { applyTheme, readThemeChoice } from './theme';
 import { TesseraClient, httpTransport } from './transport/client';
+import { inDesktopShell, ipcTransport } from './transport/ipc';
 import { captureTokenFromUrl, getToken } from './transport/token';
 import './styles.css';
 
@@ -14,8 +15,13 @@ captureTokenFromUrl();
 applyTheme(readThemeChoice());
 
 const i18n = createI18n();
-// The API of the `tessera serve` that served this page, when it handed over a token.
-const client = getToken() ? new TesseraClient(httpTransport()) : null;
+// Inside the desktop shell, the engine it hosts (over IPC, no token); in a browser, the API of
+// the `tessera serve` that served this page, when it handed over a token.
+const client = inDesktopShell()
+  ? new TesseraClient(ipcTransport())
+  : getToken()
+    ? new TesseraClient(httpTransport())
+    : null;
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');

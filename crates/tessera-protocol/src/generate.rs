@@ -114,6 +114,9 @@ pub fn typescript_files() -> Result<BTreeMap<PathBuf, String>, GenerateError> {
     collector.visit::<crate::response::Response>();
     collector.visit::<crate::context_doc::ContextDocument>();
     collector.visit::<crate::validate::Problem>();
+    collector.visit::<crate::ipc::ApiRequest>();
+    collector.visit::<crate::ipc::ApiResponseHead>();
+    collector.visit::<crate::ipc::BodyFrame>();
     if let Some(error) = collector.error {
         return Err(GenerateError::TypeScript(error));
     }

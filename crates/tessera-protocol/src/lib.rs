@@ -20,6 +20,7 @@
 pub mod context_doc;
 pub mod easyflow;
 pub mod generate;
+pub mod ipc;
 pub mod mcp_cp;
 pub mod ordered_map;
 pub mod request;

@@ -7,6 +7,7 @@ pub mod chat_cmd;
 pub mod condition_cmd;
 pub mod context_cmd;
 pub mod data_dir;
+pub mod in_process;
 pub mod provider_cmd;
 pub mod router;
 pub mod run_cmd;

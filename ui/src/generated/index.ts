@@ -2,12 +2,15 @@
 
 export type { Actor } from "./Actor";
 export type { AgentRef } from "./AgentRef";
+export type { ApiRequest } from "./ApiRequest";
+export type { ApiResponseHead } from "./ApiResponseHead";
 export type { Attachment } from "./Attachment";
 export type { AttachmentMetadata } from "./AttachmentMetadata";
 export type { AttachmentType } from "./AttachmentType";
 export type { Author } from "./Author";
 export type { AuthorKind } from "./AuthorKind";
 export type { BlockType } from "./BlockType";
+export type { BodyFrame } from "./BodyFrame";
 export type { BusinessErrorPayload } from "./BusinessErrorPayload";
 export type { ClientCapabilities } from "./ClientCapabilities";
 export type { ClientInfo } from "./ClientInfo";

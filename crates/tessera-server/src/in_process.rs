@@ -1,0 +1,222 @@
+//! The HTTP API called in process: what the desktop shell carries over Tauri IPC (DESIGN.md,
+//! "one command that calls the router in process, one channel for the event stream"). The
+//! request goes through the very router `tessera serve` binds, token check included, so the
+//! desktop runs the code every browser test exercises.
+
+use std::sync::Arc;
+
+use axum::body::{Body, BodyDataStream};
+use axum::http::{header, HeaderName, HeaderValue, Method, Request, StatusCode};
+use axum::response::IntoResponse;
+use axum::Router;
+use futures_util::StreamExt;
+use tessera_engine::engine::Engine;
+pub use tessera_protocol::ipc::{ApiRequest, ApiResponseHead, BodyFrame};
+use tower::ServiceExt;
+
+use crate::api::ApiError;
+use crate::auth::{new_token, Guard};
+use crate::router::{router, RouterConfig};
+use crate::serve::ModelFlags;
+
+/// Headers a caller in process may not set: the shell speaks for itself (no Host, no Origin, its
+/// own token).
+const SET_BY_THE_SHELL: [HeaderName; 4] = [
+    header::HOST,
+    header::ORIGIN,
+    header::AUTHORIZATION,
+    header::CONTENT_LENGTH,
+];
+
+/// The router with a token of its own that never leaves the process.
+#[derive(Clone)]
+pub struct InProcessApi {
+    router: Router,
+    bearer: Arc<HeaderValue>,
+}
+
+impl std::fmt::Debug for InProcessApi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InProcessApi").finish_non_exhaustive()
+    }
+}
+
+impl InProcessApi {
+    /// The API over `engine`; `model_flags` are what the model is rebuilt from when the person
+    /// changes providers.
+    pub fn new(engine: Engine, model_flags: ModelFlags) -> Self {
+        let token = new_token();
+        let bearer = HeaderValue::try_from(format!("Bearer {token}"))
+            .unwrap_or_else(|_| HeaderValue::from_static("Bearer invalid"));
+        let router = router(RouterConfig {
+            // No socket: port 0 is never a Host a request names, and requests carry no Host.
+            guard: Arc::new(Guard::new(token, 0)),
+            ui_dir: None,
+            engine: Some(engine),
+            model_flags: Arc::new(model_flags),
+        });
+        Self {
+            router,
+            bearer: Arc::new(bearer),
+        }
+    }
+
+    /// Runs one request through the router. Malformed requests get the API's own error
+    /// answer (a 400 ERROR_RESPONSE naming what was wrong), never a panic.
+    pub async fn call(&self, request: ApiRequest) -> (ApiResponseHead, BodyText) {
+        let response = match self.build(request) {
+            Ok(request) => match self.router.clone().oneshot(request).await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            },
+            Err(error) => error.into_response(),
+        };
+        let head = ApiResponseHead {
+            status: response.status().as_u16(),
+            headers: response
+                .headers()
+                .iter()
+                .filter_map(|(name, value)| {
+                    Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned()))
+                })
+                .collect(),
+        };
+        (head, BodyText::new(response.into_body()))
+    }
+
+    fn build(&self, request: ApiRequest) -> Result<Request<Body>, ApiError> {
+        let bad = |message: String| ApiError::new(StatusCode::BAD_REQUEST, "BAD_REQUEST", message);
+        let method = Method::from_bytes(request.method.as_bytes())
+            .map_err(|_| bad(format!("`{}` is not an HTTP method", request.method)))?;
+        // Only paths under the API: never an absolute URL that could name another server.
+        if !request.path.starts_with('/') || request.path.starts_with("//") {
+            return Err(bad(format!(
+                "`{}` is not a path of the API (it must start with /v1/)",
+                request.path
+            )));
+        }
+        let mut builder = Request::builder().method(method).uri(&request.path);
+        for (name, value) in &request.headers {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| bad(format!("`{name}` is not a header name")))?;
+            if SET_BY_THE_SHELL.contains(&name) {
+                continue;
+            }
+            let value = HeaderValue::from_str(value)
+                .map_err(|_| bad(format!("the value of header `{name}` is not valid")))?;
+            builder = builder.header(name, value);
+        }
+        builder = builder.header(header::AUTHORIZATION, (*self.bearer).clone());
+        let body = match request.body {
+            Some(text) => {
+                builder = builder.header(header::CONTENT_TYPE, "application/json");
+                Body::from(text)
+            }
+            None => Body::empty(),
+        };
+        builder
+            .body(body)
+            .map_err(|error| bad(format!("the request cannot be built: {error}")))
+    }
+}
+
+/// A response body as UTF-8 text chunks. A chunk boundary may fall inside a character; its first
+/// bytes wait for the next chunk, so every chunk handed out is whole text.
+pub struct BodyText {
+    stream: BodyDataStream,
+    pending: Vec<u8>,
+    done: bool,
+}
+
+impl BodyText {
+    fn new(body: Body) -> Self {
+        Self {
+            stream: body.into_data_stream(),
+            pending: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// The next piece of text; `None` once the body has ended. An error means the body broke
+    /// off (the connection in `tessera serve` terms).
+    pub async fn next(&mut self) -> Option<Result<String, String>> {
+        while !self.done {
+            match self.stream.next().await {
+                Some(Ok(bytes)) => {
+                    self.pending.extend_from_slice(&bytes);
+                    let text = take_whole_text(&mut self.pending);
+                    if !text.is_empty() {
+                        return Some(Ok(text));
+                    }
+                }
+                Some(Err(error)) => {
+                    self.done = true;
+                    return Some(Err(error.to_string()));
+                }
+                None => {
+                    self.done = true;
+                    if !self.pending.is_empty() {
+                        let rest = String::from_utf8_lossy(&self.pending).into_owned();
+                        self.pending.clear();
+                        return Some(Ok(rest));
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Takes the longest prefix of `bytes` that is whole text, leaving an unfinished character
+/// behind; bytes that can never be UTF-8 become U+FFFD.
+fn take_whole_text(bytes: &mut Vec<u8>) -> String {
+    let mut out = String::new();
+    loop {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => {
+                out.push_str(text);
+                bytes.clear();
+                return out;
+            }
+            Err(error) => {
+                let valid = error.valid_up_to();
+                out.push_str(&String::from_utf8_lossy(&bytes[..valid]));
+                match error.error_len() {
+                    // An unfinished character at the end: keep it for the next chunk.
+                    None => {
+                        bytes.drain(..valid);
+                        return out;
+                    }
+                    Some(len) => {
+                        out.push(char::REPLACEMENT_CHARACTER);
+                        bytes.drain(..valid + len);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::take_whole_text;
+
+    #[test]
+    fn a_character_split_between_chunks_waits_for_its_end() {
+        let text = "答案";
+        let bytes = text.as_bytes();
+        let mut pending = bytes[..4].to_vec();
+        assert_eq!(take_whole_text(&mut pending), "答");
+        assert_eq!(pending, bytes[3..4]);
+        pending.extend_from_slice(&bytes[4..]);
+        assert_eq!(take_whole_text(&mut pending), "案");
+        assert!(pending.is_empty());
+    }
+
+    #[test]
+    fn bytes_that_are_never_text_become_replacement_characters() {
+        let mut pending = b"ok\xffgo".to_vec();
+        assert_eq!(take_whole_text(&mut pending), "ok\u{FFFD}go");
+        assert!(pending.is_empty());
+    }
+}

@@ -1,0 +1,77 @@
+//! The API over IPC: `api_request` runs one request through the in-process router and pumps its
+//! body into a channel; `api_abort` stops a body the webview no longer reads (an aborted fetch),
+//! which drops the event subscription behind it.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use tauri::ipc::Channel;
+use tauri::State;
+use tessera_server::in_process::{ApiRequest, ApiResponseHead, BodyFrame};
+
+use crate::engine_host::EngineHost;
+
+/// Bodies being pumped, by the id the webview gave the request.
+#[derive(Default)]
+pub struct Pumps(Mutex<HashMap<String, tauri::async_runtime::JoinHandle<()>>>);
+
+impl Pumps {
+    fn insert(&self, id: String, pump: tauri::async_runtime::JoinHandle<()>) {
+        if let Ok(mut pumps) = self.0.lock() {
+            pumps.retain(|_, pump| !pump.inner().is_finished());
+            pumps.insert(id, pump);
+        }
+    }
+
+    fn stop(&self, id: &str) {
+        if let Some(pump) = self.0.lock().ok().and_then(|mut pumps| pumps.remove(id)) {
+            pump.abort();
+        }
+    }
+
+    /// Stops every body still flowing (the app is quitting).
+    pub fn stop_all(&self) {
+        if let Ok(mut pumps) = self.0.lock() {
+            for (_, pump) in pumps.drain() {
+                pump.abort();
+            }
+        }
+    }
+}
+
+#[tauri::command]
+pub async fn api_request(
+    host: State<'_, EngineHost>,
+    pumps: State<'_, Pumps>,
+    id: String,
+    request: ApiRequest,
+    on_body: Channel<BodyFrame>,
+) -> Result<ApiResponseHead, String> {
+    let Some(api) = host.api() else {
+        let (head, body) = host.unavailable();
+        let _ = on_body.send(BodyFrame::Chunk { text: body });
+        let _ = on_body.send(BodyFrame::End);
+        return Ok(head);
+    };
+    let (head, mut body) = api.call(request).await;
+    let pump = tauri::async_runtime::spawn(async move {
+        while let Some(chunk) = body.next().await {
+            let frame = match chunk {
+                Ok(text) => BodyFrame::Chunk { text },
+                Err(message) => BodyFrame::Error { message },
+            };
+            // The webview went away (reload, closed window): nobody reads on.
+            if on_body.send(frame).is_err() {
+                return;
+            }
+        }
+        let _ = on_body.send(BodyFrame::End);
+    });
+    pumps.insert(id, pump);
+    Ok(head)
+}
+
+#[tauri::command]
+pub fn api_abort(pumps: State<'_, Pumps>, id: String) {
+    pumps.stop(&id);
+}

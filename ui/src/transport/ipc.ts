@@ -1,0 +1,119 @@
+/**
+ * The transport inside the desktop shell: the same requests as `httpTransport`, carried over
+ * Tauri IPC to the router the shell runs in process (DESIGN.md). `api_request` answers with the
+ * status and headers; the body arrives as frames on a channel, so an event stream flows as it
+ * does over HTTP. Aborting the request (or cancelling its body) tells the shell to stop pumping,
+ * which ends the subscription behind it.
+ */
+import { Channel, invoke, isTauri } from '@tauri-apps/api/core';
+import type { ApiRequest } from '../generated/ApiRequest';
+import type { ApiResponseHead } from '../generated/ApiResponseHead';
+import type { BodyFrame } from '../generated/BodyFrame';
+import { NetworkError, newId, type Transport } from './client';
+
+/** The two things the transport needs from Tauri, injectable for tests. */
+export interface IpcBridge {
+  invoke<T>(command: string, args: Record<string, unknown>): Promise<T>;
+  /** A channel object to hand to `invoke`, calling `onFrame` for each frame the shell sends. */
+  channel(onFrame: (frame: BodyFrame) => void): unknown;
+}
+
+export function tauriBridge(): IpcBridge {
+  return {
+    invoke: (command, args) => invoke(command, args),
+    channel: (onFrame) => new Channel<BodyFrame>(onFrame),
+  };
+}
+
+/** Whether this page runs inside the desktop shell. */
+export function inDesktopShell(): boolean {
+  return isTauri();
+}
+
+function abortError(): DOMException {
+  return new DOMException('The operation was aborted.', 'AbortError');
+}
+
+/** Statuses whose Response must have no body. */
+const NO_BODY = new Set([101, 204, 205, 304]);
+
+export function ipcTransport(bridge: IpcBridge = tauriBridge()): Transport {
+  return {
+    async send(request) {
+      if (request.signal?.aborted) throw abortError();
+      const id = newId();
+      let finished = false;
+      const stop = () => {
+        void bridge.invoke('api_abort', { id }).catch(() => undefined);
+      };
+      let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+      // Frames may arrive before `api_request` answers: they wait in the stream's queue.
+      const early: BodyFrame[] = [];
+      const encoder = new TextEncoder();
+      const apply = (frame: BodyFrame) => {
+        if (finished) return;
+        if (!controller) {
+          early.push(frame);
+          return;
+        }
+        if (frame.kind === 'chunk') {
+          controller.enqueue(encoder.encode(frame.text));
+        } else if (frame.kind === 'end') {
+          finished = true;
+          controller.close();
+        } else {
+          finished = true;
+          controller.error(new NetworkError(new Error(frame.message)));
+        }
+      };
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          controller = c;
+          for (const frame of early.splice(0)) apply(frame);
+        },
+        cancel() {
+          if (finished) return;
+          finished = true;
+          stop();
+        },
+      });
+      const onAbort = () => {
+        if (finished) return;
+        finished = true;
+        controller?.error(abortError());
+        stop();
+      };
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+
+      const headers = Object.entries(request.headers ?? {});
+      const apiRequest: ApiRequest = {
+        method: request.method,
+        path: request.path,
+        headers,
+        body: request.body === undefined ? null : JSON.stringify(request.body),
+      };
+      let head: ApiResponseHead;
+      try {
+        head = await bridge.invoke<ApiResponseHead>('api_request', {
+          id,
+          request: apiRequest,
+          onBody: bridge.channel(apply),
+        });
+      } catch (error) {
+        request.signal?.removeEventListener('abort', onAbort);
+        throw new NetworkError(error);
+      }
+      // Aborted while the shell was starting the request: its pump exists only now.
+      if (request.signal?.aborted) {
+        stop();
+        throw abortError();
+      }
+      const hasBody = !NO_BODY.has(head.status) && request.method !== ('HEAD' as string);
+      if (!hasBody) {
+        finished = true;
+        stop();
+      }
+      return new Response(hasBody ? body : null, { status: head.status, headers: head.headers });
+    },
+  };
+}
