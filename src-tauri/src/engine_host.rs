@@ -8,7 +8,7 @@ use std::path::Path;
 use tessera_engine::engine::Engine;
 use tessera_server::chat_cmd::ModelArgs;
 use tessera_server::in_process::{ApiResponseHead, InProcessApi};
-use tessera_server::serve::{open_engine, ModelFlags};
+use tessera_server::serve::{open_engine_with, ExtraTools, ModelFlags};
 
 pub enum EngineHost {
     Ready { api: InProcessApi, engine: Engine },
@@ -16,10 +16,11 @@ pub enum EngineHost {
 }
 
 impl EngineHost {
-    pub async fn open(data_dir: &Path, args: ModelArgs) -> Self {
-        match open_engine(data_dir, &args).await {
+    pub async fn open(data_dir: &Path, args: ModelArgs, native_tools: ExtraTools) -> Self {
+        let flags = ModelFlags::new(args).with_extra_tools(native_tools);
+        match open_engine_with(data_dir, &flags).await {
             Ok(engine) => Self::Ready {
-                api: InProcessApi::new(engine.clone(), ModelFlags::new(args)),
+                api: InProcessApi::new(engine.clone(), flags),
                 engine,
             },
             Err(error) => {

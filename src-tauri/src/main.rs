@@ -9,6 +9,7 @@ mod diagnostics;
 mod engine_host;
 mod ipc;
 mod logs;
+mod native;
 
 use std::path::PathBuf;
 
@@ -41,7 +42,12 @@ fn main() {
     let _log_flush = logs::init(&data_dir);
     tracing::info!(version = env!("CARGO_PKG_VERSION"), data = %data_dir.display(), "starting");
 
-    let host = tauri::async_runtime::block_on(engine_host::EngineHost::open(&data_dir, cli.model));
+    let app_slot = native::AppSlot::default();
+    let host = tauri::async_runtime::block_on(engine_host::EngineHost::open(
+        &data_dir,
+        cli.model,
+        native::tools(app_slot.clone()),
+    ));
     let app = tauri::Builder::default()
         // First: a second start hands over to the window already open (one engine per folder).
         .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
@@ -52,6 +58,11 @@ fn main() {
             }
         }))
         .plugin(tauri_plugin_window_state::Builder::default().build())
+        .plugin(tauri_plugin_dialog::init())
+        .setup(move |app| {
+            let _ = app_slot.set(app.handle().clone());
+            Ok(())
+        })
         .manage(host)
         .manage(ipc::Pumps::default())
         .manage(diagnostics::DataDir(data_dir))

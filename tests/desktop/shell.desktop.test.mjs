@@ -5,11 +5,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startScriptedProvider, pushReplies, textReply, modelCalls, MODEL } from '../../ui/e2e/scripted.mjs';
+import { startScriptedProvider, pushReplies, textReply, toolCallReply, modelCalls, MODEL } from '../../ui/e2e/scripted.mjs';
+import { decodePng } from './png.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const resultsDir = join(here, '..', '..', 'target-test-results');
@@ -79,6 +81,16 @@ class Driver {
   async text(css) {
     return this.call('GET', this.s(`/element/${await this.find(css)}/text`));
   }
+  async click(css) {
+    await this.call('POST', this.s(`/element/${await this.find(css)}/click`), {});
+  }
+  async clickButton(label) {
+    const v = await this.call('POST', this.s('/element'), {
+      using: 'xpath',
+      value: `//button[normalize-space()='${label}']`,
+    });
+    await this.call('POST', this.s(`/element/${Object.values(v)[0]}/click`), {});
+  }
   async type(css, text) {
     await this.call('POST', this.s(`/element/${await this.find(css)}/value`), { text });
   }
@@ -101,7 +113,7 @@ class Driver {
 
 const children = [];
 
-async function startDriver(lang) {
+async function startDriver(lang, extraEnv = {}) {
   const port = await freePort();
   const nativePort = await freePort();
   const child = spawn(
@@ -110,7 +122,7 @@ async function startDriver(lang) {
     {
       stdio: ['ignore', 'inherit', 'inherit'],
       // The scripted provider takes any key; an ad-hoc OpenAI-wire provider asks for one.
-      env: { ...process.env, LANG: lang, LANGUAGE: lang.split('.')[0], LC_ALL: '', OPENAI_API_KEY: 'scripted' },
+      env: { ...process.env, LANG: lang, LANGUAGE: lang.split('.')[0], LC_ALL: '', OPENAI_API_KEY: 'scripted', ...extraEnv },
     },
   );
   children.push(child);
@@ -146,8 +158,8 @@ function dataDir() {
 }
 const temporary = [];
 
-async function openApp(lang, args = ['--data-dir', dataDir()]) {
-  const driver = await startDriver(lang);
+async function openApp(lang, args = ['--data-dir', dataDir()], env = {}) {
+  const driver = await startDriver(lang, env);
   await driver.newSession(args);
   await until('the chat layout', () => driver.find('[data-testid="app-shell"]'));
   return driver;
@@ -221,4 +233,139 @@ test('a message gets a streamed answer from the engine the app hosts (the API ov
     await driver.quit();
     stop(driver.child);
   }
+});
+
+/** The app over the scripted provider with its own data folder; `replies` queued first. */
+async function chatApp(replies, env = {}) {
+  const provider = await startScriptedProvider((child) => children.push(child));
+  await pushReplies(provider.url, replies);
+  const data = dataDir();
+  const driver = await openApp(
+    'en_US.UTF-8',
+    ['--data-dir', data, '--kind', 'openai', '--base-url', `${provider.url}/v1`, '--model', MODEL],
+    env,
+  );
+  return { provider, data, driver };
+}
+
+async function lastAnswer(driver) {
+  return driver.exec(
+    'const a = document.querySelectorAll(\'[data-testid="assistant-message"]\'); return a.length ? a[a.length - 1].textContent : "";',
+  );
+}
+
+async function shown(driver, error, name) {
+  await driver.screenshot(join(resultsDir, `${name}-failed.png`)).catch(() => {});
+  const text = await driver.exec('return document.body.innerText').catch(() => '');
+  return new Error(`${error.message}\nthe window showed:\n${text}`);
+}
+
+test('a file picked through the dialog reaches the model as its content, never as a path', async () => {
+  const folder = dataDir();
+  const notes = join(folder, 'notes.md');
+  writeFileSync(notes, '# Plan\n\nMeet at ten in room 4.\n');
+  // The dialog the test stands in for: prints the chosen path, as the person would pick it.
+  const dialog = join(folder, 'pick.sh');
+  writeFileSync(dialog, `#!/bin/sh\necho "$@" > "${folder}/dialog-args"\necho "${notes}"\n`);
+  chmodSync(dialog, 0o755);
+  const { provider, driver } = await chatApp(
+    [toolCallReply('call_pick', 'file_picker', { accept: '.md,.txt' }), textReply(['You meet at ten.'])],
+    { TESSERA_FILE_DIALOG: dialog },
+  );
+  try {
+    await driver.type('[data-testid="composer-input"]', 'Read my notes\uE007');
+    await until('the answer after the pick', async () => (await lastAnswer(driver)).includes('You meet at ten.'));
+    assert.match(readFileSync(join(folder, 'dialog-args'), 'utf8'), /open --filter \.md,\.txt:md,txt/);
+    const calls = await modelCalls(provider.url);
+    const sent = JSON.stringify(calls.at(-1));
+    assert.ok(sent.includes('Meet at ten in room 4.'), 'the model received the content');
+    assert.ok(sent.includes('notes.md'), 'and the file name');
+    assert.ok(!sent.includes(folder), 'but never the path');
+    await driver.screenshot(join(resultsDir, 'desktop-file-pick.png'));
+  } catch (error) {
+    throw await shown(driver, error, 'desktop-file-pick');
+  } finally {
+    await driver.quit();
+    stop(driver.child);
+  }
+});
+
+test('a screen capture with consent is a PNG of the screen, shown in the chat and sent to the model', async () => {
+  // A known colour on the root window; the app's window covers the top left only.
+  execFileSync('xsetroot', ['-solid', '#12ab34']);
+  const { provider, data, driver } = await chatApp([
+    toolCallReply('call_shot', 'screen_capture', { target: 'screen' }),
+    textReply(['The screen is green.']),
+  ]);
+  try {
+    await driver.type('[data-testid="composer-input"]', 'What is on my screen?\uE007');
+    await until('the consent dialog', () => driver.find('[data-testid="consent-dialog"]'));
+    assert.equal(await driver.text('[data-testid="consent-tool"]'), 'screen_capture');
+    await driver.clickButton('Allow once');
+    await until('the answer after the capture', async () => (await lastAnswer(driver)).includes('The screen is green.'));
+
+    const calls = await modelCalls(provider.url);
+    const sent = JSON.stringify(calls.at(-1));
+    const sha = /"sha256\\?":\s*\\?"([0-9a-f]{64})/.exec(sent)?.[1];
+    assert.ok(sha, 'the tool result names the stored screenshot');
+    const png = decodePng(readFileSync(join(data, 'attachments', sha)));
+    assert.deepEqual([png.width, png.height], [1280, 900]);
+    assert.deepEqual(png.pixel(1270, 890), [0x12, 0xab, 0x34], 'the stored PNG shows the screen');
+
+    const dataUrl = /data:image\/png;base64,([A-Za-z0-9+/=]+)/.exec(sent)?.[1];
+    assert.ok(dataUrl, 'the model received the screenshot as an image');
+    assert.deepEqual(decodePng(Buffer.from(dataUrl, 'base64')).pixel(1270, 890), [0x12, 0xab, 0x34]);
+
+    await until('the screenshot in the chat', () => driver.find('[data-testid="tool-card"] img'));
+    await driver.screenshot(join(resultsDir, 'desktop-screen-capture.png'));
+  } catch (error) {
+    throw await shown(driver, error, 'desktop-screen-capture');
+  } finally {
+    await driver.quit();
+    stop(driver.child);
+  }
+});
+
+test('every library the installed binary links against comes from a package the .deb depends on', (t) => {
+  let owner;
+  try {
+    owner = execFileSync('dpkg', ['-S', app], { encoding: 'utf8' }).split(':')[0].trim();
+  } catch {
+    t.skip(`${app} was not installed from a package`);
+    return;
+  }
+  const depends = execFileSync('dpkg-query', ['-W', '-f=${Depends}', owner], { encoding: 'utf8' })
+    .split(',')
+    .flatMap((alternatives) => alternatives.split('|'))
+    .map((d) => d.trim().split(/[\s(]/)[0].replace(/:.*$/, ''));
+  const needed = execFileSync('objdump', ['-p', app], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.trim().startsWith('NEEDED'))
+    .map((l) => l.trim().split(/\s+/)[1]);
+  assert.ok(needed.length > 5, 'the binary lists the libraries it needs');
+  const resolved = new Map();
+  for (const line of execFileSync('ldd', [app], { encoding: 'utf8' }).split('\n')) {
+    const arrow = /^\s*(\S+) => (\S+)/.exec(line);
+    const direct = /^\s*(\/\S+) \(/.exec(line);
+    if (arrow) resolved.set(arrow[1], arrow[2]);
+    else if (direct) resolved.set(direct[1].split('/').pop(), direct[1]);
+  }
+  const missing = [];
+  for (const lib of needed) {
+    const file = resolved.get(lib);
+    assert.ok(file, `${lib} resolves to a file`);
+    const real = execFileSync('readlink', ['-f', file], { encoding: 'utf8' }).trim();
+    let pkg = '';
+    for (const candidate of [real, file, real.replace(/^\/usr/, ''), `/usr${real}`]) {
+      try {
+        pkg = execFileSync('dpkg', ['-S', candidate], { encoding: 'utf8' }).split(':')[0].trim();
+        break;
+      } catch {
+        // not this spelling of the path (merged /usr)
+      }
+    }
+    assert.ok(pkg, `${lib} (${real}) belongs to a package`);
+    if (!depends.includes(pkg)) missing.push(`${lib} from ${pkg}`);
+  }
+  assert.deepEqual(missing, [], `Depends: ${depends.join(', ')}`);
 });

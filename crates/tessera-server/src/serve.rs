@@ -51,28 +51,56 @@ pub struct ServeOptions {
     pub model_args: ModelArgs,
 }
 
+/// Tools the app around the engine adds to every model's registry (the desktop shell's native
+/// tools), registered after the built-in ones.
+pub type ExtraTools = Arc<
+    dyn Fn(
+            &mut tessera_engine::tools::ToolRegistry,
+            &Arc<tessera_store::Store>,
+        ) -> anyhow::Result<()>
+        + Send
+        + Sync,
+>;
+
 /// The model flags `tessera serve` started with, and one lane for rebuilding the model from
 /// them: two provider changes in quick succession must not leave the older one's model in
 /// place because its rebuild finished last.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct ModelFlags {
     pub args: ModelArgs,
+    extra_tools: Option<ExtraTools>,
     rebuilding: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for ModelFlags {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModelFlags")
+            .field("args", &self.args)
+            .field("extra_tools", &self.extra_tools.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl ModelFlags {
     pub fn new(args: ModelArgs) -> Self {
         Self {
             args,
+            extra_tools: None,
             rebuilding: tokio::sync::Mutex::new(()),
         }
+    }
+
+    /// Adds `extra` to the tools of every model built from these flags.
+    pub fn with_extra_tools(mut self, extra: ExtraTools) -> Self {
+        self.extra_tools = Some(extra);
+        self
     }
 
     /// Rebuilds the model new runs use from the data folder as it is now. When that fails the
     /// engine has no model (NO_MODEL) and the reason is logged and returned.
     pub async fn refresh(&self, engine: &tessera_engine::engine::Engine) -> Result<(), String> {
         let _lane = self.rebuilding.lock().await;
-        match model_choice(engine.store(), &self.args).await {
+        match model_choice_with(engine.store(), &self.args, self.extra_tools.as_ref()).await {
             Ok(choice) => {
                 engine.set_model(Some(choice));
                 Ok(())
@@ -95,13 +123,22 @@ pub async fn open_engine(
     dir: &std::path::Path,
     args: &crate::chat_cmd::ModelArgs,
 ) -> anyhow::Result<tessera_engine::engine::Engine> {
+    open_engine_with(dir, &ModelFlags::new(args.clone())).await
+}
+
+/// [`open_engine`] with the model flags' extra tools.
+pub async fn open_engine_with(
+    dir: &std::path::Path,
+    flags: &ModelFlags,
+) -> anyhow::Result<tessera_engine::engine::Engine> {
     use anyhow::Context;
+    let args = &flags.args;
     let store = Arc::new(
         tessera_store::Store::open(dir)
             .with_context(|| format!("cannot open the data folder {}", dir.display()))?,
     );
     let engine = tessera_engine::engine::Engine::without_model(store.clone());
-    match model_choice(&store, args).await {
+    match model_choice_with(&store, args, flags.extra_tools.as_ref()).await {
         Ok(choice) => engine.set_model(Some(choice)),
         Err(err) if args.is_empty() => {
             tracing::warn!("no model yet: {err:#}");
@@ -130,6 +167,15 @@ pub async fn model_choice(
     store: &Arc<tessera_store::Store>,
     args: &crate::chat_cmd::ModelArgs,
 ) -> anyhow::Result<tessera_engine::engine::ModelChoice> {
+    model_choice_with(store, args, None).await
+}
+
+/// [`model_choice`] with the app's extra tools.
+pub async fn model_choice_with(
+    store: &Arc<tessera_store::Store>,
+    args: &crate::chat_cmd::ModelArgs,
+    extra_tools: Option<&ExtraTools>,
+) -> anyhow::Result<tessera_engine::engine::ModelChoice> {
     use anyhow::Context;
     let (client, model) = crate::chat_cmd::model_client(store, args).await?;
     let mut tools = tessera_engine::tools::ToolRegistry::new();
@@ -138,6 +184,9 @@ pub async fn model_choice(
     if crate::test_tools::wanted() {
         crate::test_tools::register(&mut tools, store.paths().root.clone())
             .context("cannot register the test tools")?;
+    }
+    if let Some(extra) = extra_tools {
+        extra(&mut tools, store).context("cannot register the app's tools")?;
     }
     // Specialists last: they may use every tool above, and never each other.
     tessera_engine::specialists::register_configured(

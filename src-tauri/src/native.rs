@@ -1,0 +1,110 @@
+//! The native tools of tessera-native, given what only the shell has: file dialogs with the
+//! window as parent. `TESSERA_FILE_DIALOG` replaces the dialogs with a program (how the desktop
+//! suite picks files; see tessera-native's `CommandDialog`).
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use tauri::{AppHandle, Manager};
+use tauri_plugin_dialog::DialogExt;
+use tessera_native::dialog::{DialogError, DialogFuture};
+use tessera_native::{CommandDialog, FileDialog, NativeEnv, PickRequest, SaveRequest};
+use tessera_server::serve::ExtraTools;
+
+/// The app handle, known once the window exists (the engine opens before it).
+pub type AppSlot = Arc<OnceLock<AppHandle>>;
+
+struct TauriDialog {
+    app: AppSlot,
+}
+
+impl TauriDialog {
+    fn app(&self) -> Result<AppHandle, DialogError> {
+        self.app
+            .get()
+            .cloned()
+            .ok_or_else(|| DialogError::Failed("the window is not open yet".into()))
+    }
+}
+
+async fn off_main<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, DialogError> {
+    // The blocking dialog calls wait for the main thread's event loop: never call them on it.
+    tauri::async_runtime::spawn_blocking(work)
+        .await
+        .map_err(|e| DialogError::Failed(e.to_string()))
+}
+
+impl FileDialog for TauriDialog {
+    fn pick(&self, request: PickRequest) -> DialogFuture<Vec<PathBuf>> {
+        let app = self.app();
+        Box::pin(async move {
+            let app = app?;
+            off_main(move || {
+                let mut dialog = app.dialog().file();
+                if let Some(window) = app.get_webview_window("main") {
+                    dialog = dialog.set_parent(&window);
+                }
+                if let Some(title) = &request.title {
+                    dialog = dialog.set_title(title);
+                }
+                for filter in &request.filters {
+                    let extensions: Vec<&str> =
+                        filter.extensions.iter().map(String::as_str).collect();
+                    dialog = dialog.add_filter(&filter.name, &extensions);
+                }
+                let picked = if request.multiple {
+                    dialog.blocking_pick_files().unwrap_or_default()
+                } else {
+                    dialog.blocking_pick_file().into_iter().collect()
+                };
+                picked
+                    .into_iter()
+                    .filter_map(|p| p.into_path().ok())
+                    .collect()
+            })
+            .await
+        })
+    }
+
+    fn save(&self, request: SaveRequest) -> DialogFuture<Option<PathBuf>> {
+        let app = self.app();
+        Box::pin(async move {
+            let app = app?;
+            off_main(move || {
+                let mut dialog = app.dialog().file().set_file_name(&request.suggested_name);
+                if let Some(window) = app.get_webview_window("main") {
+                    dialog = dialog.set_parent(&window);
+                }
+                if let Some(title) = &request.title {
+                    dialog = dialog.set_title(title);
+                }
+                dialog.blocking_save_file().and_then(|p| p.into_path().ok())
+            })
+            .await
+        })
+    }
+}
+
+/// The registration the engine runs for every model it builds.
+pub fn tools(app: AppSlot) -> ExtraTools {
+    let dialog: Arc<dyn FileDialog> = match CommandDialog::from_env() {
+        Some(command) => {
+            tracing::info!(program = %command.program.display(), "file dialogs replaced by a program");
+            Arc::new(command)
+        }
+        None => Arc::new(TauriDialog { app }),
+    };
+    Arc::new(move |registry, store| {
+        let env = NativeEnv {
+            store: store.clone(),
+            dialog: dialog.clone(),
+        };
+        let availability = tessera_native::register_native_tools(registry, &env)?;
+        for (tool, reason) in &availability.unavailable {
+            tracing::warn!(tool, %reason, "a native tool is not available on this machine");
+        }
+        Ok(())
+    })
+}
