@@ -15,7 +15,8 @@ DEB_DIR := $(CARGO_TARGET_DIR)/debug/bundle/deb
 AS_ROOT := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 .PHONY: run test deps deps-build ui desktop serve lint gen \
-        test-generated test-rust test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop
+        test-generated test-rust test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop \
+        bench-ui
 
 ## make run: install what is missing, build, open the desktop app.
 run: deps-build ui desktop
@@ -79,6 +80,11 @@ test-ui:
 test-ui-e2e: ui
 	cargo build -q -p tessera-server --bin tessera -p tessera-testkit --bin tessera-scripted-provider
 	TESSERA_BIN=$(TESSERA_BIN) npm --prefix ui run e2e
+
+## Figures, not a test: long main-thread tasks while a 20k-token answer streams into the web UI.
+bench-ui: ui
+	cargo build -q -p tessera-server --bin tessera -p tessera-testkit --bin tessera-scripted-provider
+	TESSERA_BIN=$(TESSERA_BIN) node ui/bench/long-answer.mjs
 
 ## The desktop app as people install it: a debug .deb, installed, driven under Xvfb.
 desktop-deb: ui
