@@ -6,6 +6,7 @@ import { ChatView } from './components/ChatView';
 import { SettingsIcon } from './components/icons';
 import { LanguageSelect, ThemeSelect } from './components/Settings';
 import { Sidebar } from './components/Sidebar';
+import { InspectorProvider } from './inspector/ContextInspector';
 import { SettingsPage } from './settings/SettingsPage';
 import { applyTheme, readThemeChoice, saveThemeChoice, type ThemeChoice } from './theme';
 import type { TesseraClient } from './transport/client';
@@ -152,7 +153,11 @@ export function App({ client = null }: AppProps) {
         status={status}
         composerRef={composerRef}
       >
-        {hasContent ? <ConversationLog session={session} /> : undefined}
+        {hasContent ? (
+          <InspectorProvider client={client}>
+            <ConversationLog session={session} />
+          </InspectorProvider>
+        ) : undefined}
       </ChatView>
     </div>
   );

@@ -117,6 +117,8 @@ pub fn typescript_files() -> Result<BTreeMap<PathBuf, String>, GenerateError> {
     collector.visit::<crate::ipc::ApiRequest>();
     collector.visit::<crate::ipc::ApiResponseHead>();
     collector.visit::<crate::ipc::BodyFrame>();
+    collector.visit::<crate::views::ConsentGrantView>();
+    collector.visit::<crate::views::RunContext>();
     if let Some(error) = collector.error {
         return Err(GenerateError::TypeScript(error));
     }

@@ -18,30 +18,14 @@ CREATE TABLE consent_grants (
     conversation_id TEXT REFERENCES conversations (id) ON DELETE CASCADE,
     created_at      TEXT NOT NULL,
     revoked_at      TEXT,
-    -- a once grant is spent by its first use
+    -- the last use; a once grant is spent by its first
     used_at         TEXT,
     CHECK ((scope = 'always') = (conversation_id IS NULL))
 ) STRICT;
 CREATE INDEX consent_grants_by_tool ON consent_grants (tool, conversation_id);
 ";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ConsentScope {
-    Once,
-    Conversation,
-    Always,
-}
-
-impl ConsentScope {
-    fn as_str(self) -> &'static str {
-        match self {
-            ConsentScope::Once => "once",
-            ConsentScope::Conversation => "conversation",
-            ConsentScope::Always => "always",
-        }
-    }
-}
+pub use tessera_protocol::views::ConsentScope;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ConsentGrant {
@@ -52,6 +36,7 @@ pub struct ConsentGrant {
     pub conversation_id: Option<String>,
     pub created_at: Timestamp,
     pub revoked_at: Option<Timestamp>,
+    /// The last use (a `once` grant is spent by its first).
     pub used_at: Option<Timestamp>,
 }
 
@@ -135,6 +120,16 @@ impl ReadTx<'_> {
             ),
             [include_revoked],
         )
+    }
+
+    /// One grant, revoked or not.
+    pub fn consent_grant(&self, grant_id: &str) -> Result<Option<ConsentGrant>> {
+        Ok(query(
+            self.conn,
+            &format!("SELECT {COLUMNS} FROM consent_grants WHERE grant_id = ?1"),
+            [grant_id],
+        )?
+        .pop())
     }
 
     /// The grant that would let `tool` run in `conversation_id` now, without spending it.
@@ -221,8 +216,8 @@ impl WriteTx<'_> {
         Ok(n > 0)
     }
 
-    /// Finds the grant that lets `tool` run in `conversation_id` and, if it is a once grant,
-    /// spends it. `None`: the person must be asked.
+    /// Finds the grant that lets `tool` run in `conversation_id` and records the use (which
+    /// spends a once grant). `None`: the person must be asked.
     pub fn use_consent(
         &mut self,
         tool: &str,
@@ -231,13 +226,12 @@ impl WriteTx<'_> {
         let Some(mut grant) = active(self.conn, tool, conversation_id)? else {
             return Ok(None);
         };
-        if grant.scope == ConsentScope::Once {
-            let now = clock::now();
-            self.conn
-                .prepare_cached("UPDATE consent_grants SET used_at = ?2 WHERE grant_id = ?1")?
-                .execute(params![grant.grant_id, now.as_str()])?;
-            grant.used_at = Some(now);
-        }
+        // Every use is recorded, so the permissions page can say when a grant last applied.
+        let now = clock::now();
+        self.conn
+            .prepare_cached("UPDATE consent_grants SET used_at = ?2 WHERE grant_id = ?1")?
+            .execute(params![grant.grant_id, now.as_str()])?;
+        grant.used_at = Some(now);
         Ok(Some(grant))
     }
 }
@@ -264,6 +258,11 @@ impl Store {
     pub fn use_consent(&self, tool: &str, conversation_id: &str) -> Result<Option<ConsentGrant>> {
         let (t, c) = (tool.to_owned(), conversation_id.to_owned());
         self.write(move |tx| tx.use_consent(&t, &c))
+    }
+
+    /// One grant, revoked or not.
+    pub fn consent_grant(&self, grant_id: &str) -> Result<Option<ConsentGrant>> {
+        self.read(|r| r.consent_grant(grant_id))
     }
 
     /// Grants, newest first.

@@ -179,6 +179,15 @@ impl ReadTx<'_> {
         )
     }
 
+    /// The turns of one run, whatever its conversation, in the order sent.
+    pub fn run_model_turns(&self, run_id: &str) -> Result<Vec<ModelTurn>> {
+        query(
+            self.conn,
+            &format!("SELECT {COLUMNS} FROM model_turns WHERE run_id = ?1 ORDER BY pk"),
+            [run_id],
+        )
+    }
+
     /// The assembler's explanation of a turn.
     pub fn turn_assembly(&self, conversation_id: &str, turn_id: &str) -> Result<Option<Value>> {
         let text: Option<Option<String>> = self
@@ -327,6 +336,11 @@ impl Store {
         run_id: Option<&str>,
     ) -> Result<Vec<ModelTurn>> {
         self.read(|r| r.model_turns(conversation_id, run_id))
+    }
+
+    /// The turns of one run.
+    pub fn run_model_turns(&self, run_id: &str) -> Result<Vec<ModelTurn>> {
+        self.read(|r| r.run_model_turns(run_id))
     }
 
     /// The assembler's explanation of a turn.

@@ -5,7 +5,9 @@
 //! change.
 
 mod agents;
+mod context;
 mod conversations;
+mod grants;
 mod provider_check;
 mod providers;
 mod settings;
@@ -27,7 +29,9 @@ use crate::serve::ModelFlags;
 pub fn ui_routes() -> Router<Engine> {
     Router::new()
         .merge(agents::routes())
+        .merge(context::routes())
         .merge(conversations::routes())
+        .merge(grants::routes())
         .merge(providers::routes())
         .merge(settings::routes())
         .merge(tools::routes())

@@ -1,4 +1,5 @@
 import { useTranslation } from 'react-i18next';
+import { ContextButton } from '../../inspector/ContextInspector';
 import type { AssistantMessage, ChatState, RunInfo } from '../reducer';
 import { Markdown } from './Markdown';
 import { ToolCardView } from './ToolCardView';
@@ -69,9 +70,10 @@ export function AssistantMessageView({ message, tools, run }: { message: Assista
       {usage && (
         <p className="message-usage" data-testid="usage">
           {t('chat.usage', { prompt: usage.promptTokens ?? 0, completion: usage.completionTokens ?? 0, latency: usage.latencyMs ?? 0 })}
-          {usage.costUsd !== undefined && usage.costUsd > 0 ? ` · ${t('chat.cost', { cost: usage.costUsd.toFixed(4) })}` : ''}
+          {` · ${usage.costUsd !== undefined ? t('chat.cost', { cost: usage.costUsd.toFixed(4) }) : t('chat.costUnknown')}`}
         </p>
       )}
+      {!live && <ContextButton runId={message.runId} />}
     </article>
   );
 }

@@ -1,0 +1,119 @@
+import { render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { I18nextProvider } from 'react-i18next';
+import { describe, expect, it } from 'vitest';
+import type { RunContext } from '../generated/RunContext';
+import { createI18n } from '../i18n';
+import { fakeEngine } from '../test/fakeEngine';
+import { ContextButton, InspectorProvider } from './ContextInspector';
+import type { Explanation } from './explanation';
+
+const EXPLANATION: Explanation = {
+  version: 1,
+  session_id: 'c1',
+  model: 'm',
+  encoding: 'cl100k_base',
+  encoding_exact: false,
+  now: '2026-11-24T10:00:00Z',
+  budget: { window: 128000, reserved: 8000, available: 120000, used: 450, must: 120, history_cap: 60000, history_used: 300, per_item_overhead: 4, priming_overhead: 3 },
+  history: { threshold_tokens: 60000, messages: 3 },
+  summary: { status: 'not_needed' },
+  blocks: [
+    { block_id: 'blk_memory', block_type: 'memory', priority: 'high', position: 0, tokens: 40, why: 'priority', rendered_from: 'content' },
+    { block_id: 'blk_search', block_type: 'evidence', priority: 'medium', position: 2, tokens: 60, why: 'priority', rendered_from: 'refs' },
+  ],
+  messages: [
+    { index: 0, role: 'system', tokens: 47, why: 'system' },
+    { index: 2, role: 'user', tokens: 300, why: 'latest' },
+  ],
+  evidences: [{ evidence_id: 'ev_hit', block_id: 'blk_search', rendered: true, tokens: 56 }],
+  dropped_blocks: [
+    { block_id: 'blk_weather', block_type: 'evidence', priority: 'low', position: 1, reason: 'expired', expires_at: '2020-01-01T00:00:00Z' },
+    { block_id: 'blk_big', block_type: 'evidence', priority: 'low', position: 3, reason: 'budget', tokens: 90000 },
+  ],
+  dropped_messages: [{ from: 1, to: 1, reason: 'budget', tokens: 700 }],
+};
+
+const CONTEXT: RunContext = {
+  run_id: 'run-1',
+  conversation_id: 'c1',
+  message_id: 'a1',
+  turns: [{ turn_id: 't1', message_id: null, provider: 'local', model: 'm', started_at: '2026-11-24T10:00:00Z', finished_at: '2026-11-24T10:00:01Z', assembly: EXPLANATION }],
+  blocks: [
+    { block_id: 'blk_search', block_type: 'evidence', priority: 'medium', refs: [{ evidence_id: 'ev_hit' }] },
+    { block_id: 'blk_weather', block_type: 'evidence', priority: 'low', refs: [{ evidence_id: 'ev_weather' }] },
+  ],
+  evidences: [
+    { evidence_id: 'ev_hit', type: 'rag_doc', source: { kind: 'rag', name: 'search_context' } },
+    { evidence_id: 'ev_weather', type: 'tool_result', source: { kind: 'tool', name: 'weather_lookup' } },
+  ],
+  cited: ['ev_hit'],
+};
+
+function renderButton(answer: () => Response, language: 'en' | 'zh-CN' = 'en') {
+  const { client, requests } = fakeEngine({ 'GET /v1/runs/run-1/context': answer });
+  const user = userEvent.setup();
+  render(
+    <I18nextProvider i18n={createI18n(language)}>
+      <InspectorProvider client={client}>
+        <ContextButton runId="run-1" />
+      </InspectorProvider>
+    </I18nextProvider>,
+  );
+  return { user, requests };
+}
+
+describe('context inspector', () => {
+  it('opens from the keyboard and draws the budget with its numbers in text', async () => {
+    const { user } = renderButton(() => Response.json(CONTEXT));
+    const button = screen.getByRole('button', { name: 'Context: what this answer was built from' });
+    button.focus();
+    await user.keyboard('{Enter}');
+    const dialog = await screen.findByRole('dialog', { name: 'What this answer was built from' });
+    const budget = await within(dialog).findByRole('figure', { name: 'Token budget: a window of 128,000 tokens' });
+    expect(within(budget).getByTestId('budget-system')).toHaveTextContent('System50 tokens');
+    expect(within(budget).getByTestId('budget-blocks')).toHaveTextContent('Blocks40 tokens');
+    expect(within(budget).getByTestId('budget-evidences')).toHaveTextContent('Evidences60 tokens');
+    expect(within(budget).getByTestId('budget-history')).toHaveTextContent('Conversation300 tokens');
+    expect(within(budget).getByTestId('budget-reserved')).toHaveTextContent('Kept for the answer8,000 tokens');
+    expect(within(budget).getByTestId('budget-free')).toHaveTextContent('Free119,550 tokens');
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(button).toHaveFocus();
+  });
+
+  it('lists what was used with its sources, cited ones marked, and what was trimmed and why', async () => {
+    const { user } = renderButton(() => Response.json(CONTEXT));
+    await user.click(screen.getByRole('button', { name: 'Context: what this answer was built from' }));
+    const dialog = await screen.findByRole('dialog');
+    const used = await within(dialog).findByRole('region', { name: 'Blocks used' });
+    expect(within(used).getAllByTestId('used-block').map((li) => li.querySelector('code')?.textContent)).toEqual(['blk_memory', 'blk_search']);
+    const evidences = within(dialog).getByRole('region', { name: 'Evidences used' });
+    const hit = within(evidences).getByTestId('used-evidence');
+    expect(hit).toHaveTextContent('ev_hit');
+    expect(hit).toHaveTextContent('rag doc from rag · search_context');
+    expect(hit).toHaveTextContent('cited in the answer');
+    const trimmed = within(dialog).getByRole('region', { name: 'Left out' });
+    const [weather, big] = within(trimmed).getAllByTestId('trimmed-block');
+    expect(weather).toHaveTextContent('blk_weather');
+    expect(weather).toHaveTextContent('expired');
+    expect(weather).toHaveTextContent('ev_weather tool result from tool · weather_lookup');
+    expect(weather).not.toHaveTextContent('cited');
+    expect(big).toHaveTextContent('did not fit in the budget');
+    expect(big).toHaveTextContent('90,000 tokens');
+    expect(within(trimmed).getByTestId('trimmed-messages')).toHaveTextContent('Message 2 · did not fit in the budget · 700 tokens');
+  });
+
+  it('says when the context cannot be loaded', async () => {
+    const { user } = renderButton(() => Response.json({ type: 'ERROR_RESPONSE', content: { errorCode: 'NOT_FOUND', message: 'no model call' } }, { status: 404 }));
+    await user.click(screen.getByRole('button', { name: 'Context: what this answer was built from' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Could not load the context: no model call (NOT_FOUND)');
+  });
+
+  it('speaks Chinese', async () => {
+    const { user } = renderButton(() => Response.json(CONTEXT), 'zh-CN');
+    await user.click(screen.getByRole('button', { name: '上下文：这条回答依据了什么' }));
+    const trimmed = await screen.findByRole('region', { name: '被裁剪的内容' });
+    expect(within(trimmed).getAllByTestId('trimmed-block')[0]).toHaveTextContent('已过期');
+  });
+});

@@ -1,0 +1,270 @@
+import { createContext, useContext, useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ContextBlock } from '../generated/ContextBlock';
+import type { Evidence } from '../generated/Evidence';
+import type { RunContext } from '../generated/RunContext';
+import { getRunContext } from '../permissions/api';
+import { ApiError, type TesseraClient } from '../transport/client';
+import { BudgetBar } from './BudgetBar';
+import { budgetShares, type DropReason, type Explanation, type Why } from './explanation';
+import './inspector.css';
+
+/** The client the Context buttons of the chat ask; none: no button. */
+const InspectorClient = createContext<TesseraClient | null>(null);
+
+export function InspectorProvider({ client, children }: { client: TesseraClient | null; children: ReactNode }) {
+  return <InspectorClient.Provider value={client}>{children}</InspectorClient.Provider>;
+}
+
+const WHY = {
+  must: 'inspector.whyMust',
+  priority: 'inspector.whyPriority',
+  system: 'inspector.whySystem',
+  latest: 'inspector.whyLatest',
+  recent: 'inspector.whyRecent',
+  backfill: 'inspector.whyBackfill',
+} as const satisfies Record<Why, string>;
+
+const REASON = {
+  expired: 'inspector.reasonExpired',
+  budget: 'inspector.reasonBudget',
+  summarised: 'inspector.reasonSummarised',
+  unresolvable_ref: 'inspector.reasonUnresolvable',
+  empty: 'inspector.reasonEmpty',
+  duplicate: 'inspector.reasonDuplicate',
+} as const satisfies Record<DropReason, string>;
+
+const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+function describe(error: unknown): string {
+  if (error instanceof ApiError) return `${error.message} (${error.code})`;
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+/** "tool result · weather_lookup": what an evidence is and where it came from. */
+function EvidenceSource({ evidence, cited }: { evidence: Evidence | undefined; cited: boolean }) {
+  const { t } = useTranslation();
+  if (!evidence) return <span className="inspector-muted">{t('inspector.sourceUnknown')}</span>;
+  const origin = [evidence.source.name, evidence.source.uri].filter(Boolean).join(' · ');
+  return (
+    <span className="inspector-source">
+      {t('inspector.source', { type: evidence.type.replace(/_/g, ' '), kind: evidence.source.kind })}
+      {origin && <> · {origin}</>}
+      {cited && <span className="badge badge-good inspector-cited">{t('inspector.cited')}</span>}
+    </span>
+  );
+}
+
+function reasonText(t: ReturnType<typeof useTranslation>['t'], reason: DropReason): string {
+  return reason in REASON ? t(REASON[reason]) : reason;
+}
+
+/** One explanation: the budget, then what was used, then what was left out and why. */
+function ExplanationView({ explanation, context }: { explanation: Explanation; context: RunContext }) {
+  const { t, i18n } = useTranslation();
+  const format = (n: number) => n.toLocaleString(i18n.language);
+  const blocks = new Map<string, ContextBlock>(context.blocks.map((b) => [b.block_id, b]));
+  const evidences = new Map<string, Evidence>(context.evidences.map((e) => [e.evidence_id, e]));
+  const cited = new Set(context.cited);
+  const blockEvidences = (id: string) => blocks.get(id)?.refs?.map((r) => r.evidence_id) ?? [];
+  const usedEvidenceIds = new Set(explanation.evidences.map((e) => e.evidence_id));
+  const citedElsewhere = context.cited.filter((id) => !usedEvidenceIds.has(id));
+  const tokens = (n: number | undefined) => (n === undefined ? t('inspector.notCounted') : t('inspector.tokens', { formatted: format(n) }));
+
+  return (
+    <div className="inspector-explanation">
+      <p className="inspector-muted">
+        {t('inspector.model', { model: explanation.model })} ·{' '}
+        {explanation.encoding_exact ? t('inspector.countExact', { encoding: explanation.encoding }) : t('inspector.countEstimate', { encoding: explanation.encoding })}
+      </p>
+      <BudgetBar shares={budgetShares(explanation)} />
+
+      <section aria-label={t('inspector.usedBlocks')} data-testid="used-blocks">
+        <h3>{t('inspector.usedBlocks')}</h3>
+        {explanation.blocks.length === 0 ? (
+          <p className="inspector-muted">{t('inspector.none')}</p>
+        ) : (
+          <ul className="inspector-list">
+            {explanation.blocks.map((b) => (
+              <li key={b.block_id} data-testid="used-block">
+                <code>{b.block_id}</code> <span className="badge">{b.block_type}</span> <span className="badge">{b.priority}</span> · {tokens(b.tokens)} ·{' '}
+                {t(WHY[b.why] ?? 'inspector.whyPriority')}
+                {blockEvidences(b.block_id).length > 0 && (
+                  <ul>
+                    {blockEvidences(b.block_id).map((id) => (
+                      <li key={id}>
+                        <code>{id}</code> <EvidenceSource evidence={evidences.get(id)} cited={cited.has(id)} />
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section aria-label={t('inspector.usedEvidences')} data-testid="used-evidences">
+        <h3>{t('inspector.usedEvidences')}</h3>
+        {explanation.evidences.length === 0 && citedElsewhere.length === 0 ? (
+          <p className="inspector-muted">{t('inspector.none')}</p>
+        ) : (
+          <ul className="inspector-list">
+            {explanation.evidences.map((e) => (
+              <li key={`${e.block_id}:${e.evidence_id}:${e.selector ?? ''}`} data-testid="used-evidence">
+                <code>{e.evidence_id}</code> <EvidenceSource evidence={evidences.get(e.evidence_id)} cited={cited.has(e.evidence_id)} /> ·{' '}
+                {t('inspector.inBlock', { block: e.block_id })}
+                {e.tokens !== undefined && <> · {tokens(e.tokens)}</>}
+              </li>
+            ))}
+            {citedElsewhere.map((id) => (
+              <li key={`cited:${id}`} data-testid="used-evidence">
+                <code>{id}</code> <EvidenceSource evidence={evidences.get(id)} cited />
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section aria-label={t('inspector.messages')}>
+        <h3>{t('inspector.messages')}</h3>
+        <p>
+          {t('inspector.messagesSent', { count: explanation.messages.length, formatted: format(explanation.budget.history_used) })}
+          {explanation.summary.status === 'used' && ` ${t('inspector.summaryUsed', { from: explanation.summary.from ?? 0, to: explanation.summary.to ?? 0 })}`}
+        </p>
+      </section>
+
+      <section aria-label={t('inspector.trimmed')} data-testid="trimmed">
+        <h3>{t('inspector.trimmed')}</h3>
+        {explanation.dropped_blocks.length === 0 && explanation.dropped_messages.length === 0 ? (
+          <p className="inspector-muted">{t('inspector.nothingTrimmed')}</p>
+        ) : (
+          <ul className="inspector-list">
+            {explanation.dropped_blocks.map((b) => (
+              <li key={b.block_id} data-testid="trimmed-block">
+                <code>{b.block_id}</code> <span className="badge">{b.block_type}</span> <span className="badge">{b.priority}</span> ·{' '}
+                <strong>{reasonText(t, b.reason)}</strong>
+                {b.expires_at && ` · ${t('inspector.expiredAt', { when: b.expires_at })}`}
+                {b.duplicate_of && ` · ${t('inspector.duplicateOf', { block: b.duplicate_of })}`}
+                {b.tokens !== undefined && ` · ${tokens(b.tokens)}`}
+                {(b.errors ?? []).map((err) => (
+                  <p key={err.evidence_id} className="inspector-muted">
+                    {t('inspector.refFailed', { evidence: err.evidence_id, kind: String(err.error.kind).replace(/_/g, ' ') })}
+                  </p>
+                ))}
+                {blockEvidences(b.block_id).length > 0 && (
+                  <ul>
+                    {blockEvidences(b.block_id).map((id) => (
+                      <li key={id}>
+                        <code>{id}</code> <EvidenceSource evidence={evidences.get(id)} cited={cited.has(id)} />
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </li>
+            ))}
+            {explanation.dropped_messages.map((m) => (
+              <li key={`m${m.from}`} data-testid="trimmed-messages">
+                {m.from === m.to ? t('inspector.droppedMessage', { index: m.from + 1 }) : t('inspector.droppedMessages', { from: m.from + 1, to: m.to + 1 })} ·{' '}
+                <strong>{reasonText(t, m.reason)}</strong>
+                {m.tokens !== undefined && ` · ${tokens(m.tokens)}`}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}
+
+/** What a run's prompt was built from, in a modal dialog (Escape closes, focus kept inside). */
+export function ContextInspector({ client, runId, onClose }: { client: TesseraClient; runId: string; onClose: () => void }) {
+  const { t } = useTranslation();
+  const titleId = useId();
+  const ref = useRef<HTMLDivElement | null>(null);
+  const [context, setContext] = useState<RunContext | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    ref.current?.focus();
+    return () => before?.focus();
+  }, []);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    getRunContext(client, runId, controller.signal).then(
+      (answer) => {
+        if (!controller.signal.aborted) setContext(answer);
+      },
+      (failure: unknown) => {
+        if (!controller.signal.aborted) setError(describe(failure));
+      },
+    );
+    return () => controller.abort();
+  }, [client, runId]);
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      onClose();
+      return;
+    }
+    if (event.key !== 'Tab' || !ref.current) return;
+    const items = Array.from(ref.current.querySelectorAll<HTMLElement>(FOCUSABLE));
+    const first = items[0];
+    const last = items[items.length - 1];
+    if (!first || !last) return;
+    if (event.shiftKey && (document.activeElement === first || document.activeElement === ref.current)) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first.focus();
+    }
+  };
+
+  const explained = context?.turns.filter((turn) => turn.assembly) ?? [];
+  return (
+    <div className="dialog-backdrop">
+      <div ref={ref} className="dialog inspector-dialog" role="dialog" aria-modal="true" aria-labelledby={titleId} tabIndex={-1} onKeyDown={onKeyDown} data-testid="context-inspector">
+        <div className="inspector-header">
+          <h2 id={titleId} className="dialog-title">
+            {t('inspector.title')}
+          </h2>
+          <button type="button" onClick={onClose}>
+            {t('inspector.close')}
+          </button>
+        </div>
+        {!context && !error && <p role="status">{t('inspector.loading')}</p>}
+        {error && (
+          <p className="notice notice-error" role="alert">
+            {t('inspector.loadFailed', { error })}
+          </p>
+        )}
+        {context && explained.length === 0 && <p>{t('inspector.noExplanation')}</p>}
+        {context &&
+          explained.map((turn) => (turn.assembly ? <ExplanationView key={turn.turn_id} explanation={turn.assembly} context={context} /> : null))}
+        {context && context.turns.length > 1 && <p className="inspector-muted">{t('inspector.calls', { count: context.turns.length })}</p>}
+      </div>
+    </div>
+  );
+}
+
+/** The "Context" button of an assistant turn; nothing while no client or run is known. */
+export function ContextButton({ runId }: { runId: string | null }) {
+  const { t } = useTranslation();
+  const client = useContext(InspectorClient);
+  const [open, setOpen] = useState(false);
+  if (!client || !runId) return null;
+  return (
+    <>
+      <button type="button" className="context-button" aria-haspopup="dialog" aria-label={t('inspector.open')} onClick={() => setOpen(true)} data-testid="context-button">
+        {t('inspector.button')}
+      </button>
+      {open && <ContextInspector client={client} runId={runId} onClose={() => setOpen(false)} />}
+    </>
+  );
+}
