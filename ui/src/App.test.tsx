@@ -61,7 +61,11 @@ describe('chat layout', () => {
   it('sends with Enter (a USER_INPUT for a new conversation), streams the answer, Shift+Enter is a new line', async () => {
     const { client, requests } = fakeEngine({
       'GET /v1/conversations': () => Response.json({ conversations: [] }),
-      'POST /v1/messages': (r) => sseFrom(textStream, (r.body as { contextId: string }).contextId, { 'x-tessera-run-id': 'run-1' }),
+      'POST /v1/messages': (r) => {
+        const body = r.body as { type: string; contextId: string };
+        if (body.type === 'CLIENT_CAPABILITIES') return Response.json({ type: 'SYSTEM_MESSAGE', content: { action: 'INFO', text: 'announced' } });
+        return sseFrom(textStream, body.contextId, { 'x-tessera-run-id': 'run-1' });
+      },
     });
     const { user } = renderApp({ client });
     const input = screen.getByRole('textbox', { name: 'Message' });
@@ -81,7 +85,11 @@ describe('chat layout', () => {
     expect(await within(log).findByText('world')).toBeInTheDocument(); // **world** as Markdown
     expect(within(log).getByText('world').tagName).toBe('STRONG');
     expect(within(log).getByTestId('user-message')).toHaveTextContent('first line second line');
-    const posted = requests.find((r) => r.method === 'POST' && r.path === '/v1/messages');
+    const messages = requests.filter((r) => r.method === 'POST' && r.path === '/v1/messages').map((r) => r.body as { type: string; contextId: string });
+    // The window's front-end tools are announced for the new conversation before its first message.
+    expect(messages.map((m) => m.type)).toEqual(['CLIENT_CAPABILITIES', 'USER_INPUT']);
+    expect(messages[0]?.contextId).toBe(messages[1]?.contextId);
+    const posted = requests.find((r) => r.method === 'POST' && (r.body as { type: string }).type === 'USER_INPUT');
     expect(posted?.body).toMatchObject({ type: 'USER_INPUT', content: { text: 'first line\nsecond line' } });
     expect((posted?.body as { contextId: string }).contextId).toMatch(/^[0-9a-f-]{36}$/);
     expect(posted?.headers['Authorization']).toBe('Bearer test-token');

@@ -10,6 +10,8 @@ import { InspectorProvider } from './inspector/ContextInspector';
 import { SettingsPage } from './settings/SettingsPage';
 import { applyTheme, readThemeChoice, saveThemeChoice, type ThemeChoice } from './theme';
 import type { TesseraClient } from './transport/client';
+import { WebToolsAnnouncer } from './webtools/announcer';
+import { WebToolsHost } from './webtools/WebToolsHost';
 
 export interface AppProps {
   /** The engine's API; without one (no token) the app says it is not connected. */
@@ -23,7 +25,8 @@ export function App({ client = null }: AppProps) {
   const [stopError, setStopError] = useState<string | null>(null);
   const [view, setView] = useState<'chat' | 'settings'>('chat');
   const composerRef = useRef<HTMLTextAreaElement | null>(null);
-  const session = useChatSession(client);
+  const announcer = useMemo(() => (client ? new WebToolsAnnouncer(client) : null), [client]);
+  const session = useChatSession(client, { beforeSend: announcer?.ensure });
 
   useEffect(() => {
     applyTheme(theme);
@@ -159,6 +162,14 @@ export function App({ client = null }: AppProps) {
           </InspectorProvider>
         ) : undefined}
       </ChatView>
+      <WebToolsHost
+        client={client}
+        announcer={announcer}
+        conversationId={session.selectedId}
+        chat={session.chat}
+        connection={session.connection}
+        reconnecting={session.reconnecting}
+      />
     </div>
   );
 }

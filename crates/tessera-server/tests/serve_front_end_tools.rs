@@ -198,3 +198,40 @@ async fn a_front_end_call_nobody_announced_follows_the_calls_fallback() {
     // ABORT stopped what had not started.
     assert_ne!(statuses[3], "SUCCESS", "{results:?}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_announces_for_a_new_conversation_before_its_first_message() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    provider.push(Reply::openai_text("m", &["Noted."]));
+    let data = tempfile::tempdir().unwrap();
+    let api = serve(data.path(), &provider);
+    announce(
+        &api,
+        "ctx_new",
+        json!({"toolId": "highlight_element", "description": "Highlights part of the app",
+               "parameters": {"type": "object",
+                              "properties": {"selector": {"type": "string"}}}}),
+    )
+    .await;
+    // The announcement alone makes no conversation (nothing empty appears in the list).
+    api.get("/conversations/ctx_new")
+        .await
+        .error(404, "NOT_FOUND");
+    let listed = api.get("/conversations").await;
+    assert_eq!(listed.ok(200)["conversations"], json!([]));
+    // The first message creates it under its own title, and the run offers the tool.
+    let mut stream = api
+        .open_sse(
+            "/messages",
+            Some(&user_input_message("ctx_new", "Show me the composer")),
+        )
+        .await;
+    stream.until(|e| e["type"] == "done").await.unwrap();
+    let detail = api.get("/conversations/ctx_new").await;
+    assert_eq!(
+        detail.ok(200)["conversation"]["title"],
+        "Show me the composer"
+    );
+    let offered = provider.calls()[0].body["tools"].to_string();
+    assert!(offered.contains("highlight_element"), "{offered}");
+}

@@ -74,7 +74,14 @@ const FOLLOW_RETRY_MIN_MS = 500;
 const FOLLOW_RETRY_MAX_MS = 5_000;
 const CONNECT_RETRY_MS = 3_000;
 
-export function useChatSession(client: TesseraClient | null): ChatSession {
+export interface ChatSessionOptions {
+  /** Runs before a message is sent into a conversation (new or not), e.g. to announce the window's front-end tools. */
+  beforeSend?: ((conversationId: string) => Promise<unknown>) | undefined;
+}
+
+export function useChatSession(client: TesseraClient | null, options: ChatSessionOptions = {}): ChatSession {
+  const beforeSend = useRef(options.beforeSend);
+  beforeSend.current = options.beforeSend;
   const [connection, setConnection] = useState<ConnectionState>(client ? 'connecting' : 'disconnected');
   const [connectionError, setConnectionError] = useState<string | null>(null);
   const [conversations, setConversations] = useState<ConversationSummary[]>([]);
@@ -286,6 +293,7 @@ export function useChatSession(client: TesseraClient | null): ChatSession {
       stopFollowing();
       let sent = false;
       try {
+        await beforeSend.current?.(conversationId);
         const stream = await client.sendUserInput(conversationId, text);
         sent = true;
         if (gen === generation.current) {

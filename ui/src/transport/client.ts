@@ -3,6 +3,7 @@
  * a small `Transport`, so the desktop shell can later carry the very same requests over Tauri
  * IPC (DESIGN.md) instead of HTTP.
  */
+import type { ClientCapabilities } from '../generated/ClientCapabilities';
 import type { ConsentDecision } from '../generated/ConsentDecision';
 import type { ConsentRequestPayload } from '../generated/ConsentRequestPayload';
 import type { ErrorResponse } from '../generated/ErrorResponse';
@@ -12,6 +13,7 @@ import type { FormRequestPayload } from '../generated/FormRequestPayload';
 import type { Message } from '../generated/Message';
 import type { SessionMessage } from '../generated/SessionMessage';
 import type { Timestamp } from '../generated/Timestamp';
+import type { ToolResult } from '../generated/ToolResult';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
 import { readSse } from './sse';
 import { getToken } from './token';
@@ -231,6 +233,25 @@ export class TesseraClient {
     return this.json({ method: 'POST', path: `/v1/interactions/${encodeURIComponent(id)}`, body: answer });
   }
 
+  /** `GET /v1/attachments/{sha256}`: a stored attachment's bytes (a tool's image). */
+  async getAttachment(sha256: string, signal?: AbortSignal): Promise<Blob> {
+    const response = await this.transport.send({ method: 'GET', path: `/v1/attachments/${encodeURIComponent(sha256)}`, signal });
+    if (!response.ok) throw await errorOf(response);
+    return response.blob();
+  }
+
+  /** `CLIENT_CAPABILITIES`: the front-end tools this client runs in the conversation (seed 000 §4.7.1). */
+  announceClientTools(conversationId: string, capabilities: ClientCapabilities): Promise<Message> {
+    const message: Message = { ...envelope(conversationId, 'USER'), type: 'CLIENT_CAPABILITIES', content: capabilities };
+    return this.json({ method: 'POST', path: '/v1/messages', body: message });
+  }
+
+  /** `TOOL_CALL_RESPONSE`: this client's results for front-end calls waiting for it (§4.5.4). */
+  respondToolCalls(conversationId: string, results: ToolResult[]): Promise<Message> {
+    const message: Message = { ...envelope(conversationId, 'TOOL'), type: 'TOOL_CALL_RESPONSE', content: { results } };
+    return this.json({ method: 'POST', path: '/v1/messages', body: message });
+  }
+
   cancelRun(runId: string): Promise<unknown> {
     return this.json({ method: 'POST', path: `/v1/runs/${encodeURIComponent(runId)}/cancel` });
   }
@@ -272,6 +293,16 @@ export class TesseraClient {
     if (!response.ok) throw await errorOf(response);
     return { runId: null, events: streamEvents(response, signal) };
   }
+}
+
+/** The fields every MCP-CP message this client sends carries. */
+function envelope(conversationId: string, sender: 'USER' | 'TOOL') {
+  return {
+    messageId: newId(),
+    contextId: conversationId,
+    timestamp: new Date().toISOString(),
+    sender: { id: sender === 'USER' ? 'user' : 'tessera-ui', type: sender },
+  } as const;
 }
 
 /** A new random id (a UUID v4) for a message or a conversation. */

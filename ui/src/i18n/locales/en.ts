@@ -354,6 +354,13 @@ const en = {
     roleAnswer: 'Answers in text',
     rolePlan: 'Makes a plan',
   },
+  webtools: {
+    overlayTitle: 'Shown by the assistant',
+    close: 'Close',
+    imageAlt: 'The image the assistant points at',
+    boxesCaption: '{{count}} marked areas: {{labels}}',
+    highlighted: 'Highlighted: {{name}}',
+  },
 };
 
 export default en;

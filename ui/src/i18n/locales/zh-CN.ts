@@ -353,6 +353,13 @@ const zhCN: Messages = {
     roleAnswer: '以文本回答',
     rolePlan: '制定计划',
   },
+  webtools: {
+    overlayTitle: '助手展示的内容',
+    close: '关闭',
+    imageAlt: '助手所指的图片',
+    boxesCaption: '{{count}} 个标出的区域：{{labels}}',
+    highlighted: '已高亮：{{name}}',
+  },
 };
 
 export default zhCN;

@@ -2,7 +2,8 @@
 //! conversation; runs started from then on offer them to the model, and their calls come to the
 //! client as `tool/tool_call` events (runtime FRONTEND) it answers with a TOOL_CALL_RESPONSE.
 //! Remembered while the server runs (a client announces again when it reconnects). The answer
-//! is a SYSTEM_MESSAGE listing the tools taken.
+//! is a SYSTEM_MESSAGE listing the tools taken. Announcing creates no conversation: a client
+//! announces for a new one before its first message, which then creates it under its own title.
 //!
 //! TOOL_AVAILABILITY_REQUEST (§4.7.2) → TOOL_AVAILABILITY_RESPONSE: for each tool asked,
 //! whether it runs here (an engine tool, or one a client of the conversation announced), with
@@ -17,7 +18,7 @@ use tessera_protocol::mcp_cp::{Message, MessageContent, SenderType};
 use tessera_protocol::wire::JsonObject;
 
 use super::super::ApiError;
-use super::{ack, ensure_conversation, reply};
+use super::{ack, reply};
 
 pub(super) fn announce(engine: &Engine, message: Message) -> Result<Response, ApiError> {
     let MessageContent::ClientCapabilities(capabilities) = &message.content else {
@@ -27,7 +28,6 @@ pub(super) fn announce(engine: &Engine, message: Message) -> Result<Response, Ap
             "not a CLIENT_CAPABILITIES",
         ));
     };
-    ensure_conversation(engine, &message.context_id, "New conversation")?;
     let announcement = engine
         .announce_client_tools(&message.context_id, capabilities.clone())
         .map_err(|err| {
