@@ -14,7 +14,9 @@ DESKTOP_BIN := $(CARGO_TARGET_DIR)/debug/tessera-desktop
 DEB_DIR := $(CARGO_TARGET_DIR)/debug/bundle/deb
 AS_ROOT := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: run test deps deps-build ui desktop serve lint gen \
+RELEASE_DEB_DIR := $(CARGO_TARGET_DIR)/release/bundle/deb
+
+.PHONY: figures package run test deps deps-build ui desktop serve lint gen \
         test-generated test-rust test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop \
         bench-ui
 
@@ -99,3 +101,16 @@ test-desktop: desktop-install
 	TESSERA_SCRIPTED_PROVIDER_BIN=$(CARGO_TARGET_DIR)/debug/tessera-scripted-provider \
 	TESSERA_DESKTOP_BIN=/usr/bin/tessera-desktop xvfb-run -a -s "-screen 0 1280x900x24" \
 	  dbus-run-session -- node --test tests/desktop/
+
+## The .deb and .rpm people install (release build).
+package: ui
+	npx --no-install tauri build --bundles deb,rpm --ci
+	@ls -l $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb $(CARGO_TARGET_DIR)/release/bundle/rpm/*.rpm
+
+## The desktop figures of issue 7 (release build): start-up, memory, longest task, .deb size.
+figures: package
+	cargo build -q -p tessera-testkit --bin tessera-scripted-provider
+	TESSERA_DESKTOP_BIN=$(CARGO_TARGET_DIR)/release/tessera-desktop \
+	TESSERA_DEB="$$(ls $(RELEASE_DEB_DIR)/*.deb | head -1)" \
+	TESSERA_SCRIPTED_PROVIDER_BIN=$(CARGO_TARGET_DIR)/debug/tessera-scripted-provider \
+	xvfb-run -a -s "-screen 0 1280x900x24" dbus-run-session -- node scripts/figures.mjs

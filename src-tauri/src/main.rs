@@ -33,7 +33,25 @@ struct Cli {
     model: ModelArgs,
 }
 
+/// When the process started, for the start-up figure.
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// The webview has painted its first screen with data from the engine: the window is usable.
+/// `TESSERA_REPORT_READY=1` prints it on stdout, for `scripts/figures.mjs`.
+#[tauri::command]
+fn ui_ready() {
+    let ms = STARTED
+        .get()
+        .map(|t| t.elapsed().as_millis())
+        .unwrap_or_default();
+    tracing::info!(ms, "the window is interactive");
+    if std::env::var_os("TESSERA_REPORT_READY").is_some() {
+        println!("tessera-desktop: interactive after {ms} ms");
+    }
+}
+
 fn main() {
+    let _ = STARTED.set(std::time::Instant::now());
     let cli = Cli::parse();
     let Some(data_dir) = cli.data_dir.clone().or_else(default_data_dir) else {
         eprintln!("tessera-desktop: no home folder to keep data in; pass --data-dir DIR");
@@ -69,7 +87,8 @@ fn main() {
         .invoke_handler(tauri::generate_handler![
             ipc::api_request,
             ipc::api_abort,
-            diagnostics::diagnostics
+            diagnostics::diagnostics,
+            ui_ready
         ])
         .build(tauri::generate_context!());
     let app = match app {

@@ -3,139 +3,19 @@
 // picked per run; everything started here is ended by pid.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startScriptedProvider, pushReplies, textReply, toolCallReply, modelCalls, MODEL } from '../../ui/e2e/scripted.mjs';
 import { decodePng } from './png.mjs';
+import { app, appPid, startDriver, until } from './support.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const resultsDir = join(here, '..', '..', 'target-test-results');
-const app = process.env.TESSERA_DESKTOP_BIN || '/usr/bin/tessera-desktop';
-const nativeDriver = process.env.WEBKIT_WEBDRIVER || '/usr/bin/WebKitWebDriver';
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what, fn, limitMs = 30000) {
-  const deadline = Date.now() + limitMs;
-  let last;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
-}
-
-class Driver {
-  constructor(port) {
-    this.base = `http://127.0.0.1:${port}`;
-  }
-  async call(method, path, body) {
-    const res = await fetch(this.base + path, {
-      method,
-      headers: body ? { 'content-type': 'application/json' } : undefined,
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = await res.json().catch(() => ({}));
-    if (!res.ok) {
-      throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.value ?? json)}`);
-    }
-    return json.value;
-  }
-  async newSession(args = []) {
-    const value = await this.call('POST', '/session', {
-      capabilities: {
-        alwaysMatch: { browserName: 'wry', 'tauri:options': { application: app, args } },
-      },
-    });
-    this.session = value.sessionId;
-  }
-  s(path) {
-    return `/session/${this.session}${path}`;
-  }
-  async find(css) {
-    const v = await this.call('POST', this.s('/element'), { using: 'css selector', value: css });
-    return Object.values(v)[0];
-  }
-  async text(css) {
-    return this.call('GET', this.s(`/element/${await this.find(css)}/text`));
-  }
-  async click(css) {
-    await this.call('POST', this.s(`/element/${await this.find(css)}/click`), {});
-  }
-  async clickButton(label) {
-    const v = await this.call('POST', this.s('/element'), {
-      using: 'xpath',
-      value: `//button[normalize-space()='${label}']`,
-    });
-    await this.call('POST', this.s(`/element/${Object.values(v)[0]}/click`), {});
-  }
-  async type(css, text) {
-    await this.call('POST', this.s(`/element/${await this.find(css)}/value`), { text });
-  }
-  async attr(css, name) {
-    return this.call('GET', this.s(`/element/${await this.find(css)}/attribute/${name}`));
-  }
-  async exec(script, args = []) {
-    return this.call('POST', this.s('/execute/sync'), { script, args });
-  }
-  async screenshot(file) {
-    const b64 = await this.call('GET', this.s('/screenshot'));
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, Buffer.from(b64, 'base64'));
-  }
-  async quit() {
-    if (this.session) await this.call('DELETE', this.s('')).catch(() => {});
-    this.session = undefined;
-  }
-}
 
 const children = [];
-
-async function startDriver(lang, extraEnv = {}) {
-  const port = await freePort();
-  const nativePort = await freePort();
-  const child = spawn(
-    'tauri-driver',
-    ['--port', String(port), '--native-port', String(nativePort), '--native-driver', nativeDriver],
-    {
-      stdio: ['ignore', 'inherit', 'inherit'],
-      // The scripted provider takes any key; an ad-hoc OpenAI-wire provider asks for one.
-      env: { ...process.env, LANG: lang, LANGUAGE: lang.split('.')[0], LC_ALL: '', OPENAI_API_KEY: 'scripted', ...extraEnv },
-    },
-  );
-  children.push(child);
-  const driver = new Driver(port);
-  // tauri-driver answers before WebKitWebDriver is ready: wait for /status to say so.
-  await until('tauri-driver /status', async () => {
-    const res = await fetch(`${driver.base}/status`);
-    const body = await res.json();
-    return res.ok && body.value?.ready !== false;
-  });
-  driver.child = child;
-  return driver;
-}
 
 function stop(child) {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -159,7 +39,7 @@ function dataDir() {
 const temporary = [];
 
 async function openApp(lang, args = ['--data-dir', dataDir()], env = {}) {
-  const driver = await startDriver(lang, env);
+  const driver = await startDriver(children, lang, env);
   await driver.newSession(args);
   await until('the chat layout', () => driver.find('[data-testid="app-shell"]'));
   return driver;
@@ -368,4 +248,70 @@ test('every library the installed binary links against comes from a package the 
     if (!depends.includes(pkg)) missing.push(`${lib} from ${pkg}`);
   }
   assert.deepEqual(missing, [], `Depends: ${depends.join(', ')}`);
+});
+
+test('the package adds a menu entry with the icon that starts the installed app', (t) => {
+  let owner;
+  try {
+    owner = execFileSync('dpkg', ['-S', app], { encoding: 'utf8' }).split(':')[0].trim();
+  } catch {
+    t.skip(`${app} was not installed from a package`);
+    return;
+  }
+  const files = execFileSync('dpkg', ['-L', owner], { encoding: 'utf8' }).split('\n');
+  const entry = files.find((f) => f.startsWith('/usr/share/applications/') && f.endsWith('.desktop'));
+  assert.ok(entry, 'a .desktop file is installed');
+  const text = readFileSync(entry, 'utf8');
+  assert.match(text, /^Exec=tessera-desktop\b/m);
+  assert.match(text, /^Name=Tessera$/m);
+  const icon = /^Icon=(.+)$/m.exec(text)?.[1];
+  assert.ok(icon, 'the entry names an icon');
+  assert.ok(
+    files.some((f) => f.startsWith('/usr/share/icons/') && f.endsWith(`/${icon}.png`)),
+    `the icon ${icon} is installed with the package`,
+  );
+});
+
+test('a form pending when the app closed is there and submittable when it opens again', async () => {
+  const form = {
+    title: 'Your trip',
+    schema: {
+      type: 'object',
+      required: ['email', 'nights'],
+      properties: { email: { type: 'string', format: 'email', title: 'Email' }, nights: { type: 'integer', minimum: 1, title: 'Nights' } },
+    },
+  };
+  const { provider, data, driver } = await chatApp([toolCallReply('call_form', 'request_form', form), textReply(['Booked for 2 nights.'])]);
+  let again;
+  try {
+    await driver.type('[data-testid="composer-input"]', 'Book a room\uE007');
+    await until('the form', () => driver.find('[data-testid="form-card"]'));
+  } finally {
+    // The app ends without a word (tauri-driver stops it): nothing may be lost.
+    await driver.quit();
+    stop(driver.child);
+  }
+  // One engine per data folder: the next start waits for the last one to be gone.
+  await until('the first app to end', () => appPid(data) === null);
+  try {
+    again = await openApp('en_US.UTF-8', ['--data-dir', data, '--kind', 'openai', '--base-url', `${provider.url}/v1`, '--model', MODEL]);
+    const item = await until('the conversation in the list', async () => {
+      const v = await again.call('POST', again.s('/element'), { using: 'xpath', value: "//nav//*[self::button or self::a][contains(., 'Book a room')]" });
+      return Object.values(v)[0];
+    });
+    await again.call('POST', again.s(`/element/${item}/click`), {});
+    await until('the form, still pending', () => again.find('[data-testid="form-card"]'));
+    await again.type('[data-testid="form-card"] input[name="email"], [data-testid="form-card"] input', 'ada@example.com');
+    const inputs = await again.call('POST', again.s('/elements'), { using: 'css selector', value: '[data-testid="form-card"] input' });
+    await again.call('POST', again.s(`/element/${Object.values(inputs[1])[0]}/value`), { text: '2\uE007' });
+    await until('the answer after the form', async () => (await lastAnswer(again)).includes('Booked for 2 nights.'));
+    const calls = await modelCalls(provider.url);
+    assert.match(JSON.stringify(calls.at(-1)), /ada@example\.com/, 'the model received the values');
+  } catch (error) {
+    if (again) throw await shown(again, error, 'desktop-form-restart');
+    throw error;
+  } finally {
+    await again?.quit();
+    if (again) stop(again.child);
+  }
 });

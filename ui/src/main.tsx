@@ -5,7 +5,7 @@ import { App } from './App';
 import { createI18n } from './i18n';
 import { applyTheme, readThemeChoice } from './theme';
 import { TesseraClient, httpTransport } from './transport/client';
-import { inDesktopShell, ipcTransport } from './transport/ipc';
+import { inDesktopShell, ipcTransport, reportReady } from './transport/ipc';
 import { captureTokenFromUrl, getToken } from './transport/token';
 import './styles.css';
 
@@ -33,3 +33,6 @@ createRoot(container).render(
     </I18nextProvider>
   </StrictMode>,
 );
+
+// The desktop shell wants to know when the window is usable: painted, and the engine answering.
+if (client && inDesktopShell()) reportReady(client);

@@ -73,12 +73,14 @@ pub fn handler(store: Arc<Store>) -> impl Fn(Value, ToolContext) -> Fut + Send +
                         format!("the image could not be read: {e}"),
                     )
                 })?,
-                Ok(None) => return Err(ToolFailure::new(
-                    "NOT_FOUND",
-                    format!(
+                Ok(None) => {
+                    return Err(ToolFailure::new(
+                        "NOT_FOUND",
+                        format!(
                         "no image with id {id}: use the sha256 or fileId an earlier tool returned"
                     ),
-                )),
+                    ))
+                }
                 Err(e) => return Err(ToolFailure::new("STORAGE_FAILED", e.to_string())),
             };
             let resized =

@@ -94,9 +94,19 @@ impl Drop for DataFolderLock {
     }
 }
 
+/// A zombie (exited, not yet reaped: an app whose parent died without waiting for it, under an
+/// init that does not reap) holds nothing any more, so it does not own the folder.
 #[cfg(target_os = "linux")]
 fn process_alive(pid: u32) -> bool {
-    Path::new(&format!("/proc/{pid}")).exists()
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat
+                .rfind(')')
+                .and_then(|end| stat[end + 1..].split_whitespace().next());
+            !matches!(state, Some("Z") | Some("X"))
+        }
+        Err(_) => false,
+    }
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -108,6 +118,30 @@ fn process_alive(_pid: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_lock_left_by_a_zombie_is_taken_over() {
+        let dir = tempfile::tempdir().unwrap();
+        // Not waited for: once it exits it stays a zombie until this test ends.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while process_alive(pid) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(
+            Path::new(&format!("/proc/{pid}")).exists(),
+            "the child is a zombie"
+        );
+        fs::write(dir.path().join(LOCK_NAME), pid.to_string()).unwrap();
+        let lock = DataFolderLock::acquire(dir.path()).unwrap();
+        assert_eq!(
+            fs::read_to_string(lock.path()).unwrap(),
+            std::process::id().to_string()
+        );
+        let _ = child.wait();
+    }
 
     #[test]
     fn a_second_owner_is_refused_with_the_owners_pid() {

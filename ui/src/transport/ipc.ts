@@ -9,7 +9,7 @@ import { Channel, invoke, isTauri } from '@tauri-apps/api/core';
 import type { ApiRequest } from '../generated/ApiRequest';
 import type { ApiResponseHead } from '../generated/ApiResponseHead';
 import type { BodyFrame } from '../generated/BodyFrame';
-import { NetworkError, newId, type Transport } from './client';
+import { NetworkError, newId, type TesseraClient, type Transport } from './client';
 
 /** The two things the transport needs from Tauri, injectable for tests. */
 export interface IpcBridge {
@@ -116,4 +116,22 @@ export function ipcTransport(bridge: IpcBridge = tauriBridge()): Transport {
       return new Response(hasBody ? body : null, { status: head.status, headers: head.headers });
     },
   };
+}
+
+/**
+ * Tells the shell the window is interactive: after the first answer from the engine and the
+ * paint that follows it (start-up figure, logs).
+ */
+export function reportReady(client: TesseraClient, bridge: IpcBridge = tauriBridge()): void {
+  void client
+    .listConversations()
+    .catch(() => undefined)
+    .then(
+      () =>
+        new Promise<void>((resolve) => {
+          requestAnimationFrame(() => requestAnimationFrame(() => resolve()));
+        }),
+    )
+    .then(() => bridge.invoke('ui_ready', {}))
+    .catch(() => undefined);
 }

@@ -1,0 +1,183 @@
+// The desktop app's figures (issue 7): cold start to an interactive window, resident memory of
+// all the app's processes idle and after a 20k-token answer, the longest main-thread task while
+// that answer streams, and the .deb size. Prints them; asserts nothing.
+//
+//   make figures     (release build and .deb, then this under Xvfb)
+// or by hand, under a display and a session bus:
+//   TESSERA_DESKTOP_BIN=… TESSERA_DEB=… TESSERA_SCRIPTED_PROVIDER_BIN=… node scripts/figures.mjs
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MODEL, pushReplies, startScriptedProvider } from '../ui/e2e/scripted.mjs';
+import { app, appPid, sleep, startDriver, until } from '../tests/desktop/support.mjs';
+
+const STARTS = Number(process.env.FIGURES_STARTS || 5);
+const children = [];
+const folders = [];
+
+function folder() {
+  const dir = mkdtempSync(join(tmpdir(), 'tessera-figures-'));
+  folders.push(dir);
+  return dir;
+}
+
+function stopAll() {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+}
+process.on('exit', () => {
+  stopAll();
+  for (const d of folders) rmSync(d, { recursive: true, force: true });
+});
+
+/** Milliseconds from spawning the app to its "interactive" line (the UI painted with data). */
+function coldStart() {
+  return new Promise((resolve, reject) => {
+    const began = performance.now();
+    const child = spawn(app, ['--data-dir', folder()], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, TESSERA_REPORT_READY: '1' },
+    });
+    children.push(child);
+    let out = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('the app did not become interactive within 60 s'));
+    }, 60_000);
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('interactive after')) {
+        clearTimeout(timer);
+        const ms = performance.now() - began;
+        child.once('exit', () => resolve(ms));
+        child.kill('SIGTERM');
+      }
+    });
+    child.once('error', reject);
+  });
+}
+
+/** The app's process and every descendant (WebKit's web and network processes). */
+function processTree(root) {
+  const parents = new Map();
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(Number(pid), ppid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = new Set([root]);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, ppid] of parents) {
+      if (tree.has(ppid) && !tree.has(pid)) {
+        tree.add(pid);
+        grew = true;
+      }
+    }
+  }
+  return [...tree];
+}
+
+function rssMb(pids) {
+  let kb = 0;
+  for (const pid of pids) {
+    try {
+      const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+      kb += Number(line?.split(/\s+/)[1] ?? 0);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return kb / 1024;
+}
+
+/** A ~20,000-token answer: paragraphs, a list, a table and code, one small piece per chunk. */
+function longAnswer() {
+  const pieces = [];
+  let n = 0;
+  while (pieces.length < 20_000) {
+    n += 1;
+    pieces.push(`\n\n## Part ${n}\n\n`);
+    for (let i = 0; i < 60; i++) pieces.push(`word${i} `);
+    pieces.push('\n\n- one\n- two\n- three\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```rust\n');
+    for (let i = 0; i < 30; i++) pieces.push(`let x${i} = ${i};\n`);
+    pieces.push('```\n');
+  }
+  return pieces.slice(0, 20_000);
+}
+
+function textReply(pieces, delayMs) {
+  const chunk = (delta, finish = null) => ({
+    id: 'chatcmpl-figures', object: 'chat.completion.chunk', created: 0, model: MODEL,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null,
+  });
+  const steps = [{ raw: `data: ${JSON.stringify(chunk({ role: 'assistant', content: '' }))}\n\n` }];
+  // Ten pieces per chunk every `delayMs`: a fast model's pace (~1,000 tokens a second at 10 ms).
+  for (let i = 0; i < pieces.length; i += 10) {
+    steps.push({ delay_ms: delayMs });
+    steps.push({ raw: `data: ${JSON.stringify(chunk({ content: pieces.slice(i, i + 10).join('') }))}\n\n` });
+  }
+  steps.push({ raw: `data: ${JSON.stringify(chunk({}, 'stop'))}\n\n` });
+  steps.push({ raw: 'data: [DONE]\n\n' });
+  return { status: 200, headers: [], body: { sse: steps }, delay_ms: 0 };
+}
+
+const MONITOR = `
+  window.__stall = { longest: 0, over50: 0 };
+  let last = performance.now();
+  const tick = () => {
+    const now = performance.now();
+    const late = now - last - 5;
+    if (late > window.__stall.longest) window.__stall.longest = late;
+    if (late > 50) window.__stall.over50 += 1;
+    last = now;
+    setTimeout(tick, 5);
+  };
+  setTimeout(tick, 5);
+  return true;`;
+
+async function main() {
+  const starts = [];
+  for (let i = 0; i < STARTS; i++) starts.push(await coldStart());
+  const sorted = [...starts].sort((a, b) => a - b);
+
+  const provider = await startScriptedProvider((c) => children.push(c));
+  await pushReplies(provider.url, [textReply(longAnswer(), 10)]);
+  const data = folder();
+  const driver = await startDriver(children, 'en_US.UTF-8', { OPENAI_API_KEY: 'scripted' });
+  await driver.newSession(['--data-dir', data, '--kind', 'openai', '--base-url', `${provider.url}/v1`, '--model', MODEL]);
+  await until('the chat layout', () => driver.find('[data-testid="app-shell"]'));
+  const pid = appPid(data);
+  await sleep(3000);
+  const idle = rssMb(processTree(pid));
+  await driver.exec(MONITOR);
+  const began = performance.now();
+  await driver.type('[data-testid="composer-input"]', 'Write a long answer\uE007');
+  await until('the end of the 20k-token answer', () => driver.find('[data-testid="assistant-message"] [data-testid="usage"]'), 300_000);
+  const streamed = performance.now() - began;
+  const stall = await driver.exec('return window.__stall;');
+  await sleep(1000);
+  const after = rssMb(processTree(pid));
+  const processes = processTree(pid).length;
+  await driver.quit();
+
+  const deb = process.env.TESSERA_DEB;
+  const debMb = deb ? statSync(deb).size / 1_048_576 : null;
+  const f = (x) => x.toFixed(0);
+  console.log(`cold start to an interactive window: median ${f(sorted[Math.floor(sorted.length / 2)])} ms, first ${f(starts[0])} ms, min ${f(sorted[0])} ms, max ${f(sorted.at(-1))} ms (${STARTS} starts; target < 1500 ms)`);
+  console.log(`resident memory, all ${processes} processes: idle ${f(idle)} MB (target < 250 MB), after a 20k-token answer ${f(after)} MB`);
+  console.log(`longest main-thread task while it streamed: ${f(stall.longest)} ms, ${stall.over50} over 50 ms (target: none); the stream took ${f(streamed)} ms`);
+  console.log(`.deb size: ${debMb === null ? 'not given (TESSERA_DEB)' : `${debMb.toFixed(1)} MB`}`);
+  stopAll();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,144 @@
+// What the desktop suite and scripts/figures.mjs share: a minimal WebDriver client for
+// tauri-driver (in front of WebKitWebDriver), free ports, polling.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export const app = process.env.TESSERA_DESKTOP_BIN || '/usr/bin/tessera-desktop';
+const nativeDriver = process.env.WEBKIT_WEBDRIVER || '/usr/bin/WebKitWebDriver';
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export async function until(what, fn, limitMs = 30000) {
+  const deadline = Date.now() + limitMs;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(100);
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
+}
+
+export class Driver {
+  constructor(port) {
+    this.base = `http://127.0.0.1:${port}`;
+  }
+  async call(method, path, body) {
+    const res = await fetch(this.base + path, {
+      method,
+      headers: body ? { 'content-type': 'application/json' } : undefined,
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const json = await res.json().catch(() => ({}));
+    if (!res.ok) {
+      throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.value ?? json)}`);
+    }
+    return json.value;
+  }
+  async newSession(args = []) {
+    const value = await this.call('POST', '/session', {
+      capabilities: {
+        alwaysMatch: { browserName: 'wry', 'tauri:options': { application: app, args } },
+      },
+    });
+    this.session = value.sessionId;
+  }
+  s(path) {
+    return `/session/${this.session}${path}`;
+  }
+  async find(css) {
+    const v = await this.call('POST', this.s('/element'), { using: 'css selector', value: css });
+    return Object.values(v)[0];
+  }
+  async text(css) {
+    return this.call('GET', this.s(`/element/${await this.find(css)}/text`));
+  }
+  async click(css) {
+    await this.call('POST', this.s(`/element/${await this.find(css)}/click`), {});
+  }
+  async clickButton(label) {
+    const v = await this.call('POST', this.s('/element'), {
+      using: 'xpath',
+      value: `//button[normalize-space()='${label}']`,
+    });
+    await this.call('POST', this.s(`/element/${Object.values(v)[0]}/click`), {});
+  }
+  async type(css, text) {
+    await this.call('POST', this.s(`/element/${await this.find(css)}/value`), { text });
+  }
+  async attr(css, name) {
+    return this.call('GET', this.s(`/element/${await this.find(css)}/attribute/${name}`));
+  }
+  async exec(script, args = []) {
+    return this.call('POST', this.s('/execute/sync'), { script, args });
+  }
+  async screenshot(file) {
+    const b64 = await this.call('GET', this.s('/screenshot'));
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, Buffer.from(b64, 'base64'));
+  }
+  async quit() {
+    if (this.session) await this.call('DELETE', this.s('')).catch(() => {});
+    this.session = undefined;
+  }
+}
+
+
+/** tauri-driver on free ports, the app started with `lang` and `extraEnv`; `children` collects
+ * the processes to end. */
+export async function startDriver(children, lang, extraEnv = {}) {
+  const port = await freePort();
+  const nativePort = await freePort();
+  const child = spawn(
+    'tauri-driver',
+    ['--port', String(port), '--native-port', String(nativePort), '--native-driver', nativeDriver],
+    {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      // The scripted provider takes any key; an ad-hoc OpenAI-wire provider asks for one.
+      env: { ...process.env, LANG: lang, LANGUAGE: lang.split('.')[0], LC_ALL: '', OPENAI_API_KEY: 'scripted', ...extraEnv },
+    },
+  );
+  children.push(child);
+  const driver = new Driver(port);
+  // tauri-driver answers before WebKitWebDriver is ready: wait for /status to say so.
+  await until('tauri-driver /status', async () => {
+    const res = await fetch(`${driver.base}/status`);
+    const body = await res.json();
+    return res.ok && body.value?.ready !== false;
+  });
+  driver.child = child;
+  return driver;
+}
+
+
+/** The pid of the app running over `dataDir`, or null. */
+export function appPid(dataDir) {
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (cmd[0]?.endsWith('tessera-desktop') && cmd.includes(dataDir)) return Number(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return null;
+}
+
