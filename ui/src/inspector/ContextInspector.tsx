@@ -234,7 +234,7 @@ export function ContextInspector({ client, runId, onClose }: { client: TesseraCl
           <h2 id={titleId} className="dialog-title">
             {t('inspector.title')}
           </h2>
-          <button type="button" onClick={onClose}>
+          <button type="button" className="button button-secondary" onClick={onClose}>
             {t('inspector.close')}
           </button>
         </div>
@@ -261,7 +261,7 @@ export function ContextButton({ runId }: { runId: string | null }) {
   if (!client || !runId) return null;
   return (
     <>
-      <button type="button" className="context-button" aria-haspopup="dialog" aria-label={t('inspector.open')} onClick={() => setOpen(true)} data-testid="context-button">
+      <button type="button" className="button button-secondary context-button" aria-haspopup="dialog" aria-label={t('inspector.open')} onClick={() => setOpen(true)} data-testid="context-button">
         {t('inspector.button')}
       </button>
       {open && <ContextInspector client={client} runId={runId} onClose={() => setOpen(false)} />}

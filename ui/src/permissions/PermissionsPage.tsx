@@ -86,15 +86,15 @@ function GrantRow({ grant, onRevoke }: { grant: ConsentGrantView; onRevoke: (gra
         (confirming ? (
           <div className="grant-confirm" role="group" aria-labelledby={questionId} onKeyDown={onKeyDown}>
             <span id={questionId}>{t('permissions.confirm', { tool: grant.tool })}</span>
-            <button ref={confirmRef} type="button" className="button-danger" disabled={busy} onClick={() => void revoke()}>
+            <button ref={confirmRef} type="button" className="button button-secondary button-small button-danger" disabled={busy} onClick={() => void revoke()}>
               {t('permissions.confirmRevoke')}
             </button>
-            <button type="button" disabled={busy} onClick={cancel}>
+            <button type="button" className="button button-secondary button-small" disabled={busy} onClick={cancel}>
               {t('permissions.keep')}
             </button>
           </div>
         ) : (
-          <button ref={revokeRef} type="button" className="grant-revoke" onClick={() => setConfirming(true)} aria-label={t('permissions.revokeLabel', { tool: grant.tool })}>
+          <button ref={revokeRef} type="button" className="button button-secondary button-small grant-revoke" onClick={() => setConfirming(true)} aria-label={t('permissions.revokeLabel', { tool: grant.tool })}>
             {t('permissions.revoke')}
           </button>
         ))}
@@ -171,7 +171,7 @@ export function PermissionsPage({ client, heading = true }: PermissionsPageProps
       {loadError && (
         <div className="notice notice-error" role="alert">
           {t('permissions.loadFailed', { error: loadError })}{' '}
-          <button type="button" onClick={() => void load()}>
+          <button type="button" className="button button-secondary button-small" onClick={() => void load()}>
             {t('permissions.retry')}
           </button>
         </div>

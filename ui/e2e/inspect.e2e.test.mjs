@@ -1,0 +1,106 @@
+// End-to-end: the permissions page and the context inspector against a real `tessera serve`
+// with the scripted provider. "Always allow" stores a grant the Permissions section of Settings
+// lists; revoked there, the next call of the tool asks again. An answer's Context button opens
+// the inspector with the token budget; each answer keeps its tokens and latency after a reload.
+
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack } from './harness.mjs';
+import { pushReplies, textReply, toolCallReply } from './scripted.mjs';
+
+describe('permissions and the context inspector', () => {
+  let stack;
+  let browser;
+  const contexts = [];
+
+  before(async () => {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    stack = await startStack();
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    for (const c of contexts) await c.close().catch(() => {});
+    await browser?.close().catch(() => {});
+    await stack?.stop();
+  });
+
+  async function open(locale) {
+    const opened = await openPage(browser, stack.url, locale);
+    contexts.push(opened.context);
+    return opened;
+  }
+
+  test('always allow → listed on the permissions page → revoked → the next call asks again', async () => {
+    await pushReplies(stack.providerUrl, [toolCallReply('call_a', 'test_guarded_write', { ms: 0, tag: 'always' }), textReply(['Written.'])]);
+    const { page, errors } = await open('en-US');
+    await sendMessage(page, 'Write the log');
+    const dialog = page.getByRole('dialog', { name: 'Allow test_guarded_write?' });
+    await dialog.waitFor({ timeout: 15_000 });
+    await dialog.getByRole('button', { name: 'Always allow' }).click();
+    await page.getByText('Written.').waitFor({ timeout: 15_000 });
+
+    await page.getByRole('button', { name: 'Open settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('button', { name: 'Permissions' }).click();
+    const always = page.getByRole('region', { name: /Always allowed/ });
+    await always.waitFor({ timeout: 10_000 });
+    const grant = always.getByTestId('grant');
+    assert.equal(await grant.locator('code').textContent(), 'test_guarded_write');
+    assert.match((await grant.textContent()) ?? '', /Granted .* · not used yet/);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'permissions.png') });
+
+    // Revoke by keyboard: the button, then the confirmation that takes the focus.
+    await grant.getByRole('button', { name: 'Revoke the permission for test_guarded_write' }).focus();
+    await page.keyboard.press('Enter');
+    const confirm = page.getByRole('button', { name: 'Yes, revoke' });
+    await confirm.waitFor();
+    assert.ok(await confirm.evaluate((el) => el === document.activeElement), 'the confirmation has the focus');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('permissions-empty').waitFor({ timeout: 10_000 });
+
+    await page.getByRole('button', { name: '← Back to chat' }).click();
+    await pushReplies(stack.providerUrl, [toolCallReply('call_b', 'test_guarded_write', { ms: 0, tag: 'again' }), textReply(['Written again.'])]);
+    await sendMessage(page, 'Write it again');
+    await dialog.waitFor({ timeout: 15_000 });
+    await dialog.getByRole('button', { name: 'Deny' }).click();
+    await page.getByText('Written again.').waitFor({ timeout: 15_000 });
+    assert.deepEqual(errors, []);
+  });
+
+  test('the Context button of an answer opens the inspector; tokens and latency stay after a reload', async () => {
+    await pushReplies(stack.providerUrl, [textReply(['A ', 'short answer.'])]);
+    const { page, errors } = await open('en-US');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await sendMessage(page, 'Explain yourself');
+    const log = page.getByRole('log', { name: 'Messages' });
+    const answer = log.getByTestId('assistant-message').last();
+    await answer.getByText('A short answer.').waitFor({ timeout: 15_000 });
+    const usage = answer.getByTestId('usage');
+    await usage.waitFor({ timeout: 15_000 });
+    assert.match((await usage.textContent()) ?? '', /^12 in \/ 2 out tokens · \d+ ms · (≈ \$[\d.]+|cost unknown)$/);
+
+    const button = answer.getByRole('button', { name: 'Context: what this answer was built from' });
+    await button.focus();
+    await page.keyboard.press('Enter');
+    const inspector = page.getByRole('dialog', { name: 'What this answer was built from' });
+    await inspector.waitFor({ timeout: 10_000 });
+    const budget = inspector.getByRole('figure', { name: /Token budget: a window of [\d,]+ tokens/ });
+    await budget.waitFor({ timeout: 10_000 });
+    assert.match((await budget.getByTestId('budget-history').textContent()) ?? '', /^Conversation[\d,]+ tokens$/);
+    assert.match((await budget.getByTestId('budget-reserved').textContent()) ?? '', /^Kept for the answer[\d,]+ tokens$/);
+    assert.match((await inspector.getByRole('region', { name: 'Messages' }).textContent()) ?? '', /1 messages sent/);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'inspector.png') });
+    await page.keyboard.press('Escape');
+    await inspector.waitFor({ state: 'detached' });
+
+    // After a reload the answer still says what it took.
+    await page.reload({ waitUntil: 'load' });
+    const reloaded = page.getByRole('log', { name: 'Messages' }).getByTestId('assistant-message').last();
+    await reloaded.getByTestId('usage').waitFor({ timeout: 15_000 });
+    assert.match((await reloaded.getByTestId('usage').textContent()) ?? '', /^12 in \/ 2 out tokens · \d+ ms/);
+    assert.ok(await reloaded.getByRole('button', { name: 'Context: what this answer was built from' }).isVisible());
+    assert.deepEqual(errors, []);
+  });
+});
