@@ -101,4 +101,27 @@ describe('front-end tools in the web UI', () => {
     assert.match(lastToolResult(calls[1]), /"shown":\s*true/);
     assert.deepEqual(errors, []);
   });
+
+  test('with reduced motion, a pulse is a steady outline', async () => {
+    await pushReplies(stack.providerUrl, [
+      toolCallReply('call_calm', 'highlight_element', { selector: '[data-testid="open-settings"]', style: 'pulse', duration: 20000 }),
+      textReply(['That gear.']),
+    ]);
+    const opened = await openPage(browser, stack.url, 'en-US');
+    contexts.push(opened.context);
+    const { page, errors } = opened;
+    await page.emulateMedia({ reducedMotion: 'reduce' });
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await sendMessage(page, 'Which button opens the settings?');
+    const gear = page.getByTestId('open-settings');
+    await page.locator('[data-testid="open-settings"][data-tessera-highlight]').waitFor({ state: 'attached', timeout: 15_000 });
+    assert.equal(await gear.getAttribute('data-tessera-highlight'), 'outline');
+    assert.equal(await gear.evaluate((el) => getComputedStyle(el).animationName), 'none');
+    await page.getByRole('log', { name: 'Messages' }).getByText('That gear.').waitFor({ timeout: 15_000 });
+    const calls = await modelCalls(stack.providerUrl);
+    const result = lastToolResult(calls.at(-1));
+    assert.match(result, /"reducedMotion":\s*true/);
+    assert.match(result, /"name":\s*"Open settings"/);
+    assert.deepEqual(errors, []);
+  });
 });

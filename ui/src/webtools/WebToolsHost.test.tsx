@@ -50,15 +50,19 @@ function responses(requests: RecordedRequest[]) {
 function host(chat: ChatState, fake = engine()) {
   const announcer = new WebToolsAnnouncer(fake.client);
   const i18n = createI18n();
-  const ui = (state: ChatState) => (
+  const ui = (state: ChatState, reconnecting = false) => (
     <I18nextProvider i18n={i18n}>
       <button type="button">Before</button>
       <div id="composer">composer</div>
-      <WebToolsHost client={fake.client} announcer={announcer} conversationId={CONV} chat={state} connection="connected" reconnecting={false} />
+      <WebToolsHost client={fake.client} announcer={announcer} conversationId={CONV} chat={state} connection="connected" reconnecting={reconnecting} />
     </I18nextProvider>
   );
   const view = render(ui(chat));
-  return { ...fake, rerender: (state: ChatState) => view.rerender(ui(state)) };
+  return { ...fake, rerender: (state: ChatState, reconnecting = false) => view.rerender(ui(state, reconnecting)) };
+}
+
+function announcements(requests: RecordedRequest[]) {
+  return requests.filter((r) => (r.body as { type?: string } | undefined)?.type === 'CLIENT_CAPABILITIES');
 }
 
 afterEach(() => clearHighlight());
@@ -76,6 +80,19 @@ describe('the web tools host', () => {
       ['highlight_element', 'NONE'],
       ['display_overlay', 'NONE'],
     ]);
+  });
+
+  it('announces once per conversation, and again after the stream was lost (the engine may have restarted)', async () => {
+    const { requests, rerender } = host(chatOf());
+    await waitFor(() => expect(announcements(requests)).toHaveLength(1));
+    rerender(chatOf(event('llm', 'message', { delta: 'hi' })));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(announcements(requests)).toHaveLength(1);
+    rerender(chatOf(), true);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(announcements(requests)).toHaveLength(1); // not while cut off
+    rerender(chatOf(), false);
+    await waitFor(() => expect(announcements(requests)).toHaveLength(2));
   });
 
   it('runs a highlight call once and answers with what was highlighted', async () => {
