@@ -14,6 +14,7 @@ pub mod files;
 pub mod image_resize;
 pub mod images;
 pub mod notification;
+pub mod portal;
 pub mod screen;
 
 use std::sync::Arc;

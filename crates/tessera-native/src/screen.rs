@@ -1,6 +1,7 @@
-//! `screen_capture`: the whole screen, one window (by title) or a region, as a PNG. X11 through
-//! the X protocol itself (x11rb, no C library), so the package needs nothing more for it. A
-//! Wayland session without XWayland has no screen_capture (the tool is not offered).
+//! `screen_capture`: the whole screen, one window (by title) or a region, as a PNG. On X11
+//! through the X protocol itself (x11rb, no C library), so the package needs nothing more for
+//! it; in a Wayland session through the desktop's screenshot portal ([`crate::portal`]), where
+//! the person picks the window or region in the desktop's own dialog.
 
 use std::sync::Arc;
 
@@ -56,8 +57,15 @@ pub fn spec() -> ToolSpec {
     .retry(RetryPolicy::none())
 }
 
-/// Whether an X display answers here.
+/// Whether the screen can be read here: a Wayland session with a session bus (the portal), or
+/// an X display that answers.
 pub fn probe() -> Result<(), String> {
+    if crate::portal::wayland_session() {
+        return match std::env::var_os("DBUS_SESSION_BUS_ADDRESS") {
+            Some(_) => Ok(()),
+            None => Err("a Wayland session without a session bus: no screenshot portal".into()),
+        };
+    }
     if std::env::var_os("DISPLAY").is_none() {
         return Err(
             "no X display (DISPLAY is not set); screen capture needs X11 or XWayland".into(),
@@ -81,9 +89,23 @@ pub fn handler(
         let store = store.clone();
         Box::pin(async move {
             let target = Target::from_args(&args)?;
-            let (image, what) = tokio::task::spawn_blocking(move || capture(&target))
-                .await
-                .map_err(|error| ToolFailure::new("CAPTURE_FAILED", error.to_string()))??;
+            let (image, what) = if crate::portal::wayland_session() {
+                // The portal's dialog lets the person choose a window or a region.
+                let interactive = target != Target::Screen;
+                let image =
+                    crate::portal::capture(interactive, None, crate::portal::PORTAL_TIMEOUT)
+                        .await?;
+                let what = if interactive {
+                    "what the person chose in the desktop's screenshot dialog"
+                } else {
+                    "the whole screen"
+                };
+                (image, what.to_owned())
+            } else {
+                tokio::task::spawn_blocking(move || capture(&target))
+                    .await
+                    .map_err(|error| ToolFailure::new("CAPTURE_FAILED", error.to_string()))??
+            };
             let size = image.dimensions();
             let png = images::encode_png(&image)?;
             let entry = images::attach(&store, &png, "image/png", size, "screenshot.png")?;
