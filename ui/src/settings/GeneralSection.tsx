@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { LanguageSelect, ThemeSelect } from '../components/Settings';
 import type { ThemeChoice } from '../theme';
 import type { AppSettings, SettingsApi } from './api';
+import { DiagnosticsSection } from './DiagnosticsSection';
 import { Field, isApiError, messageOf } from './fields';
 
 export interface GeneralSectionProps {
@@ -116,6 +117,7 @@ export function GeneralSection({ api, theme, onThemeChange }: GeneralSectionProp
           </>
         )}
       </section>
+      <DiagnosticsSection api={api} />
     </>
   );
 }

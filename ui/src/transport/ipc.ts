@@ -135,3 +135,8 @@ export function reportReady(client: TesseraClient, bridge: IpcBridge = tauriBrid
     .then(() => bridge.invoke('ui_ready', {}))
     .catch(() => undefined);
 }
+
+/** The shell's diagnostics report (text, no secrets). */
+export function shellDiagnostics(bridge: IpcBridge = tauriBridge()): Promise<string> {
+  return bridge.invoke<string>('diagnostics', {});
+}

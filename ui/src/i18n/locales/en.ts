@@ -251,6 +251,10 @@ const en = {
     limitPerConversation: 'Limit per conversation (USD)',
     limitHint: 'An amount in USD, such as 5; empty for no limit.',
     noLimit: 'No limit',
+    diagnostics: 'Diagnostics',
+    diagnosticsHint: 'Versions, settings and recent errors for a bug report. No API key or message is included.',
+    copyDiagnostics: 'Copy diagnostics',
+    diagnosticsCopied: 'Copied to the clipboard.',
   },
   providers: {
     modelReady: 'New runs use {{model}} from {{provider}}.',

@@ -250,6 +250,10 @@ const zhCN: Messages = {
     limitPerConversation: '每个会话上限（美元）',
     limitHint: '以美元计的金额，例如 5；留空表示不限。',
     noLimit: '不限',
+    diagnostics: '诊断信息',
+    diagnosticsHint: '用于报告问题的版本、设置和最近的错误。不包含任何 API 密钥或消息内容。',
+    copyDiagnostics: '复制诊断信息',
+    diagnosticsCopied: '已复制到剪贴板。',
   },
   providers: {
     modelReady: '新的运行使用 {{provider}} 的 {{model}}。',
