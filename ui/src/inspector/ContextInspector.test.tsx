@@ -24,7 +24,7 @@ const EXPLANATION: Explanation = {
   ],
   messages: [
     { index: 0, role: 'system', tokens: 47, why: 'system' },
-    { index: 2, role: 'user', tokens: 300, why: 'latest' },
+    { index: 2, role: 'user', tokens: 300, why: 'latest', refs: [{ evidence_id: 'ev_said' }] },
   ],
   evidences: [{ evidence_id: 'ev_hit', block_id: 'blk_search', rendered: true, tokens: 56 }],
   dropped_blocks: [
@@ -46,6 +46,7 @@ const CONTEXT: RunContext = {
   evidences: [
     { evidence_id: 'ev_hit', type: 'rag_doc', source: { kind: 'rag', name: 'search_context' } },
     { evidence_id: 'ev_weather', type: 'tool_result', source: { kind: 'tool', name: 'weather_lookup' } },
+    { evidence_id: 'ev_said', type: 'user_input', source: { kind: 'user', name: 'message' } },
   ],
   cited: ['ev_hit'],
 };
@@ -101,6 +102,8 @@ describe('context inspector', () => {
     expect(weather).not.toHaveTextContent('cited');
     expect(big).toHaveTextContent('did not fit in the budget');
     expect(big).toHaveTextContent('90,000 tokens');
+    const messages = within(dialog).getByRole('region', { name: 'Messages' });
+    expect(within(messages).getByTestId('citing-message')).toHaveTextContent('Message 3 (user) draws on:ev_said user input from user · message');
     expect(within(trimmed).getByTestId('trimmed-messages')).toHaveTextContent('Message 2 · did not fit in the budget · 700 tokens');
   });
 

@@ -70,6 +70,7 @@ function ExplanationView({ explanation, context }: { explanation: Explanation; c
   const blockEvidences = (id: string) => blocks.get(id)?.refs?.map((r) => r.evidence_id) ?? [];
   const usedEvidenceIds = new Set(explanation.evidences.map((e) => e.evidence_id));
   const citedElsewhere = context.cited.filter((id) => !usedEvidenceIds.has(id));
+  const citing = explanation.messages.filter((m) => (m.refs ?? []).length > 0);
   const tokens = (n: number | undefined) => (n === undefined ? t('inspector.notCounted') : t('inspector.tokens', { formatted: format(n) }));
 
   return (
@@ -133,6 +134,22 @@ function ExplanationView({ explanation, context }: { explanation: Explanation; c
           {t('inspector.messagesSent', { count: explanation.messages.length, formatted: format(explanation.budget.history_used) })}
           {explanation.summary.status === 'used' && ` ${t('inspector.summaryUsed', { from: explanation.summary.from ?? 0, to: explanation.summary.to ?? 0 })}`}
         </p>
+        {citing.length > 0 && (
+          <ul className="inspector-list">
+            {citing.map((m) => (
+              <li key={m.index} data-testid="citing-message">
+                {t('inspector.messageCites', { index: m.index + 1, role: m.role })}
+                <ul>
+                  {(m.refs ?? []).map((r) => (
+                    <li key={`${r.evidence_id}:${r.selector ?? ''}`}>
+                      <code>{r.evidence_id}</code> <EvidenceSource evidence={evidences.get(r.evidence_id)} cited={cited.has(r.evidence_id)} />
+                    </li>
+                  ))}
+                </ul>
+              </li>
+            ))}
+          </ul>
+        )}
       </section>
 
       <section aria-label={t('inspector.trimmed')} data-testid="trimmed">

@@ -181,6 +181,7 @@ const en = {
     usedEvidences: 'Evidences used',
     messages: 'Messages',
     messagesSent: '{{count}} messages sent ({{formatted}} tokens of conversation).',
+    messageCites: 'Message {{index}} ({{role}}) draws on:',
     summaryUsed: 'A summary stood in for messages {{from}} to {{to}}.',
     trimmed: 'Left out',
     nothingTrimmed: 'Nothing was left out.',

@@ -180,6 +180,7 @@ const zhCN: Messages = {
     usedEvidences: '使用的证据',
     messages: '消息',
     messagesSent: '发送了 {{count}} 条消息（对话共 {{formatted}} 个 token）。',
+    messageCites: '第 {{index}} 条消息（{{role}}）引用了：',
     summaryUsed: '第 {{from}} 至 {{to}} 条消息由摘要代替。',
     trimmed: '被裁剪的内容',
     nothingTrimmed: '没有内容被裁剪。',
