@@ -72,7 +72,7 @@ describe('permissions and the context inspector', () => {
   test('the Context button of an answer opens the inspector; tokens and latency stay after a reload', async () => {
     await pushReplies(stack.providerUrl, [textReply(['A ', 'short answer.'])]);
     const { page, errors } = await open('en-US');
-    await page.getByRole('button', { name: 'New conversation' }).click();
+    await page.getByRole('button', { name: 'New conversation' }).first().click();
     await sendMessage(page, 'Explain yourself');
     const log = page.getByRole('log', { name: 'Messages' });
     const answer = log.getByTestId('assistant-message').last();
