@@ -70,6 +70,22 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/**
+ * Runs `paint` before the next frame, or after `FRAME_FALLBACK_MS` where frames do not come (a
+ * hidden tab or a minimised window paints none).
+ */
+function beforeNextFrame(paint: () => void): void {
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    paint();
+  };
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(once);
+  setTimeout(once, FRAME_FALLBACK_MS);
+}
+
+const FRAME_FALLBACK_MS = 100;
 const FOLLOW_RETRY_MIN_MS = 500;
 const FOLLOW_RETRY_MAX_MS = 5_000;
 const CONNECT_RETRY_MS = 3_000;
@@ -101,10 +117,28 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
   const generation = useRef(0);
   const followAbort = useRef<AbortController | null>(null);
 
+  const paintScheduled = useRef(false);
+
   const setChatState = useCallback((next: ChatState) => {
     if (next === chatRef.current) return;
     chatRef.current = next;
     setChat(next);
+  }, []);
+
+  /**
+   * Streamed events: folded into `chatRef` at once (what the code reads is always current), drawn
+   * at most once a frame. A long answer arrives as thousands of deltas, several per frame;
+   * rendering each would redo the same work many times over and block the page.
+   */
+  const setChatStateSoon = useCallback((next: ChatState) => {
+    if (next === chatRef.current) return;
+    chatRef.current = next;
+    if (paintScheduled.current) return;
+    paintScheduled.current = true;
+    beforeNextFrame(() => {
+      paintScheduled.current = false;
+      setChat(chatRef.current);
+    });
   }, []);
 
   const refreshList = useCallback(async () => {
@@ -140,13 +174,14 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
   const onEvent = useCallback(
     (item: StreamEvent, conversationId: string, gen: number) => {
       if (gen !== generation.current || item.event.conversation_id !== conversationId) return;
-      setChatState(reduce(chatRef.current, item.event, item.seq));
+      setChatStateSoon(reduce(chatRef.current, item.event, item.seq));
       if (item.name === 'done' || item.name === 'error') {
+        setChat(chatRef.current); // the run's end is drawn before the stored messages replace it
         void reloadHistory(conversationId, gen);
         void refreshList();
       }
     },
-    [refreshList, reloadHistory, setChatState],
+    [refreshList, reloadHistory, setChatStateSoon],
   );
 
   const stopFollowing = useCallback(() => {

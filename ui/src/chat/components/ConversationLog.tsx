@@ -71,7 +71,10 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
   const count = items.length + Object.keys(chat.forms).length + Object.keys(chat.consents).length;
   const lastText = chat.lastSeq;
   useEffect(() => {
-    endRef.current?.scrollIntoView?.({ block: 'end' });
+    // In the next frame, where the page is laid out anyway: scrolling now would lay a long
+    // answer out a second time, inside the task that has just rendered it.
+    const frame = requestAnimationFrame(() => endRef.current?.scrollIntoView?.({ block: 'end' }));
+    return () => cancelAnimationFrame(frame);
   }, [count, lastText]);
 
   return (

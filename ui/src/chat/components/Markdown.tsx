@@ -1,9 +1,10 @@
-import { useRef, useState, type ComponentPropsWithoutRef } from 'react';
+import { Fragment, memo, useMemo, useRef, useState, type ComponentPropsWithoutRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import rehypeSanitize from 'rehype-sanitize';
 import remarkGfm from 'remark-gfm';
+import { splitGrowing, type Split } from './markdownBlocks';
 
 /** A code block with a copy button (the text as written, not the highlighted markup). */
 function CodeBlock(props: ComponentPropsWithoutRef<'pre'>) {
@@ -44,16 +45,45 @@ const components: Components = {
   a: ({ node: _node, ...props }) => <Link {...props} />,
 };
 
+// One highlighter for every render: the plugin's setup registers its languages, and each
+// grammar is compiled on first use, so a fresh one per parse would redo both every update.
+const highlight = rehypeHighlight({ detect: false });
+const rehypeHighlightShared = () => highlight;
+
+const remarkPlugins = [remarkGfm];
+const rehypePlugins = [rehypeSanitize, rehypeHighlightShared];
+
+/** Markdown parsed in one piece (one top-level block here); unchanged text is not parsed again. */
+export const MarkdownBlock = memo(function MarkdownBlock({ text }: { text: string }) {
+  return (
+    <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
+      {text}
+    </ReactMarkdown>
+  );
+});
+
 /**
  * Assistant text as Markdown (GFM tables, task lists…). Raw HTML is not rendered and the tree is
  * sanitised (GitHub's schema) before code is highlighted, so nothing a model writes can run.
+ *
+ * The text is rendered block by block (markdownBlocks.ts): while an answer streams only its
+ * last block changes, so a long answer costs one small parse per update, not a whole one. The
+ * newline between blocks is the one a whole rendering puts between top-level elements.
  */
 export function Markdown({ text }: { text: string }) {
+  const split = useRef<Split | null>(null);
+  const blocks = useMemo(() => {
+    split.current = splitGrowing(split.current, text);
+    return split.current.blocks;
+  }, [text]);
   return (
     <div className="markdown">
-      <ReactMarkdown remarkPlugins={[remarkGfm]} rehypePlugins={[rehypeSanitize, [rehypeHighlight, { detect: false }]]} components={components}>
-        {text}
-      </ReactMarkdown>
+      {blocks.map((block, i) => (
+        <Fragment key={i}>
+          {i > 0 && '\n'}
+          <MarkdownBlock text={block} />
+        </Fragment>
+      ))}
     </div>
   );
 }

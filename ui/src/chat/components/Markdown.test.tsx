@@ -1,0 +1,97 @@
+import { render } from '@testing-library/react';
+import type { ReactNode } from 'react';
+import { I18nextProvider } from 'react-i18next';
+import { describe, expect, it } from 'vitest';
+import { createI18n } from '../../i18n';
+import { Markdown, MarkdownBlock } from './Markdown';
+import { splitBlocks } from './markdownBlocks';
+
+const i18n = createI18n('en');
+
+/** The HTML of `text` rendered block by block (as the chat does) and in one piece. */
+function both(text: string): { split: string; whole: string } {
+  const split = render(
+    <I18nextProvider i18n={i18n}>
+      <Markdown text={text} />
+    </I18nextProvider>,
+  );
+  const whole = render(
+    <I18nextProvider i18n={i18n}>
+      <div className="markdown">
+        <MarkdownBlock text={text} />
+      </div>
+    </I18nextProvider>,
+  );
+  const result = { split: split.container.innerHTML, whole: whole.container.innerHTML };
+  split.unmount();
+  whole.unmount();
+  return result;
+}
+
+const DOCUMENTS: Record<string, string> = {
+  mixed: [
+    '# Plan',
+    'Some **bold** and `code`, a [link](https://example.com) and <b>raw html</b>.',
+    '- one\n- two\n  - nested\n\n  nested paragraph\n- three',
+    '| a | b |\n| --- | :-: |\n| 1 | 2 |',
+    '```js\nconst a = 1;\n\nfunction f() { return a; }\n```',
+    '~~~python\ndef f():\n\n    return "```"\n~~~',
+    '> quoted\n> more',
+    '> another quote',
+    '1. first\n\n2. second (loose)',
+    'Heading\n---',
+    '***',
+    '    indented code\n\n    still code',
+    '- [ ] task\n- [x] done',
+    'Closing words.',
+  ].join('\n\n'),
+  cjk: '你好，世界。这是**粗体**和`代码`。\n\n第二段：\n\n- 项目一\n- 项目二\n\n```\n中文注释\n\n// 代码\n```\n\n| 列 | 值 |\n| -- | -- |\n| 甲 | 一 |',
+  html: 'Before\n\n<!--\n\na comment\n\n-->\n\n<script>\n\nalert(1)\n\n</script>\n\n<img src=x onerror=alert(1)>\n\nAfter',
+  references: 'See [the docs][d] and a note[^1].\n\nMore text.\n\n[d]: https://example.com\n\n[^1]: The note.',
+};
+
+describe('Markdown rendered block by block', () => {
+  for (const [name, text] of Object.entries(DOCUMENTS)) {
+    it(`renders the ${name} document exactly as a whole rendering does`, () => {
+      const { split, whole } = both(text);
+      expect(split).toBe(whole);
+    });
+  }
+
+  it('cuts the test documents into several blocks (so the comparison above means something)', () => {
+    expect(splitBlocks(DOCUMENTS['mixed'] ?? '').length).toBeGreaterThan(8);
+    expect(splitBlocks(DOCUMENTS['cjk'] ?? '').length).toBeGreaterThan(3);
+  });
+
+  it('shows, at every step of a streamed answer, what a whole rendering shows', () => {
+    // One mounted Markdown, its text growing as deltas arrive: finished blocks are kept (memo),
+    // the growing one is parsed again, and the page never differs from a fresh whole rendering.
+    const text = DOCUMENTS['mixed'] ?? '';
+    const wrap = (node: ReactNode) => <I18nextProvider i18n={i18n}>{node}</I18nextProvider>;
+    const streamed = render(wrap(<Markdown text="" />));
+    const fresh = render(wrap(<div className="markdown" />));
+    for (let end = 1; end <= text.length + 6; end += 7) {
+      const part = text.slice(0, end);
+      streamed.rerender(wrap(<Markdown text={part} />));
+      fresh.rerender(
+        wrap(
+          <div className="markdown">
+            <MarkdownBlock text={part} />
+          </div>,
+        ),
+      );
+      expect(streamed.container.innerHTML, `after ${end} characters`).toBe(fresh.container.innerHTML);
+    }
+  }, 60_000);
+
+  it('highlights finished code, sanitises, and keeps the copy button', () => {
+    const view = render(
+      <I18nextProvider i18n={i18n}>
+        <Markdown text={DOCUMENTS['mixed'] ?? ''} />
+      </I18nextProvider>,
+    );
+    expect(view.container.querySelectorAll('pre code .hljs-keyword').length).toBeGreaterThan(0);
+    expect(view.container.querySelectorAll('script, img, b').length).toBe(0);
+    expect(view.getAllByRole('button', { name: 'Copy code' }).length).toBe(3);
+  });
+});
