@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ConversationLog } from './chat/components/ConversationLog';
+import { AttachmentProvider } from './chat/components/ToolImages';
 import { useChatSession } from './chat/useChatSession';
 import { ChatView } from './components/ChatView';
 import { SettingsIcon } from './components/icons';
@@ -158,7 +159,9 @@ export function App({ client = null }: AppProps) {
       >
         {hasContent ? (
           <InspectorProvider client={client}>
-            <ConversationLog session={session} />
+            <AttachmentProvider source={client}>
+              <ConversationLog session={session} />
+            </AttachmentProvider>
           </InspectorProvider>
         ) : undefined}
       </ChatView>

@@ -110,6 +110,7 @@ pub fn typescript_files() -> Result<BTreeMap<PathBuf, String>, GenerateError> {
     collector.visit::<crate::easyflow::Event>();
     collector.visit::<crate::easyflow::EventBody>();
     collector.visit::<crate::easyflow::FormSubmission>();
+    collector.visit::<crate::easyflow::ToolImage>();
     collector.visit::<crate::request::Request>();
     collector.visit::<crate::response::Response>();
     collector.visit::<crate::context_doc::ContextDocument>();

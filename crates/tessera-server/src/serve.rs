@@ -182,7 +182,7 @@ pub async fn model_choice_with(
     tessera_engine::builtin_tools::register_builtin_tools(&mut tools, store.clone())
         .context("cannot register the built-in tools")?;
     if crate::test_tools::wanted() {
-        crate::test_tools::register(&mut tools, store.paths().root.clone())
+        crate::test_tools::register(&mut tools, store.paths().root.clone(), store.clone())
             .context("cannot register the test tools")?;
     }
     if let Some(extra) = extra_tools {

@@ -9,6 +9,9 @@
 //! - `test_slow_read` is concurrency-safe: it takes `ms` milliseconds, or, given `meet: n`,
 //!   waits (at most `ms`) until `n` calls of it have started, so a suite proves calls overlapped
 //!   without timing assumptions: `met: true` is only possible when they all ran at once.
+//! - `test_image` returns a PNG filled with the colour `color` (`#rrggbb`) as a tool image
+//!   (an attachment listed under `images`), so a suite can follow an image from a tool to the
+//!   model and to the person.
 //!
 //! Every test tool also appends `<unix µs> start|end <tool> <tag>` to `test-tool-times.log`
 //! (`tag` is an argument), so a suite can check the order calls ran in. A call that is cut off
@@ -18,9 +21,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
-use tessera_engine::tools::{ToolContext, ToolFailure, ToolRegistry, ToolSpec};
+use tessera_engine::tools::{
+    attach_image, ToolContext, ToolFailure, ToolRegistry, ToolSpec, TOOL_IMAGES_KEY,
+};
 use tessera_protocol::mcp_cp::PermissionLevel;
+use tessera_store::Store;
 
 /// The variable that turns the test tools on.
 pub const ENV: &str = "TESSERA_TEST_TOOLS";
@@ -144,8 +152,73 @@ async fn slow_read(data_dir: PathBuf, args: Value) -> Result<Value, String> {
     Ok(result)
 }
 
-/// Registers the test tools, writing their logs in `data_dir`.
-pub fn register(registry: &mut ToolRegistry, data_dir: PathBuf) -> anyhow::Result<()> {
+const IMAGE: &str = "test_image";
+
+fn image_spec() -> ToolSpec {
+    ToolSpec::new(
+        IMAGE,
+        "Test hook: returns a PNG filled with one colour, as an image.",
+    )
+    .input_schema(json!({
+        "type": "object",
+        "properties": {
+            "color": {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"},
+            "width": {"type": "integer", "minimum": 1, "maximum": 256},
+            "height": {"type": "integer", "minimum": 1, "maximum": 256}
+        },
+        "required": ["color"]
+    }))
+    .safe(true)
+}
+
+/// A `width` × `height` PNG of one colour.
+fn solid_png(rgb: [u8; 3], width: u32, height: u32) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let pixels: Vec<u8> = rgb
+        .iter()
+        .copied()
+        .cycle()
+        .take(3 * width as usize * height as usize)
+        .collect();
+    encoder
+        .write_header()
+        .and_then(|mut writer| writer.write_image_data(&pixels))
+        .map_err(|e| format!("cannot encode the PNG: {e}"))?;
+    Ok(bytes)
+}
+
+fn image(store: &Store, args: &Value) -> Result<Value, String> {
+    let color = args
+        .get("color")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let rgb = u32::from_str_radix(color.trim_start_matches('#'), 16)
+        .ok()
+        .filter(|_| color.len() == 7)
+        .map(|n| [(n >> 16) as u8, (n >> 8) as u8, n as u8])
+        .ok_or_else(|| format!("`{color}` is not a #rrggbb colour"))?;
+    let side = |key: &str| {
+        args.get(key)
+            .and_then(Value::as_u64)
+            .map_or(16, |n| n.clamp(1, 256) as u32)
+    };
+    let (width, height) = (side("width"), side("height"));
+    let bytes = solid_png(rgb, width, height)?;
+    let mut entry = attach_image(store, &bytes, "image/png", Some(width), Some(height))
+        .map_err(|e| format!("cannot store the image: {e}"))?;
+    entry.name = Some(format!("{color} square"));
+    Ok(json!({"color": color, TOOL_IMAGES_KEY: [entry]}))
+}
+
+/// Registers the test tools, writing their logs in `data_dir` and their images in `store`.
+pub fn register(
+    registry: &mut ToolRegistry,
+    data_dir: PathBuf,
+    store: Arc<Store>,
+) -> anyhow::Result<()> {
     for (name, permission) in [
         ("test_slow_write", PermissionLevel::None),
         ("test_guarded_write", PermissionLevel::UserConsent),
@@ -162,6 +235,15 @@ pub fn register(registry: &mut ToolRegistry, data_dir: PathBuf) -> anyhow::Resul
     registry.register(read_spec(), move |args: Value, _ctx: ToolContext| {
         let run = slow_read(data_dir.clone(), args);
         async move { run.await.map_err(|m| ToolFailure::new("io", m)) }
+    })?;
+    registry.register(image_spec(), move |args: Value, _ctx: ToolContext| {
+        let store = store.clone();
+        async move {
+            tokio::task::spawn_blocking(move || image(&store, &args))
+                .await
+                .map_err(|e| ToolFailure::new("io", e.to_string()))?
+                .map_err(|m| ToolFailure::new("io", m))
+        }
     })?;
     Ok(())
 }

@@ -116,6 +116,7 @@ export type { ToolCallRequest } from "./ToolCallRequest";
 export type { ToolCallResponse } from "./ToolCallResponse";
 export type { ToolDefinition } from "./ToolDefinition";
 export type { ToolError } from "./ToolError";
+export type { ToolImage } from "./ToolImage";
 export type { ToolProgressPayload } from "./ToolProgressPayload";
 export type { ToolProvider } from "./ToolProvider";
 export type { ToolQueuedPayload } from "./ToolQueuedPayload";

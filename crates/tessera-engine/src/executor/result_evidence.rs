@@ -3,7 +3,8 @@
 //! can see what it was built from.
 //!
 //! A result that already names evidences (search hits carry `evidence_id`s) is cited through
-//! those: copying it would put a search result into the index the next search reads.
+//! those: copying it would put a search result into the index the next search reads. A result
+//! with images always gets its own evidence, which references the images' attachments.
 
 use serde_json::{json, Value};
 use tessera_protocol::context_doc::{
@@ -33,7 +34,7 @@ pub(crate) fn evidence_of(
     result: &Value,
 ) -> ResultEvidence {
     let mut cited = Vec::new();
-    cited_ids(result, 0, &mut cited);
+    cites_only(result, &mut cited);
     if !cited.is_empty() {
         return ResultEvidence {
             new: None,
@@ -96,7 +97,7 @@ pub(crate) fn evidence_of(
 /// them before the event that writes them is stored.
 pub fn result_evidence_ids(call_id: &str, run_id: Option<&str>, result: &Value) -> Vec<String> {
     let mut cited = Vec::new();
-    cited_ids(result, 0, &mut cited);
+    cites_only(result, &mut cited);
     if cited.is_empty() {
         let text = match result {
             Value::String(s) => s.clone(),
@@ -105,6 +106,14 @@ pub fn result_evidence_ids(call_id: &str, run_id: Option<&str>, result: &Value) 
         cited.push(derived_id(call_id, run_id, &text));
     }
     cited
+}
+
+/// The evidence ids `result` is cited through instead of an evidence of its own; none for a
+/// result with images, whose evidence must reference them.
+fn cites_only(result: &Value, out: &mut Vec<String>) {
+    if crate::tools::images::images_of(result).is_empty() {
+        cited_ids(result, 0, out);
+    }
 }
 
 /// Derived from what it holds: the same result of the same call is the same evidence (calls

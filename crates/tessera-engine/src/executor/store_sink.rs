@@ -12,10 +12,11 @@ use tessera_protocol::context_doc::{
 use tessera_protocol::easyflow::{Event, EventBody};
 use tessera_protocol::vocabulary::ToolOutcome;
 use tessera_protocol::wire::JsonObject;
-use tessera_store::Store;
+use tessera_store::{AttachmentRef, Store};
 
 use super::events::EventSink;
 use super::result_evidence::evidence_of;
+use crate::tools::images::attachment_refs;
 
 /// The key of a call record's `extra` that names the run it belongs to.
 pub const RUN_ID_KEY: &str = "run_id";
@@ -43,7 +44,10 @@ impl StoreSink {
         calls.get(call_id).and_then(|r| r.tool.clone())
     }
 
-    fn record(&self, event: &Event) -> Option<(ToolCallRecord, Option<Evidence>)> {
+    fn record(
+        &self,
+        event: &Event,
+    ) -> Option<(ToolCallRecord, Option<Evidence>, Vec<AttachmentRef>)> {
         let mut calls = self.calls.lock().ok()?;
         let mut record = self.record_of(&mut calls, event)?;
         let run_id = event.meta.as_ref().and_then(|m| m.run_id.as_deref());
@@ -56,6 +60,7 @@ impl StoreSink {
             );
         }
         let mut evidence = None;
+        let mut attachments = Vec::new();
         if let EventBody::ToolResult(p) = &event.body {
             if let (Some(result), ToolOutcome::Success) =
                 (&p.result, ToolOutcome::from_event_status(p.status))
@@ -68,10 +73,13 @@ impl StoreSink {
                     result,
                 );
                 record.result_evidence_ids = Some(found.ids);
+                if found.new.is_some() {
+                    attachments = attachment_refs(&self.store, result);
+                }
                 evidence = found.new;
             }
         }
-        Some((record, evidence))
+        Some((record, evidence, attachments))
     }
 
     fn record_of(
@@ -141,9 +149,9 @@ impl StoreSink {
         let record = self.record(&event);
         let conversation_id = self.conversation_id.clone();
         self.store.write(move |tx| {
-            if let Some((record, evidence)) = &record {
+            if let Some((record, evidence, attachments)) = &record {
                 if let Some(evidence) = evidence {
-                    tx.put_evidence(&conversation_id, evidence, &[])?;
+                    tx.put_evidence(&conversation_id, evidence, attachments)?;
                 }
                 tx.put_tool_call(&conversation_id, record)?;
             }

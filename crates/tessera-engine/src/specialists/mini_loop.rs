@@ -217,7 +217,7 @@ pub(super) async fn run_loop<T>(
                 cited_ids(result, 0, &mut out.evidence_ids);
             }
         }
-        let parts = result_parts(&done, &response.tool_calls);
+        let parts = result_parts(&deps.store, &done, &response.tool_calls);
         messages.push(results_message(
             &response.tool_calls,
             &response.incomplete_tool_calls,

@@ -2,10 +2,12 @@
 //! validation ([`ToolRegistry`]), and simulated stand-ins for dry runs ([`simulated`]).
 
 pub mod handler;
+pub mod images;
 pub mod registry;
 pub mod simulated;
 pub mod spec;
 
 pub use handler::{SharedHandler, ToolContext, ToolFailure, ToolFuture, ToolHandler};
+pub use images::{attach_image, ToolImage, TOOL_IMAGES_KEY};
 pub use registry::{RegisteredTool, RegistryError, SchemaProblems, ToolRegistry};
 pub use spec::{default_safety, RetryPolicy, ToolKind, ToolSpec};

@@ -11,6 +11,8 @@ use tessera_providers::{ChatRequest, ProviderClient, ProviderError, ProviderKind
 use tessera_store::model_turns::NewModelTurn;
 use tokio_util::sync::CancellationToken;
 
+use crate::tools::images::without_inline_images;
+
 use super::{new_id, Recorder, TurnError, TurnOptions};
 
 /// What one model call gave.
@@ -33,10 +35,11 @@ pub(super) async fn call_model(
     cancel: CancellationToken,
 ) -> Result<CallResult, TurnError> {
     let config = client.config();
-    let wire_request = match config.kind {
+    let mut wire_request = match config.kind {
         ProviderKind::Openai => openai::encode_request(config, &request, true),
         ProviderKind::Anthropic => anthropic::encode_request(config, &request, true),
     };
+    without_inline_images(&mut wire_request);
     let turn = recorder.store.start_model_turn(
         &recorder.conversation_id,
         NewModelTurn {

@@ -72,9 +72,10 @@ pub fn ready_to_resume(interactions: &[Interaction]) -> bool {
         .all(|i| i.state != InteractionState::Pending)
 }
 
-fn record_part(record: &ToolCallRecord) -> Option<Part> {
+fn record_part(store: &Store, record: &ToolCallRecord) -> Option<Part> {
     let status = record.status?;
     Some(result_part(
+        store,
         &record.tool_call_id,
         ToolOutcome::from_context_doc(status),
         record.extra.get("result"),
@@ -182,7 +183,7 @@ pub async fn resume_turn(
         let mut parts: HashMap<String, Part> = HashMap::new();
         let mut allowed: Vec<&CompletedToolCall> = Vec::new();
         for call in &response.tool_calls {
-            if let Some(part) = records.get(&call.id).and_then(record_part) {
+            if let Some(part) = records.get(&call.id).and_then(|r| record_part(store, r)) {
                 parts.insert(call.id.clone(), part);
                 continue;
             }

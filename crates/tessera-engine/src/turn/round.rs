@@ -16,6 +16,7 @@ use tessera_providers::request::{ChatMessage, Part, Role, ToolResultPart};
 use tessera_providers::stream::{CompletedToolCall, IncompleteToolCall};
 use tessera_scheduler::PlanError;
 use tessera_store::interactions::{InteractionKind, NewInteraction};
+use tessera_store::Store;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -24,6 +25,7 @@ use crate::executor::{ChannelSink, Executor, ExecutorOptions};
 use crate::interactions::consent::{allowed_without_asking, request_payload};
 use crate::interactions::keys;
 use crate::interactions::request_form::{agent_requester, parse_request, REQUEST_FORM};
+use crate::tools::images::image_parts;
 use crate::tools::ToolRegistry;
 
 /// How a round ended.
@@ -34,9 +36,27 @@ pub(super) enum RoundOutcome {
     Suspended,
 }
 
-/// What the model reads for one call's result. The same text whether the call just ran or its
-/// result was read back from the store after a restart.
+/// What the model reads for one call's result: its JSON, then the images it lists (read from
+/// the attachment store). The same whether the call just ran or its result was read back from
+/// the store after a restart.
 pub(crate) fn result_part(
+    store: &Store,
+    call_id: &str,
+    outcome: ToolOutcome,
+    result: Option<&Value>,
+    error: Option<&Value>,
+) -> Part {
+    let mut part = text_result_part(call_id, outcome, result, error);
+    if let (ToolOutcome::Success, Some(result), Part::ToolResult { content, .. }) =
+        (outcome, result, &mut part)
+    {
+        content.extend(image_parts(store, result));
+    }
+    part
+}
+
+/// A result's JSON (or error) as text.
+fn text_result_part(
     call_id: &str,
     outcome: ToolOutcome,
     result: Option<&Value>,
@@ -72,7 +92,7 @@ pub(crate) fn results_message(
         .iter()
         .map(|c| {
             results.remove(&c.id).unwrap_or_else(|| {
-                result_part(
+                text_result_part(
                     &c.id,
                     ToolOutcome::Interrupted,
                     None,
@@ -164,12 +184,17 @@ pub(super) async fn execute(
     while let Ok(event) = rx.try_recv() {
         recorder.put_tool_event(event)?;
     }
-    Ok(result_parts(&response, calls.iter().copied()))
+    Ok(result_parts(
+        recorder.store,
+        &response,
+        calls.iter().copied(),
+    ))
 }
 
 /// What the model reads for each call of a set the executor ran, by call id; when the calls
 /// could not be planned (a cycle, a duplicate id), each gets the reason.
 pub(crate) fn result_parts<'a>(
+    store: &Store,
     response: &Result<ToolCallResponse, PlanError>,
     calls: impl IntoIterator<Item = &'a CompletedToolCall>,
 ) -> HashMap<String, Part> {
@@ -183,6 +208,7 @@ pub(crate) fn result_parts<'a>(
                     .as_ref()
                     .map(|e| json!({"code": e.code, "message": e.message}));
                 let part = result_part(
+                    store,
                     &r.call_id,
                     ToolOutcome::from_mcp_cp(r.status),
                     r.result.as_ref(),
@@ -197,7 +223,7 @@ pub(crate) fn result_parts<'a>(
                 let error = json!({"code": "INVALID_CALLS", "message": err.to_string()});
                 (
                     c.id.clone(),
-                    result_part(&c.id, ToolOutcome::Error, None, Some(&error)),
+                    text_result_part(&c.id, ToolOutcome::Error, None, Some(&error)),
                 )
             })
             .collect(),
@@ -247,7 +273,13 @@ pub(super) fn settle(
         let body = tool_call_body(call, "builtin");
         recorder.put_tool_event(recorder.shaper.wrap(body))?;
     }
-    let part = result_part(&call.id, outcome, result.as_ref(), error.as_ref());
+    let part = result_part(
+        recorder.store,
+        &call.id,
+        outcome,
+        result.as_ref(),
+        error.as_ref(),
+    );
     let body = tool_result_body(&call.id, outcome, result, error);
     recorder.put_tool_event(recorder.shaper.wrap(body))?;
     Ok(part)

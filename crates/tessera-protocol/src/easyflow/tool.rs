@@ -134,3 +134,43 @@ pub struct QueueDrainedPayload {
     #[serde(flatten)]
     pub extra: JsonObject,
 }
+
+/// The key of a tool's JSON result that lists the images it returned ([`ToolImage`]).
+pub const TOOL_IMAGES_KEY: &str = "images";
+
+/// An image a tool returned: the tool stored the bytes as an attachment and lists it under
+/// [`TOOL_IMAGES_KEY`] of its result, so the result stays small JSON and the bytes travel to
+/// the model as an image and to the person through `GET /v1/attachments/{sha256}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
+pub struct ToolImage {
+    /// Lowercase hex SHA-256 of the stored attachment.
+    pub sha256: String,
+    /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`.
+    pub mime_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    /// What the image shows, in a word or two ("screen", "window: Terminal", a file name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl ToolImage {
+    /// The images listed in a tool's result; entries that are not images by the convention
+    /// are left out.
+    pub fn list_in(result: &Value) -> Vec<ToolImage> {
+        result
+            .get(TOOL_IMAGES_KEY)
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|item| serde_json::from_value::<ToolImage>(item.clone()).ok())
+                    .filter(|image| image.mime_type.starts_with("image/"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}

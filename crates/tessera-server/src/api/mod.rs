@@ -3,6 +3,7 @@
 //! /v1/conversations/{id}/events` replays from `Last-Event-ID` and goes on live until the run's
 //! `done`; `POST /v1/runs/{id}/cancel`. A client that disconnects never cancels a run.
 
+mod attachments;
 mod errors;
 mod interactions;
 mod messages;
@@ -31,6 +32,7 @@ pub fn routes(engine: Engine) -> Router {
         .route("/conversations/{id}/events", get(conversation_events))
         .route("/runs/{id}/cancel", post(cancel_run))
         .merge(interactions::routes())
+        .merge(attachments::routes())
         .merge(ui::ui_routes())
         .with_state(engine)
 }

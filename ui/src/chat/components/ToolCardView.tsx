@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import type { JsonValue } from '../../generated/serde_json/JsonValue';
 import type { ChatState, ToolCard, ToolPhase } from '../reducer';
+import { ToolImages } from './ToolImages';
 
 const PHASE_KEYS = {
   preparing: 'tool.preparing',
@@ -67,6 +68,7 @@ export function ToolCardView({ card, tools }: { card: ToolCard; tools: ChatState
             <>
               <h4 className="tool-card-heading">{t('tool.result')}</h4>
               <pre className="tool-card-json" data-testid="tool-result">{pretty(card.result)}</pre>
+              <ToolImages tool={card.name} result={card.result} />
             </>
           )}
           {card.error !== undefined && (

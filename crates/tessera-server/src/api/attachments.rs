@@ -1,0 +1,88 @@
+//! `GET /v1/attachments/{sha256}`: the bytes of a stored attachment (a tool's screenshot, a
+//! picked image), so a client can show what the model was sent. Content-addressed, so a
+//! response never changes and may be cached for good, privately: it is the person's data.
+
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use tessera_engine::engine::Engine;
+use tessera_store::attachments::is_sha256;
+
+use super::ApiError;
+
+/// What a response says about caching: the same hash always names the same bytes.
+const CACHE_CONTROL: &str = "private, max-age=31536000, immutable";
+
+pub fn routes() -> Router<Engine> {
+    Router::new().route("/attachments/{sha256}", get(get_attachment))
+}
+
+async fn get_attachment(
+    State(engine): State<Engine>,
+    Path(sha256): Path<String>,
+) -> Result<Response, ApiError> {
+    if !is_sha256(&sha256) {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "BAD_SHA256",
+            "an attachment is named by the lowercase hex SHA-256 of its bytes (64 characters)",
+        ));
+    }
+    let store = engine.store().clone();
+    let hash = sha256.clone();
+    let found = tokio::task::spawn_blocking(move || {
+        let Some(info) = store.attachment(&hash)? else {
+            return Ok(None);
+        };
+        store
+            .read_attachment(&hash)
+            .map(|bytes| Some((info, bytes)))
+    })
+    .await
+    .map_err(|err| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "INTERNAL",
+            format!("reading the attachment stopped: {err}"),
+        )
+    })?;
+    let not_found = || {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "ATTACHMENT_NOT_FOUND",
+            format!("no attachment {sha256}"),
+        )
+    };
+    let (info, bytes) = match found {
+        Ok(Some(found)) => found,
+        Ok(None) | Err(tessera_store::StoreError::NotFound { .. }) => return Err(not_found()),
+        Err(error) => {
+            tracing::warn!(%error, %sha256, "cannot read an attachment");
+            return Err(ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "STORE_ERROR",
+                "cannot read the attachment",
+            ));
+        }
+    };
+    let mime = info
+        .mime_type
+        .unwrap_or_else(|| "application/octet-stream".to_owned());
+    Ok((
+        [
+            (header::CONTENT_TYPE, mime),
+            (header::CACHE_CONTROL, CACHE_CONTROL.to_owned()),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
+            // Opened on its own (an SVG, an HTML file), an attachment runs nothing.
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'none'; sandbox".to_owned(),
+            ),
+        ],
+        Body::from(bytes),
+    )
+        .into_response())
+}
