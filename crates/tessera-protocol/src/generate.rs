@@ -120,6 +120,8 @@ pub fn typescript_files() -> Result<BTreeMap<PathBuf, String>, GenerateError> {
     collector.visit::<crate::ipc::BodyFrame>();
     collector.visit::<crate::views::ConsentGrantView>();
     collector.visit::<crate::views::RunContext>();
+    collector.visit::<crate::settings_api::ProviderCheck>();
+    collector.visit::<crate::settings_api::SettingsView>();
     if let Some(error) = collector.error {
         return Err(GenerateError::TypeScript(error));
     }

@@ -13,6 +13,7 @@
 //! - [`generate`]: the committed `schemas/*.schema.json` and `ui/src/generated/*.ts`;
 //!   `cargo run -p tessera-protocol --bin tessera-gen -- write|check`.
 //! - [`views`]: what the UI's endpoints answer where no seed defines it (grants, a run's context).
+//! - [`settings_api`]: the plain-JSON answers of the settings endpoints (`/v1/settings`…).
 //! - [`wire`], [`ordered_map`]: shared building blocks (timestamps, extensible enums, maps).
 //!
 //! Every type keeps unknown fields (`extra`) and unknown extensible-enum values (`Other`), so a
@@ -26,6 +27,7 @@ pub mod mcp_cp;
 pub mod ordered_map;
 pub mod request;
 pub mod response;
+pub mod settings_api;
 pub mod validate;
 pub mod views;
 pub mod vocabulary;

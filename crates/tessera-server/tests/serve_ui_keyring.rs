@@ -3,7 +3,7 @@
 //! Anywhere else it skips, saying so on stderr: it would be writing to the person's own keyring.
 //!
 //! The key goes in through the API, is read back by another program (`secret-tool`), shows as
-//! `has_key`, is used for the model listing and by the model rebuilt after the change, and is
+//! `has_key`, is used for the model listing, the connection check and by the model rebuilt after the change, and is
 //! found nowhere in an answer, the server's log or the data folder.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -80,6 +80,12 @@ async fn a_key_put_through_the_api_lives_only_in_the_keyring_and_is_used() {
         .await
         .error(400, "MISSING_KEY");
 
+    // A connection test before the key is there says so, and sends nothing.
+    let check = api
+        .post(&format!("/providers/{name}/check"), &json!({}))
+        .await;
+    assert_eq!(check.ok(200)["problem"], "missing_key");
+
     // Into the keyring (trimmed), readable by another program, never echoed.
     let stored = api
         .put(
@@ -108,6 +114,15 @@ async fn a_key_put_through_the_api_lives_only_in_the_keyring_and_is_used() {
     // Used: for the model listing and by the rebuilt model.
     let models = api.get(&format!("/providers/{name}/models")).await;
     assert_eq!(models.ok(200)["models"][0]["id"], "kr-model");
+    let check = api
+        .post(&format!("/providers/{name}/check"), &json!({}))
+        .await;
+    let body = check.ok(200);
+    assert_eq!(
+        (&body["ok"], &body["model"]),
+        (&json!(true), &json!("kr-model"))
+    );
+    assert!(!check.text.contains(&key));
     scripted.push(Reply::openai_text("kr-model", &["keyring ", "works"]));
     let message = json!({
         "messageId": "msg_1", "contextId": "ctx_keyring", "timestamp": "2026-11-23T10:00:00Z",
@@ -117,7 +132,7 @@ async fn a_key_put_through_the_api_lives_only_in_the_keyring_and_is_used() {
     let answer = api.post("/messages", &message).await;
     assert_eq!(answer.ok(200)["content"]["text"], "keyring works");
     let bearer = format!("Bearer {key}");
-    assert_eq!(scripted.requests().len(), 2);
+    assert_eq!(scripted.requests().len(), 3);
     assert!(scripted
         .requests()
         .iter()

@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { LanguageSelect, ThemeSelect } from '../components/Settings';
 import type { ThemeChoice } from '../theme';
-import type { AppSettings, SettingsApi } from './api';
+import type { SettingsView, SettingsApi } from './api';
 import { DiagnosticsSection } from './DiagnosticsSection';
 import { Field, isApiError, messageOf } from './fields';
 
@@ -19,7 +19,7 @@ const LIMIT_LABELS = {
   spending_limit_per_conversation_usd: 'general.limitPerConversation',
 } as const satisfies Record<LimitKey, string>;
 
-function LimitForm({ api, settingKey, value, onSaved }: { api: SettingsApi; settingKey: LimitKey; value: number | null; onSaved: (s: AppSettings) => void }) {
+function LimitForm({ api, settingKey, value, onSaved }: { api: SettingsApi; settingKey: LimitKey; value: number | null; onSaved: (s: SettingsView) => void }) {
   const { t } = useTranslation();
   const [text, setText] = useState(value === null ? '' : String(value));
   const [error, setError] = useState<string | null>(null);
@@ -73,7 +73,7 @@ function LimitForm({ api, settingKey, value, onSaved }: { api: SettingsApi; sett
 /** Theme, language, and the spending limits with what was spent today. */
 export function GeneralSection({ api, theme, onThemeChange }: GeneralSectionProps) {
   const { t } = useTranslation();
-  const [settings, setSettings] = useState<AppSettings | null>(null);
+  const [settings, setSettings] = useState<SettingsView | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -110,7 +110,7 @@ export function GeneralSection({ api, theme, onThemeChange }: GeneralSectionProp
         )}
         {api && settings && (
           <>
-            <p data-testid="spent-today">{t('general.spentToday', { amount: settings.spent_today_usd.toFixed(4) })}</p>
+            {settings.spent_today_usd !== null && <p data-testid="spent-today">{t('general.spentToday', { amount: settings.spent_today_usd.toFixed(4) })}</p>}
             {(['spending_limit_per_day_usd', 'spending_limit_per_conversation_usd'] as const).map((key) => (
               <LimitForm key={key} api={api} settingKey={key} value={settings.settings[key]} onSaved={setSettings} />
             ))}

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { CheckProblem } from '../generated/CheckProblem';
 import type { ModelInfo, ModelStatus, ProviderCheck, ProviderList, ProviderRow, SettingsApi } from './api';
 import { isApiError, messageOf } from './fields';
 import { KeyForm, ProviderForm } from './ProviderForm';
@@ -19,11 +20,10 @@ const PROBLEM_KEYS = {
   timeout: 'providers.checkTimeout',
   unknown_model: 'providers.checkUnknownModel',
   missing_key: 'providers.checkMissingKey',
-} as const;
-
-function problemKey(problem: string | null) {
-  return problem !== null && problem in PROBLEM_KEYS ? PROBLEM_KEYS[problem as keyof typeof PROBLEM_KEYS] : null;
-}
+  http_error: 'providers.checkFailed',
+  bad_answer: 'providers.checkFailed',
+  failed: 'providers.checkFailed',
+} as const satisfies Record<CheckProblem, string>;
 
 function CheckResult({ check }: { check: ProviderCheck }) {
   const { t } = useTranslation();
@@ -34,10 +34,10 @@ function CheckResult({ check }: { check: ProviderCheck }) {
       </p>
     );
   }
-  const key = problemKey(check.problem);
+  const key = PROBLEM_KEYS[check.problem ?? 'failed'];
   return (
     <div className="notice notice-error" role="alert" data-testid="check-result">
-      <p>{key ? t(key, { model: check.model ?? '' }) : t('providers.checkFailed')}</p>
+      <p>{t(key, { model: check.model ?? '' })}</p>
       {check.message && <p className="settings-hint">{check.message}</p>}
     </div>
   );

@@ -1,20 +1,19 @@
 /**
  * The settings endpoints of `/v1` (README "The `/v1` API": providers, settings, profiles,
- * specialists, tools). Their answers are built on the server as JSON without a Rust type of
- * their own, so their shapes are written here, field for field as the server sends them.
+ * specialists, tools). The check, the settings and the model status are generated from Rust
+ * (tessera_protocol::settings_api); the rest is assembled on the server from engine and
+ * provider types that have no TypeScript export, so their shapes are written here.
  */
 import { errorOf, type TesseraClient, type Transport, type TransportRequest } from '../transport/client';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
+import type { ModelStatus } from '../generated/ModelStatus';
+import type { ProviderCheck } from '../generated/ProviderCheck';
+import type { SettingValues } from '../generated/SettingValues';
+import type { SettingsView } from '../generated/SettingsView';
+
+export type { ModelStatus, ProviderCheck, SettingsView };
 
 export type WireKind = 'openai' | 'anthropic';
-
-/** What the server says about the model new runs use. */
-export interface ModelStatus {
-  ready: boolean;
-  provider?: string;
-  model?: string;
-  reason?: string;
-}
 
 /** A provider configuration as saved (`ProviderConfig`; keys are never part of it). */
 export interface ProviderConfig {
@@ -55,32 +54,12 @@ export interface ProviderList {
   model: ModelStatus;
 }
 
-export interface ProviderCheck {
-  provider: string;
-  ok: boolean;
-  model: string | null;
-  latency_ms: number | null;
-  models: number | null;
-  problem: string | null;
-  message: string | null;
-}
-
 export interface ModelInfo {
   id: string;
   display_name?: string;
 }
 
-export interface AppSettings {
-  settings: {
-    spending_limit_per_day_usd: number | null;
-    spending_limit_per_conversation_usd: number | null;
-    default_provider: string | null;
-  };
-  spent_today_usd: number;
-  model?: ModelStatus;
-}
-
-export type SettingKey = keyof AppSettings['settings'];
+export type SettingKey = keyof SettingValues;
 
 export type ResponseFormat = { type: 'text' } | { type: 'json'; schema: JsonValue };
 
@@ -176,11 +155,11 @@ export class SettingsApi {
     return this.json({ method: 'POST', path: `/v1/providers/${encodeURIComponent(name)}/check`, body: model ? { model } : {} });
   }
 
-  settings(): Promise<AppSettings> {
+  settings(): Promise<SettingsView> {
     return this.json({ method: 'GET', path: '/v1/settings' });
   }
 
-  changeSetting(key: SettingKey, value: JsonValue): Promise<AppSettings> {
+  changeSetting(key: SettingKey, value: JsonValue): Promise<SettingsView> {
     return this.json({ method: 'PUT', path: `/v1/settings/${key}`, body: { value } });
   }
 

@@ -19,8 +19,9 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::http::StatusCode;
 use axum::{Extension, Router};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use tessera_engine::engine::Engine;
+use tessera_protocol::settings_api::ModelStatus;
 
 use super::ApiError;
 use crate::serve::ModelFlags;
@@ -84,23 +85,32 @@ fn kind_of(value: &Value) -> &'static str {
 }
 
 /// The model new runs use, as the UI shows it.
-fn model_status(engine: &Engine) -> Value {
+fn model_status(engine: &Engine) -> ModelStatus {
     match engine.model() {
-        Some(choice) => json!({
-            "ready": true,
-            "provider": choice.client.config().name,
-            "model": choice.model,
-        }),
-        None => json!({ "ready": false }),
+        Some(choice) => ModelStatus {
+            ready: true,
+            provider: Some(choice.client.config().name.clone()),
+            model: Some(choice.model.clone()),
+            reason: None,
+        },
+        None => ModelStatus::default(),
     }
 }
 
 /// Rebuilds the model after a change and says how it went. Without the flags (a router built
 /// without them) the model is rebuilt from the data folder alone.
-async fn refresh_model(engine: &Engine, flags: Option<Extension<Arc<ModelFlags>>>) -> Value {
+async fn refresh_model(engine: &Engine, flags: Option<Extension<Arc<ModelFlags>>>) -> ModelStatus {
     let flags = flags.map_or_else(|| Arc::new(ModelFlags::default()), |Extension(f)| f);
     match flags.refresh(engine).await {
         Ok(()) => model_status(engine),
-        Err(reason) => json!({ "ready": false, "reason": reason }),
+        Err(reason) => ModelStatus {
+            reason: Some(reason),
+            ..ModelStatus::default()
+        },
     }
+}
+
+/// A status as a JSON value, for answers assembled with `json!`.
+fn model_value(status: &ModelStatus) -> Value {
+    serde_json::to_value(status).unwrap_or(Value::Null)
 }

@@ -18,7 +18,7 @@ use tessera_engine::profiles::{Profiles, ProfilesError};
 use tessera_engine::specialists::{self, SpecialistsError};
 use tessera_protocol::wire::JsonObject;
 
-use super::{json_body, refresh_model};
+use super::{json_body, model_value, refresh_model};
 use crate::api::ApiError;
 use crate::serve::ModelFlags;
 
@@ -149,7 +149,7 @@ async fn put_specialists(
     let value = json_body(body)?;
     let specs = specialists::save_specialists(engine.store(), &value).map_err(specialists_error)?;
     let mut view = specialists_view(&specs, true);
-    view["model"] = refresh_model(&engine, flags).await;
+    view["model"] = model_value(&refresh_model(&engine, flags).await);
     Ok(Json(view))
 }
 
@@ -162,6 +162,6 @@ async fn reset_specialists(
         .store()
         .delete_app_setting(specialists::SETTING_KEY)?;
     let mut view = specialists_view(&specialists::builtin(), false);
-    view["model"] = refresh_model(&engine, flags).await;
+    view["model"] = model_value(&refresh_model(&engine, flags).await);
     Ok(Json(view))
 }

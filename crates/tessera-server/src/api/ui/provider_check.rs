@@ -2,7 +2,8 @@
 //! provider for its models with the key it would use (free, unlike a completion), so one call
 //! tells whether the server is reachable, whether the key is accepted, and whether the model
 //! runs would use is one it serves. A check that ran answers 200 whatever it found; only an
-//! unknown provider (404) or an unreachable keyring (503) are errors.
+//! unknown provider (404) or an unreachable keyring (503) are errors. The answer is
+//! `tessera_protocol::settings_api::ProviderCheck`.
 
 use std::time::Instant;
 
@@ -10,10 +11,10 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::Json;
-use serde::Serialize;
 use serde_json::Value;
 use tessera_engine::engine::Engine;
 use tessera_engine::provider_settings::require_provider;
+use tessera_protocol::settings_api::{CheckProblem, ProviderCheck};
 use tessera_providers::keys::resolve_key;
 use tessera_providers::models::list_models;
 use tessera_providers::ProviderError;
@@ -23,34 +24,21 @@ use super::{bad_request, json_body, kind_of};
 use crate::api::ApiError;
 use crate::provider_cmd::Failure;
 
-/// What the check found. `problem` is one of `missing_key`, `auth_failed` (the key was
-/// refused), `unreachable`, `timeout`, `unknown_model`, `http_error`, `bad_answer`, `failed`.
-#[derive(Debug, Serialize)]
-pub(super) struct ProviderCheck {
-    provider: String,
-    ok: bool,
-    /// The model checked: the one asked for, else the provider's default.
-    model: Option<String>,
-    /// How long the provider took to answer (none when it was never asked).
-    latency_ms: Option<u64>,
-    /// How many models it listed.
-    models: Option<usize>,
-    problem: Option<&'static str>,
-    /// Why, for people; never holds the key.
-    message: Option<String>,
-}
-
-fn problem_of(err: &ProviderError) -> &'static str {
+fn problem_of(err: &ProviderError) -> CheckProblem {
     match err {
         ProviderError::Http {
             status: 401 | 403, ..
-        } => "auth_failed",
-        ProviderError::Http { .. } => "http_error",
-        ProviderError::Network { .. } | ProviderError::ConnectTimeout { .. } => "unreachable",
-        ProviderError::FirstByteTimeout { .. } | ProviderError::IdleTimeout { .. } => "timeout",
-        ProviderError::Decode { .. } => "bad_answer",
-        ProviderError::MissingKey { .. } => "missing_key",
-        _ => "failed",
+        } => CheckProblem::AuthFailed,
+        ProviderError::Http { .. } => CheckProblem::HttpError,
+        ProviderError::Network { .. } | ProviderError::ConnectTimeout { .. } => {
+            CheckProblem::Unreachable
+        }
+        ProviderError::FirstByteTimeout { .. } | ProviderError::IdleTimeout { .. } => {
+            CheckProblem::Timeout
+        }
+        ProviderError::Decode { .. } => CheckProblem::BadAnswer,
+        ProviderError::MissingKey { .. } => CheckProblem::MissingKey,
+        _ => CheckProblem::Failed,
     }
 }
 
@@ -107,7 +95,7 @@ pub(super) async fn check(
     let key = match resolve_key(&config, keyring()).await {
         Ok(key) => key,
         Err(err @ ProviderError::MissingKey { .. }) => {
-            answer.problem = Some("missing_key");
+            answer.problem = Some(CheckProblem::MissingKey);
             answer.message = Some(err.to_string());
             return Ok(Json(answer));
         }
@@ -118,13 +106,13 @@ pub(super) async fn check(
     answer.latency_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
     match listed {
         Ok(models) => {
-            answer.models = Some(models.len());
+            answer.models = Some(u64::try_from(models.len()).unwrap_or(u64::MAX));
             // A server that lists nothing (some OpenAI-compatible ones) cannot say no.
             let unknown = answer.model.as_deref().filter(|model| {
                 !models.is_empty() && !models.iter().any(|m| m.id.as_str() == *model)
             });
             if let Some(model) = unknown {
-                answer.problem = Some("unknown_model");
+                answer.problem = Some(CheckProblem::UnknownModel);
                 answer.message = Some(format!(
                     "{} does not serve the model {model} ({} model(s) listed)",
                     config.name,

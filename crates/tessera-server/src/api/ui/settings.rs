@@ -9,9 +9,10 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, put};
 use axum::{Extension, Json, Router};
-use serde_json::{json, Value};
+use serde_json::Value;
 use tessera_engine::engine::Engine;
 use tessera_engine::provider_settings::default_provider_name;
+use tessera_protocol::settings_api::{SettingValues, SettingsView};
 use tessera_store::Store;
 
 use super::providers::api_error;
@@ -32,21 +33,22 @@ pub(super) fn routes() -> Router<Engine> {
 }
 
 /// The settings by key (null: not set), and what was spent today (estimated; read-only).
-fn view(store: &Store) -> Result<Value, ApiError> {
+fn view(store: &Store) -> Result<SettingsView, ApiError> {
     let limits = cmd::read_limits(store).map_err(api_error)?;
     let default = default_provider_name(store)?;
-    Ok(json!({
-        "settings": {
-            PER_DAY: limits.per_day_usd,
-            PER_CONVERSATION: limits.per_conversation_usd,
-            DEFAULT_PROVIDER: default,
+    Ok(SettingsView {
+        settings: SettingValues {
+            spending_limit_per_day_usd: limits.per_day_usd,
+            spending_limit_per_conversation_usd: limits.per_conversation_usd,
+            default_provider: default,
         },
-        "spent_today_usd": cmd::spent_today(store),
-    }))
+        spent_today_usd: cmd::spent_today(store),
+        model: None,
+    })
 }
 
 /// `GET /v1/settings`.
-async fn show(State(engine): State<Engine>) -> Result<Json<Value>, ApiError> {
+async fn show(State(engine): State<Engine>) -> Result<Json<SettingsView>, ApiError> {
     Ok(Json(view(engine.store())?))
 }
 
@@ -68,7 +70,7 @@ async fn change(
     flags: Option<Extension<Arc<ModelFlags>>>,
     Path(key): Path<String>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<SettingsView>, ApiError> {
     if !KEYS.contains(&key.as_str()) {
         return Err(bad_request(format!(
             "no setting named `{key}`: the settings are {}",
@@ -99,7 +101,7 @@ async fn change(
             }
         }
         let mut answer = view(store)?;
-        answer["model"] = refresh_model(&engine, flags).await;
+        answer.model = Some(refresh_model(&engine, flags).await);
         return Ok(Json(answer));
     }
     let limit = match &value {

@@ -1,0 +1,79 @@
+//! Answers of the `/v1` endpoints the settings page reads that are plain JSON rather than
+//! protocol messages: the model new runs use, a provider's connection check, the app settings.
+//! Typed here so the UI's types are generated from the server's (`ui/src/generated`).
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+/// The model new runs use, as the answers of the settings endpoints report it (`model`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
+pub struct ModelStatus {
+    pub ready: bool,
+    /// The provider's name, when ready.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Why there is none, when the rebuild after a change failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Why a provider's connection check failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckProblem {
+    /// No key in the keyring nor in the provider's variable.
+    MissingKey,
+    /// The provider refused the key (HTTP 401 or 403).
+    AuthFailed,
+    /// No connection (refused, DNS, TLS, connect timeout).
+    Unreachable,
+    /// Connected, but no answer in time.
+    Timeout,
+    /// The provider does not list the model checked.
+    UnknownModel,
+    /// Another HTTP error.
+    HttpError,
+    /// An answer that could not be read.
+    BadAnswer,
+    Failed,
+}
+
+/// `POST /v1/providers/{name}/check`: whether the provider answers with the key it would use
+/// and serves the model.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct ProviderCheck {
+    pub provider: String,
+    pub ok: bool,
+    /// The model checked: the one asked for, else the provider's default.
+    pub model: Option<String>,
+    /// How long the provider took to answer (none when it was never asked).
+    pub latency_ms: Option<u64>,
+    /// How many models it listed.
+    pub models: Option<u64>,
+    pub problem: Option<CheckProblem>,
+    /// Why, for people; never holds the key.
+    pub message: Option<String>,
+}
+
+/// The settings the UI may change, by key (null: not set).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, TS)]
+pub struct SettingValues {
+    pub spending_limit_per_day_usd: Option<f64>,
+    pub spending_limit_per_conversation_usd: Option<f64>,
+    pub default_provider: Option<String>,
+}
+
+/// `GET /v1/settings` and the answer of `PUT /v1/settings/{key}`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, TS)]
+pub struct SettingsView {
+    pub settings: SettingValues,
+    /// Estimated cost of today's model calls in USD (null: cannot be told).
+    pub spent_today_usd: Option<f64>,
+    /// After a change of the default provider: the model new runs use now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model: Option<ModelStatus>,
+}
