@@ -318,6 +318,21 @@ async fn the_planner_corrects_a_bad_plan_runs_the_good_one_and_keeps_it_as_the_t
         .filter_map(|n| n["id"].as_str())
         .collect();
     assert_eq!(ids, ["call_p/s1", "call_p/s2", "call_p/s3"]);
+    // Marked as a plan's steps, with s2's dependency on s1 as an edge.
+    assert!(graph
+        .nodes
+        .iter()
+        .all(|n| n["node_kind"] == json!("instruction")));
+    let edges: Vec<(&str, &str)> = graph
+        .edges
+        .iter()
+        .filter_map(|e| Some((e["from"].as_str()?, e["to"].as_str()?)))
+        .collect();
+    assert_eq!(edges, [("call_p/s1", "call_p/s2")]);
+    // The model's own round of calls is not marked as a plan.
+    assert!(events.iter().any(|e| matches!(&e.event.body,
+        EventBody::WorkflowGraph(p) if p.nodes.iter().any(|n| n["id"] == json!("call_p"))
+            && p.nodes.iter().all(|n| n.get("node_kind").is_none()))));
     // The planning calls are recorded as `plan` usage.
     let plans = store
         .model_usage(&run.conversation_id)

@@ -149,26 +149,35 @@ describe('chat reducer on engine shapes', () => {
     });
   });
 
-  it('draws an instruction set and keeps its node states live', () => {
+  it('keeps an instruction set as a plan (start graph replaced by the end graph), not a round of model calls', () => {
     const s = reduceAll(initialChatState, [
-      ev(1, 'workflow', 'graph', {
+      ev(1, 'workflow', 'graph', { nodes: [{ id: 'call_p', label: 'invoke_planner', state: 'PENDING' }], edges: [] }),
+      ev(2, 'workflow', 'graph', {
         nodes: [
-          { id: 'a', label: 'Fetch', state: 'pending' },
-          { id: 'b', label: 'Sum', state: 'pending' },
+          { id: 'call_p/a', label: 'fetch', state: 'PENDING', node_kind: 'instruction' },
+          { id: 'call_p/b', label: 'sum', state: 'PENDING', node_kind: 'instruction' },
         ],
-        edges: [{ from: 'a', to: 'b', kind: 'order' }],
+        edges: [{ from: 'call_p/a', to: 'call_p/b', kind: 'after' }],
       }),
-      ev(2, 'workflow', 'status', { node_id: 'a', node_kind: 'instruction', state: 'start' }),
-      ev(3, 'workflow', 'status', { node_id: 'a', node_kind: 'instruction', state: 'end' }),
-      ev(4, 'workflow', 'status', { node_id: 'b', node_kind: 'instruction', state: 'failed', reason: 'x' }),
+      ev(3, 'workflow', 'graph', {
+        nodes: [
+          { id: 'call_p/a', label: 'fetch', state: 'COMPLETED', node_kind: 'instruction' },
+          { id: 'call_p/b', label: 'sum', state: 'FAILED', node_kind: 'instruction' },
+        ],
+        edges: [{ from: 'call_p/a', to: 'call_p/b', kind: 'after' }],
+      }),
     ]);
-    expect(s.messages['m1']?.graph).toEqual({
-      nodes: [
-        { id: 'a', label: 'Fetch', state: 'end' },
-        { id: 'b', label: 'Sum', state: 'failed' },
-      ],
-      edges: [{ from: 'a', to: 'b', kind: 'order' }],
-    });
+    expect(s.messages['m1']?.plans).toEqual([
+      {
+        id: 'call_p/a',
+        parentId: 'call_p',
+        nodes: [
+          { id: 'call_p/a', label: 'fetch', state: 'COMPLETED' },
+          { id: 'call_p/b', label: 'sum', state: 'FAILED' },
+        ],
+        edges: [{ from: 'call_p/a', to: 'call_p/b', kind: 'after' }],
+      },
+    ]);
   });
 
   it('tells a recoverable error (retry coming) from a fatal one, and streams thinking apart from text', () => {

@@ -11,6 +11,8 @@
  *   text blocks and thinking blocks (keyed by the event `index`) and tool cards.
  * - Tool calls nested in a specialist's call have ids `parent/child`; they are grouped under
  *   the parent card.
+ * - An instruction set's `workflow/graph` (a planner's plan) is kept as a plan of its run's
+ *   message; its steps' states are read from their tool cards (plan/model.ts).
  */
 import type { ConsentRequestPayload } from '../generated/ConsentRequestPayload';
 import type { Event } from '../generated/Event';
@@ -19,6 +21,7 @@ import type { SystemState } from '../generated/SystemState';
 import type { ToolResultStatus } from '../generated/ToolResultStatus';
 import type { WorkflowState } from '../generated/WorkflowState';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
+import { planFromGraph, withPlan, type Plan } from './plan/model';
 
 export type Part = { kind: 'text' | 'thinking'; key: string; text: string } | { kind: 'tool'; id: string };
 
@@ -48,18 +51,6 @@ export interface ToolCard {
   agent?: { turn?: number; maxTurns?: number; state: WorkflowState };
 }
 
-export interface GraphNode {
-  id: string;
-  label: string;
-  state: string;
-}
-
-export interface GraphEdge {
-  from: string;
-  to: string;
-  kind?: string;
-}
-
 export interface Usage {
   promptTokens?: number;
   completionTokens?: number;
@@ -78,8 +69,8 @@ export interface AssistantMessage {
   id: string;
   runId: string | null;
   parts: Part[];
-  /** An instruction set's graph, its nodes' states kept live. */
-  graph?: { nodes: GraphNode[]; edges: GraphEdge[] };
+  /** The instruction sets run in this message (a planner's plan), their shape from `workflow/graph`. */
+  plans?: Plan[];
   /** Recoverable problems (a retry is coming) and business errors, in order. */
   notices: RunError[];
   usage?: Usage;
@@ -191,6 +182,17 @@ export function reduceAll(state: ChatState, events: Iterable<Event>): ChatState 
   let s = state;
   for (const e of events) s = reduce(s, e);
   return s;
+}
+
+function messageOfRun(state: ChatState, runId: string | undefined): string | null {
+  if (!runId) return null;
+  const known = state.runs[runId]?.messageId;
+  if (known) return known;
+  for (let i = state.messageOrder.length - 1; i >= 0; i--) {
+    const id = state.messageOrder[i] ?? '';
+    if (state.messages[id]?.runId === runId) return id;
+  }
+  return null;
 }
 
 function withMessage(state: ChatState, event: Event, change: (m: AssistantMessage) => AssistantMessage): ChatState {
@@ -362,28 +364,15 @@ function apply(state: ChatState, event: Event, folded: boolean): ChatState {
           return { ...t, agent };
         });
       }
-      return withMessage(s, event, (m) => {
-        if (!m.graph || !m.graph.nodes.some((n) => n.id === nodeId && n.state !== nodeState)) return m;
-        return { ...m, graph: { ...m.graph, nodes: m.graph.nodes.map((n) => (n.id === nodeId ? { ...n, state: nodeState } : n)) } };
-      });
+      return s;
     }
     case 'workflow/graph': {
-      const nodes: GraphNode[] = [];
-      for (const n of Array.isArray(payload['nodes']) ? payload['nodes'] : []) {
-        if (n && typeof n === 'object' && !Array.isArray(n) && typeof n['id'] === 'string') {
-          nodes.push({ id: n['id'], label: str(n['label']) ?? n['id'], state: str(n['state']) ?? 'pending' });
-        }
-      }
-      const edges: GraphEdge[] = [];
-      for (const e of Array.isArray(payload['edges']) ? payload['edges'] : []) {
-        if (e && typeof e === 'object' && !Array.isArray(e) && typeof e['from'] === 'string' && typeof e['to'] === 'string') {
-          const edge: GraphEdge = { from: e['from'], to: e['to'] };
-          const kind = str(e['kind']);
-          if (kind) edge.kind = kind;
-          edges.push(edge);
-        }
-      }
-      return withMessage(state, event, (m) => ({ ...m, graph: { nodes, edges } }));
+      const plan = planFromGraph(payload);
+      if (!plan) return state;
+      // Workflow events carry no message_id: the plan belongs to its run's message.
+      const messageId = event.message_id ?? messageOfRun(state, str(event.meta?.run_id));
+      if (!messageId) return state;
+      return withMessage(state, { ...event, message_id: messageId }, (m) => ({ ...m, plans: withPlan(m.plans, plan) }));
     }
 
     case 'interaction/form_request': {

@@ -135,8 +135,19 @@ impl Run<'_> {
             .map_or(ToolOutcome::Error, |o| o.outcome)
     }
 
+    /// The set's shape and states (at the start and at the end). An instruction set's nodes say
+    /// `node_kind: instruction`, as its `workflow/status` events do, so a client can tell a plan
+    /// from a model's round of tool calls before any step has started.
     fn emit_graph(&self) {
-        let (nodes, edges) = self.graph().view(&|i| self.states[i].to_owned());
+        let (mut nodes, edges) = self.graph().view(&|i| self.states[i].to_owned());
+        if self.spec.kind == SetKind::Instructions {
+            let kind = serde_json::to_value(NodeKind::Instruction).unwrap_or(Value::Null);
+            for node in &mut nodes {
+                if let Value::Object(o) = node {
+                    o.insert("node_kind".into(), kind.clone());
+                }
+            }
+        }
         self.emitter().workflow_graph(nodes, edges);
     }
 

@@ -1,30 +1,10 @@
+import { Fragment } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ContextButton } from '../../inspector/ContextInspector';
-import type { AssistantMessage, ChatState, RunInfo } from '../reducer';
+import { PlanGraph } from '../plan/PlanGraph';
+import { isLive, type AssistantMessage, type ChatState, type RunInfo } from '../reducer';
 import { Markdown } from './Markdown';
 import { ToolCardView } from './ToolCardView';
-
-function Graph({ graph }: { graph: NonNullable<AssistantMessage['graph']> }) {
-  const { t } = useTranslation();
-  const labels = new Map(graph.nodes.map((n) => [n.id, n.label]));
-  return (
-    <figure className="task-graph" data-testid="task-graph">
-      <figcaption>{t('chat.graphLabel')}</figcaption>
-      <ol className="task-graph-nodes">
-        {graph.nodes.map((n) => {
-          const after = graph.edges.filter((e) => e.to === n.id).map((e) => labels.get(e.from) ?? e.from);
-          return (
-            <li key={n.id} className="task-graph-node" data-state={n.state} data-testid="task-node">
-              <span className="task-graph-label">{n.label}</span>
-              <span className="badge">{n.state}</span>
-              {after.length > 0 && <span className="task-graph-after">← {after.join(', ')}</span>}
-            </li>
-          );
-        })}
-      </ol>
-    </figure>
-  );
-}
 
 /** An assistant message as it streams: thinking, text (Markdown), tool cards, plan, usage, errors. */
 export function AssistantMessageView({ message, tools, run }: { message: AssistantMessage; tools: ChatState['tools']; run: RunInfo | undefined }) {
@@ -32,14 +12,27 @@ export function AssistantMessageView({ message, tools, run }: { message: Assista
   const live = run !== undefined && !run.done && (run.state === 'running' || run.state === 'initializing' || run.state === 'resumed');
   const empty = message.parts.length === 0;
   const usage = message.usage;
+  const runEnded = run !== undefined && (run.done || !isLive(run.state));
+  const plans = message.plans ?? [];
+  const planParents = new Set(message.parts.flatMap((p) => (p.kind === 'tool' ? [p.id] : [])));
+  // A plan is drawn under the call that runs it (the planner's card); one run directly, at the top.
+  const plansOf = (parentId: string | null) =>
+    plans
+      .filter((p) => (parentId === null ? p.parentId === null || !planParents.has(p.parentId) : p.parentId === parentId))
+      .map((p) => <PlanGraph key={p.id} plan={p} tools={tools} runEnded={runEnded} />);
   return (
     <article className="message message-assistant" data-testid="assistant-message" data-message-id={message.id} aria-busy={live}>
       <h3 className="message-author">{t('chat.assistant')}</h3>
-      {message.graph && <Graph graph={message.graph} />}
+      {plansOf(null)}
       {message.parts.map((part) => {
         if (part.kind === 'tool') {
           const card = tools[part.id];
-          return card ? <ToolCardView key={part.id} card={card} tools={tools} /> : null;
+          return card ? (
+            <Fragment key={part.id}>
+              <ToolCardView card={card} tools={tools} />
+              {plansOf(part.id)}
+            </Fragment>
+          ) : null;
         }
         if (part.kind === 'thinking') {
           return (
