@@ -79,6 +79,7 @@ async fn tool_calls_run_and_their_results_reach_the_model() {
         TurnInput {
             conversation: None,
             text: "Weather in 北京 and Paris?",
+            said: Default::default(),
             model: "m",
             options: &options,
             run_id: None,
@@ -168,6 +169,7 @@ async fn anthropic_tool_rounds_replay_thinking_and_results() {
         TurnInput {
             conversation: None,
             text: "Oslo?",
+            said: Default::default(),
             model: "c",
             options: &options,
             run_id: None,
@@ -219,6 +221,7 @@ async fn a_model_that_never_stops_calling_tools_hits_the_turn_limit() {
         TurnInput {
             conversation: None,
             text: "loop",
+            said: Default::default(),
             model: "m",
             options: &options,
             run_id: None,
@@ -281,6 +284,7 @@ async fn an_invalid_argument_goes_back_to_the_model_as_the_tool_error() {
         TurnInput {
             conversation: None,
             text: "Rome?",
+            said: Default::default(),
             model: "m",
             options: &options,
             run_id: None,
@@ -324,6 +328,7 @@ async fn a_long_answer_is_seen_in_seq_order_and_only_once_stored() {
         TurnInput {
             conversation: None,
             text: "Talk a lot",
+            said: Default::default(),
             model: "m",
             options: &TurnOptions::default(),
             run_id: None,
@@ -377,6 +382,7 @@ async fn a_store_failure_mid_answer_ends_the_turn_with_the_store_error() {
         TurnInput {
             conversation: None,
             text: "Talk a lot",
+            said: Default::default(),
             model: "m",
             options: &TurnOptions::default(),
             run_id: None,

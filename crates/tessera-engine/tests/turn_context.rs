@@ -45,6 +45,7 @@ async fn a_saved_memory_reaches_the_next_turn_and_the_assembly_is_kept() {
         TurnInput {
             conversation: None,
             text: "I like window seats",
+            said: Default::default(),
             model: "m",
             options: &options,
             run_id: None,
@@ -60,6 +61,7 @@ async fn a_saved_memory_reaches_the_next_turn_and_the_assembly_is_kept() {
         TurnInput {
             conversation: Some(&first.conversation_id),
             text: "Book my flight",
+            said: Default::default(),
             model: "m",
             options: &options,
             run_id: None,

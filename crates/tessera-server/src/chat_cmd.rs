@@ -171,6 +171,7 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
         TurnInput {
             conversation: args.conversation.as_deref(),
             text: &args.text,
+            said: Default::default(),
             model: &model,
             options: &options,
             run_id: None,

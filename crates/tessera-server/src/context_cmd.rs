@@ -40,6 +40,8 @@ pub enum ExportFormat {
     Context,
     /// The conversation as a list of MCP-CP messages.
     Messages,
+    /// The branch shown as a Markdown transcript, to read.
+    Markdown,
 }
 
 /// What a command prints, and whether it succeeded.
@@ -62,14 +64,15 @@ pub fn export(
     format: ExportFormat,
 ) -> Result<Outcome, ContextCmdError> {
     let store = Store::open(data_dir)?;
-    let value = export_value(&store, conversation, format)?;
-    Ok(Outcome {
-        stdout: serde_json::to_string_pretty(&value)? + "\n",
-        ok: true,
-    })
+    let stdout = match export_value(&store, conversation, format)? {
+        Value::String(markdown) => markdown,
+        document => serde_json::to_string_pretty(&document)? + "\n",
+    };
+    Ok(Outcome { stdout, ok: true })
 }
 
-/// The document `export` prints (the HTTP API answers with the same one).
+/// The document `export` prints (the HTTP API answers with the same one); the Markdown
+/// transcript as a string.
 pub fn export_value(
     store: &Store,
     conversation: &str,
@@ -79,6 +82,7 @@ pub fn export_value(
     Ok(match format {
         ExportFormat::Context => store.export_document_json(conversation)?,
         ExportFormat::Messages => serde_json::to_value(store.export_mcp_messages(conversation)?)?,
+        ExportFormat::Markdown => Value::String(store.export_markdown(conversation)?),
     })
 }
 

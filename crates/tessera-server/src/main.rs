@@ -102,7 +102,8 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum ContextCommand {
-    /// Print a conversation as a seed-004 context document or as MCP-CP messages.
+    /// Print a conversation as a seed-004 context document, as MCP-CP messages, or as a
+    /// Markdown transcript of the branch shown.
     Export {
         conversation: String,
         #[arg(long, value_enum, default_value = "context")]

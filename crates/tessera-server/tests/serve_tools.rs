@@ -111,10 +111,7 @@ async fn cancel(server: &RunningServer, run_id: &str) -> support::api::Answer {
         .send()
         .await
         .unwrap();
-    let status = response.status().as_u16();
-    let text = response.text().await.unwrap();
-    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-    support::api::Answer { status, body, text }
+    support::api::Answer::read(response).await
 }
 
 /// The messages of the conversation's active branch, as the UI reads them.

@@ -32,6 +32,25 @@ pub fn format_millis(millis: i64) -> String {
     }
 }
 
+/// An RFC 3339 timestamp as people read it, in UTC to the minute (`2026-01-20 10:00 UTC`);
+/// the text as it is when it is not one.
+pub fn readable(text: &str) -> String {
+    match OffsetDateTime::parse(text, &Rfc3339) {
+        Ok(at) => {
+            let at = at.to_offset(time::UtcOffset::UTC);
+            format!(
+                "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+                at.year(),
+                u8::from(at.month()),
+                at.day(),
+                at.hour(),
+                at.minute()
+            )
+        }
+        Err(_) => text.to_owned(),
+    }
+}
+
 /// The instant of an RFC 3339 timestamp, in milliseconds since the epoch; `None` when the text
 /// is not one.
 pub fn parse_millis(text: &str) -> Option<i64> {

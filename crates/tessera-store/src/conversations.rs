@@ -107,10 +107,10 @@ impl DocExtras {
     }
 }
 
-const COLUMNS: &str =
+pub(crate) const COLUMNS: &str =
     "id, title, created_at, updated_at, pinned, archived, active_leaf_id, locale, actor_json";
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<(Conversation, Option<String>)> {
+pub(crate) fn from_row(row: &Row<'_>) -> rusqlite::Result<(Conversation, Option<String>)> {
     Ok((
         Conversation {
             id: row.get(0)?,
@@ -127,7 +127,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<(Conversation, Option<String>)> {
     ))
 }
 
-fn finish((mut conversation, actor): (Conversation, Option<String>)) -> Result<Conversation> {
+pub(crate) fn finish((mut conversation, actor): (Conversation, Option<String>)) -> Result<Conversation> {
     conversation.actor = sql::opt_parse("conversation actor", actor)?;
     Ok(conversation)
 }

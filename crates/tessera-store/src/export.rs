@@ -56,10 +56,24 @@ fn exported(
 impl ReadTx<'_> {
     /// The conversation as a seed-004 document (see the module documentation).
     pub fn export_document(&self, conversation_id: &str) -> Result<ContextDocument> {
+        self.export_document_through(conversation_id, None)
+    }
+
+    /// [`ReadTx::export_document`] with `session.messages` the branch that ends at `leaf`
+    /// instead of the one shown (None: the one shown): the conversation as a run answering
+    /// that message sees it, whatever branch the person looks at meanwhile.
+    pub fn export_document_through(
+        &self,
+        conversation_id: &str,
+        leaf: Option<&str>,
+    ) -> Result<ContextDocument> {
         let conversation = conversations::require(self.conn, conversation_id)?;
         let extras = conversations::doc_extras(self.conn, conversation_id)?;
         let tree = self.message_tree(conversation_id)?;
-        let active = self.active_branch(conversation_id)?;
+        let active = match leaf {
+            Some(leaf) => self.branch_to(conversation_id, leaf)?,
+            None => self.active_branch(conversation_id)?,
+        };
         if active.is_empty() {
             return Err(StoreError::EmptyConversation {
                 conversation_id: conversation_id.to_owned(),
@@ -156,6 +170,16 @@ impl Store {
     /// The conversation as a seed-004 document.
     pub fn export_document(&self, conversation_id: &str) -> Result<ContextDocument> {
         self.read(|r| r.export_document(conversation_id))
+    }
+
+    /// The seed-004 document along the branch that ends at `leaf`; see
+    /// [`ReadTx::export_document_through`].
+    pub fn export_document_through(
+        &self,
+        conversation_id: &str,
+        leaf: Option<&str>,
+    ) -> Result<ContextDocument> {
+        self.read(|r| r.export_document_through(conversation_id, leaf))
     }
 
     /// The seed-004 document as JSON.

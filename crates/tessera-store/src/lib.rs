@@ -23,7 +23,8 @@
 //! - [`context_state`] (with [`state_path`]): MCP-CP context state and `CONTEXT_UPDATE`.
 //! - [`model_turns`], [`interactions`], [`consents`], [`settings`], [`app_settings`]: app
 //!   state.
-//! - [`export`], [`import`], [`mcp_messages`]: the seed-004 document and MCP-CP messages.
+//! - [`export`], [`import`], [`mcp_messages`]: the seed-004 document and MCP-CP messages;
+//!   [`markdown`]: a transcript to read.
 //! - [`selector`]: evidence selectors (`lines:12-18,chars:120-260`, `field:a.b[0]`).
 
 pub mod app_settings;
@@ -45,6 +46,7 @@ pub mod import;
 pub mod interactions;
 pub mod layout;
 pub mod lock;
+pub mod markdown;
 pub mod mcp_messages;
 pub mod messages;
 pub mod migrate;
@@ -79,7 +81,7 @@ pub use lock::{DataFolderLock, LockError};
 pub use messages::{text_message, NewMessage, Parent, StoredMessage};
 pub use migrate::SCHEMA_VERSION;
 pub use model_turns::{ModelTurn, NewModelTurn};
-pub use search::{HitKind, SearchHit, SearchOptions};
+pub use search::{ConversationMatch, HitKind, MessageMatch, SearchHit, SearchOptions};
 pub use selector::{Selector, SelectorError};
 pub use store::Store;
 pub use tx::{ReadTx, WriteTx};

@@ -303,6 +303,18 @@ impl ReadTx<'_> {
         Ok(ids)
     }
 
+    /// The shape of the tree: each message's id and parent id, in the order written (cheaper
+    /// than [`ReadTx::message_tree`] when the contents are not needed).
+    pub fn message_links(&self, conversation_id: &str) -> Result<Vec<(String, Option<String>)>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, parent_id FROM messages WHERE conversation_id = ?1 ORDER BY pk",
+        )?;
+        let links = stmt
+            .query_map([conversation_id], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(links)
+    }
+
     /// Every message of the conversation, every branch, in the order written.
     pub fn message_tree(&self, conversation_id: &str) -> Result<Vec<StoredMessage>> {
         let mut stmt = self.conn.prepare_cached(&format!(
@@ -379,6 +391,14 @@ impl WriteTx<'_> {
         conversations::touch(self.conn, conversation_id)?;
         Ok(leaf)
     }
+
+    /// Shows the branch that ends at `message_id` (its descendants, if any, stay in the tree
+    /// off the branch shown): what a regenerated answer is then appended after.
+    pub fn show_branch_to(&mut self, conversation_id: &str, message_id: &str) -> Result<()> {
+        depth_and_parent(self.conn, conversation_id, message_id)?;
+        conversations::set_active_leaf(self.conn, conversation_id, Some(message_id))?;
+        conversations::touch(self.conn, conversation_id)
+    }
 }
 
 fn new_id_taken(conn: &Connection, conversation_id: &str, id: &str) -> Result<bool> {
@@ -400,6 +420,12 @@ impl Store {
     pub fn switch_branch(&self, conversation_id: &str, message_id: &str) -> Result<String> {
         let (c, m) = (conversation_id.to_owned(), message_id.to_owned());
         self.write(move |tx| tx.switch_branch(&c, &m))
+    }
+
+    /// Shows the branch that ends at a message; see [`WriteTx::show_branch_to`].
+    pub fn show_branch_to(&self, conversation_id: &str, message_id: &str) -> Result<()> {
+        let (c, m) = (conversation_id.to_owned(), message_id.to_owned());
+        self.write(move |tx| tx.show_branch_to(&c, &m))
     }
 
     /// The branch shown, root to active leaf.

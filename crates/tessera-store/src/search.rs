@@ -7,6 +7,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
 use crate::cjk_bigrams::{index_text, match_expression, query_words};
+use crate::conversations::{self, Conversation, ConversationFilter};
 use crate::error::Result;
 use crate::tx::ReadTx;
 use crate::{evidences, sql, Store};
@@ -274,7 +275,115 @@ impl ReadTx<'_> {
     }
 }
 
+/// A conversation a search found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConversationMatch {
+    pub conversation: Conversation,
+    /// The newest message holding every word of the query; None when only the title did.
+    pub message: Option<MessageMatch>,
+}
+
+/// Where in a conversation a search matched.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MessageMatch {
+    pub message_id: String,
+    /// Text around the first match, `…` where it was cut.
+    pub snippet: String,
+    /// Where the match is in `snippet`, in characters (start, end), when it could be placed.
+    pub highlight: Option<(usize, usize)>,
+}
+
+impl ReadTx<'_> {
+    /// The conversations whose title holds every word of `query` (ignoring ASCII case) or
+    /// one of whose messages (on any branch) does, Chinese included, in the order of the list
+    /// (pinned first, then the most recently updated) within `filter`. Each says which of its
+    /// messages matched last. A blank query finds nothing.
+    pub fn search_conversations(
+        &self,
+        query: &str,
+        filter: &ConversationFilter,
+    ) -> Result<Vec<ConversationMatch>> {
+        let terms: Vec<&str> = query.split_whitespace().collect();
+        if terms.is_empty() {
+            return Ok(Vec::new());
+        }
+        let title_terms = serde_json::to_string(&terms).map_err(|source| {
+            crate::StoreError::Encode {
+                what: "search terms",
+                source,
+            }
+        })?;
+        let expression = match_expression(query);
+        // The newest matching message of each conversation: one pass over the matches, no
+        // ranking (the list keeps its own order).
+        let hits = if expression.is_some() {
+            "SELECT m.conversation_id AS cid, max(f.rowid) AS pk FROM search_index f
+                 JOIN messages m ON m.pk = f.rowid
+             WHERE search_index MATCH ?1 AND f.rowid > 0 GROUP BY m.conversation_id"
+        } else {
+            "SELECT NULL AS cid, NULL AS pk WHERE ?1 IS NULL AND 0"
+        };
+        let limit = filter
+            .limit
+            .map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
+        let offset = i64::try_from(filter.offset).unwrap_or(i64::MAX);
+        let rows = self
+            .conn
+            .prepare_cached(&format!(
+                "WITH hits AS ({hits})
+                 SELECT {columns}, h.pk FROM conversations c LEFT JOIN hits h ON h.cid = c.id
+                 WHERE (?2 IS NULL OR c.archived = ?2)
+                     AND (h.pk IS NOT NULL OR NOT EXISTS (
+                         SELECT 1 FROM json_each(?5) t
+                         WHERE instr(lower(c.title), lower(t.value)) = 0))
+                 ORDER BY c.pinned DESC, c.updated_ms DESC, c.id
+                 LIMIT ?3 OFFSET ?4",
+                columns = conversations::COLUMNS,
+            ))?
+            .query_map(
+                params![expression, filter.archived, limit, offset, title_terms],
+                |row| Ok((conversations::from_row(row)?, row.get::<_, Option<i64>>(9)?)),
+            )?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let words = query_words(query);
+        let mut message = self
+            .conn
+            .prepare_cached("SELECT id, content FROM messages WHERE pk = ?1")?;
+        rows.into_iter()
+            .map(|(row, pk)| {
+                let message = match pk {
+                    Some(pk) => message
+                        .query_row([pk], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+                        .optional()?
+                        .map(|(message_id, text)| {
+                            let (snippet, highlight) = snippet(&text, &words);
+                            MessageMatch {
+                                message_id,
+                                snippet,
+                                highlight,
+                            }
+                        }),
+                    None => None,
+                };
+                Ok(ConversationMatch {
+                    conversation: conversations::finish(row)?,
+                    message,
+                })
+            })
+            .collect()
+    }
+}
+
 impl Store {
+    /// Conversations by title or message text; see [`ReadTx::search_conversations`].
+    pub fn search_conversations(
+        &self,
+        query: &str,
+        filter: &ConversationFilter,
+    ) -> Result<Vec<ConversationMatch>> {
+        self.read(|r| r.search_conversations(query, filter))
+    }
+
     /// Full-text search; see [`ReadTx::search`].
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
         self.read(|r| r.search(query, options))

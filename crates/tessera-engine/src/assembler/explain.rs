@@ -214,6 +214,9 @@ pub enum SummaryStatus {
     NotNeeded,
     /// It did not fit in the history cap or the tokens left.
     Budget,
+    /// It covers messages of another branch (an edit-and-resend or a branch switch came
+    /// since it was written): the message its range ends at is not this branch's.
+    OtherBranch,
 }
 
 /// The summary, as judged and (when used) as sent.

@@ -406,6 +406,21 @@ impl<'a> Selector<'_, 'a> {
         if from > to || from >= n {
             return Err(SummaryStatus::NoRange);
         }
+        // Written on another branch: positions name other messages here.
+        if let Some(through) = summary
+            .extra
+            .get(crate::summary::COVERS_THROUGH)
+            .and_then(serde_json::Value::as_str)
+        {
+            let at_to = self.inputs.doc.session.messages.get(to);
+            let id = at_to.map(|m| m.extra.get(tessera_store::export::MESSAGE_ID));
+            match id {
+                // A document without message ids cannot tell.
+                Some(None) => {}
+                Some(Some(id)) if id.as_str() == Some(through) => {}
+                _ => return Err(SummaryStatus::OtherBranch),
+            }
+        }
         let to = to.min(n - 1);
         Ok((from, to, summary_text(content, from as u64, to as u64)))
     }

@@ -19,7 +19,7 @@ pub use bus::EventBus;
 pub use subscription::Subscription;
 
 use crate::turn::close::CloseReason;
-use crate::turn::{new_id, run_turn, TurnError, TurnInput, TurnOptions, TurnOutcome};
+use crate::turn::{new_id, run_turn, Said, TurnError, TurnInput, TurnOptions, TurnOutcome};
 
 mod interactions;
 mod profile_run;
@@ -87,6 +87,31 @@ pub enum EngineError {
     Turn(#[from] TurnError),
     #[error("no model is set up: add a provider (and its key) in the settings, or start with --provider/--model")]
     NoModel,
+    #[error("conversation {conversation} has no message {message}")]
+    NoMessage {
+        conversation: String,
+        message: String,
+    },
+    #[error("message {0} is not the person's: only what the person said can be answered again")]
+    NotUserMessage(String),
+}
+
+/// Where the message a run answers goes: [`Said`], owned for the run's task.
+#[derive(Clone, Debug)]
+enum Placement {
+    Next,
+    After(Option<String>),
+    Again(String),
+}
+
+impl Placement {
+    fn said(&self) -> Said<'_> {
+        match self {
+            Placement::Next => Said::Next,
+            Placement::After(parent) => Said::After(parent.as_deref()),
+            Placement::Again(id) => Said::Again(id),
+        }
+    }
 }
 
 /// The model the engine talks to.
@@ -223,13 +248,76 @@ impl Engine {
         })
     }
 
-    /// Starts answering `text` in `conversation` (a new one when None). Returns at once; the
-    /// run's events follow on [`Engine::subscribe`]. A run of the conversation still waiting
-    /// for a form or a consent is closed first: the person moved on.
+    /// Starts answering `text` in `conversation` (a new one when None), after the branch
+    /// shown. Returns at once; the run's events follow on [`Engine::subscribe`]. A run of the
+    /// conversation still waiting for a form or a consent is closed first: the person moved on.
     pub fn start_run(
         &self,
         conversation: Option<&str>,
         text: &str,
+    ) -> Result<StartedRun, EngineError> {
+        self.launch(conversation, text.to_owned(), Placement::Next)
+    }
+
+    /// [`Engine::start_run`] for `text` said after message `parent` of `conversation` (None:
+    /// as its first message), on a new branch that is then shown; the branch it leaves stays.
+    /// Editing a message and resending it is this, after that message's parent.
+    pub fn start_run_after(
+        &self,
+        conversation: &str,
+        parent: Option<&str>,
+        text: &str,
+    ) -> Result<StartedRun, EngineError> {
+        if let Some(parent) = parent {
+            self.require_message(conversation, parent)?;
+        }
+        self.launch(
+            Some(conversation),
+            text.to_owned(),
+            Placement::After(parent.map(str::to_owned)),
+        )
+    }
+
+    /// Answers the person's message `message_id` of `conversation` again (regenerate): the
+    /// branch shown is cut back to it and the new answer follows it, beside the earlier ones,
+    /// which stay (a branch switch shows them again).
+    pub fn regenerate(
+        &self,
+        conversation: &str,
+        message_id: &str,
+    ) -> Result<StartedRun, EngineError> {
+        let message = self.require_message(conversation, message_id)?;
+        if message.message.role != tessera_protocol::request::Role::User {
+            return Err(EngineError::NotUserMessage(message_id.to_owned()));
+        }
+        self.launch(
+            Some(conversation),
+            message.message.content,
+            Placement::Again(message_id.to_owned()),
+        )
+    }
+
+    fn require_message(
+        &self,
+        conversation: &str,
+        message_id: &str,
+    ) -> Result<tessera_store::StoredMessage, EngineError> {
+        if self.store.conversation(conversation)?.is_none() {
+            return Err(EngineError::NoConversation(conversation.to_owned()));
+        }
+        self.store
+            .message(conversation, message_id)?
+            .ok_or_else(|| EngineError::NoMessage {
+                conversation: conversation.to_owned(),
+                message: message_id.to_owned(),
+            })
+    }
+
+    fn launch(
+        &self,
+        conversation: Option<&str>,
+        text: String,
+        placement: Placement,
     ) -> Result<StartedRun, EngineError> {
         let model = self.model().ok_or(EngineError::NoModel)?;
         let conversation_id = match conversation {
@@ -244,7 +332,7 @@ impl Engine {
                 self.store
                     .create_conversation(NewConversation {
                         id: None,
-                        title: crate::turn::title_of(text),
+                        title: crate::turn::title_of(&text),
                         locale: None,
                         actor: None,
                         created_at: None,
@@ -253,7 +341,6 @@ impl Engine {
             }
         };
         let run_id = new_id();
-        let text = text.to_owned();
         let (conversation, run) = (conversation_id.clone(), run_id.clone());
         self.spawn_run(
             &conversation_id,
@@ -279,6 +366,7 @@ impl Engine {
                         TurnInput {
                             conversation: Some(&conversation),
                             text: &text,
+                            said: placement.said(),
                             model: &model_name,
                             options: &options,
                             run_id: Some(&run),

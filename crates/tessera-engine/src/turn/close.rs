@@ -156,9 +156,12 @@ pub fn close_run(
                 .extra
                 .insert(INTERRUPTED_CALLS.into(), json!(interrupted_calls));
         }
+        let parent = super::drive::answer_parent(super::user_message_of(&events).as_deref());
         store.append_message(
             conversation_id,
-            NewMessage::new(message).with_id(message_id.clone()),
+            NewMessage::new(message)
+                .with_id(message_id.clone())
+                .with_parent(parent),
         )?;
     }
 

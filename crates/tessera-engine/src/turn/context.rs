@@ -36,15 +36,17 @@ pub(crate) struct Prompt {
     pub explanation: Value,
 }
 
-/// Assembles the prompt of conversation `conversation_id` for `model`.
+/// Assembles the prompt of conversation `conversation_id` for `model`, from the branch that
+/// ends at `leaf` (the person's message being answered; None: the branch shown).
 pub(crate) fn prompt(
     store: &Store,
     conversation_id: &str,
+    leaf: Option<&str>,
     config: &ProviderConfig,
     model: &str,
     max_tokens: Option<u32>,
 ) -> Result<Prompt, TurnError> {
-    let doc = store.export_document(conversation_id)?;
+    let doc = store.export_document_through(conversation_id, leaf)?;
     let window = config
         .model(model)
         .and_then(|m| m.context_window)

@@ -11,7 +11,7 @@ use tessera_protocol::request::Role as WireRole;
 use tessera_providers::request::{Part, Role, ToolSpec as ModelTool};
 use tessera_providers::stream::{Response, Usage};
 use tessera_providers::{ChatMessage, ChatRequest, ProviderClient, ProviderError};
-use tessera_store::{text_message, NewMessage};
+use tessera_store::{text_message, NewMessage, Parent};
 use tokio_util::sync::CancellationToken;
 
 use super::round::{run_round, RoundOutcome};
@@ -44,6 +44,9 @@ pub struct TurnState {
     pub json_answer: Option<String>,
     /// Why the final answer is not the JSON the profile asks for, when it still is not.
     pub invalid_answer: Option<String>,
+    /// The person's message the turn answers: the answer is stored after it (None: after
+    /// the branch shown).
+    pub user_message: Option<String>,
 }
 
 impl Default for TurnState {
@@ -58,6 +61,7 @@ impl Default for TurnState {
             started: Instant::now(),
             json_answer: None,
             invalid_answer: None,
+            user_message: None,
         }
     }
 }
@@ -305,7 +309,9 @@ fn finish(
     let stored_message = if message.content.is_empty() && error.is_some() {
         None
     } else {
-        let new = NewMessage::new(message).with_id(recorder.shaper.message_id().to_owned());
+        let new = NewMessage::new(message)
+            .with_id(recorder.shaper.message_id().to_owned())
+            .with_parent(answer_parent(state.user_message.as_deref()));
         Some(blocking(|| store.append_message(&conversation_id, new))?)
     };
 
@@ -384,4 +390,10 @@ fn fail_early(
         state: SystemState::Failed,
         model_calls: 0,
     })
+}
+
+/// Where a run's answer is stored: after the person's message it answers, when known (runs
+/// started before this was recorded: after the branch shown).
+pub(crate) fn answer_parent(user_message: Option<&str>) -> Parent {
+    user_message.map_or(Parent::ActiveLeaf, |id| Parent::Message(id.to_owned()))
 }

@@ -28,7 +28,9 @@ use tessera_providers::cost::SpendingLimits;
 use tessera_providers::stream::Response;
 use tessera_providers::{ProviderClient, ProviderError};
 use tessera_store::conversations::NewConversation;
-use tessera_store::{text_message, NewInteraction, NewMessage, Store, StoreError, StoredEvent};
+use tessera_store::{
+    text_message, NewInteraction, NewMessage, Parent, Store, StoreError, StoredEvent,
+};
 use thiserror::Error;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -49,6 +51,8 @@ pub enum TurnError {
     Store(#[from] StoreError),
     #[error("conversation {0} does not exist")]
     NoConversation(String),
+    #[error("the conversation has no message {0} of the person's to answer")]
+    NoUserMessage(String),
     #[error("run {0} cannot resume: {1}")]
     CannotResume(String, String),
     #[error("the conversation cannot be put in the model's window: {0}")]
@@ -59,6 +63,10 @@ pub enum TurnError {
 
 /// The key of a run's first `running` status that names its agent profile.
 pub const PROFILE_KEY: &str = "profile";
+/// The key of a run's first `running` status that names the person's message it answers: its
+/// answer is stored after that message (also when the run resumes or is closed later, whatever
+/// branch is shown by then).
+pub const USER_MESSAGE_KEY: &str = "user_message_id";
 
 /// How to run the turn.
 #[derive(Clone, Debug)]
@@ -112,12 +120,29 @@ impl Default for TurnOptions {
     }
 }
 
+/// Where the message a turn answers is in the conversation's tree of messages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Said<'a> {
+    /// `text` is new and follows the branch shown.
+    #[default]
+    Next,
+    /// `text` is new and follows this message (None: it starts the conversation anew), on a
+    /// branch of its own that is then shown; the branch it leaves stays. Editing a message and
+    /// resending it is `After` that message's parent.
+    After(Option<&'a str>),
+    /// The person's stored message with this id is answered again (regenerate): `text` is its
+    /// text, and the new answer goes beside the earlier ones, which stay.
+    Again(&'a str),
+}
+
 /// What the person said and to whom.
 #[derive(Clone, Copy, Debug)]
 pub struct TurnInput<'a> {
     /// The conversation to continue; None starts a new one.
     pub conversation: Option<&'a str>,
     pub text: &'a str,
+    /// Where `text` goes (after the branch shown, unless it is an edit or a regeneration).
+    pub said: Said<'a>,
     pub model: &'a str,
     pub options: &'a TurnOptions,
     /// The run's id, when the caller chose it (to cancel it while it runs); else a new one.
@@ -400,6 +425,7 @@ pub async fn run_turn(
     let TurnInput {
         conversation,
         text,
+        said,
         model,
         options,
         run_id,
@@ -423,24 +449,29 @@ pub async fn run_turn(
                 .id
         }
     };
-    store_user_input(store, &conversation_id, text)?;
+    let user_message = place_user_message(store, &conversation_id, text, said)?;
     let run_id = run_id.map_or_else(new_id, str::to_owned);
     let message_id = new_id();
     let shaper = EventShaper::new(&conversation_id, &message_id, &run_id);
     let mut recorder = Recorder::new(store, shaper, &conversation_id, &mut emit);
     let mut running = recorder.shaper.status(SystemState::Running);
-    if let (Some(profile), tessera_protocol::easyflow::EventBody::SystemStatus(p)) =
-        (&options.profile, &mut running.body)
-    {
+    if let tessera_protocol::easyflow::EventBody::SystemStatus(p) = &mut running.body {
+        if let Some(profile) = &options.profile {
+            p.extra.insert(
+                PROFILE_KEY.into(),
+                serde_json::Value::String(profile.clone()),
+            );
+        }
         p.extra.insert(
-            PROFILE_KEY.into(),
-            serde_json::Value::String(profile.clone()),
+            USER_MESSAGE_KEY.into(),
+            serde_json::Value::String(user_message.clone()),
         );
     }
     recorder.put(running)?;
     let prompt = context::prompt(
         store,
         &conversation_id,
+        Some(&user_message),
         client.config(),
         model,
         options.max_tokens,
@@ -449,6 +480,7 @@ pub async fn run_turn(
         messages: prompt.messages,
         system: prompt.system,
         started: Instant::now(),
+        user_message: Some(user_message),
         ..TurnState::default()
     };
     let outcome = drive::drive(&mut recorder, client, model, options, state, &cancel).await?;
@@ -462,15 +494,45 @@ pub async fn run_turn(
     Ok(outcome)
 }
 
+/// The id of the person's message the turn answers: a new one stored where `said` puts it
+/// (then shown), or, to answer a stored one again, that one, with the branch shown cut back to
+/// it so that the new answer follows it beside the earlier ones.
+fn place_user_message(
+    store: &Store,
+    conversation_id: &str,
+    text: &str,
+    said: Said<'_>,
+) -> Result<String, TurnError> {
+    let parent = match said {
+        Said::Next => Parent::ActiveLeaf,
+        Said::After(Some(id)) => Parent::Message(id.to_owned()),
+        Said::After(None) => Parent::Root,
+        Said::Again(id) => {
+            match store.message(conversation_id, id)? {
+                Some(m) if m.message.role == WireRole::User => {}
+                _ => return Err(TurnError::NoUserMessage(id.to_owned())),
+            }
+            store.show_branch_to(conversation_id, id)?;
+            return Ok(id.to_owned());
+        }
+    };
+    Ok(store_user_input(store, conversation_id, text, parent)?)
+}
+
 /// The person's message, and its `user_input` evidence (DESIGN.md: written before anything
-/// else, so what they said can be cited), in one transaction.
-fn store_user_input(store: &Store, conversation_id: &str, text: &str) -> Result<(), StoreError> {
+/// else, so what they said can be cited), in one transaction; its id.
+fn store_user_input(
+    store: &Store,
+    conversation_id: &str,
+    text: &str,
+    parent: Parent,
+) -> Result<String, StoreError> {
     let conversation_id = conversation_id.to_owned();
     let text = text.to_owned();
     store.write(move |tx| {
         let message = tx.append_message(
             &conversation_id,
-            NewMessage::new(text_message(WireRole::User, &text)),
+            NewMessage::new(text_message(WireRole::User, &text)).with_parent(parent),
         )?;
         let evidence = tessera_protocol::context_doc::Evidence {
             evidence_id: crate::builtin_tools::search_context::derived_evidence_id(
@@ -494,7 +556,20 @@ fn store_user_input(store: &Store, conversation_id: &str, text: &str) -> Result<
             links: None,
             extra: Default::default(),
         };
-        tx.put_evidence(&conversation_id, &evidence, &[])
+        tx.put_evidence(&conversation_id, &evidence, &[])?;
+        Ok(message.id)
+    })
+}
+
+/// The person's message a run answers, as its first `running` status names it.
+pub(crate) fn user_message_of(events: &[StoredEvent]) -> Option<String> {
+    events.iter().find_map(|e| match &e.event.body {
+        tessera_protocol::easyflow::EventBody::SystemStatus(s) => s
+            .extra
+            .get(USER_MESSAGE_KEY)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned),
+        _ => None,
     })
 }
 

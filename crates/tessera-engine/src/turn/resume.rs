@@ -133,9 +133,11 @@ pub async fn resume_turn(
     recorder.put(recorder.shaper.status(SystemState::Resumed))?;
     recorder.put(recorder.shaper.status(SystemState::Running))?;
 
+    let user_message = super::user_message_of(&events);
     let prompt = super::context::prompt(
         store,
         conversation_id,
+        user_message.as_deref(),
         client.config(),
         model,
         options.max_tokens,
@@ -144,6 +146,7 @@ pub async fn resume_turn(
         messages: prompt.messages,
         system: prompt.system,
         started: Instant::now(),
+        user_message,
         ..TurnState::default()
     };
     let records: HashMap<String, ToolCallRecord> = store

@@ -106,8 +106,11 @@ impl From<tessera_engine::engine::EngineError> for ApiError {
     fn from(err: tessera_engine::engine::EngineError) -> Self {
         use tessera_engine::engine::EngineError;
         match &err {
-            EngineError::NoConversation(_) => {
+            EngineError::NoConversation(_) | EngineError::NoMessage { .. } => {
                 ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", err.to_string())
+            }
+            EngineError::NotUserMessage(_) => {
+                ApiError::new(StatusCode::BAD_REQUEST, "BAD_REQUEST", err.to_string())
             }
             EngineError::ShuttingDown => ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,

@@ -1,10 +1,12 @@
-//! What the UI needs besides chatting: the conversation list (rename, delete, export, import),
+//! What the UI needs besides chatting: the conversation list (search, rename, pin, archive,
+//! delete, export, import), regenerating and switching branches,
 //! model providers and their keys, the tools, and the app settings. JSON in and out; every
 //! error is an ERROR_RESPONSE naming what was wrong. A change that affects the model new runs
 //! use rebuilds it (`ModelFlags::refresh`); a rebuild that fails leaves NO_MODEL, not a failed
 //! change.
 
 mod agents;
+mod branches;
 mod context;
 mod conversations;
 mod grants;
@@ -30,6 +32,7 @@ use crate::serve::ModelFlags;
 pub fn ui_routes() -> Router<Engine> {
     Router::new()
         .merge(agents::routes())
+        .merge(branches::routes())
         .merge(context::routes())
         .merge(conversations::routes())
         .merge(grants::routes())

@@ -16,9 +16,28 @@ pub struct Answer {
     pub status: u16,
     pub body: Value,
     pub text: String,
+    pub headers: reqwest::header::HeaderMap,
 }
 
 impl Answer {
+    pub async fn read(response: reqwest::Response) -> Self {
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let text = response.text().await.unwrap();
+        let body = serde_json::from_str(&text).unwrap_or_else(|_| Value::String(text.clone()));
+        Answer {
+            status,
+            body,
+            text,
+            headers,
+        }
+    }
+
+    /// A header's value as text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
     /// Asserts an ERROR_RESPONSE with this status and code, and returns its message.
     pub fn error(&self, status: u16, code: &str) -> String {
         assert_eq!(self.status, status, "{}", self.text);
@@ -51,10 +70,7 @@ impl Api {
             request = request.json(body);
         }
         let response = request.send().await.unwrap();
-        let status = response.status().as_u16();
-        let text = response.text().await.unwrap();
-        let body = serde_json::from_str(&text).unwrap_or_else(|_| Value::String(text.clone()));
-        Answer { status, body, text }
+        Answer::read(response).await
     }
 
     /// Sends `body` as it is (not necessarily JSON).
@@ -68,10 +84,7 @@ impl Api {
             .send()
             .await
             .unwrap();
-        let status = response.status().as_u16();
-        let text = response.text().await.unwrap();
-        let body = serde_json::from_str(&text).unwrap_or_else(|_| Value::String(text.clone()));
-        Answer { status, body, text }
+        Answer::read(response).await
     }
 
     pub async fn get(&self, path: &str) -> Answer {

@@ -66,17 +66,52 @@ pub(crate) fn ensure_conversation(engine: &Engine, id: &str, title: &str) -> Res
     Ok(())
 }
 
+/// Refuses (409 `RUN_IN_PROGRESS`) what cannot be done while a run answers in conversation
+/// `id`; `doing` says what was asked.
+pub(crate) fn refuse_while_running(engine: &Engine, id: &str, doing: &str) -> Result<(), ApiError> {
+    match engine.running().into_iter().find(|r| r.conversation_id == id) {
+        Some(run) => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "RUN_IN_PROGRESS",
+            format!(
+                "run {} is answering in conversation {id}: wait for it or cancel it (POST \
+                 /v1/runs/{}/cancel) before {doing}",
+                run.run_id, run.run_id
+            ),
+        )
+        .in_context(id)),
+        None => Ok(()),
+    }
+}
+
 /// The answer to `request`: same context, `metadata.inReplyTo` naming it.
 pub(crate) fn reply(
     request: &Message,
     sender: SenderType,
     content: MessageContent,
+    metadata: JsonObject,
+) -> Message {
+    reply_to(
+        &request.context_id,
+        &request.message_id,
+        sender,
+        content,
+        metadata,
+    )
+}
+
+/// A message of `context_id` answering the message `in_reply_to` (`metadata.inReplyTo`).
+pub(crate) fn reply_to(
+    context_id: &str,
+    in_reply_to: &str,
+    sender: SenderType,
+    content: MessageContent,
     mut metadata: JsonObject,
 ) -> Message {
-    metadata.insert("inReplyTo".into(), json!(request.message_id));
+    metadata.insert("inReplyTo".into(), json!(in_reply_to));
     Message {
         message_id: uuid::Uuid::now_v7().to_string(),
-        context_id: request.context_id.clone(),
+        context_id: context_id.to_owned(),
         timestamp: now(),
         sender: Sender {
             id: "tessera".into(),

@@ -1,6 +1,12 @@
 //! USER_INPUT: starts a run in the conversation. With `Accept: text/event-stream` the answer
 //! is the run's event stream; otherwise the MODEL_RESPONSE once the run ends or suspends.
-//! [`follow_run`] is also what `POST /v1/requests` waits with.
+//! [`follow_run`] is also what `POST /v1/requests` waits with, [`answer`] what a regeneration
+//! answers with.
+//!
+//! `metadata.parentMessageId` places the text in the conversation's tree of messages: absent,
+//! it follows the branch shown; a message id, it follows that message on a new branch (editing
+//! a message and resending it names the edited message's parent); null, it starts the
+//! conversation anew. The branch it leaves stays, and the new one is shown.
 
 use std::time::Duration;
 
@@ -8,7 +14,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
-use tessera_engine::engine::{Engine, StartedRun, Subscription};
+use tessera_engine::engine::{Engine, EngineError, StartedRun, Subscription};
 use tessera_protocol::easyflow::{EventBody, EventMeta, SystemState};
 use tessera_protocol::mcp_cp::{
     FinishReason, Message, MessageContent, ModelResponse, SenderType, TokenUsage,
@@ -16,7 +22,7 @@ use tessera_protocol::mcp_cp::{
 use tessera_protocol::wire::JsonObject;
 
 use super::super::{stream_response, wants_stream, ApiError};
-use super::{ensure_conversation, reply};
+use super::{ensure_conversation, refuse_while_running, reply_to};
 
 /// How a run went, as far as a waiting client saw it.
 #[derive(Debug, Default)]
@@ -114,10 +120,38 @@ pub(crate) fn start(
     text: &str,
 ) -> Result<(StartedRun, Subscription), ApiError> {
     ensure_conversation(engine, conversation, text)?;
+    start_with(engine, conversation, || {
+        engine.start_run(Some(conversation), text)
+    })
+}
+
+/// Starts a run of the existing `conversation` with `launch`, subscribed from just before it,
+/// so the subscription holds this run's events only.
+pub(crate) fn start_with(
+    engine: &Engine,
+    conversation: &str,
+    launch: impl FnOnce() -> Result<StartedRun, EngineError>,
+) -> Result<(StartedRun, Subscription), ApiError> {
     let after = engine.store().read(|r| r.last_event_seq(conversation))?;
     let sub = engine.subscribe(conversation, Some(after))?;
-    let run = engine.start_run(Some(conversation), text)?;
+    let run = launch()?;
     Ok((run, sub))
+}
+
+/// Where `metadata.parentMessageId` puts the text: None when absent (after the branch shown),
+/// else the message it follows (None inside: it starts the conversation anew).
+fn parent_of(message: &Message) -> Result<Option<Option<String>>, ApiError> {
+    match message.metadata.as_ref().and_then(|m| m.get("parentMessageId")) {
+        None => Ok(None),
+        Some(Value::Null) => Ok(Some(None)),
+        Some(Value::String(id)) if !id.is_empty() => Ok(Some(Some(id.clone()))),
+        Some(_) => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "BAD_REQUEST",
+            "metadata.parentMessageId must be a message id of the conversation (the message \
+             the text follows), or null to start the conversation anew",
+        )),
+    }
 }
 
 /// The SSE answer, with the run's id in `x-tessera-run-id`.
@@ -141,9 +175,33 @@ pub(super) async fn handle(
             "not a USER_INPUT",
         ));
     };
-    let (run, sub) = start(engine, &message.context_id, &input.text)?;
+    let conversation = message.context_id.as_str();
+    let (run, sub) = match parent_of(&message)? {
+        None => start(engine, conversation, &input.text)?,
+        Some(parent) => {
+            ensure_conversation(engine, conversation, &input.text)?;
+            refuse_while_running(engine, conversation, "sending a message on another branch")?;
+            start_with(engine, conversation, || {
+                engine.start_run_after(conversation, parent.as_deref(), &input.text)
+            })?
+        }
+    };
+    answer(engine, headers, &run, sub, conversation, &message.message_id).await
+}
+
+/// What a client that started run `run` gets: the run's event stream when it asked for one
+/// (`Accept: text/event-stream`), else the MODEL_RESPONSE (in reply to `in_reply_to`) once the
+/// run ends or suspends.
+pub(crate) async fn answer(
+    engine: &Engine,
+    headers: &HeaderMap,
+    run: &StartedRun,
+    sub: Subscription,
+    context_id: &str,
+    in_reply_to: &str,
+) -> Result<Response, ApiError> {
     if wants_stream(headers) {
-        return Ok(stream_answer(&run, sub));
+        return Ok(stream_answer(run, sub));
     }
     let summary = follow_run(sub, &run.run_id, None).await?;
     if let Some((code, text)) = summary.failure {
@@ -167,7 +225,7 @@ pub(super) async fn handle(
         metadata.insert("state".into(), json!("suspended"));
         metadata.insert(
             "interactions".into(),
-            Value::Array(waiting_interactions(engine, &run)?),
+            Value::Array(waiting_interactions(engine, run)?),
         );
     }
     let content = MessageContent::ModelResponse(ModelResponse {
@@ -181,5 +239,12 @@ pub(super) async fn handle(
         usage: token_usage,
         extra: JsonObject::new(),
     });
-    Ok(Json(reply(&message, SenderType::Model, content, metadata)).into_response())
+    Ok(Json(reply_to(
+        context_id,
+        in_reply_to,
+        SenderType::Model,
+        content,
+        metadata,
+    ))
+    .into_response())
 }

@@ -1,18 +1,22 @@
-//! The conversation list: list, show (the active branch), rename, delete everywhere, export and
-//! import as the documents `tessera context export|import` read and write.
+//! The conversation list: list and search, show (the active branch and where it branches),
+//! rename, pin, archive, delete everywhere, export (the documents `tessera context export`
+//! writes, or a Markdown transcript) and import. Regenerating and switching branches are in
+//! [`super::branches`].
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, Path, RawQuery, State};
-use axum::http::StatusCode;
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Map, Value};
 use tessera_engine::engine::Engine;
 use tessera_store::conversations::{Conversation, ConversationFilter, ConversationPatch};
+use tessera_store::{ReadTx, StoredMessage};
 
 use super::{bad_request, json_body, kind_of, object_body};
+use crate::api::messages::refuse_while_running;
 use crate::api::ApiError;
 use crate::context_cmd::{export_value, import_value, ContextCmdError, ExportFormat};
 
@@ -36,7 +40,7 @@ pub(super) fn routes() -> Router<Engine> {
         .route("/conversations/{id}/export", get(export))
 }
 
-fn not_found(id: &str) -> ApiError {
+pub(super) fn not_found(id: &str) -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
         "NOT_FOUND",
@@ -60,13 +64,30 @@ fn listed(conversation: Conversation, message_count: u64) -> Value {
     value
 }
 
-/// `GET /v1/conversations[?limit=N&offset=N&archived=true|false]`: pinned first, then the most
-/// recently updated; `message_count` is the length of the branch shown.
+/// The conversation as the list shows it; `message_count` is the length of the branch shown
+/// (the active leaf's depth: one indexed lookup).
+fn listed_row(r: &ReadTx<'_>, conversation: Conversation) -> tessera_store::Result<Value> {
+    let count = match &conversation.active_leaf_id {
+        Some(leaf) => r
+            .message(&conversation.id, leaf)?
+            .map_or(0, |m| m.depth + 1),
+        None => 0,
+    };
+    Ok(listed(conversation, count))
+}
+
+/// `GET /v1/conversations[?limit=N&offset=N&archived=true|false|all&q=TEXT]`: pinned first,
+/// then the most recently updated; `message_count` is the length of the branch shown. With
+/// `q`, only the conversations whose title or messages (any branch; Chinese too) hold every
+/// word of it, each with `match`: the newest matching message's `message_id`, a `snippet`
+/// around the words and their `highlight` [start, end) in characters (null when only the
+/// title matched).
 async fn list(
     State(engine): State<Engine>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
     let mut filter = ConversationFilter::default();
+    let mut search: Option<String> = None;
     for (name, value) in query_pairs(query.as_deref()) {
         let number = || {
             value
@@ -88,43 +109,90 @@ async fn list(
                     }
                 }
             }
+            "q" => search = Some(value).filter(|q| !q.trim().is_empty()),
             _ => {
                 return Err(bad_request(format!(
-                    "unknown query parameter `{name}` (limit, offset, archived)"
+                    "unknown query parameter `{name}` (limit, offset, archived, q)"
                 )))
             }
         }
     }
-    // The active leaf's depth is the branch length: one indexed lookup per conversation.
-    let rows = engine.store().read(|r| {
-        let mut rows = Vec::new();
-        for conversation in r.conversations(&filter)? {
-            let count = match &conversation.active_leaf_id {
-                Some(leaf) => r
-                    .message(&conversation.id, leaf)?
-                    .map_or(0, |m| m.depth + 1),
-                None => 0,
-            };
-            rows.push(listed(conversation, count));
-        }
-        Ok(rows)
+    let rows = engine.store().read(|r| match &search {
+        None => r
+            .conversations(&filter)?
+            .into_iter()
+            .map(|c| listed_row(r, c))
+            .collect::<tessera_store::Result<Vec<_>>>(),
+        Some(q) => r
+            .search_conversations(q, &filter)?
+            .into_iter()
+            .map(|found| {
+                let mut row = listed_row(r, found.conversation)?;
+                if let Value::Object(map) = &mut row {
+                    map.insert("match".into(), json!(found.message));
+                }
+                Ok(row)
+            })
+            .collect(),
     })?;
     Ok(Json(json!({ "conversations": rows })))
 }
 
-/// `GET /v1/conversations/{id}`: the conversation and the messages of the branch shown.
+/// `GET /v1/conversations/{id}`: the conversation and the messages of the branch shown;
+/// `siblings`, for each message of it that has others beside it (earlier answers, edited
+/// messages), their ids in the order written, itself included; `off_branch`, the ids of every
+/// message not on the branch shown.
 async fn show(
     State(engine): State<Engine>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let store = engine.store();
-    let conversation = store.conversation(&id)?.ok_or_else(|| not_found(&id))?;
-    let messages = store.active_branch(&id)?;
+    Ok(Json(detail(&engine, &id)?))
+}
+
+/// What [`show`] answers (a branch switch answers it too).
+pub(super) fn detail(engine: &Engine, id: &str) -> Result<Value, ApiError> {
+    let (conversation, messages, links) = engine.store().read(|r| {
+        Ok((
+            r.conversation(id)?,
+            r.active_branch(id)?,
+            r.message_links(id)?,
+        ))
+    })?;
+    let conversation = conversation.ok_or_else(|| not_found(id))?;
     let count = messages.len() as u64;
-    Ok(Json(json!({
+    let (siblings, off_branch) = branching(&messages, &links);
+    Ok(json!({
         "conversation": listed(conversation, count),
         "messages": messages,
-    })))
+        "siblings": siblings,
+        "off_branch": off_branch,
+    }))
+}
+
+/// For the branch `shown`, given the tree's `(id, parent)` links in the order written: each
+/// shown message's siblings (only those that have some) and the messages off the branch.
+fn branching(
+    shown: &[StoredMessage],
+    links: &[(String, Option<String>)],
+) -> (Map<String, Value>, Vec<String>) {
+    let mut children: std::collections::HashMap<Option<&str>, Vec<&str>> =
+        std::collections::HashMap::new();
+    for (id, parent) in links {
+        children.entry(parent.as_deref()).or_default().push(id);
+    }
+    let mut siblings = Map::new();
+    for m in shown {
+        if let Some(ids) = children.get(&m.parent_id.as_deref()).filter(|ids| ids.len() > 1) {
+            siblings.insert(m.id.clone(), json!(ids));
+        }
+    }
+    let on: std::collections::HashSet<&str> = shown.iter().map(|m| m.id.as_str()).collect();
+    let off = links
+        .iter()
+        .filter(|(id, _)| !on.contains(id.as_str()))
+        .map(|(id, _)| id.clone())
+        .collect();
+    (siblings, off)
 }
 
 /// `PATCH /v1/conversations/{id}`: `{"title": …}` renames; `pinned` and `archived` too.
@@ -204,22 +272,7 @@ async fn remove(
     if store.conversation(&id)?.is_none() {
         return Err(not_found(&id));
     }
-    if let Some(run) = engine
-        .running()
-        .into_iter()
-        .find(|r| r.conversation_id == id)
-    {
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "RUN_IN_PROGRESS",
-            format!(
-                "run {} is answering in conversation {id}: cancel it (POST /v1/runs/{}/cancel) \
-                 before deleting",
-                run.run_id, run.run_id
-            ),
-        )
-        .in_context(&id));
-    }
+    refuse_while_running(&engine, &id, "deleting it")?;
     let report = store.delete_conversation(&id)?;
     Ok(Json(json!({
         "deleted": id,
@@ -227,21 +280,23 @@ async fn remove(
     })))
 }
 
-/// `GET /v1/conversations/{id}/export?format=context|messages`: the seed-004 context document
-/// (default) or the MCP-CP messages, as `tessera context export` prints them.
+/// `GET /v1/conversations/{id}/export?format=context|messages|markdown`: the seed-004
+/// context document (default) or the MCP-CP messages, as `tessera context export` prints them,
+/// or the branch shown as a Markdown transcript (`text/markdown`, to save as a file).
 async fn export(
     State(engine): State<Engine>,
     Path(id): Path<String>,
     RawQuery(query): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let mut format = ExportFormat::Context;
     for (name, value) in query_pairs(query.as_deref()) {
         match (name.as_str(), value.as_str()) {
             ("format", "context") => format = ExportFormat::Context,
             ("format", "messages") => format = ExportFormat::Messages,
+            ("format", "markdown") => format = ExportFormat::Markdown,
             ("format", other) => {
                 return Err(bad_request(format!(
-                    "format must be context or messages, not `{other}`"
+                    "format must be context, messages or markdown, not `{other}`"
                 )))
             }
             _ => {
@@ -252,7 +307,22 @@ async fn export(
         }
     }
     match export_value(engine.store(), &id, format) {
-        Ok(document) => Ok(Json(document)),
+        Ok(Value::String(markdown)) => {
+            let title = engine
+                .store()
+                .conversation(&id)?
+                .map(|c| c.title)
+                .unwrap_or_default();
+            Ok((
+                [
+                    (header::CONTENT_TYPE, "text/markdown; charset=utf-8".to_owned()),
+                    (header::CONTENT_DISPOSITION, attachment(&title, "md")),
+                ],
+                markdown,
+            )
+                .into_response())
+        }
+        Ok(document) => Ok(Json(document).into_response()),
         Err(ContextCmdError::NoConversation(_)) => Err(not_found(&id)),
         Err(ContextCmdError::Store(err)) => Err(ApiError::from(err).in_context(&id)),
         Err(other) => Err(ApiError::new(
@@ -261,6 +331,31 @@ async fn export(
             other.to_string(),
         )),
     }
+}
+
+/// `attachment` with a file name from `title` (`conversation.EXT` when nothing of it is
+/// usable), plain ASCII for old clients and the whole title in `filename*` (RFC 6266).
+fn attachment(title: &str, ext: &str) -> String {
+    let safe: String = title
+        .chars()
+        .map(|c| {
+            if c.is_control() || "/\\:*?\"<>|".contains(c) {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    let safe = safe.split_whitespace().collect::<Vec<_>>().join(" ");
+    let safe = if safe.is_empty() { "conversation".to_owned() } else { safe };
+    let ascii: String = safe
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || " -_.,()".contains(c) { c } else { '_' })
+        .collect();
+    let encoded: String = url::form_urlencoded::byte_serialize(format!("{safe}.{ext}").as_bytes())
+        .collect::<String>()
+        .replace('+', "%20");
+    format!("attachment; filename=\"{ascii}.{ext}\"; filename*=UTF-8''{encoded}")
 }
 
 /// `POST /v1/conversations/import`: a context document (or a list of MCP-CP messages) becomes
