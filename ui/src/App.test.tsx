@@ -111,6 +111,7 @@ describe('chat layout', () => {
       screen.getByRole('link', { name: 'Skip to message input' }),
       screen.getByRole('button', { name: 'New conversation' }),
       screen.getByRole('searchbox', { name: 'Search conversations' }),
+      screen.getByRole('button', { name: 'Archived (0)' }),
       screen.getByRole('combobox', { name: 'Language' }),
       screen.getByRole('combobox', { name: 'Theme' }),
       screen.getByRole('button', { name: 'Open settings' }),

@@ -6,7 +6,7 @@ import { useChatSession } from './chat/useChatSession';
 import { ChatView } from './components/ChatView';
 import { SettingsIcon } from './components/icons';
 import { LanguageSelect, ThemeSelect } from './components/Settings';
-import { Sidebar } from './components/Sidebar';
+import { Sidebar } from './conversations/Sidebar';
 import { InspectorProvider } from './inspector/ContextInspector';
 import { SettingsPage } from './settings/SettingsPage';
 import { applyTheme, readThemeChoice, saveThemeChoice, type ThemeChoice } from './theme';
@@ -124,6 +124,8 @@ export function App({ client = null }: AppProps) {
       </a>
       <Sidebar
         onNewConversation={startNewConversation}
+        client={client}
+        onRefresh={session.refreshList}
         conversations={session.conversations}
         selectedId={session.selectedId}
         onSelect={(id) => {

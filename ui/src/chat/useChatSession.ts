@@ -11,7 +11,9 @@ import {
   NetworkError,
   isAbort,
   newId,
+  type ConversationDetail,
   type ConversationSummary,
+  type EventStream,
   type InteractionAnswer,
   type StoredMessage,
   type StreamEvent,
@@ -37,6 +39,10 @@ export interface ChatSession {
   listError: string | null;
   selectedId: string | null;
   history: StoredMessage[];
+  /** Where the branch shown branches: each shown message's siblings (ids, itself included). */
+  siblings: Record<string, string[]>;
+  /** Messages of the conversation not on the branch shown (their events are not shown). */
+  offBranch: ReadonlySet<string>;
   loading: boolean;
   loadError: string | null;
   chat: ChatState;
@@ -46,6 +52,14 @@ export interface ChatSession {
   runningId: string | null;
   select: (id: string | null) => void;
   send: (text: string) => Promise<void>;
+  /** Resends the shown message `messageId` as `text`, on a new branch (a failure shows on the turn, as for `send`). */
+  editAndResend: (messageId: string, text: string) => Promise<void>;
+  /** Answers again what the shown answer `messageId` answered; rejects when it could not start. */
+  regenerate: (messageId: string) => Promise<void>;
+  /** Shows the branch through `messageId`. */
+  switchBranch: (messageId: string) => Promise<void>;
+  /** Reads the conversation list again. */
+  refreshList: () => Promise<void>;
   stop: () => Promise<void>;
   answer: (interactionId: string, answer: InteractionAnswer) => Promise<void>;
 }
@@ -104,6 +118,9 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
   const [listError, setListError] = useState<string | null>(null);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [history, setHistory] = useState<StoredMessage[]>([]);
+  const [siblings, setSiblings] = useState<Record<string, string[]>>({});
+  const [offBranch, setOffBranch] = useState<ReadonlySet<string>>(() => new Set());
+  const historyRef = useRef<StoredMessage[]>([]);
   const [loading, setLoading] = useState(false);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [chat, setChat] = useState<ChatState>(initialChatState);
@@ -141,6 +158,25 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
     });
   }, []);
 
+  /** The stored branch shown and where it branches. */
+  const showDetail = useCallback((detail: Pick<ConversationDetail, 'messages' | 'siblings' | 'off_branch'> | null) => {
+    historyRef.current = detail?.messages ?? [];
+    setHistory(historyRef.current);
+    setSiblings(detail?.siblings ?? {});
+    setOffBranch(new Set(detail?.off_branch ?? []));
+  }, []);
+
+  /** Shows the branch cut before message `id` at once (a resend or regeneration is on its way). */
+  const cutHistory = useCallback((id: string) => {
+    const index = historyRef.current.findIndex((m) => m.id === id);
+    if (index < 0) return;
+    const kept = historyRef.current.slice(0, index);
+    const dropped = historyRef.current.slice(index).map((m) => m.id);
+    historyRef.current = kept;
+    setHistory(kept);
+    setOffBranch((off) => new Set([...off, ...dropped]));
+  }, []);
+
   const refreshList = useCallback(async () => {
     if (!client) return;
     try {
@@ -157,7 +193,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       try {
         const detail = await client.getConversation(id);
         if (gen !== generation.current) return;
-        setHistory(detail.messages);
+        showDetail(detail);
         // Turns whose run has ended are in the stored messages now.
         setLocalTurns((turns) => turns.filter((t) => t.error !== undefined || (t.runId !== null && !chatRef.current.runs[t.runId]?.done) || t.runId === null));
         setLoadError(null);
@@ -167,7 +203,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
         setLoadError(describe(error));
       }
     },
-    [client],
+    [client, showDetail],
   );
 
   /** Folds one streamed event in; a run's end refreshes the stored messages and the list. */
@@ -237,7 +273,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       writeItem(sessionStore(), CONVERSATION_STORAGE_KEY, id ?? '');
       chatRef.current = initialChatState;
       setChat(initialChatState);
-      setHistory([]);
+      showDetail(null);
       setLocalTurns([]);
       setLoadError(null);
       setPendingRunId(null);
@@ -250,7 +286,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
         try {
           const [detail, pending] = await Promise.all([client.getConversation(id), client.listInteractions(id)]);
           if (gen !== generation.current) return;
-          setHistory(detail.messages);
+          showDetail(detail);
           setChatState(withPendingInteractions(chatRef.current, pending as PendingInteraction[]));
           startFollowing(id, gen);
         } catch (error) {
@@ -268,7 +304,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
         }
       })();
     },
-    [client, setChatState, startFollowing, stopFollowing],
+    [client, setChatState, showDetail, startFollowing, stopFollowing],
   );
 
   // Connect: the conversation list answers (with the token) or says why not; then reopen the
@@ -310,27 +346,25 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
 
   useEffect(() => () => followAbort.current?.abort(), []);
 
-  const send = useCallback(
-    async (text: string) => {
-      if (!client) return;
-      let conversationId = selectedRef.current;
-      if (!conversationId) {
-        // A new conversation, under a new id.
-        conversationId = newId();
-        generation.current += 1;
-        selectedRef.current = conversationId;
-        setSelectedId(conversationId);
-        writeItem(sessionStore(), CONVERSATION_STORAGE_KEY, conversationId);
-      }
+  /**
+   * Starts a run with `open` and reads its stream; `text` is the person's new message shown
+   * until it is stored (null: none, a regeneration), `started` what to do once the run has
+   * started. Rejects when the run could not start and no message shows why.
+   */
+  const runStream = useCallback(
+    async (conversationId: string, text: string | null, open: () => Promise<EventStream>, started?: () => void) => {
       const gen = generation.current;
       const key = newId();
-      setLocalTurns((turns) => [...turns, { key, text, runId: null }]);
+      if (text !== null) setLocalTurns((turns) => [...turns, { key, text, runId: null }]);
       stopFollowing();
       let sent = false;
+      let failure: unknown = null;
       try {
+        // Front-end tools are announced before a run could call them (a new conversation too).
         await beforeSend.current?.(conversationId);
-        const stream = await client.sendUserInput(conversationId, text);
+        const stream = await open();
         sent = true;
+        started?.();
         if (gen === generation.current) {
           setPendingRunId(stream.runId);
           setLocalTurns((turns) => turns.map((t) => (t.key === key ? { ...t, runId: stream.runId } : t)));
@@ -343,17 +377,77 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       } catch (error) {
         if (!sent && gen === generation.current) {
           const message = error instanceof NetworkError ? error.message : describe(error);
-          setLocalTurns((turns) => turns.map((t) => (t.key === key ? { ...t, error: message } : t)));
+          if (text !== null) setLocalTurns((turns) => turns.map((t) => (t.key === key ? { ...t, error: message } : t)));
+          else failure = error;
         }
         // A stream cut mid-run: the follow stream below picks it up from the last seq.
       } finally {
         if (gen === generation.current) {
           setPendingRunId(null);
-          if (sent || chatRef.current.lastSeq > 0 || history.length > 0) startFollowing(conversationId, gen);
+          if (sent || chatRef.current.lastSeq > 0 || historyRef.current.length > 0) startFollowing(conversationId, gen);
         }
       }
+      if (!sent && text !== null && gen === generation.current) {
+        // The branch may have been cut for a resend that never started: show the stored one again.
+        void reloadHistory(conversationId, gen);
+      }
+      if (failure !== null) throw failure;
     },
-    [client, history.length, onEvent, refreshList, startFollowing, stopFollowing],
+    [onEvent, refreshList, reloadHistory, startFollowing, stopFollowing],
+  );
+
+  const send = useCallback(
+    async (text: string) => {
+      if (!client) return;
+      let conversationId = selectedRef.current;
+      if (!conversationId) {
+        // A new conversation, under a new id.
+        conversationId = newId();
+        generation.current += 1;
+        selectedRef.current = conversationId;
+        setSelectedId(conversationId);
+        writeItem(sessionStore(), CONVERSATION_STORAGE_KEY, conversationId);
+      }
+      const id = conversationId;
+      await runStream(id, text, () => client.sendUserInput(id, text));
+    },
+    [client, runStream],
+  );
+
+  const editAndResend = useCallback(
+    async (messageId: string, text: string) => {
+      const conversationId = selectedRef.current;
+      const edited = historyRef.current.find((m) => m.id === messageId);
+      if (!client || !conversationId || !edited) return;
+      cutHistory(messageId);
+      await runStream(conversationId, text, () => client.sendUserInput(conversationId, text, undefined, edited.parent_id));
+    },
+    [client, cutHistory, runStream],
+  );
+
+  const regenerate = useCallback(
+    async (messageId: string) => {
+      const conversationId = selectedRef.current;
+      if (!client || !conversationId) return;
+      await runStream(
+        conversationId,
+        null,
+        () => client.regenerate(conversationId, messageId),
+        () => cutHistory(messageId),
+      );
+    },
+    [client, cutHistory, runStream],
+  );
+
+  const switchBranch = useCallback(
+    async (messageId: string) => {
+      const conversationId = selectedRef.current;
+      if (!client || !conversationId) return;
+      const gen = generation.current;
+      const detail = await client.switchBranch(conversationId, messageId);
+      if (gen === generation.current) showDetail(detail);
+    },
+    [client, showDetail],
   );
 
   const active = activeRun(chat);
@@ -386,8 +480,14 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
     localTurns,
     reconnecting,
     runningId,
+    siblings,
+    offBranch,
     select,
     send,
+    editAndResend,
+    regenerate,
+    switchBranch,
+    refreshList,
     stop,
     answer,
   };

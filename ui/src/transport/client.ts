@@ -151,10 +151,28 @@ export interface StoredMessage {
   message: SessionMessage;
 }
 
+/** A row of `GET /v1/conversations?q=…`: where the conversation matched (null: its title). */
+export interface ConversationMatch extends ConversationSummary {
+  match: { message_id: string; snippet: string; highlight: [number, number] | null } | null;
+}
+
 export interface ConversationDetail {
   conversation: ConversationSummary;
   messages: StoredMessage[];
+  /** For each shown message that has others beside it: their ids in the order written, itself included. */
+  siblings?: Record<string, string[]>;
+  /** The ids of the messages not on the branch shown. */
+  off_branch?: string[];
 }
+
+/** What `PATCH /v1/conversations/{id}` changes. */
+export interface ConversationPatch {
+  title?: string;
+  pinned?: boolean;
+  archived?: boolean;
+}
+
+export type ExportFormat = 'context' | 'messages' | 'markdown';
 
 /** An interaction as `GET /v1/interactions` shows it. */
 export type InteractionView = {
@@ -220,6 +238,62 @@ export class TesseraClient {
     return this.json({ method: 'GET', path: `/v1/conversations/${encodeURIComponent(id)}`, signal });
   }
 
+  /** Conversations (archived ones too) whose title or messages hold every word of `query`. */
+  async searchConversations(query: string, signal?: AbortSignal): Promise<ConversationMatch[]> {
+    const body = await this.json<{ conversations: ConversationMatch[] }>({
+      method: 'GET',
+      path: `/v1/conversations?archived=all&q=${encodeURIComponent(query)}`,
+      signal,
+    });
+    return body.conversations;
+  }
+
+  updateConversation(id: string, patch: ConversationPatch): Promise<ConversationSummary> {
+    return this.json({ method: 'PATCH', path: `/v1/conversations/${encodeURIComponent(id)}`, body: patch });
+  }
+
+  async deleteConversation(id: string): Promise<void> {
+    await this.json({ method: 'DELETE', path: `/v1/conversations/${encodeURIComponent(id)}` });
+  }
+
+  /** The export as text: JSON for `context` and `messages`, a Markdown transcript for `markdown`. */
+  async exportConversation(id: string, format: ExportFormat): Promise<string> {
+    const response = await this.transport.send({
+      method: 'GET',
+      path: `/v1/conversations/${encodeURIComponent(id)}/export?format=${format}`,
+      headers: { Accept: format === 'markdown' ? 'text/markdown' : 'application/json' },
+    });
+    if (!response.ok) throw await errorOf(response);
+    return response.text();
+  }
+
+  /** A context document or a list of MCP-CP messages becomes a new conversation. */
+  importConversation(document: unknown): Promise<{ conversation_id: string; messages: number; evidences: number }> {
+    return this.json({ method: 'POST', path: '/v1/conversations/import', body: document });
+  }
+
+  /** Shows the branch through `messageId`; the conversation as `getConversation` answers it. */
+  switchBranch(conversationId: string, messageId: string): Promise<ConversationDetail> {
+    return this.json({
+      method: 'POST',
+      path: `/v1/conversations/${encodeURIComponent(conversationId)}/branch`,
+      body: { message_id: messageId },
+    });
+  }
+
+  /** Answers again the person's message `messageId` answered (an answer's id, or theirs); the run's event stream. */
+  async regenerate(conversationId: string, messageId: string, signal?: AbortSignal): Promise<EventStream> {
+    const response = await this.transport.send({
+      method: 'POST',
+      path: `/v1/conversations/${encodeURIComponent(conversationId)}/regenerate`,
+      headers: { Accept: 'text/event-stream' },
+      body: { message_id: messageId },
+      signal,
+    });
+    if (!response.ok) throw await errorOf(response);
+    return { runId: response.headers.get('x-tessera-run-id'), events: streamEvents(response, signal) };
+  }
+
   async listInteractions(conversationId: string, signal?: AbortSignal): Promise<InteractionView[]> {
     const body = await this.json<{ interactions: InteractionView[] }>({
       method: 'GET',
@@ -256,8 +330,12 @@ export class TesseraClient {
     return this.json({ method: 'POST', path: `/v1/runs/${encodeURIComponent(runId)}/cancel` });
   }
 
-  /** `POST /v1/messages` with a USER_INPUT; the answer is the run's event stream. */
-  async sendUserInput(conversationId: string, text: string, signal?: AbortSignal): Promise<EventStream> {
+  /**
+   * `POST /v1/messages` with a USER_INPUT; the answer is the run's event stream. With
+   * `parentMessageId` the text follows that message on a new branch (null: as the first
+   * message), which is how an edited message is resent.
+   */
+  async sendUserInput(conversationId: string, text: string, signal?: AbortSignal, parentMessageId?: string | null): Promise<EventStream> {
     const message: Message = {
       messageId: newId(),
       contextId: conversationId,
@@ -265,6 +343,7 @@ export class TesseraClient {
       sender: { id: 'user', type: 'USER' },
       type: 'USER_INPUT',
       content: { text },
+      ...(parentMessageId !== undefined ? { metadata: { parentMessageId } } : {}),
     };
     const response = await this.transport.send({
       method: 'POST',

@@ -3,27 +3,15 @@ import { useTranslation } from 'react-i18next';
 import type { ChatSession } from '../useChatSession';
 import { PendingConsentView } from '../consent/ConsentDialog';
 import { FormCard } from '../forms/FormCard';
+import { AnswerActions, StoredUserMessage } from '../../conversations/BranchControls';
 import { AssistantMessageView } from './AssistantMessageView';
 import { Markdown } from './Markdown';
-
-function UserMessage({ text, error }: { text: string; error?: string | undefined }) {
-  const { t } = useTranslation();
-  return (
-    <article className="message message-user" data-testid="user-message">
-      <h3 className="message-author">{t('chat.you')}</h3>
-      <p className="message-user-text">{text}</p>
-      {error && (
-        <p className="notice notice-error" role="alert">
-          {t('chat.sendFailed', { error })}
-        </p>
-      )}
-    </article>
-  );
-}
+import { UserMessage } from './UserMessage';
 
 /**
- * The messages of the conversation: the stored ones, with what their runs' events add (tool
- * cards, thinking, usage), then the turns still being answered, in order.
+ * The messages of the conversation: the stored ones of the branch shown (with their versions,
+ * Edit and Regenerate), with what their runs' events add (tool cards, thinking, usage), then
+ * the turns still being answered, in order. Messages of other branches are not shown.
  */
 export function ConversationLog({ session, extra }: { session: ChatSession; extra?: ReactNode }) {
   const { t } = useTranslation();
@@ -31,12 +19,15 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
   const endRef = useRef<HTMLDivElement | null>(null);
   const items: ReactNode[] = [];
   const shown = new Set<string>();
+  const busy = session.runningId !== null || Object.keys(chat.forms).length > 0 || Object.keys(chat.consents).length > 0;
+  // Regenerate is offered on the last answer once nothing is under way after it.
+  const lastId = localTurns.length === 0 && !busy ? history.at(-1)?.id : undefined;
 
   for (const stored of history) {
     shown.add(stored.id);
     const role = stored.message.role;
     if (role === 'user') {
-      items.push(<UserMessage key={stored.id} text={stored.message.content} />);
+      items.push(<StoredUserMessage key={stored.id} session={session} stored={stored} busy={busy} />);
     } else if (role === 'assistant') {
       const live = chat.messages[stored.id];
       items.push(
@@ -49,12 +40,13 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
           </article>
         ),
       );
+      items.push(<AnswerActions key={`${stored.id}-actions`} session={session} stored={stored} last={stored.id === lastId} busy={busy} />);
     }
   }
 
   const turnsShown = new Set<string>();
   for (const id of chat.messageOrder) {
-    if (shown.has(id)) continue;
+    if (shown.has(id) || session.offBranch.has(id)) continue;
     const message = chat.messages[id];
     if (!message) continue;
     const turn = localTurns.find((t) => t.runId !== null && t.runId === message.runId);

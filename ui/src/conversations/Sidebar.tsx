@@ -1,0 +1,213 @@
+import { useId } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ArchiveIcon, ChevronLeftIcon, PlusIcon, SearchIcon, TesseraMark } from '../components/icons';
+import type { ConversationSummary, TesseraClient } from '../transport/client';
+import { ConversationItem, type ItemAction } from './ConversationItem';
+import { downloadText, fileNameFor } from './download';
+import { ImportButton } from './ImportButton';
+import { describeError, useConversationList, type Failure } from './useConversationList';
+
+export interface SidebarProps {
+  onNewConversation: () => void;
+  /** The engine's API (null: not connected; the list is then empty and actions are off). */
+  client?: TesseraClient | null | undefined;
+  /** Every conversation, archived ones too, as the engine last listed them. */
+  conversations?: ConversationSummary[] | undefined;
+  selectedId?: string | null | undefined;
+  onSelect?: ((id: string) => void) | undefined;
+  /** Reads the engine's list again (after a change). */
+  onRefresh?: (() => Promise<void>) | undefined;
+  error?: string | null | undefined;
+}
+
+function FailureText({ failure }: { failure: Failure }) {
+  const { t } = useTranslation();
+  const values = { title: failure.title, error: failure.error };
+  switch (failure.kind) {
+    case 'change':
+      return <>{t('conversations.changeFailed', values)}</>;
+    case 'delete':
+      return <>{t('conversations.deleteFailed', values)}</>;
+    case 'export':
+      return <>{t('conversations.exportFailed', values)}</>;
+  }
+}
+
+const noRefresh = async () => {};
+
+/**
+ * The conversation list: pinned first, then the most recently updated; searched on the engine
+ * (titles and messages, Chinese too); each conversation can be renamed inline, pinned,
+ * archived (the archived ones have a view of their own), exported, or deleted with a few
+ * seconds to undo; conversations can be imported from a file.
+ */
+export function Sidebar({ onNewConversation, client = null, conversations = [], selectedId = null, onSelect, onRefresh = noRefresh, error }: SidebarProps) {
+  const { t } = useTranslation();
+  const searchId = useId();
+  const list = useConversationList({
+    client,
+    conversations,
+    selectedId,
+    onDeselect: onNewConversation,
+    refresh: onRefresh,
+  });
+  const trimmed = list.query.trim();
+  const archivedView = list.view === 'archived';
+
+  const act = async (id: string, action: Exclude<ItemAction, 'rename'>) => {
+    const row = list.rows.find((r) => r.id === id);
+    if (!row) return;
+    switch (action) {
+      case 'pin':
+        return list.setPinned(id, !row.pinned);
+      case 'archive':
+        return list.setArchived(id, !row.archived);
+      case 'delete':
+        return list.remove(id);
+      case 'exportJson':
+      case 'exportMarkdown': {
+        if (!client) return;
+        const markdown = action === 'exportMarkdown';
+        try {
+          const text = await client.exportConversation(id, markdown ? 'markdown' : 'context');
+          downloadText(fileNameFor(row.title, markdown ? 'md' : 'json'), text, markdown ? 'text/markdown' : 'application/json');
+        } catch (err) {
+          list.setFailure({ kind: 'export', title: row.title, error: describeError(err) });
+        }
+      }
+    }
+  };
+
+  const empty = trimmed ? (
+    <p className="sidebar-empty">{t('sidebar.noMatches', { query: trimmed })}</p>
+  ) : archivedView ? (
+    <p className="sidebar-empty">{t('conversations.archivedEmpty')}</p>
+  ) : (
+    <div className="sidebar-empty">
+      <p className="sidebar-empty-title">{t('sidebar.empty')}</p>
+      <p className="sidebar-empty-hint">{t('sidebar.emptyHint')}</p>
+    </div>
+  );
+
+  return (
+    <nav className="sidebar" aria-label={t('sidebar.label')} data-testid="sidebar">
+      <div className="sidebar-brand">
+        <TesseraMark size={26} />
+        <span className="sidebar-brand-name">{t('app.name')}</span>
+      </div>
+
+      <div className="sidebar-body">
+        <button type="button" className="button new-conversation" onClick={onNewConversation}>
+          <PlusIcon />
+          <span>{t('sidebar.newConversation')}</span>
+        </button>
+
+        <div className="search-field">
+          <label htmlFor={searchId} className="visually-hidden">
+            {t('sidebar.searchLabel')}
+          </label>
+          <SearchIcon className="search-field-icon" />
+          <input
+            id={searchId}
+            type="search"
+            className="search-field-input"
+            placeholder={t('sidebar.searchPlaceholder')}
+            value={list.query}
+            onChange={(event) => list.setQuery(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === 'Escape' && list.query) {
+                event.preventDefault();
+                list.setQuery('');
+              }
+            }}
+            autoComplete="off"
+            spellCheck={false}
+            data-testid="conversation-search"
+          />
+        </div>
+
+        {archivedView && (
+          <div className="sidebar-view-header">
+            <button type="button" className="link-button" onClick={() => list.setView('active')} data-testid="archived-back">
+              <ChevronLeftIcon />
+              <span>{t('conversations.back')}</span>
+            </button>
+            <h2 className="sidebar-view-title">{t('conversations.archivedTitle')}</h2>
+          </div>
+        )}
+
+        <div className="conversation-list" data-testid="conversation-list" aria-busy={list.searching}>
+          {error && (
+            <p className="sidebar-empty" role="alert">
+              {t('sidebar.loadFailed', { error })}
+            </p>
+          )}
+          {list.searchError && (
+            <p className="sidebar-empty" role="alert">
+              {t('conversations.searchFailed', { error: list.searchError })}
+            </p>
+          )}
+          {list.searching && list.rows.length === 0 ? (
+            <p className="sidebar-empty" role="status">
+              {t('conversations.searching')}
+            </p>
+          ) : list.rows.length > 0 ? (
+            <ul className="conversation-items" aria-label={archivedView ? t('conversations.archivedTitle') : t('sidebar.listLabel')}>
+              {list.rows.map((row) => (
+                <ConversationItem
+                  key={row.id}
+                  row={row}
+                  selected={row.id === selectedId}
+                  onSelect={() => onSelect?.(row.id)}
+                  onRename={(title) => void list.rename(row.id, title)}
+                  onAction={(action) => void act(row.id, action)}
+                />
+              ))}
+            </ul>
+          ) : (
+            empty
+          )}
+        </div>
+
+        <div className="sidebar-notices">
+          {list.pending.map((p) => (
+            <div key={p.id} className="notice undo-notice" role="status" data-testid="undo-notice">
+              <span>{t('conversations.deleted', { title: p.title || t('sidebar.untitled') })}</span>
+              <button type="button" className="link-button" onClick={() => list.undo(p.id)}>
+                {t('conversations.undo')}
+              </button>
+            </div>
+          ))}
+          {list.failure && (
+            <div className="notice notice-error" role="alert" data-testid="list-failure">
+              <span>
+                <FailureText failure={list.failure} />
+              </span>
+              <button type="button" className="link-button" onClick={() => list.setFailure(null)}>
+                {t('conversations.dismiss')}
+              </button>
+            </div>
+          )}
+        </div>
+
+        <div className="sidebar-footer">
+          {!archivedView && (
+            <button type="button" className="button sidebar-footer-button" onClick={() => list.setView('archived')} data-testid="archived-view">
+              <ArchiveIcon />
+              <span>{t('conversations.archivedCount', { count: list.archivedCount })}</span>
+            </button>
+          )}
+          <ImportButton
+            client={client}
+            onImported={async (id) => {
+              list.setView('active');
+              list.setQuery('');
+              await onRefresh();
+              onSelect?.(id);
+            }}
+          />
+        </div>
+      </div>
+    </nav>
+  );
+}
