@@ -47,7 +47,7 @@ describe('chatting with the engine', () => {
     assert.ok((await answer.locator('pre code .hljs-keyword').count()) > 0, 'the code is highlighted');
     assert.ok(await answer.getByRole('button', { name: 'Copy code' }).isVisible());
 
-    const item = page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: 'Say hello' });
+    const item = page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: 'Say hello', exact: true });
     await item.waitFor({ timeout: 10_000 });
     assert.equal(await item.getAttribute('aria-current'), 'page');
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Say hello');

@@ -115,7 +115,10 @@ async fn regenerate_answers_again_beside_the_old_answer() {
 
     // Regenerate the first answer by its id, streaming: the run's events, then a third sibling.
     let response = support::stream::http()
-        .post(format!("{}/v1/conversations/c1/regenerate", api.server.base))
+        .post(format!(
+            "{}/v1/conversations/c1/regenerate",
+            api.server.base
+        ))
         .bearer_auth(&api.server.token)
         .header("accept", "text/event-stream")
         .json(&json!({"message_id": first}))
@@ -129,11 +132,16 @@ async fn regenerate_answers_again_beside_the_old_answer() {
         .to_owned();
     let events = sse_events(&response.text().await.unwrap());
     assert_eq!(events.last().unwrap().1, "done");
-    assert!(events.iter().all(|e| e.2["meta"]["run_id"] == run_id.as_str()));
+    assert!(events
+        .iter()
+        .all(|e| e.2["meta"]["run_id"] == run_id.as_str()));
     let third = api.get("/conversations/c1").await.ok(200).clone();
     assert_eq!(shown(&third), ["What is 2+2?", "2+2=4"]);
     let newest = id_of(&third, "2+2=4").to_owned();
-    assert_eq!(third["siblings"][&newest], json!([&first, &second, &newest]));
+    assert_eq!(
+        third["siblings"][&newest],
+        json!([&first, &second, &newest])
+    );
 
     // Back to the first answer: the branch through it is shown again.
     let switched = api
@@ -146,9 +154,12 @@ async fn regenerate_answers_again_beside_the_old_answer() {
     );
 
     // Mistakes: nothing runs.
-    api.post("/conversations/c1/regenerate", &json!({"message_id": "nope"}))
-        .await
-        .error(404, "NOT_FOUND");
+    api.post(
+        "/conversations/c1/regenerate",
+        &json!({"message_id": "nope"}),
+    )
+    .await
+    .error(404, "NOT_FOUND");
     api.post("/conversations/c1/regenerate", &json!({"message_id": 3}))
         .await
         .error(400, "BAD_REQUEST");
@@ -179,7 +190,12 @@ async fn regenerate_answers_again_beside_the_old_answer() {
 #[tokio::test(flavor = "multi_thread")]
 async fn edit_and_resend_starts_a_branch_and_keeps_the_old_one() {
     let provider = ScriptedProvider::start().await.unwrap();
-    for text in ["Hello Ann.", "Your name is Ann.", "Hello Bob.", "You are Bob."] {
+    for text in [
+        "Hello Ann.",
+        "Your name is Ann.",
+        "Hello Bob.",
+        "You are Bob.",
+    ] {
         provider.push(Reply::openai_text("m", &[text]));
     }
     let (_data, api) = serve(&provider).await;
@@ -212,7 +228,12 @@ async fn edit_and_resend_starts_a_branch_and_keeps_the_old_one() {
     );
     assert_eq!(
         shown(api.get("/conversations/c2").await.ok(200)),
-        ["My name is Bob.", "Hello Bob.", "And my name?", "You are Bob."]
+        [
+            "My name is Bob.",
+            "Hello Bob.",
+            "And my name?",
+            "You are Bob."
+        ]
     );
 
     // The old branch is still there, whole.
@@ -248,7 +269,8 @@ async fn branches_do_not_change_while_a_run_answers() {
     provider.push(Reply::openai_text("m", &["One."]));
     let gate = tessera_testkit::scripted::Gate::new();
     provider.push(
-        Reply::openai_text("m", &["Two."]).insert_step(0, tessera_testkit::scripted::Step::Gate(gate.clone())),
+        Reply::openai_text("m", &["Two."])
+            .insert_step(0, tessera_testkit::scripted::Step::Gate(gate.clone())),
     );
     let (_data, api) = serve(&provider).await;
     say(&api, "c3", "First", None).await;

@@ -137,7 +137,9 @@ async fn search_finds_conversations_by_message_and_title_chinese_too() {
     assert!(search(&api, "\"Oslo NEAR(").await.is_empty());
     assert_eq!(search(&api, "   ").await.len(), 4);
     assert_eq!(
-        api.get("/conversations?query=x").await.error(400, "BAD_REQUEST"),
+        api.get("/conversations?query=x")
+            .await
+            .error(400, "BAD_REQUEST"),
         "unknown query parameter `query` (limit, offset, archived, q)"
     );
 }
@@ -180,7 +182,10 @@ async fn markdown_export_is_a_transcript_of_the_branch_shown() {
     let question = text.find("Plan a trip to Oslo in March").unwrap();
     let assistant = text.find("### Assistant").unwrap();
     let reply = text.find("Here is a plan for Oslo.").unwrap();
-    assert!(user < question && question < assistant && assistant < reply, "{text}");
+    assert!(
+        user < question && question < assistant && assistant < reply,
+        "{text}"
+    );
     assert!(text.contains("2 messages"), "{text}");
     assert!(!text.contains("old draft"), "off the branch: {text}");
 

@@ -127,7 +127,9 @@ pub(crate) fn from_row(row: &Row<'_>) -> rusqlite::Result<(Conversation, Option<
     ))
 }
 
-pub(crate) fn finish((mut conversation, actor): (Conversation, Option<String>)) -> Result<Conversation> {
+pub(crate) fn finish(
+    (mut conversation, actor): (Conversation, Option<String>),
+) -> Result<Conversation> {
     conversation.actor = sql::opt_parse("conversation actor", actor)?;
     Ok(conversation)
 }

@@ -307,12 +307,11 @@ impl ReadTx<'_> {
         if terms.is_empty() {
             return Ok(Vec::new());
         }
-        let title_terms = serde_json::to_string(&terms).map_err(|source| {
-            crate::StoreError::Encode {
+        let title_terms =
+            serde_json::to_string(&terms).map_err(|source| crate::StoreError::Encode {
                 what: "search terms",
                 source,
-            }
-        })?;
+            })?;
         let expression = match_expression(query);
         // The newest matching message of each conversation: one pass over the matches, no
         // ranking (the list keeps its own order).
@@ -353,7 +352,9 @@ impl ReadTx<'_> {
             .map(|(row, pk)| {
                 let message = match pk {
                     Some(pk) => message
-                        .query_row([pk], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+                        .query_row([pk], |r| {
+                            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+                        })
                         .optional()?
                         .map(|(message_id, text)| {
                             let (snippet, highlight) = snippet(&text, &words);

@@ -69,7 +69,11 @@ pub(crate) fn ensure_conversation(engine: &Engine, id: &str, title: &str) -> Res
 /// Refuses (409 `RUN_IN_PROGRESS`) what cannot be done while a run answers in conversation
 /// `id`; `doing` says what was asked.
 pub(crate) fn refuse_while_running(engine: &Engine, id: &str, doing: &str) -> Result<(), ApiError> {
-    match engine.running().into_iter().find(|r| r.conversation_id == id) {
+    match engine
+        .running()
+        .into_iter()
+        .find(|r| r.conversation_id == id)
+    {
         Some(run) => Err(ApiError::new(
             StatusCode::CONFLICT,
             "RUN_IN_PROGRESS",

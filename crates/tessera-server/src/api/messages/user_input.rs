@@ -141,7 +141,11 @@ pub(crate) fn start_with(
 /// Where `metadata.parentMessageId` puts the text: None when absent (after the branch shown),
 /// else the message it follows (None inside: it starts the conversation anew).
 fn parent_of(message: &Message) -> Result<Option<Option<String>>, ApiError> {
-    match message.metadata.as_ref().and_then(|m| m.get("parentMessageId")) {
+    match message
+        .metadata
+        .as_ref()
+        .and_then(|m| m.get("parentMessageId"))
+    {
         None => Ok(None),
         Some(Value::Null) => Ok(Some(None)),
         Some(Value::String(id)) if !id.is_empty() => Ok(Some(Some(id.clone()))),
@@ -186,7 +190,15 @@ pub(super) async fn handle(
             })?
         }
     };
-    answer(engine, headers, &run, sub, conversation, &message.message_id).await
+    answer(
+        engine,
+        headers,
+        &run,
+        sub,
+        conversation,
+        &message.message_id,
+    )
+    .await
 }
 
 /// What a client that started run `run` gets: the run's event stream when it asked for one

@@ -28,7 +28,10 @@ pub(super) fn routes() -> Router<Engine> {
 
 /// `message_id` of a body that may be empty or `{}` (None) or `{"message_id": "…"}`.
 fn message_id_of(body: Result<Bytes, BytesRejection>) -> Result<Option<String>, ApiError> {
-    if body.as_ref().is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace)) {
+    if body
+        .as_ref()
+        .is_ok_and(|b| b.iter().all(u8::is_ascii_whitespace))
+    {
         return Ok(None);
     }
     let fields: Map<String, Value> = match json_body(body)? {
@@ -51,11 +54,7 @@ fn message_id_of(body: Result<Bytes, BytesRejection>) -> Result<Option<String>, 
                     kind_of(&other)
                 )))
             }
-            _ => {
-                return Err(bad_request(format!(
-                    "unknown field `{field}` (message_id)"
-                )))
-            }
+            _ => return Err(bad_request(format!("unknown field `{field}` (message_id)"))),
         }
     }
     Ok(id)
@@ -140,11 +139,13 @@ async fn switch(
     }
     refuse_while_running(&engine, &id, "showing another branch")?;
     if store.message(&id, &message)?.is_none() {
-        return Err(ApiError::from(tessera_engine::engine::EngineError::NoMessage {
-            conversation: id.clone(),
-            message,
-        })
-        .in_context(&id));
+        return Err(
+            ApiError::from(tessera_engine::engine::EngineError::NoMessage {
+                conversation: id.clone(),
+                message,
+            })
+            .in_context(&id),
+        );
     }
     store.switch_branch(&id, &message)?;
     Ok(Json(detail(&engine, &id)?))

@@ -182,7 +182,10 @@ fn branching(
     }
     let mut siblings = Map::new();
     for m in shown {
-        if let Some(ids) = children.get(&m.parent_id.as_deref()).filter(|ids| ids.len() > 1) {
+        if let Some(ids) = children
+            .get(&m.parent_id.as_deref())
+            .filter(|ids| ids.len() > 1)
+        {
             siblings.insert(m.id.clone(), json!(ids));
         }
     }
@@ -315,7 +318,10 @@ async fn export(
                 .unwrap_or_default();
             Ok((
                 [
-                    (header::CONTENT_TYPE, "text/markdown; charset=utf-8".to_owned()),
+                    (
+                        header::CONTENT_TYPE,
+                        "text/markdown; charset=utf-8".to_owned(),
+                    ),
                     (header::CONTENT_DISPOSITION, attachment(&title, "md")),
                 ],
                 markdown,
@@ -347,10 +353,20 @@ fn attachment(title: &str, ext: &str) -> String {
         })
         .collect();
     let safe = safe.split_whitespace().collect::<Vec<_>>().join(" ");
-    let safe = if safe.is_empty() { "conversation".to_owned() } else { safe };
+    let safe = if safe.is_empty() {
+        "conversation".to_owned()
+    } else {
+        safe
+    };
     let ascii: String = safe
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || " -_.,()".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || " -_.,()".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let encoded: String = url::form_urlencoded::byte_serialize(format!("{safe}.{ext}").as_bytes())
         .collect::<String>()

@@ -1,0 +1,162 @@
+// End-to-end: the conversation list and message versions through the built UI, with a real
+// `tessera serve` whose model is the scripted provider: rename (Enter saves, Escape cancels),
+// search on the engine (Chinese too), delete with undo (DELETE only once the undo time is
+// over); regenerate and edit-and-resend, the earlier versions kept and switchable.
+
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack } from './harness.mjs';
+import { modelCalls, pushReplies, textReply } from './scripted.mjs';
+
+describe('conversations and their versions', () => {
+  let stack;
+  let browser;
+  const contexts = [];
+
+  before(async () => {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    stack = await startStack();
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    for (const c of contexts) await c.close().catch(() => {});
+    await browser?.close().catch(() => {});
+    await stack?.stop();
+  });
+
+  async function open() {
+    const opened = await openPage(browser, stack.url, 'en-US');
+    contexts.push(opened.context);
+    return opened;
+  }
+
+  /** `GET /v1/conversations/{id}` as the engine answers it now: its status. */
+  async function engineStatus(id) {
+    const response = await fetch(new URL(`/v1/conversations/${encodeURIComponent(id)}`, stack.url), {
+      headers: { Authorization: `Bearer ${stack.token}` },
+    });
+    return response.status;
+  }
+
+  async function ask(page, text, answer) {
+    await sendMessage(page, text);
+    await page.getByRole('log', { name: 'Messages' }).getByText(answer).waitFor({ timeout: 15_000 });
+    await page.getByTestId('assistant-message').last().getByTestId('usage').waitFor({ timeout: 15_000 });
+  }
+
+  test('rename inline, search (Chinese too), delete with undo', async () => {
+    await pushReplies(stack.providerUrl, [textReply(['Oslo is ', 'cold in March.']), textReply(['调用 RenewSubscription ', '接口续订。'])]);
+    const { page, errors } = await open();
+    await ask(page, 'Plan a trip to Oslo', 'Oslo is cold in March.');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await ask(page, '包周期续订的接口是？', '调用 RenewSubscription 接口续订。');
+
+    const sidebar = page.getByRole('navigation', { name: 'Conversations' });
+    const items = sidebar.getByTestId('conversation-item');
+    const oslo = sidebar.getByRole('button', { name: 'Plan a trip to Oslo', exact: true });
+    await oslo.waitFor({ timeout: 10_000 });
+    const osloId = await oslo.getAttribute('data-conversation-id');
+
+    // Rename from the menu; Enter saves.
+    await sidebar.getByRole('button', { name: 'Actions for Plan a trip to Oslo' }).click();
+    await sidebar.getByRole('menuitem', { name: 'Rename' }).click();
+    const field = sidebar.getByRole('textbox', { name: 'New name for Plan a trip to Oslo' });
+    assert.ok(await field.evaluate((el) => el === document.activeElement), 'the field has the focus');
+    await field.fill('Oslo trip');
+    await field.press('Enter');
+    const renamed = sidebar.getByRole('button', { name: 'Oslo trip', exact: true });
+    await renamed.waitFor();
+    // F2, then Escape: nothing changes.
+    await renamed.press('F2');
+    await sidebar.getByRole('textbox', { name: 'New name for Oslo trip' }).fill('Not this');
+    await page.keyboard.press('Escape');
+    await renamed.waitFor();
+    await page.reload({ waitUntil: 'load' });
+    await renamed.waitFor({ timeout: 10_000 });
+    assert.equal(await sidebar.getByText('Not this').count(), 0);
+
+    // Search on the engine: a Chinese word inside a longer run, then English from an answer.
+    const search = sidebar.getByRole('searchbox', { name: 'Search conversations' });
+    await search.fill('续订');
+    await sidebar.getByTestId('conversation-snippet').locator('mark', { hasText: '续订' }).first().waitFor({ timeout: 10_000 });
+    assert.equal(await items.count(), 1);
+    assert.match((await items.first().textContent()) ?? '', /包周期续订的接口是？/);
+    await search.fill('march');
+    await sidebar.getByRole('button', { name: /^Oslo trip/ }).waitFor({ timeout: 10_000 });
+    await sidebar.getByTestId('conversation-snippet').locator('mark', { hasText: /march/i }).waitFor();
+    assert.equal(await items.count(), 1);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'conversations-search.png') });
+    await search.press('Escape');
+    await sidebar.getByRole('button', { name: /^包周期续订/ }).waitFor();
+    assert.equal(await items.count(), 2);
+
+    // Delete, undo: nothing is deleted.
+    const deleteOslo = async () => {
+      await sidebar.getByRole('button', { name: 'Actions for Oslo trip' }).click();
+      await sidebar.getByRole('menuitem', { name: 'Delete' }).click();
+      await renamed.waitFor({ state: 'detached' });
+    };
+    await deleteOslo();
+    const notice = sidebar.getByTestId('undo-notice');
+    assert.match((await notice.textContent()) ?? '', /“Oslo trip” deleted/);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'conversations-undo.png') });
+    await notice.getByRole('button', { name: 'Undo' }).click();
+    await renamed.waitFor();
+    assert.equal(await engineStatus(osloId), 200);
+
+    // Delete, and let the undo time pass: gone on the engine too.
+    await deleteOslo();
+    assert.equal(await engineStatus(osloId), 200, 'not deleted while it can be undone');
+    await notice.waitFor({ state: 'detached', timeout: 15_000 });
+    assert.equal(await engineStatus(osloId), 404);
+    await page.reload({ waitUntil: 'load' });
+    await sidebar.getByRole('button', { name: /^包周期续订/ }).waitFor({ timeout: 10_000 });
+    assert.equal(await items.count(), 1);
+    assert.deepEqual(errors, []);
+  });
+
+  test('regenerate keeps the earlier answer as a version; edit-and-resend starts a branch', async () => {
+    await pushReplies(stack.providerUrl, [textReply(['First ', 'answer.']), textReply(['Second ', 'answer.']), textReply(['Answer to the edit.'])]);
+    const { page, errors } = await open();
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await ask(page, 'Tell me something', 'First answer.');
+    const log = page.getByRole('log', { name: 'Messages' });
+
+    await log.getByRole('button', { name: 'Regenerate' }).click();
+    await log.getByText('Second answer.').waitFor({ timeout: 15_000 });
+    await log.getByTestId('branch-position').filter({ hasText: '2 / 2' }).waitFor({ timeout: 10_000 });
+    assert.equal(await log.getByText('First answer.').count(), 0, 'the earlier answer is not shown');
+    assert.equal(await log.getByTestId('assistant-message').count(), 1);
+    // The model was asked the question again, without the answer it replaces.
+    const asked = JSON.stringify((await modelCalls(stack.providerUrl)).at(-1));
+    assert.ok(asked.includes('Tell me something') && !asked.includes('First answer.'), asked);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'conversations-regenerated.png') });
+
+    // Back to the first version; it stays shown after a reload.
+    await log.getByRole('button', { name: 'Previous version' }).click();
+    await log.getByText('First answer.').waitFor({ timeout: 10_000 });
+    await log.getByTestId('branch-position').filter({ hasText: '1 / 2' }).waitFor();
+    await page.reload({ waitUntil: 'load' });
+    await log.getByText('First answer.').waitFor({ timeout: 15_000 });
+    assert.equal(await log.getByText('Second answer.').count(), 0);
+
+    // Edit the question and resend it: a new branch, the question's versions counted.
+    await log.getByTestId('user-message').getByRole('button', { name: 'Edit' }).click();
+    const edit = log.getByRole('textbox', { name: 'Edit your message' });
+    await edit.fill('Tell me something else');
+    await edit.press('Enter');
+    await log.getByText('Answer to the edit.').waitFor({ timeout: 15_000 });
+    const question = log.getByTestId('user-message');
+    await question.getByTestId('branch-position').filter({ hasText: '2 / 2' }).waitFor({ timeout: 10_000 });
+    assert.match((await question.textContent()) ?? '', /Tell me something else/);
+    assert.equal(await log.getByText('First answer.').count(), 0);
+    // Back to the first question: its branch shows its newest answer.
+    await question.getByRole('button', { name: 'Previous version' }).click();
+    await log.getByText('Second answer.').waitFor({ timeout: 10_000 });
+    assert.match((await question.textContent()) ?? '', /Tell me something1 \/ 2/);
+    assert.deepEqual(errors, []);
+  });
+});
