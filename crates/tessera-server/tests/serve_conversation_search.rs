@@ -7,7 +7,7 @@ mod support;
 
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use support::api::Api;
 use support::tessera_std;
 use tessera_protocol::request::Role;
@@ -208,5 +208,13 @@ async fn markdown_export_is_a_transcript_of_the_branch_shown() {
     api.get("/conversations/nope/export?format=markdown")
         .await
         .error(404, "NOT_FOUND");
-    let _ = json!(null);
+
+    // `tessera context export --format markdown` prints the same transcript.
+    let served = answer.text.clone();
+    drop(api);
+    let mut cmd = support::tessera(data.path());
+    cmd.args(["context", "export", "en", "--format", "markdown"]);
+    let printed = support::run(cmd).await;
+    assert!(printed.status.success());
+    assert_eq!(String::from_utf8(printed.stdout).unwrap(), served);
 }
