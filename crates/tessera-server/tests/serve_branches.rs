@@ -256,6 +256,11 @@ async fn edit_and_resend_starts_a_branch_and_keeps_the_old_one() {
     api.post("/messages", &bad).await.error(400, "BAD_REQUEST");
     bad["metadata"] = json!({"parentMessageId": "nope"});
     api.post("/messages", &bad).await.error(404, "NOT_FOUND");
+    // A parent in a conversation that does not exist creates none.
+    let mut stray = mcp_message("c9", "USER_INPUT", json!({"text": "x"}));
+    stray["metadata"] = json!({"parentMessageId": ann});
+    api.post("/messages", &stray).await.error(404, "NOT_FOUND");
+    api.get("/conversations/c9").await.error(404, "NOT_FOUND");
     assert_eq!(provider.calls().len(), 4);
     assert_eq!(
         api.get("/conversations/c2").await.ok(200)["conversation"]["message_count"],

@@ -183,7 +183,10 @@ pub(super) async fn handle(
     let (run, sub) = match parent_of(&message)? {
         None => start(engine, conversation, &input.text)?,
         Some(parent) => {
-            ensure_conversation(engine, conversation, &input.text)?;
+            // Only a new first message may start a conversation; a parent must be in one.
+            if parent.is_none() {
+                ensure_conversation(engine, conversation, &input.text)?;
+            }
             refuse_while_running(engine, conversation, "sending a message on another branch")?;
             start_with(engine, conversation, || {
                 engine.start_run_after(conversation, parent.as_deref(), &input.text)

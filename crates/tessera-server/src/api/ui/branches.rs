@@ -6,12 +6,12 @@
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::post;
 use axum::{Json, Router};
 use serde_json::{Map, Value};
-use tessera_engine::engine::Engine;
+use tessera_engine::engine::{Engine, EngineError};
 use tessera_protocol::request::Role;
 
 use super::conversations::{detail, not_found};
@@ -78,49 +78,55 @@ async fn regenerate(
         return Err(not_found(&id));
     }
     refuse_while_running(&engine, &id, "answering a message again")?;
-    let question = engine
-        .store()
-        .read(|r| {
-            // From the message named (or the branch's last), back to the person's message.
-            let start = match &named {
-                Some(m) => r.message(&id, m)?,
-                None => r.active_branch_tail(&id, 1)?.pop(),
-            };
-            let mut at = start;
-            while let Some(m) = at {
-                if m.message.role == Role::User {
-                    return Ok(Some(Ok(m.id)));
-                }
-                if named.is_some() && m.message.role != Role::Assistant {
-                    return Ok(Some(Err(m.id)));
-                }
-                at = match &m.parent_id {
-                    Some(parent) => r.message(&id, parent)?,
-                    None => None,
-                };
-            }
-            Ok(None)
-        })?
-        .ok_or_else(|| match &named {
-            Some(m) => ApiError::from(tessera_engine::engine::EngineError::NoMessage {
-                conversation: id.clone(),
-                message: m.clone(),
-            }),
-            None => ApiError::new(
-                axum::http::StatusCode::CONFLICT,
-                "NOTHING_TO_REGENERATE",
-                format!("conversation {id} has no message of the person's to answer again"),
-            ),
-        })?
-        .map_err(|other| {
-            bad_request(format!(
-                "message {other} is neither the person's nor an answer to them"
-            ))
-        })?;
+    let question = question_to_answer(&engine, &id, named.as_deref())?;
     let (run, sub) = start_with(&engine, &id, || engine.regenerate(&id, &question))?;
     answer(&engine, &headers, &run, sub, &id, &question)
         .await
         .map_err(|err| err.in_context(&id))
+}
+
+/// The person's message a regeneration answers again: the one named, or the one the answer
+/// named answered; none named, the last one of the branch shown.
+fn question_to_answer(engine: &Engine, id: &str, named: Option<&str>) -> Result<String, ApiError> {
+    let no_message = |message: &str| {
+        ApiError::from(EngineError::NoMessage {
+            conversation: id.to_owned(),
+            message: message.to_owned(),
+        })
+    };
+    let found = engine.store().read(|r| {
+        let mut at = match named {
+            Some(m) => match r.message(id, m)? {
+                Some(message) => Some(message),
+                None => return Ok(Err(no_message(m))),
+            },
+            None => r.active_branch_tail(id, 1)?.pop(),
+        };
+        // Back from an answer (or, unnamed, from whatever ends the branch) to the question.
+        while let Some(m) = at {
+            match m.message.role {
+                Role::User => return Ok(Ok(m.id)),
+                Role::Assistant => {}
+                _ if named.is_none() => {}
+                _ => {
+                    return Ok(Err(bad_request(format!(
+                        "message {} is neither the person's nor an answer to them",
+                        m.id
+                    ))))
+                }
+            }
+            at = match &m.parent_id {
+                Some(parent) => r.message(id, parent)?,
+                None => None,
+            };
+        }
+        Ok(Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "NOTHING_TO_REGENERATE",
+            format!("conversation {id} has no message of the person's to answer again"),
+        )))
+    })?;
+    found.map_err(|err| err.in_context(id))
 }
 
 /// `POST /v1/conversations/{id}/branch` with `{"message_id": …}`: shows the branch through
@@ -139,13 +145,11 @@ async fn switch(
     }
     refuse_while_running(&engine, &id, "showing another branch")?;
     if store.message(&id, &message)?.is_none() {
-        return Err(
-            ApiError::from(tessera_engine::engine::EngineError::NoMessage {
-                conversation: id.clone(),
-                message,
-            })
-            .in_context(&id),
-        );
+        return Err(ApiError::from(EngineError::NoMessage {
+            conversation: id.clone(),
+            message,
+        })
+        .in_context(&id));
     }
     store.switch_branch(&id, &message)?;
     Ok(Json(detail(&engine, &id)?))
