@@ -93,8 +93,11 @@ describe('message versions in the chat', () => {
     await user.click(within(log).getByRole('button', { name: 'Edit' }));
     await user.clear(within(log).getByRole('textbox', { name: 'Edit your message' }));
     await user.keyboard('Say goodbye{Enter}');
-    await waitFor(() => expect(requests.some((r) => r.method === 'POST' && r.path === '/v1/messages')).toBe(true));
-    const resent = requests.find((r) => r.method === 'POST' && r.path === '/v1/messages');
+    // The web tools are announced first (CLIENT_CAPABILITIES), then the edited message goes.
+    const isResend = (r: (typeof requests)[number]) =>
+      r.method === 'POST' && r.path === '/v1/messages' && (r.body as { type?: string } | undefined)?.type === 'USER_INPUT';
+    await waitFor(() => expect(requests.some(isResend)).toBe(true));
+    const resent = requests.find(isResend);
     expect(resent?.body).toMatchObject({ type: 'USER_INPUT', contextId: 'c', content: { text: 'Say goodbye' }, metadata: { parentMessageId: null } });
   });
 });
