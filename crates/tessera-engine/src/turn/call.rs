@@ -48,7 +48,7 @@ pub(super) async fn call_model(
             provider: config.name.clone(),
             model: request.model.clone(),
             request: wire_request,
-            assembly: None,
+            assembly: recorder.assembly.take(),
         },
     )?;
     let started_at = Timestamp::now();

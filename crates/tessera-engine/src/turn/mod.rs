@@ -195,6 +195,9 @@ pub(crate) struct Recorder<'a> {
     /// What specialists called in this stretch cost, from their results: the turn adds it to
     /// its own usage.
     agent_usage: Vec<crate::specialists::AgentUsage>,
+    /// The assembler's explanation of the prompt, kept with the run's first model call as it
+    /// is recorded (so it is there before the run's `done` is sent).
+    assembly: Option<serde_json::Value>,
 }
 
 /// The answers to a recorder's writes, by ticket, left by the writer thread.
@@ -260,6 +263,7 @@ impl<'a> Recorder<'a> {
             written: 0,
             handed_on: 0,
             agent_usage: Vec::new(),
+            assembly: None,
         }
     }
 
@@ -483,15 +487,8 @@ pub async fn run_turn(
         user_message: Some(user_message),
         ..TurnState::default()
     };
-    let outcome = drive::drive(&mut recorder, client, model, options, state, &cancel).await?;
-    // What the assembler used, kept with the run's first model call.
-    if let Some(first) = store
-        .model_turns(&conversation_id, Some(&outcome.run_id))?
-        .first()
-    {
-        store.set_turn_assembly(&conversation_id, &first.turn_id, prompt.explanation)?;
-    }
-    Ok(outcome)
+    recorder.assembly = Some(prompt.explanation);
+    drive::drive(&mut recorder, client, model, options, state, &cancel).await
 }
 
 /// The id of the person's message the turn answers: a new one stored where `said` puts it
