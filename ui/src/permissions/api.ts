@@ -4,18 +4,11 @@
  */
 import type { ConsentGrantView } from '../generated/ConsentGrantView';
 import type { RunContext } from '../generated/RunContext';
-import { errorOf, type TesseraClient, type Transport, type TransportRequest } from '../transport/client';
+import type { TesseraClient, TransportRequest } from '../transport/client';
 
-/**
- * `TesseraClient` keeps its transport private and has no method for these endpoints yet (its
- * file is the shell's); the requests go through that same transport, so they carry the token
- * and work over IPC alike. Replace with a client method once it has a generic one.
- */
-async function requestJson<T>(client: TesseraClient, request: TransportRequest): Promise<T> {
-  const transport = (client as unknown as { transport: Transport }).transport;
-  const response = await transport.send({ ...request, headers: { Accept: 'application/json', ...request.headers } });
-  if (!response.ok) throw await errorOf(response);
-  return (await response.json()) as T;
+/** Through the app's client: the token, or IPC in the desktop shell, alike. */
+function requestJson<T>(client: TesseraClient, request: TransportRequest): Promise<T> {
+  return client.json<T>(request);
 }
 
 export async function listGrants(client: TesseraClient, includeRevoked: boolean, signal?: AbortSignal): Promise<ConsentGrantView[]> {

@@ -4,7 +4,7 @@
  * (tessera_protocol::settings_api); the rest is assembled on the server from engine and
  * provider types that have no TypeScript export, so their shapes are written here.
  */
-import { errorOf, type TesseraClient, type Transport, type TransportRequest } from '../transport/client';
+import type { TesseraClient, TransportRequest } from '../transport/client';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
 import type { ModelStatus } from '../generated/ModelStatus';
 import type { ProviderCheck } from '../generated/ProviderCheck';
@@ -105,21 +105,18 @@ export interface AgentProblem {
 }
 
 /**
- * The settings calls over the app's client. `TesseraClient` keeps its transport to itself;
- * the settings must go over the very same one (HTTP in a browser, IPC in the desktop shell),
- * so it is taken from the client rather than built anew.
+ * The settings calls over the app's client, so they go the same way as the chat (HTTP with
+ * the token in a browser, IPC in the desktop shell).
  */
 export class SettingsApi {
-  constructor(private readonly transport: Transport) {}
+  constructor(private readonly client: TesseraClient) {}
 
   static of(client: TesseraClient): SettingsApi {
-    return new SettingsApi((client as unknown as { transport: Transport }).transport);
+    return new SettingsApi(client);
   }
 
-  private async json<T>(request: TransportRequest): Promise<T> {
-    const response = await this.transport.send({ ...request, headers: { Accept: 'application/json', ...request.headers } });
-    if (!response.ok) throw await errorOf(response);
-    return (await response.json()) as T;
+  private json<T>(request: TransportRequest): Promise<T> {
+    return this.client.json<T>(request);
   }
 
   providers(): Promise<ProviderList> {

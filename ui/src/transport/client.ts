@@ -223,7 +223,12 @@ async function* streamEvents(response: Response, signal?: AbortSignal): AsyncGen
 export class TesseraClient {
   constructor(private readonly transport: Transport) {}
 
-  private async json<T>(request: TransportRequest): Promise<T> {
+  /**
+   * Any `/v1` call with a JSON answer, over this client's transport (so it carries the token,
+   * or goes over IPC in the desktop shell); an error status becomes an ApiError. The settings,
+   * permissions and inspector APIs build on it.
+   */
+  async json<T>(request: TransportRequest): Promise<T> {
     const response = await this.transport.send({ ...request, headers: { Accept: 'application/json', ...request.headers } });
     if (!response.ok) throw await errorOf(response);
     return (await response.json()) as T;
