@@ -228,7 +228,17 @@ async fn an_instruction_set_runs_and_is_kept_as_the_task_list() {
     assert!(tasks[3]["error"].as_str().is_some_and(|e| !e.is_empty()));
     assert!(tasks[0].get("error").is_none());
     let run_id = body["content"]["data"]["runId"].as_str().unwrap();
-    api.run_events("ctx_plan", 0, run_id).await;
+    let events = api.run_events("ctx_plan", 0, run_id).await;
+    // One message id for the whole run, so a client shows its steps together.
+    let ids: std::collections::BTreeSet<&str> = events
+        .iter()
+        .map(|e| {
+            e["message_id"]
+                .as_str()
+                .expect("every event names its message")
+        })
+        .collect();
+    assert_eq!(ids.len(), 1, "{ids:?}");
 
     // A set with an unknown dependency: refused, nothing run, the task list untouched.
     let broken = mcp_message(

@@ -42,6 +42,9 @@ impl DirectRun {
             sink: Arc::new(DeniedSink {
                 inner: engine.event_sink(conversation_id),
                 denied,
+                // A client groups a run's events by message: one id for the whole direct run,
+                // so its tool cards and plan show together, like a model run's.
+                message_id: uuid::Uuid::now_v7().to_string(),
             }),
         };
         run.status(SystemState::Running);
@@ -118,14 +121,19 @@ impl Denied {
     }
 }
 
-/// Marks the results of refused calls `denied` (the executor only knows `error`).
+/// Marks the results of refused calls `denied` (the executor only knows `error`), and gives
+/// every event the run's message id.
 struct DeniedSink {
     inner: Arc<dyn EventSink>,
     denied: Arc<Denied>,
+    message_id: String,
 }
 
 impl EventSink for DeniedSink {
     fn emit(&self, mut event: Event) {
+        if event.message_id.is_none() {
+            event.message_id = Some(self.message_id.clone());
+        }
         if let EventBody::ToolResult(p) = &mut event.body {
             let refused = p
                 .error
