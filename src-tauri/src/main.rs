@@ -66,15 +66,20 @@ fn main() {
         cli.model,
         native::tools(app_slot.clone()),
     ));
-    let app = tauri::Builder::default()
-        // First: a second start hands over to the window already open (one engine per folder).
-        .plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
+    let mut builder = tauri::Builder::default();
+    // With the usual data folder, a second start hands over to the window already open. An
+    // app started on a folder of its own (--data-dir, TESSERA_DATA_DIR) runs beside it: the
+    // folder's lock still keeps two engines off one folder, with a message naming the owner.
+    if cli.data_dir.is_none() {
+        builder = builder.plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
             if let Some(window) = app.get_webview_window("main") {
                 let _ = window.unminimize();
                 let _ = window.show();
                 let _ = window.set_focus();
             }
-        }))
+        }));
+    }
+    let app = builder
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
         .setup(move |app| {

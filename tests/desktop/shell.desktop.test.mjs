@@ -27,7 +27,12 @@ before(() => {
 
 after(() => {
   for (const c of children) stop(c);
-  for (const d of temporary) rmSync(d, { recursive: true, force: true });
+  for (const d of temporary) {
+    // An app the driver left behind would hold its folder (and the display) for the next suite.
+    const pid = appPid(d);
+    if (pid) process.kill(pid, 'SIGKILL');
+    rmSync(d, { recursive: true, force: true });
+  }
 });
 
 /** A data folder of its own per app start, so no test sees another's conversations. */
@@ -116,13 +121,13 @@ test('a message gets a streamed answer from the engine the app hosts (the API ov
 });
 
 /** The app over the scripted provider with its own data folder; `replies` queued first. */
-async function chatApp(replies, env = {}) {
+async function chatApp(replies, env = {}, model = MODEL) {
   const provider = await startScriptedProvider((child) => children.push(child));
   await pushReplies(provider.url, replies);
   const data = dataDir();
   const driver = await openApp(
     'en_US.UTF-8',
-    ['--data-dir', data, '--kind', 'openai', '--base-url', `${provider.url}/v1`, '--model', MODEL],
+    ['--data-dir', data, '--kind', 'openai', '--base-url', `${provider.url}/v1`, '--model', model],
     env,
   );
   return { provider, data, driver };
@@ -173,10 +178,12 @@ test('a file picked through the dialog reaches the model as its content, never a
 test('a screen capture with consent is a PNG of the screen, shown in the chat and sent to the model', async () => {
   // A known colour on the root window; the app's window covers the top left only.
   execFileSync('xsetroot', ['-solid', '#12ab34']);
-  const { provider, data, driver } = await chatApp([
-    toolCallReply('call_shot', 'screen_capture', { target: 'screen' }),
-    textReply(['The screen is green.']),
-  ]);
+  // A model name of a family that takes images, so the screenshot goes to it as one.
+  const { provider, data, driver } = await chatApp(
+    [toolCallReply('call_shot', 'screen_capture', { target: 'screen' }), textReply(['The screen is green.'])],
+    {},
+    'gpt-4o-scripted',
+  );
   try {
     await driver.type('[data-testid="composer-input"]', 'What is on my screen?\uE007');
     await until('the consent dialog', () => driver.find('[data-testid="consent-dialog"]'));
@@ -291,8 +298,14 @@ test('a form pending when the app closed is there and submittable when it opens 
     await driver.quit();
     stop(driver.child);
   }
-  // One engine per data folder: the next start waits for the last one to be gone.
-  await until('the first app to end', () => appPid(data) === null);
+  // One engine per data folder: the next start waits for the last one to be gone. When the
+  // driver left it running, it is killed outright: a crash loses nothing either.
+  const ended = await until('the first app to end', () => appPid(data) === null, 5000).catch(() => false);
+  if (!ended) {
+    const pid = appPid(data);
+    if (pid) process.kill(pid, 'SIGKILL');
+    await until('the first app to be killed', () => appPid(data) === null);
+  }
   try {
     again = await openApp('en_US.UTF-8', ['--data-dir', data, '--kind', 'openai', '--base-url', `${provider.url}/v1`, '--model', MODEL]);
     const item = await until('the conversation in the list', async () => {

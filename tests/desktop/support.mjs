@@ -2,8 +2,9 @@
 // tauri-driver (in front of WebKitWebDriver), free ports, polling.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 
 export const app = process.env.TESSERA_DESKTOP_BIN || '/usr/bin/tessera-desktop';
 const nativeDriver = process.env.WEBKIT_WEBDRIVER || '/usr/bin/WebKitWebDriver';
@@ -112,8 +113,9 @@ export async function startDriver(children, lang, extraEnv = {}) {
     ['--port', String(port), '--native-port', String(nativePort), '--native-driver', nativeDriver],
     {
       stdio: ['ignore', 'inherit', 'inherit'],
-      // The scripted provider takes any key; an ad-hoc OpenAI-wire provider asks for one.
-      env: { ...process.env, LANG: lang, LANGUAGE: lang.split('.')[0], LC_ALL: '', OPENAI_API_KEY: 'scripted', ...extraEnv },
+      // The scripted provider takes any key; an ad-hoc OpenAI-wire provider asks for one. A
+      // config folder of its own per start: no window state carried from another run.
+      env: { ...process.env, LANG: lang, LANGUAGE: lang.split('.')[0], LC_ALL: '', OPENAI_API_KEY: 'scripted', XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'tessera-config-')), ...extraEnv },
     },
   );
   children.push(child);
