@@ -1,13 +1,12 @@
-//! Images a tool hands back: stored as attachments, listed under the result's `images` key as
-//! `{sha256, mime_type, width, height, name}`, which the engine turns into evidences, image
-//! parts for the model and pictures in the chat.
+//! Images a tool hands back, by the engine's convention (`tessera_engine::tools::ToolImage`
+//! under `TOOL_IMAGES_KEY`): stored as attachments, then evidences, image parts for the model
+//! and pictures in the chat.
 
-use serde_json::{json, Value};
-use tessera_engine::tools::ToolFailure;
+use serde_json::Value;
+use tessera_engine::tools::{attach_image, ToolFailure};
 use tessera_store::Store;
 
-/// The result key the engine reads images from.
-pub const IMAGES_KEY: &str = "images";
+pub use tessera_engine::tools::TOOL_IMAGES_KEY as IMAGES_KEY;
 
 /// Stores `bytes` and describes them as an entry of a result's `images`.
 pub fn attach(
@@ -17,21 +16,16 @@ pub fn attach(
     size: (u32, u32),
     name: &str,
 ) -> Result<Value, ToolFailure> {
-    let info = store
-        .put_attachment(bytes, Some(mime_type))
-        .map_err(|error| {
+    let mut image =
+        attach_image(store, bytes, mime_type, Some(size.0), Some(size.1)).map_err(|error| {
             ToolFailure::new(
                 "STORAGE_FAILED",
                 format!("the image could not be stored: {error}"),
             )
         })?;
-    Ok(json!({
-        "sha256": info.sha256,
-        "mime_type": mime_type,
-        "width": size.0,
-        "height": size.1,
-        "name": name,
-    }))
+    image.name = Some(name.to_owned());
+    serde_json::to_value(image)
+        .map_err(|error| ToolFailure::new("STORAGE_FAILED", error.to_string()))
 }
 
 /// PNG bytes of an RGBA image.
