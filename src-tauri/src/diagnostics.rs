@@ -13,10 +13,7 @@ use crate::engine_host::EngineHost;
 pub struct DataDir(pub PathBuf);
 
 async fn api_json(host: &EngineHost, path: &str) -> Value {
-    let Some(api) = host.api() else {
-        return json!({"unavailable": host.unavailable().1});
-    };
-    let (head, mut body) = api
+    let (head, mut body) = host
         .call(ApiRequest {
             method: "GET".into(),
             path: path.into(),

@@ -5,9 +5,12 @@
 
 use std::path::Path;
 
+use axum::http::StatusCode;
 use tessera_engine::engine::Engine;
 use tessera_server::chat_cmd::ModelArgs;
-use tessera_server::in_process::{ApiResponseHead, InProcessApi};
+use tessera_server::in_process::{
+    error_answer, ApiRequest, ApiResponseHead, BodyText, InProcessApi,
+};
 use tessera_server::serve::{open_engine_with, ExtraTools, ModelFlags};
 
 pub enum EngineHost {
@@ -31,37 +34,17 @@ impl EngineHost {
         }
     }
 
-    pub fn api(&self) -> Option<&InProcessApi> {
+    /// Runs one request: through the engine's router, or, when the engine did not open, the
+    /// 503 every call gets, saying why (an ERROR_RESPONSE the UI shows like any other).
+    pub async fn call(&self, request: ApiRequest) -> (ApiResponseHead, BodyText) {
         match self {
-            Self::Ready { api, .. } => Some(api),
-            Self::Failed(_) => None,
+            Self::Ready { api, .. } => api.call(request).await,
+            Self::Failed(reason) => error_answer(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "ENGINE_UNAVAILABLE",
+                format!("Tessera could not open its data: {reason}"),
+            ),
         }
-    }
-
-    /// The 503 every call gets when the engine did not open: an MCP-CP ERROR_RESPONSE as the
-    /// API writes them, so the UI shows it like any other error.
-    pub fn unavailable(&self) -> (ApiResponseHead, String) {
-        let reason = match self {
-            Self::Failed(reason) => reason.as_str(),
-            Self::Ready { .. } => "the engine is running",
-        };
-        let body = serde_json::json!({
-            "messageId": "engine-unavailable",
-            "contextId": "none",
-            "timestamp": jiff::Timestamp::now().to_string(),
-            "type": "ERROR_RESPONSE",
-            "sender": {"id": "tessera-desktop", "type": "SYSTEM"},
-            "content": {
-                "errorCode": "ENGINE_UNAVAILABLE",
-                "message": format!("Tessera could not open its data: {reason}"),
-                "recoverable": false
-            }
-        });
-        let head = ApiResponseHead {
-            status: 503,
-            headers: vec![("content-type".into(), "application/json".into())],
-        };
-        (head, body.to_string())
     }
 
     /// Quitting: cancel what runs (partial answers are kept) so no run is left half-written.

@@ -47,13 +47,7 @@ pub async fn api_request(
     request: ApiRequest,
     on_body: Channel<BodyFrame>,
 ) -> Result<ApiResponseHead, String> {
-    let Some(api) = host.api() else {
-        let (head, body) = host.unavailable();
-        let _ = on_body.send(BodyFrame::Chunk { text: body });
-        let _ = on_body.send(BodyFrame::End);
-        return Ok(head);
-    };
-    let (head, mut body) = api.call(request).await;
+    let (head, mut body) = host.call(request).await;
     let pump = tauri::async_runtime::spawn(async move {
         while let Some(chunk) = body.next().await {
             let frame = match chunk {

@@ -71,17 +71,7 @@ impl InProcessApi {
             },
             Err(error) => error.into_response(),
         };
-        let head = ApiResponseHead {
-            status: response.status().as_u16(),
-            headers: response
-                .headers()
-                .iter()
-                .filter_map(|(name, value)| {
-                    Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned()))
-                })
-                .collect(),
-        };
-        (head, BodyText::new(response.into_body()))
+        split(response)
     }
 
     fn build(&self, request: ApiRequest) -> Result<Request<Body>, ApiError> {
@@ -118,6 +108,30 @@ impl InProcessApi {
             .body(body)
             .map_err(|error| bad(format!("the request cannot be built: {error}")))
     }
+}
+
+/// An error answered in the API's own format (an MCP-CP ERROR_RESPONSE) without a router: what
+/// a shell answers when its engine did not open.
+pub fn error_answer(
+    status: StatusCode,
+    code: &'static str,
+    message: impl Into<String>,
+) -> (ApiResponseHead, BodyText) {
+    split(ApiError::new(status, code, message).into_response())
+}
+
+fn split(response: axum::response::Response) -> (ApiResponseHead, BodyText) {
+    let head = ApiResponseHead {
+        status: response.status().as_u16(),
+        headers: response
+            .headers()
+            .iter()
+            .filter_map(|(name, value)| {
+                Some((name.as_str().to_owned(), value.to_str().ok()?.to_owned()))
+            })
+            .collect(),
+    };
+    (head, BodyText::new(response.into_body()))
 }
 
 /// A response body as UTF-8 text chunks. A chunk boundary may fall inside a character; its first
