@@ -7,31 +7,17 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack } from './harness.mjs';
+import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack, suiteStack } from './harness.mjs';
 import { modelCalls, pushReplies, textReply } from './scripted.mjs';
 
 describe('conversations and their versions', () => {
+  const suite = suiteStack();
+  const { contexts } = suite;
   let stack;
   let browser;
-  const contexts = [];
+  before(() => ({ stack, browser } = suite));
 
-  before(async () => {
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    stack = await startStack();
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    for (const c of contexts) await c.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await stack?.stop();
-  });
-
-  async function open() {
-    const opened = await openPage(browser, stack.url, 'en-US');
-    contexts.push(opened.context);
-    return opened;
-  }
+  const open = () => suite.open('en-US');
 
   /** `GET /v1/conversations/{id}` as the engine answers it now: its status. */
   async function engineStatus(id) {

@@ -4,7 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { after, before } from 'node:test';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -137,4 +138,32 @@ export async function sendMessage(page, text) {
   const composer = page.getByRole('textbox', { name: 'Message' });
   await composer.fill(text);
   await composer.press('Enter');
+}
+
+/**
+ * One stack (`tessera serve` + the scripted provider) and one browser for a `describe` block:
+ * started before its tests, ended after them with every page context `open` made.
+ */
+export function suiteStack(options) {
+  const suite = {
+    stack: null,
+    browser: null,
+    contexts: [],
+    async open(locale) {
+      const opened = await openPage(suite.browser, suite.stack.url, locale);
+      suite.contexts.push(opened.context);
+      return opened;
+    },
+  };
+  before(async () => {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    suite.stack = await startStack(options);
+    suite.browser = await launchBrowser();
+  });
+  after(async () => {
+    for (const c of suite.contexts) await c.close().catch(() => {});
+    await suite.browser?.close().catch(() => {});
+    await suite.stack?.stop();
+  });
+  return suite;
 }

@@ -7,31 +7,17 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack } from './harness.mjs';
+import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack, suiteStack } from './harness.mjs';
 import { pushReplies, textReply, toolCallReply } from './scripted.mjs';
 
 describe('permissions and the context inspector', () => {
+  const suite = suiteStack();
+  const { contexts } = suite;
   let stack;
   let browser;
-  const contexts = [];
+  before(() => ({ stack, browser } = suite));
 
-  before(async () => {
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    stack = await startStack();
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    for (const c of contexts) await c.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await stack?.stop();
-  });
-
-  async function open(locale) {
-    const opened = await openPage(browser, stack.url, locale);
-    contexts.push(opened.context);
-    return opened;
-  }
+  const open = (locale) => suite.open(locale);
 
   test('always allow → listed on the permissions page → revoked → the next call asks again', async () => {
     await pushReplies(stack.providerUrl, [toolCallReply('call_a', 'test_guarded_write', { ms: 0, tag: 'always' }), textReply(['Written.'])]);

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { RESULTS_DIR, VIEWPORT, launchBrowser, openPage, sendMessage, startStack } from './harness.mjs';
+import { RESULTS_DIR, VIEWPORT, launchBrowser, openPage, sendMessage, startStack, suiteStack } from './harness.mjs';
 import { pushReplies, textReply, toolCallReply } from './scripted.mjs';
 
 const PLAN = {
@@ -47,21 +47,11 @@ async function storedEvents(stack, conversationId) {
 }
 
 describe('a plan as a live graph', () => {
+  const suite = suiteStack();
+  const { contexts } = suite;
   let stack;
   let browser;
-  const contexts = [];
-
-  before(async () => {
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    stack = await startStack();
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    for (const c of contexts) await c.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await stack?.stop();
-  });
+  before(() => ({ stack, browser } = suite));
 
   test('three steps, the third after the first two: drawn with two edges, live, done, and the same after a reload', async () => {
     await pushReplies(stack.providerUrl, [

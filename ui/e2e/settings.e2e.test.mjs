@@ -7,33 +7,19 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack } from './harness.mjs';
+import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack, suiteStack } from './harness.mjs';
 import { modelCalls, pushReplies, textReply } from './scripted.mjs';
 
 const MODELS = ['scripted-model', 'scripted-large'];
 
 describe('settings', () => {
+  const suite = suiteStack({ unconfigured: true, models: MODELS });
+  const { contexts } = suite;
   let stack;
   let browser;
-  const contexts = [];
+  before(() => ({ stack, browser } = suite));
 
-  before(async () => {
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    stack = await startStack({ unconfigured: true, models: MODELS });
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    for (const c of contexts) await c.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await stack?.stop();
-  });
-
-  async function open(locale) {
-    const opened = await openPage(browser, stack.url, locale);
-    contexts.push(opened.context);
-    return opened;
-  }
+  const open = (locale) => suite.open(locale);
 
   test('a provider added in Settings, tested, given a model and made default answers in the chat', async () => {
     const { page, errors } = await open('en-US');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack } from './harness.mjs';
+import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack, suiteStack } from './harness.mjs';
 import { modelCalls, pushReplies, textReply, toolCallReply } from './scripted.mjs';
 
 /** What the model read as the result of its last tool call, in request `call`. */
@@ -24,21 +24,11 @@ function offeredTools(call) {
 }
 
 describe('front-end tools in the web UI', () => {
+  const suite = suiteStack();
+  const { contexts } = suite;
   let stack;
   let browser;
-  const contexts = [];
-
-  before(async () => {
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    stack = await startStack();
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    for (const c of contexts) await c.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await stack?.stop();
-  });
+  before(() => ({ stack, browser } = suite));
 
   test('the model highlights the message box; the result tells it what was highlighted; a reload does not run it again', async () => {
     await pushReplies(stack.providerUrl, [

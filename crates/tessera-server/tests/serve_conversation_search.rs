@@ -11,45 +11,25 @@ use serde_json::Value;
 use support::api::Api;
 use support::tessera_std;
 use tessera_protocol::request::Role;
-use tessera_store::conversations::{ConversationPatch, NewConversation};
+use tessera_store::conversations::ConversationPatch;
 use tessera_store::{text_message, NewMessage, Parent, Store};
-
-fn conversation(store: &Store, id: &str, title: &str, texts: &[&str]) {
-    store
-        .create_conversation(NewConversation {
-            id: Some(id.into()),
-            title: title.into(),
-            ..NewConversation::default()
-        })
-        .unwrap();
-    for (i, text) in texts.iter().enumerate() {
-        let role = if i % 2 == 0 {
-            Role::User
-        } else {
-            Role::Assistant
-        };
-        store
-            .append_message(id, NewMessage::new(text_message(role, *text)))
-            .unwrap();
-    }
-}
 
 fn seed(data: &Path) {
     let store = Store::open(data).unwrap();
-    conversation(
+    support::seed_conversation(
         &store,
         "zh",
         "云服务器",
         &["包周期续订的接口是？", "调用 RenewSubscription 接口续订。"],
     );
-    conversation(
+    support::seed_conversation(
         &store,
         "en",
         "Trip planning",
         &["Plan a trip to Oslo in March", "Here is a plan for Oslo."],
     );
-    conversation(&store, "title", "Renewal checklist", &["hello", "hi"]);
-    conversation(&store, "old", "Archived notes", &["Oslo again, archived"]);
+    support::seed_conversation(&store, "title", "Renewal checklist", &["hello", "hi"]);
+    support::seed_conversation(&store, "old", "Archived notes", &["Oslo again, archived"]);
     store
         .update_conversation(
             "old",

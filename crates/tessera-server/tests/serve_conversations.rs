@@ -9,9 +9,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 use support::api::Api;
 use support::tessera_std;
-use tessera_protocol::request::Role;
-use tessera_store::conversations::NewConversation;
-use tessera_store::{text_message, NewMessage, Store};
+use tessera_store::Store;
 
 /// Two conversations written straight into the data folder: `b-older` (a question and its
 /// answer), then `a-newer` (one question).
@@ -21,23 +19,7 @@ fn seed(data: &Path) {
         ("b-older", "Older", &["What is 2+2?", "4"][..]),
         ("a-newer", "Newer", &["Hello"][..]),
     ] {
-        store
-            .create_conversation(NewConversation {
-                id: Some(id.into()),
-                title: title.into(),
-                ..NewConversation::default()
-            })
-            .unwrap();
-        for (i, text) in texts.iter().enumerate() {
-            let role = if i % 2 == 0 {
-                Role::User
-            } else {
-                Role::Assistant
-            };
-            store
-                .append_message(id, NewMessage::new(text_message(role, *text)))
-                .unwrap();
-        }
+        support::seed_conversation(&store, id, title, texts);
     }
 }
 

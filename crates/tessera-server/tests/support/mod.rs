@@ -155,3 +155,29 @@ pub fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.local_addr().unwrap().port()
 }
+
+/// A conversation written straight into `store`: `texts` alternate the person's and the
+/// assistant's, the person first.
+pub fn seed_conversation(store: &tessera_store::Store, id: &str, title: &str, texts: &[&str]) {
+    use tessera_protocol::request::Role;
+    store
+        .create_conversation(tessera_store::conversations::NewConversation {
+            id: Some(id.into()),
+            title: title.into(),
+            ..Default::default()
+        })
+        .unwrap();
+    for (i, text) in texts.iter().enumerate() {
+        let role = if i % 2 == 0 {
+            Role::User
+        } else {
+            Role::Assistant
+        };
+        store
+            .append_message(
+                id,
+                tessera_store::NewMessage::new(tessera_store::text_message(role, *text)),
+            )
+            .unwrap();
+    }
+}
