@@ -90,3 +90,5 @@ npm_ci() {
 }
 npm_ci "$ROOT"
 npm_ci "$ROOT/ui"
+# Real MCP servers for the MCP suites (pinned; never fetched at test time).
+npm_ci "$ROOT/tests/mcp-servers"

@@ -23,6 +23,8 @@ impl Engine {
             self.bus
                 .publish(&answered.interaction.conversation_id, event);
         }
+        // A running tool (an MCP server) waiting for this form goes on at once.
+        self.live_forms.deliver(&answered.interaction);
         if let Some(run) = answered.interaction.run_id.clone() {
             let conversation = answered.interaction.conversation_id.clone();
             if let Err(error) = self.resume_if_ready(&conversation, &run) {
@@ -61,12 +63,8 @@ impl Engine {
             return Ok(false);
         }
         let model = self.model().ok_or(EngineError::NoModel)?;
-        let (mut options, model_name) =
+        let (options, model_name) =
             super::profile_run::options_for_resume(&self.store, &model, &events);
-        // The tools a client of the conversation announced, as the run had them at its start.
-        options.tools = self
-            .client_tools
-            .registry_for(conversation_id, options.tools.take());
         let (conversation, run) = (conversation_id.to_owned(), run_id.to_owned());
         let spawned = self.spawn_run(
             conversation_id,
@@ -74,6 +72,9 @@ impl Engine {
             model,
             move |engine, model: Arc<ModelChoice>, cancel, emit| {
                 Box::pin(async move {
+                    // The tools a client of the conversation announced, and the sources'.
+                    let mut options = options;
+                    engine.run_tools(&conversation, &mut options).await;
                     resume_turn(
                         &engine.store,
                         &model.client,

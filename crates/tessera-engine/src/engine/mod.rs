@@ -157,6 +157,10 @@ pub struct Engine {
     model: Arc<RwLock<Option<Arc<ModelChoice>>>>,
     /// Front-end tools clients announced, and their calls waiting for an answer.
     client_tools: Arc<crate::client_tools::ClientTools>,
+    /// Forms running tools wait for (MCP elicitation).
+    live_forms: Arc<crate::interactions::LiveForms>,
+    /// Tools that come and go while the engine runs (MCP servers), asked at each run's start.
+    tool_sources: Arc<RwLock<Vec<Arc<dyn crate::tools::ToolSource>>>>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -177,12 +181,59 @@ impl Engine {
     /// An engine with no model yet: history, settings and interactions work; a new run is
     /// refused with [`EngineError::NoModel`] until [`Engine::set_model`].
     pub fn without_model(store: Arc<Store>) -> Self {
+        let bus = Arc::new(EventBus::new());
         Self {
+            live_forms: Arc::new(crate::interactions::LiveForms::new(
+                store.clone(),
+                bus.clone(),
+            )),
             store,
-            bus: Arc::new(EventBus::new()),
+            bus,
             runs: Arc::new(Mutex::new(HashMap::new())),
             model: Arc::new(RwLock::new(None)),
             client_tools: Arc::new(crate::client_tools::ClientTools::new()),
+            tool_sources: Arc::new(RwLock::new(Vec::new())),
+        }
+    }
+
+    /// Adds tools that come and go (an MCP hub): every run from now on asks `source` for its
+    /// tools as it starts, beside the model's.
+    pub fn add_tool_source(&self, source: Arc<dyn crate::tools::ToolSource>) {
+        if let Ok(mut sources) = self.tool_sources.write() {
+            sources.push(source);
+        }
+    }
+
+    /// The tool source of type `T` that was added, if one was.
+    pub fn tool_source<T: crate::tools::ToolSource>(&self) -> Option<Arc<T>> {
+        let sources = self.tool_sources.read().ok()?.clone();
+        sources
+            .into_iter()
+            .find_map(|s| s.as_any().downcast::<T>().ok())
+    }
+
+    /// `base` with the tools of every source and what a run needs to ask the person from a
+    /// running tool, for a run in `conversation_id`.
+    pub(crate) async fn run_tools(
+        &self,
+        conversation_id: &str,
+        options: &mut crate::turn::TurnOptions,
+    ) {
+        let sources: Vec<_> = self
+            .tool_sources
+            .read()
+            .map(|s| s.clone())
+            .unwrap_or_default();
+        let mut tools = options.tools.take();
+        if !sources.is_empty() {
+            tools =
+                crate::tools::with_sourced_tools(tools, &sources, options.allowed_tools.as_deref())
+                    .await;
+        }
+        // The client's front-end tools join the tools the profile allows.
+        options.tools = self.client_tools.registry_for(conversation_id, tools);
+        if options.interactions {
+            options.live_forms = Some(self.live_forms.clone());
         }
     }
 
@@ -356,10 +407,7 @@ impl Engine {
                         &cancel,
                     )
                     .await;
-                    // The client's front-end tools join the tools the profile allows.
-                    options.tools = engine
-                        .client_tools
-                        .registry_for(&conversation, options.tools.take());
+                    engine.run_tools(&conversation, &mut options).await;
                     let outcome = run_turn(
                         &engine.store,
                         &model.client,

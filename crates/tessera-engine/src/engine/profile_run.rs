@@ -93,6 +93,7 @@ fn apply(profile: &AgentProfile, choice: &ModelChoice) -> (TurnOptions, String) 
     if let (Some(allowed), Some(tools)) = (&profile.tools, &options.tools) {
         options.tools = Some(std::sync::Arc::new(tools.subset(allowed)));
     }
+    options.allowed_tools.clone_from(&profile.tools);
     if let Some(max) = profile.max_model_calls {
         options.max_model_calls = max;
     }

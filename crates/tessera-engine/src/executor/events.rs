@@ -14,6 +14,11 @@ use tessera_protocol::vocabulary::ToolOutcome;
 use tessera_protocol::wire::{JsonObject, Timestamp};
 use tokio::sync::mpsc;
 
+/// The `tool_call` payload key naming the provider's kind when it is not built in (`mcp`).
+pub const PROVIDER_KIND_KEY: &str = "provider_kind";
+/// The `tool_call` payload key with the provider's URI (an MCP server's command or URL).
+pub const PROVIDER_URI_KEY: &str = "provider_uri";
+
 /// Where events go. `emit` must not block for long: it is called from the executor's tasks.
 pub trait EventSink: Send + Sync {
     fn emit(&self, event: Event);
@@ -74,6 +79,8 @@ pub(crate) struct Emitter {
     conversation_id: String,
     run_id: Option<String>,
     seq: Mutex<u64>,
+    /// Where a running tool's forms go, when the person can be asked.
+    live_forms: Option<Arc<crate::interactions::LiveForms>>,
 }
 
 fn now() -> Option<Timestamp> {
@@ -92,13 +99,19 @@ impl Emitter {
         sink: Arc<dyn EventSink>,
         conversation_id: String,
         run_id: Option<String>,
+        live_forms: Option<Arc<crate::interactions::LiveForms>>,
     ) -> Self {
         Self {
             sink,
             conversation_id,
             run_id,
             seq: Mutex::new(0),
+            live_forms,
         }
+    }
+
+    pub(crate) fn live_forms(&self) -> Option<&Arc<crate::interactions::LiveForms>> {
+        self.live_forms.as_ref()
     }
 
     /// The conversation the events belong to (tools read it through [`ToolContext`]).
@@ -147,16 +160,24 @@ impl Emitter {
         arguments: Value,
         depends_on: Vec<String>,
         runtime: Runtime,
-        provider: Option<String>,
+        spec: &crate::tools::ToolSpec,
     ) {
+        // An MCP server's calls are recorded as such (seed 004 provider kind `mcp`, its URI).
+        let mut extra = JsonObject::new();
+        if spec.kind == crate::tools::ToolKind::Mcp {
+            extra.insert(PROVIDER_KIND_KEY.into(), Value::String("mcp".into()));
+            if let Some(uri) = &spec.provider_uri {
+                extra.insert(PROVIDER_URI_KEY.into(), Value::String(uri.clone()));
+            }
+        }
         self.emit(EventBody::ToolCall(ToolCallPayload {
             tool_call_id: id.to_owned(),
             name: name.to_owned(),
             arguments,
             depends_on: Some(depends_on),
             runtime: Some(runtime),
-            provider,
-            extra: JsonObject::new(),
+            provider: Some(spec.provider.clone()),
+            extra,
         }));
     }
 

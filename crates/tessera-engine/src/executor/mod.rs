@@ -64,6 +64,9 @@ pub struct ExecutorOptions {
     pub conversation_id: String,
     /// The run, written to each event's `meta.run_id`.
     pub run_id: Option<String>,
+    /// Where a running tool's forms go ([`crate::tools::ToolContext::ask_form`]); None: the
+    /// person cannot be asked.
+    pub live_forms: Option<Arc<crate::interactions::LiveForms>>,
 }
 
 impl ExecutorOptions {
@@ -72,6 +75,7 @@ impl ExecutorOptions {
             concurrency_limit: 10,
             conversation_id: conversation_id.into(),
             run_id: None,
+            live_forms: None,
         }
     }
 
@@ -82,6 +86,11 @@ impl ExecutorOptions {
 
     pub fn run_id(mut self, run_id: impl Into<String>) -> Self {
         self.run_id = Some(run_id.into());
+        self
+    }
+
+    pub fn live_forms(mut self, forms: Option<Arc<crate::interactions::LiveForms>>) -> Self {
+        self.live_forms = forms;
         self
     }
 }
@@ -187,6 +196,7 @@ impl Executor {
             self.sink.clone(),
             self.options.conversation_id.clone(),
             self.options.run_id.clone(),
+            self.options.live_forms.clone(),
         ))
     }
 

@@ -234,7 +234,7 @@ impl Run<'_> {
                 .map(|&p| graph.id(p).to_owned())
                 .collect(),
             runtime,
-            Some(tool.spec.provider.clone()),
+            &tool.spec,
         );
         if let Err(problems) = tool.validate_arguments(&arguments) {
             return Step::Done(CallOutcome::not_run(

@@ -89,13 +89,15 @@ impl StoreSink {
     ) -> Option<ToolCallRecord> {
         match &event.body {
             EventBody::ToolCall(p) => {
+                let said = |key: &str| p.extra.get(key).and_then(|v| v.as_str());
                 let provider = p.provider.as_deref().map(|name| ToolProvider {
-                    kind: Some(if name == "builtin" {
-                        ProviderKind::Builtin
-                    } else {
-                        ProviderKind::Other
+                    kind: Some(match (name, said(super::events::PROVIDER_KIND_KEY)) {
+                        (_, Some("mcp")) => ProviderKind::Mcp,
+                        ("builtin", _) => ProviderKind::Builtin,
+                        _ => ProviderKind::Other,
                     }),
                     name: Some(name.to_owned()),
+                    uri: said(super::events::PROVIDER_URI_KEY).map(str::to_owned),
                     ..ToolProvider::default()
                 });
                 let record = ToolCallRecord {

@@ -9,6 +9,7 @@
 
 pub mod answer;
 pub mod consent;
+pub mod live;
 pub mod request_form;
 
 use serde_json::Value;
@@ -16,6 +17,7 @@ use tessera_protocol::easyflow::{Event, EventBody, EventMeta};
 use tessera_store::interactions::Interaction;
 
 pub use answer::{answer_interaction, cancel_interaction, Answer, AnswerError, Answered};
+pub use live::{LiveFormError, LiveForms, LiveReply};
 
 /// Keys the coordinator adds to a stored request (and its event's payload).
 pub(crate) mod keys {

@@ -93,11 +93,35 @@ impl ToolContext {
 
     /// Options for an executor of calls made inside this one: same conversation, same run.
     pub(crate) fn executor_options(&self) -> crate::executor::ExecutorOptions {
-        let options = crate::executor::ExecutorOptions::new(self.conversation_id());
+        let options = crate::executor::ExecutorOptions::new(self.conversation_id())
+            .live_forms(self.emitter.live_forms().cloned());
         match self.run_id() {
             Some(run) => options.run_id(run),
             None => options,
         }
+    }
+
+    /// Shows `form` to the person on this call's behalf (an MCP server's elicitation) and waits
+    /// for the answer; the run goes on meanwhile. A schema outside the form subset, or a run
+    /// that cannot ask the person, is an error for whoever asked.
+    pub async fn ask_form(
+        &self,
+        form: tessera_protocol::easyflow::FormRequestPayload,
+    ) -> Result<crate::interactions::LiveReply, crate::interactions::LiveFormError> {
+        let forms = self
+            .emitter
+            .live_forms()
+            .ok_or(crate::interactions::LiveFormError::NobodyToAsk)?;
+        let emitter = Arc::clone(&self.emitter);
+        forms
+            .ask(
+                self.conversation_id(),
+                self.run_id(),
+                &self.call_id,
+                form,
+                move |body| emitter.emit(body),
+            )
+            .await
     }
 
     /// Reports progress (`tool/tool_progress`).

@@ -5,9 +5,11 @@ pub mod handler;
 pub mod images;
 pub mod registry;
 pub mod simulated;
+pub mod source;
 pub mod spec;
 
 pub use handler::{SharedHandler, ToolContext, ToolFailure, ToolFuture, ToolHandler};
 pub use images::{attach_image, ToolImage, TOOL_IMAGES_KEY};
 pub use registry::{RegisteredTool, RegistryError, SchemaProblems, ToolRegistry};
+pub use source::{with_sourced_tools, SourcedTools, ToolSource};
 pub use spec::{default_safety, RetryPolicy, ToolKind, ToolSpec};

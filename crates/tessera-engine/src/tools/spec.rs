@@ -95,6 +95,8 @@ pub struct ToolSpec {
     pub alternative: Option<String>,
     /// Who provides it (`builtin`, an MCP server's name…), shown in `tool_call` events.
     pub provider: String,
+    /// Where the provider lives (an MCP server's command line or URL), recorded with each call.
+    pub provider_uri: Option<String>,
 }
 
 impl ToolSpec {
@@ -116,6 +118,7 @@ impl ToolSpec {
             retry: RetryPolicy::default(),
             alternative: None,
             provider: "builtin".into(),
+            provider_uri: None,
         }
     }
 
@@ -179,6 +182,11 @@ impl ToolSpec {
 
     pub fn alternative(mut self, tool: impl Into<String>) -> Self {
         self.alternative = Some(tool.into());
+        self
+    }
+
+    pub fn provider_uri(mut self, uri: impl Into<String>) -> Self {
+        self.provider_uri = Some(uri.into());
         self
     }
 

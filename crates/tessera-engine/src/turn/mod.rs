@@ -88,6 +88,11 @@ pub struct TurnOptions {
     /// Whether the person can be asked mid-run: the model gets `request_form`, and a call that
     /// needs consent suspends the run. Without it such a call is refused.
     pub interactions: bool,
+    /// The tools the run's profile allows by name (tools that join later, an MCP server's, are
+    /// held to it too); None: all.
+    pub allowed_tools: Option<Vec<String>>,
+    /// Where a running tool's forms (MCP elicitation) go; None: such a form is refused.
+    pub live_forms: Option<Arc<crate::interactions::LiveForms>>,
     /// How long a form or consent request waits before it is cancelled; None: forever.
     pub interaction_timeout: Option<Duration>,
     /// Who asks, as a form shows it.
@@ -112,6 +117,8 @@ impl Default for TurnOptions {
             max_model_calls: 8,
             tool_concurrency: 10,
             interactions: false,
+            allowed_tools: None,
+            live_forms: None,
             interaction_timeout: Some(Duration::from_secs(24 * 3600)),
             agent_name: "assistant".to_owned(),
             profile: None,

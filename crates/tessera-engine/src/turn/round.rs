@@ -166,6 +166,7 @@ pub(super) async fn execute(
         Arc::new(ChannelSink(tx)),
         ExecutorOptions::new(recorder.conversation_id.clone())
             .run_id(recorder.shaper.run_id())
+            .live_forms(options.live_forms.clone())
             .concurrency_limit(options.tool_concurrency),
     );
     // Events are stored (and passed on) while the calls run, in the order they happen.

@@ -10,6 +10,7 @@ mod branches;
 mod context;
 mod conversations;
 mod grants;
+mod mcp;
 mod provider_check;
 mod providers;
 mod settings;
@@ -36,6 +37,7 @@ pub fn ui_routes() -> Router<Engine> {
         .merge(context::routes())
         .merge(conversations::routes())
         .merge(grants::routes())
+        .merge(mcp::routes())
         .merge(providers::routes())
         .merge(settings::routes())
         .merge(tools::routes())

@@ -1,0 +1,205 @@
+//! Forms a running tool asks for (an MCP server's elicitation). Unlike `request_form`, the run
+//! does not suspend: the tool stays connected and waits for the answer. The form is stored and
+//! answered like every other interaction (`POST /v1/interactions/{id}`, field errors and all),
+//! so the person sees no difference; it is withdrawn when the call ends without an answer
+//! (cancelled, timed out, expired). After a restart whoever asked is gone: the run is closed as
+//! interrupted, which withdraws the form with it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tessera_protocol::easyflow::{EventBody, FormAction, FormRequestPayload};
+use tessera_store::interactions::{Interaction, InteractionKind, InteractionState, NewInteraction};
+use tessera_store::Store;
+use tokio::sync::oneshot;
+
+use super::cancel_interaction;
+use crate::engine::EventBus;
+use crate::forms::{check_form_schema, describe_issues};
+
+/// The key of a stored request that marks a form asked by a running tool.
+pub const LIVE_KEY: &str = "asked_during_call";
+
+/// The person's answer to a live form.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LiveReply {
+    /// Accepted with these (validated) values.
+    Accept(Value),
+    Decline,
+    /// Cancelled by the person, or withdrawn (expired, the run moved on); the reason.
+    Cancel(String),
+}
+
+/// Why a live form could not be asked.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveFormError {
+    /// The schema is outside the subset a form can show, or asks for a secret.
+    #[error("the form cannot be shown: {0}")]
+    BadSchema(String),
+    #[error("nobody can answer a form here (the run cannot ask the person)")]
+    NobodyToAsk,
+    #[error(transparent)]
+    Store(#[from] tessera_store::StoreError),
+}
+
+/// Forms running tools wait for, by interaction id. One per engine.
+pub struct LiveForms {
+    store: Arc<Store>,
+    bus: Arc<EventBus>,
+    waiting: Mutex<HashMap<String, oneshot::Sender<LiveReply>>>,
+}
+
+impl std::fmt::Debug for LiveForms {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let waiting = self.waiting.lock().map(|w| w.len()).unwrap_or_default();
+        f.debug_struct("LiveForms")
+            .field("waiting", &waiting)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The reply a stored answer (or withdrawal) stands for.
+fn reply_of(interaction: &Interaction) -> Option<LiveReply> {
+    let answer = interaction.answer.as_ref();
+    match interaction.state {
+        InteractionState::Pending => None,
+        InteractionState::Cancelled => Some(LiveReply::Cancel(
+            answer
+                .and_then(|a| a.get("reason"))
+                .and_then(Value::as_str)
+                .unwrap_or("cancelled")
+                .to_owned(),
+        )),
+        InteractionState::Answered => {
+            let action = answer
+                .and_then(|a| a.get("action"))
+                .and_then(|a| serde_json::from_value::<FormAction>(a.clone()).ok());
+            Some(match action {
+                Some(FormAction::Accept) => LiveReply::Accept(
+                    answer
+                        .and_then(|a| a.get("values"))
+                        .cloned()
+                        .unwrap_or_else(|| json!({})),
+                ),
+                Some(FormAction::Decline) => LiveReply::Decline,
+                _ => LiveReply::Cancel("cancelled by the person".into()),
+            })
+        }
+    }
+}
+
+/// Withdraws the form when the waiting call goes away without its answer.
+struct Withdraw<'a> {
+    forms: &'a LiveForms,
+    interaction: Option<Interaction>,
+}
+
+impl Drop for Withdraw<'_> {
+    fn drop(&mut self) {
+        if let Some(interaction) = self.interaction.take() {
+            self.forms.forget(&interaction.interaction_id);
+            self.forms
+                .withdraw(&interaction, "the tool call that asked ended");
+        }
+    }
+}
+
+impl LiveForms {
+    pub(crate) fn new(store: Arc<Store>, bus: Arc<EventBus>) -> Self {
+        Self {
+            store,
+            bus,
+            waiting: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn forget(&self, id: &str) {
+        if let Ok(mut waiting) = self.waiting.lock() {
+            waiting.remove(id);
+        }
+    }
+
+    fn withdraw(&self, interaction: &Interaction, reason: &str) {
+        match cancel_interaction(&self.store, interaction, reason) {
+            Ok(Some((_, event))) => self.bus.publish(&interaction.conversation_id, &event),
+            Ok(None) => {}
+            Err(error) => tracing::warn!(%error, "cannot withdraw a form"),
+        }
+    }
+
+    /// Hands an answered (or withdrawn) interaction to the call waiting for it, if one is.
+    pub(crate) fn deliver(&self, interaction: &Interaction) {
+        let Some(reply) = reply_of(interaction) else {
+            return;
+        };
+        let waiter = self
+            .waiting
+            .lock()
+            .ok()
+            .and_then(|mut w| w.remove(&interaction.interaction_id));
+        if let Some(waiter) = waiter {
+            let _ = waiter.send(reply);
+        }
+    }
+
+    /// Shows `form` to the person on behalf of call `call_id` and waits for the answer. The
+    /// form's event goes out through `emit` (the run's own stream, so it is stored in order
+    /// with the call's other events).
+    pub(crate) async fn ask(
+        &self,
+        conversation_id: &str,
+        run_id: Option<&str>,
+        call_id: &str,
+        mut form: FormRequestPayload,
+        emit: impl FnOnce(EventBody),
+    ) -> Result<LiveReply, LiveFormError> {
+        check_form_schema(&Value::Object(form.schema.clone()))
+            .map_err(|issues| LiveFormError::BadSchema(describe_issues(&issues)))?;
+        if form.form_id.is_empty() {
+            form.form_id = crate::turn::new_id();
+        }
+        let mut request = serde_json::to_value(&form)
+            .map_err(|e| LiveFormError::BadSchema(format!("the form cannot be written: {e}")))?;
+        if let Some(object) = request.as_object_mut() {
+            object.insert(LIVE_KEY.into(), json!(call_id));
+        }
+        let (tx, rx) = oneshot::channel();
+        if let Ok(mut waiting) = self.waiting.lock() {
+            waiting.insert(form.form_id.clone(), tx);
+        }
+        let new = NewInteraction {
+            interaction_id: Some(form.form_id.clone()),
+            run_id: run_id.map(str::to_owned),
+            kind: InteractionKind::Form,
+            request,
+        };
+        let conversation = conversation_id.to_owned();
+        let store = Arc::clone(&self.store);
+        let created = crate::turn::blocking(move || store.create_interaction(&conversation, new));
+        let interaction = match created {
+            Ok(i) => i,
+            Err(error) => {
+                self.forget(&form.form_id);
+                return Err(error.into());
+            }
+        };
+        let mut guard = Withdraw {
+            forms: self,
+            interaction: Some(interaction.clone()),
+        };
+        emit(EventBody::FormRequest(form));
+        // The call's own timeout bounds the wait: when it fires, this future is dropped and
+        // the guard withdraws the form.
+        match rx.await {
+            Ok(reply) => {
+                guard.interaction = None;
+                Ok(reply)
+            }
+            Err(_) => {
+                drop(guard);
+                Ok(LiveReply::Cancel("the engine let go of the form".into()))
+            }
+        }
+    }
+}

@@ -1,0 +1,491 @@
+//! Which MCP servers to use: `mcp.json` in the data folder, in the `mcpServers` shape other
+//! apps use (Claude Desktop, Cursor; VS Code's `servers` is read too), so people can paste what
+//! they already have. A secret value (a token in `env`, an `Authorization` header) never stays
+//! in the file: it moves to the OS keyring and the file keeps [`KEYRING_MARK`] in its place.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// What the file holds in place of a secret kept in the keyring.
+pub const KEYRING_MARK: &str = "${keyring}";
+
+/// How long a server may take to start (spawn, handshake, first tool list) by default.
+pub const DEFAULT_STARTUP_SECS: u64 = 10;
+/// How long one tool call may take by default: long enough for the person to answer a form
+/// the server asks for meanwhile.
+pub const DEFAULT_CALL_SECS: u64 = 600;
+
+/// How to reach a server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "transport", rename_all = "snake_case")]
+pub enum Transport {
+    /// A child process speaking MCP on stdin/stdout.
+    Stdio {
+        command: String,
+        #[serde(default)]
+        args: Vec<String>,
+        /// Values, or [`KEYRING_MARK`] for a secret.
+        #[serde(default)]
+        env: BTreeMap<String, String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cwd: Option<String>,
+    },
+    /// Streamable HTTP.
+    Http {
+        url: String,
+        #[serde(default)]
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// One configured server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerConfig {
+    pub name: String,
+    #[serde(flatten)]
+    pub transport: Transport,
+    #[serde(default)]
+    pub disabled: bool,
+    #[serde(default = "default_startup")]
+    pub startup_timeout_secs: u64,
+    #[serde(default = "default_call")]
+    pub call_timeout_secs: u64,
+}
+
+fn default_startup() -> u64 {
+    DEFAULT_STARTUP_SECS
+}
+
+fn default_call() -> u64 {
+    DEFAULT_CALL_SECS
+}
+
+impl ServerConfig {
+    /// Where the server lives, as recorded with each call (seed 004 `provider.uri`): its URL,
+    /// or its command line (without env values).
+    pub fn uri(&self) -> String {
+        match &self.transport {
+            Transport::Stdio { command, args, .. } => {
+                let mut line = format!("stdio:{command}");
+                for arg in args {
+                    line.push(' ');
+                    line.push_str(arg);
+                }
+                line
+            }
+            Transport::Http { url, .. } => url.clone(),
+        }
+    }
+
+    /// The (env or header) names whose value lives in the keyring.
+    pub fn secret_names(&self) -> Vec<(SecretPlace, String)> {
+        let (place, map) = match &self.transport {
+            Transport::Stdio { env, .. } => (SecretPlace::Env, env),
+            Transport::Http { headers, .. } => (SecretPlace::Header, headers),
+        };
+        map.iter()
+            .filter(|(_, v)| v.as_str() == KEYRING_MARK)
+            .map(|(k, _)| (place, k.clone()))
+            .collect()
+    }
+}
+
+/// Where a secret goes when the server starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SecretPlace {
+    Env,
+    Header,
+}
+
+impl SecretPlace {
+    fn as_str(self) -> &'static str {
+        match self {
+            SecretPlace::Env => "env",
+            SecretPlace::Header => "header",
+        }
+    }
+}
+
+/// The keyring entry of one secret of one server.
+pub fn keyring_account(server: &str, place: SecretPlace, name: &str) -> String {
+    format!("mcp/{server}/{}/{name}", place.as_str())
+}
+
+/// A value that should never be written to a file: by the name it is given (a token, a key,
+/// a password, credentials, an `Authorization` header) or by its look (`Bearer …`).
+pub fn looks_secret(name: &str, value: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    let by_name = [
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "API_KEY",
+        "APIKEY",
+        "-KEY",
+        "_KEY",
+        "CREDENTIAL",
+        "AUTHORIZATION",
+        "COOKIE",
+        "PRIVATE",
+    ]
+    .iter()
+    .any(|word| upper.contains(word))
+        || upper == "KEY"
+        || upper.ends_with("_PAT");
+    let by_look = value.starts_with("Bearer ") || value.starts_with("Basic ");
+    value != KEYRING_MARK && !value.is_empty() && (by_name || by_look)
+}
+
+/// A config that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}: {message}")]
+    Bad { path: String, message: String },
+    #[error("cannot read or write {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn bad(path: impl Into<String>, message: impl Into<String>) -> ConfigError {
+    ConfigError::Bad {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+/// A server's name becomes part of its tools' names (`server__tool`): letters, digits, `-` and
+/// `_`, at most 32.
+pub fn check_name(name: &str) -> Result<(), ConfigError> {
+    let fine = !name.is_empty()
+        && name.len() <= 32
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        && !name.contains("__");
+    if fine {
+        Ok(())
+    } else {
+        Err(bad(
+            format!("mcpServers.{name}"),
+            "a server's name is 1–32 letters, digits, `-` or `_` (no `__`): it prefixes its tools' names",
+        ))
+    }
+}
+
+fn strings(at: &str, value: Option<&Value>) -> Result<Vec<String>, ConfigError> {
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                v.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| bad(format!("{at}[{i}]"), "must be a string"))
+            })
+            .collect(),
+        Some(_) => Err(bad(at, "must be an array of strings")),
+    }
+}
+
+fn string_map(at: &str, value: Option<&Value>) -> Result<BTreeMap<String, String>, ConfigError> {
+    match value {
+        None | Some(Value::Null) => Ok(BTreeMap::new()),
+        Some(Value::Object(map)) => map
+            .iter()
+            .map(|(k, v)| match v {
+                Value::String(s) => Ok((k.clone(), s.clone())),
+                Value::Number(n) => Ok((k.clone(), n.to_string())),
+                Value::Bool(b) => Ok((k.clone(), b.to_string())),
+                _ => Err(bad(format!("{at}.{k}"), "must be a string")),
+            })
+            .collect(),
+        Some(_) => Err(bad(at, "must be an object of strings")),
+    }
+}
+
+fn seconds(at: &str, value: Option<&Value>, default: u64) -> Result<u64, ConfigError> {
+    match value {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v
+            .as_u64()
+            .filter(|s| *s > 0)
+            .ok_or_else(|| bad(at, "must be a whole number of seconds above 0")),
+    }
+}
+
+/// Reads one server of the `mcpServers` shape: `{command, args, env, cwd}` or `{url, headers}`
+/// (`type` stdio / http / streamable-http / sse, optional), plus `disabled`,
+/// `startupTimeout` and `timeout` (seconds).
+pub fn parse_server(name: &str, value: &Value) -> Result<ServerConfig, ConfigError> {
+    check_name(name)?;
+    let at = format!("mcpServers.{name}");
+    let Some(object) = value.as_object() else {
+        return Err(bad(at, "must be an object"));
+    };
+    let kind = object.get("type").and_then(Value::as_str);
+    let command = object.get("command").and_then(Value::as_str);
+    let url = object.get("url").and_then(Value::as_str);
+    let transport = match (kind, command, url) {
+        (Some("sse"), _, _) => {
+            return Err(bad(
+                format!("{at}.type"),
+                "the old SSE transport is not supported; use the server's streamable HTTP URL",
+            ))
+        }
+        (Some("stdio") | None, Some(command), _) if !command.trim().is_empty() => {
+            Transport::Stdio {
+                command: command.to_owned(),
+                args: strings(&format!("{at}.args"), object.get("args"))?,
+                env: string_map(&format!("{at}.env"), object.get("env"))?,
+                cwd: object.get("cwd").and_then(Value::as_str).map(str::to_owned),
+            }
+        }
+        (Some("http" | "streamable-http" | "streamableHttp") | None, _, Some(url)) => {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(bad(
+                    format!("{at}.url"),
+                    "must be an http:// or https:// URL",
+                ));
+            }
+            Transport::Http {
+                url: url.to_owned(),
+                headers: string_map(&format!("{at}.headers"), object.get("headers"))?,
+            }
+        }
+        (Some(other), _, _) if !matches!(other, "stdio" | "http" | "streamable-http") => {
+            return Err(bad(
+                format!("{at}.type"),
+                format!("`{other}` is not a transport (stdio or http)"),
+            ))
+        }
+        _ => {
+            return Err(bad(
+                at,
+                "needs `command` (a program to start) or `url` (a streamable HTTP endpoint)",
+            ))
+        }
+    };
+    Ok(ServerConfig {
+        name: name.to_owned(),
+        transport,
+        disabled: object
+            .get("disabled")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        startup_timeout_secs: seconds(
+            &format!("{at}.startupTimeout"),
+            object.get("startupTimeout"),
+            DEFAULT_STARTUP_SECS,
+        )?,
+        call_timeout_secs: seconds(
+            &format!("{at}.timeout"),
+            object.get("timeout"),
+            DEFAULT_CALL_SECS,
+        )?,
+    })
+}
+
+/// Reads a pasted or stored document: `{"mcpServers": {…}}`, `{"servers": {…}}`, or the map
+/// of servers itself.
+pub fn parse_document(document: &Value) -> Result<Vec<ServerConfig>, ConfigError> {
+    let servers = document
+        .get("mcpServers")
+        .or_else(|| document.get("servers"))
+        .unwrap_or(document);
+    let Some(map) = servers.as_object() else {
+        return Err(bad(
+            "mcpServers",
+            "must be an object of servers by name, as in {\"mcpServers\": {\"name\": {\"command\": …}}}",
+        ));
+    };
+    map.iter().map(|(name, v)| parse_server(name, v)).collect()
+}
+
+/// One server in the `mcpServers` shape, as the file keeps it.
+pub fn to_document_entry(server: &ServerConfig) -> Value {
+    let mut out = Map::new();
+    match &server.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            out.insert("command".into(), Value::String(command.clone()));
+            out.insert("args".into(), serde_json::json!(args));
+            if !env.is_empty() {
+                out.insert("env".into(), serde_json::json!(env));
+            }
+            if let Some(cwd) = cwd {
+                out.insert("cwd".into(), Value::String(cwd.clone()));
+            }
+        }
+        Transport::Http { url, headers } => {
+            out.insert("type".into(), Value::String("http".into()));
+            out.insert("url".into(), Value::String(url.clone()));
+            if !headers.is_empty() {
+                out.insert("headers".into(), serde_json::json!(headers));
+            }
+        }
+    }
+    if server.disabled {
+        out.insert("disabled".into(), Value::Bool(true));
+    }
+    if server.startup_timeout_secs != DEFAULT_STARTUP_SECS {
+        out.insert("startupTimeout".into(), server.startup_timeout_secs.into());
+    }
+    if server.call_timeout_secs != DEFAULT_CALL_SECS {
+        out.insert("timeout".into(), server.call_timeout_secs.into());
+    }
+    Value::Object(out)
+}
+
+/// Takes the secrets out of `server`: each is returned (its place, name and value) and
+/// replaced by [`KEYRING_MARK`].
+pub fn split_secrets(server: &mut ServerConfig) -> Vec<(SecretPlace, String, String)> {
+    let (place, map) = match &mut server.transport {
+        Transport::Stdio { env, .. } => (SecretPlace::Env, env),
+        Transport::Http { headers, .. } => (SecretPlace::Header, headers),
+    };
+    let mut taken = Vec::new();
+    for (name, value) in map.iter_mut() {
+        if looks_secret(name, value) {
+            taken.push((
+                place,
+                name.clone(),
+                std::mem::replace(value, KEYRING_MARK.into()),
+            ));
+        }
+    }
+    taken
+}
+
+/// The file in the data folder.
+pub fn file_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("mcp.json")
+}
+
+/// The servers of the file (none when there is no file).
+pub fn load(path: &Path) -> Result<Vec<ServerConfig>, ConfigError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(ConfigError::Io {
+                path: path.to_owned(),
+                source,
+            })
+        }
+    };
+    let document: Value = serde_json::from_str(&text).map_err(|e| {
+        bad(
+            path.display().to_string(),
+            format!("not valid JSON ({e}); fix or remove the file"),
+        )
+    })?;
+    parse_document(&document)
+}
+
+/// Writes the servers to the file (atomically: a crash leaves the old file or the new one).
+pub fn save(path: &Path, servers: &[ServerConfig]) -> Result<(), ConfigError> {
+    let mut map = Map::new();
+    for server in servers {
+        map.insert(server.name.clone(), to_document_entry(server));
+    }
+    let document = serde_json::json!({ "mcpServers": map });
+    let text = serde_json::to_string_pretty(&document).unwrap_or_default();
+    let io = |source| ConfigError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let temp = path.with_extension("json.tmp");
+    std::fs::write(&temp, text + "\n").map_err(io)?;
+    std::fs::rename(&temp, path).map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_pasted_claude_desktop_config_is_read() {
+        let servers = parse_document(&json!({"mcpServers": {
+            "github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"],
+                        "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_abc", "LOG_LEVEL": "info"}},
+            "remote": {"type": "http", "url": "https://mcp.example.com/mcp",
+                        "headers": {"Authorization": "Bearer xyz", "X-Client": "tessera"}}
+        }}))
+        .unwrap();
+        assert_eq!(servers.len(), 2);
+        assert_eq!(servers[0].name, "github");
+        assert!(
+            matches!(&servers[1].transport, Transport::Http { url, .. } if url == "https://mcp.example.com/mcp")
+        );
+    }
+
+    #[test]
+    fn secrets_are_split_out_and_marked() {
+        let mut servers = parse_document(&json!({"mcpServers": {
+            "github": {"command": "gh-mcp", "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_abc", "LOG_LEVEL": "info"}},
+            "remote": {"url": "https://x.example/mcp", "headers": {"Authorization": "Bearer xyz", "X-Client": "t"}}
+        }}))
+        .unwrap();
+        let taken: Vec<_> = servers.iter_mut().flat_map(split_secrets).collect();
+        assert_eq!(
+            taken,
+            vec![
+                (
+                    SecretPlace::Env,
+                    "GITHUB_PERSONAL_ACCESS_TOKEN".into(),
+                    "ghp_abc".into()
+                ),
+                (
+                    SecretPlace::Header,
+                    "Authorization".into(),
+                    "Bearer xyz".into()
+                ),
+            ]
+        );
+        let written = serde_json::to_string(&to_document_entry(&servers[0])).unwrap();
+        assert!(!written.contains("ghp_abc"), "{written}");
+        assert!(written.contains("LOG_LEVEL"));
+        assert_eq!(
+            servers[1].secret_names(),
+            vec![(SecretPlace::Header, "Authorization".to_owned())]
+        );
+    }
+
+    #[test]
+    fn bad_entries_name_what_is_wrong() {
+        let err = parse_document(&json!({"mcpServers": {"a b": {"command": "x"}}})).unwrap_err();
+        assert!(err.to_string().contains("mcpServers.a b"), "{err}");
+        let err = parse_document(&json!({"mcpServers": {"x": {"args": []}}})).unwrap_err();
+        assert!(err.to_string().contains("needs `command`"), "{err}");
+        let err = parse_document(&json!({"mcpServers": {"x": {"command": "y", "args": "z"}}}))
+            .unwrap_err();
+        assert!(err.to_string().contains("mcpServers.x.args"), "{err}");
+    }
+
+    #[test]
+    fn the_file_round_trips_and_a_missing_file_is_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_path(dir.path());
+        assert!(load(&path).unwrap().is_empty());
+        let servers = parse_document(&json!({"mcpServers": {
+            "fs": {"command": "node", "args": ["fs.js", "/tmp"], "timeout": 30}
+        }}))
+        .unwrap();
+        save(&path, &servers).unwrap();
+        assert_eq!(load(&path).unwrap(), servers);
+    }
+}

@@ -1,0 +1,423 @@
+//! All configured servers of a data folder: their settings (kept in `mcp.json`, secrets in the
+//! keyring), their state and logs, their tools for each run (a [`ToolSource`]), their
+//! resources and prompts. A server that fails or hangs only loses its own tools.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use tessera_engine::tools::{SourcedTools, ToolSource};
+use tessera_providers::keys::{delete_key, set_key, KeyStore, Secret};
+
+use crate::config::{
+    self, keyring_account, parse_server, split_secrets, ConfigError, ServerConfig,
+};
+use crate::log::ServerLog;
+use crate::server::{ServerSlot, Shown};
+use crate::tools::{listing_wait, safety_of, spec_of, tool_name, McpToolHandler, Safety};
+
+/// Why a change to the servers was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum HubError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("no MCP server named `{0}`")]
+    NotFound(String),
+    #[error("cannot keep the secret `{name}` in the keyring: {message}")]
+    Keyring { name: String, message: String },
+    #[error("the MCP server `{server}` is not available: {reason}")]
+    Unavailable { server: String, reason: String },
+    #[error("`{server}` refused: {message}")]
+    Server { server: String, message: String },
+}
+
+/// A tool as the settings page lists it.
+#[derive(Clone, Debug, Serialize)]
+pub struct ToolView {
+    /// The name the model calls (`server__tool`).
+    pub name: String,
+    /// Its name on the server.
+    pub server_name: String,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub safety: Safety,
+}
+
+/// A server as the settings page shows it (never a secret's value).
+#[derive(Clone, Debug, Serialize)]
+pub struct ServerView {
+    pub name: String,
+    /// The entry in the `mcpServers` shape, secrets shown as `${keyring}`.
+    pub config: Value,
+    pub uri: String,
+    pub disabled: bool,
+    pub status: Shown,
+    pub tools: Vec<ToolView>,
+    /// Names whose values are in the keyring.
+    pub secrets: Vec<String>,
+}
+
+/// The servers of one data folder.
+pub struct McpHub {
+    file: PathBuf,
+    logs: PathBuf,
+    keyring: Arc<dyn KeyStore>,
+    slots: RwLock<BTreeMap<String, Arc<ServerSlot>>>,
+    /// Logs outlive a slot (a server whose settings change keeps its history).
+    server_logs: RwLock<BTreeMap<String, Arc<ServerLog>>>,
+}
+
+impl std::fmt::Debug for McpHub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHub")
+            .field("file", &self.file)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpHub {
+    /// The servers configured in `data_dir/mcp.json` (none started yet).
+    pub fn open(data_dir: &Path, keyring: Arc<dyn KeyStore>) -> Result<Arc<Self>, HubError> {
+        let file = config::file_path(data_dir);
+        let servers = config::load(&file)?;
+        let hub = Arc::new(Self {
+            file,
+            logs: data_dir.join("logs").join("mcp"),
+            keyring,
+            slots: RwLock::new(BTreeMap::new()),
+            server_logs: RwLock::new(BTreeMap::new()),
+        });
+        for server in servers {
+            hub.install(server);
+        }
+        Ok(hub)
+    }
+
+    fn log_of(&self, name: &str) -> Arc<ServerLog> {
+        if let Some(log) = self
+            .server_logs
+            .read()
+            .ok()
+            .and_then(|l| l.get(name).cloned())
+        {
+            return log;
+        }
+        let log = Arc::new(ServerLog::new(Some(self.logs.join(format!("{name}.log")))));
+        if let Ok(mut logs) = self.server_logs.write() {
+            logs.entry(name.to_owned())
+                .or_insert_with(|| Arc::clone(&log));
+        }
+        log
+    }
+
+    /// Puts a slot for `server` in place; the one it replaces, if any.
+    fn install(&self, server: ServerConfig) -> Option<Arc<ServerSlot>> {
+        let log = self.log_of(&server.name);
+        let slot = ServerSlot::new(server, Arc::clone(&self.keyring), log);
+        self.slots
+            .write()
+            .ok()
+            .and_then(|mut s| s.insert(slot.name().to_owned(), slot))
+    }
+
+    fn slots(&self) -> Vec<Arc<ServerSlot>> {
+        self.slots
+            .read()
+            .map(|s| s.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    fn slot(&self, name: &str) -> Result<Arc<ServerSlot>, HubError> {
+        self.slots
+            .read()
+            .ok()
+            .and_then(|s| s.get(name).cloned())
+            .ok_or_else(|| HubError::NotFound(name.to_owned()))
+    }
+
+    fn save(&self) -> Result<(), HubError> {
+        let servers: Vec<ServerConfig> = self.slots().iter().map(|s| s.config.clone()).collect();
+        config::save(&self.file, &servers)?;
+        Ok(())
+    }
+
+    fn view(slot: &ServerSlot) -> ServerView {
+        let tools = slot
+            .ready_tools()
+            .iter()
+            .map(|t| ToolView {
+                name: tool_name(slot.name(), &t.name),
+                server_name: t.name.to_string(),
+                title: t.title.clone(),
+                description: t.description.as_deref().map(str::to_owned),
+                safety: safety_of(t),
+            })
+            .collect();
+        ServerView {
+            name: slot.name().to_owned(),
+            config: config::to_document_entry(&slot.config),
+            uri: slot.config.uri(),
+            disabled: slot.config.disabled,
+            status: slot.shown(),
+            tools,
+            secrets: slot
+                .config
+                .secret_names()
+                .into_iter()
+                .map(|(_, n)| n)
+                .collect(),
+        }
+    }
+
+    /// Every server, with its state and tools (none is started by looking).
+    pub fn servers(&self) -> Vec<ServerView> {
+        self.slots().iter().map(|s| Self::view(s)).collect()
+    }
+
+    /// One server.
+    pub fn server(&self, name: &str) -> Result<ServerView, HubError> {
+        let slot = self.slot(name)?;
+        Ok(Self::view(&slot))
+    }
+
+    /// Starts every server that is not running (the settings page's "connect"), each within
+    /// its timeout; the servers as they are then.
+    pub async fn start_all(&self) -> Vec<ServerView> {
+        let slots = self.slots();
+        futures_util::future::join_all(
+            slots
+                .iter()
+                .filter(|s| !s.config.disabled)
+                .map(|s| s.ensure()),
+        )
+        .await;
+        self.servers()
+    }
+
+    /// Adds or replaces server `name` from an entry of the `mcpServers` shape. Secret values
+    /// move to the keyring; `${keyring}` keeps the secret already there. The server restarts
+    /// with the new settings when next needed.
+    pub async fn put_server(&self, name: &str, entry: &Value) -> Result<ServerView, HubError> {
+        let mut server = parse_server(name, entry)?;
+        let secrets = split_secrets(&mut server);
+        for (place, key, value) in secrets {
+            let account = keyring_account(name, place, &key);
+            set_key(&self.keyring, &account, Secret::new(value))
+                .await
+                .map_err(|e| HubError::Keyring {
+                    name: key.clone(),
+                    message: e.to_string(),
+                })?;
+        }
+        let old = self.install(server.clone());
+        if let Some(old) = &old {
+            old.stop().await;
+            self.forget_dropped_secrets(&old.config, &server).await;
+        }
+        self.save()?;
+        self.server(name)
+    }
+
+    /// Secrets the old settings had and the new ones do not: out of the keyring.
+    async fn forget_dropped_secrets(&self, old: &ServerConfig, new: &ServerConfig) {
+        let kept = new.secret_names();
+        for (place, key) in old.secret_names() {
+            if !kept.contains(&(place, key.clone())) {
+                let _ = delete_key(&self.keyring, &keyring_account(&old.name, place, &key)).await;
+            }
+        }
+    }
+
+    /// Adds every server of a pasted document (`{"mcpServers": {…}}`); the names added. Nothing
+    /// is changed when one entry is refused.
+    pub async fn import(&self, document: &Value) -> Result<Vec<String>, HubError> {
+        let servers = config::parse_document(document)?;
+        let mut names = Vec::new();
+        for server in &servers {
+            let entry = config::to_document_entry(server);
+            // Checked above; the entry carries the secrets still, which put_server splits.
+            names.push(server.name.clone());
+            self.put_server(&server.name, &entry).await?;
+        }
+        Ok(names)
+    }
+
+    /// Removes server `name`, its secrets with it.
+    pub async fn remove(&self, name: &str) -> Result<(), HubError> {
+        let slot = self
+            .slots
+            .write()
+            .ok()
+            .and_then(|mut s| s.remove(name))
+            .ok_or_else(|| HubError::NotFound(name.to_owned()))?;
+        slot.stop().await;
+        for (place, key) in slot.config.secret_names() {
+            let _ = delete_key(&self.keyring, &keyring_account(name, place, &key)).await;
+        }
+        self.save()
+    }
+
+    /// Starts server `name` again now.
+    pub async fn restart(&self, name: &str) -> Result<ServerView, HubError> {
+        let slot = self.slot(name)?;
+        if let Err(reason) = slot.restart().await {
+            slot.log.note(&format!("restart failed: {reason}"));
+        }
+        Ok(Self::view(&slot))
+    }
+
+    /// The last `lines` lines of server `name`'s log.
+    pub fn log(&self, name: &str, lines: usize) -> Result<Vec<String>, HubError> {
+        Ok(self.slot(name)?.log.tail(lines))
+    }
+
+    async fn connected(&self, name: &str) -> Result<Arc<crate::server::Connection>, HubError> {
+        let slot = self.slot(name)?;
+        slot.ensure().await.map_err(|reason| HubError::Unavailable {
+            server: name.to_owned(),
+            reason,
+        })
+    }
+
+    fn refused(server: &str, error: impl std::fmt::Display) -> HubError {
+        HubError::Server {
+            server: server.to_owned(),
+            message: error.to_string(),
+        }
+    }
+
+    /// The resources server `name` offers.
+    pub async fn resources(&self, name: &str) -> Result<Value, HubError> {
+        let connection = self.connected(name).await?;
+        if connection
+            .service
+            .peer()
+            .peer_info()
+            .is_some_and(|i| i.capabilities.resources.is_none())
+        {
+            return Ok(json!([]));
+        }
+        let resources = connection
+            .service
+            .list_all_resources()
+            .await
+            .map_err(|e| Self::refused(name, e))?;
+        Ok(serde_json::to_value(resources).unwrap_or_else(|_| json!([])))
+    }
+
+    /// The prompts server `name` offers.
+    pub async fn prompts(&self, name: &str) -> Result<Value, HubError> {
+        let connection = self.connected(name).await?;
+        if connection
+            .service
+            .peer()
+            .peer_info()
+            .is_some_and(|i| i.capabilities.prompts.is_none())
+        {
+            return Ok(json!([]));
+        }
+        let prompts = connection
+            .service
+            .list_all_prompts()
+            .await
+            .map_err(|e| Self::refused(name, e))?;
+        Ok(serde_json::to_value(prompts).unwrap_or_else(|_| json!([])))
+    }
+
+    /// The contents of resource `uri` of server `name` (text as text; binary noted by size).
+    pub async fn read_resource(
+        &self,
+        name: &str,
+        uri: &str,
+    ) -> Result<Vec<ResourceText>, HubError> {
+        let connection = self.connected(name).await?;
+        let read = connection
+            .service
+            .read_resource(rmcp::model::ReadResourceRequestParams::new(uri.to_owned()))
+            .await
+            .map_err(|e| Self::refused(name, e))?;
+        let value = serde_json::to_value(read).unwrap_or(Value::Null);
+        Ok(value
+            .get("contents")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|c| ResourceText {
+                uri: c
+                    .get("uri")
+                    .and_then(Value::as_str)
+                    .unwrap_or(uri)
+                    .to_owned(),
+                mime_type: c.get("mimeType").and_then(Value::as_str).map(str::to_owned),
+                text: match (
+                    c.get("text").and_then(Value::as_str),
+                    c.get("blob").and_then(Value::as_str),
+                ) {
+                    (Some(text), _) => text.to_owned(),
+                    (None, Some(blob)) => {
+                        format!("[binary content, {} bytes in base64]", blob.len())
+                    }
+                    _ => String::new(),
+                },
+            })
+            .collect())
+    }
+}
+
+/// One content item of a resource.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResourceText {
+    pub uri: String,
+    pub mime_type: Option<String>,
+    pub text: String,
+}
+
+impl ToolSource for McpHub {
+    fn tools(
+        &self,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = SourcedTools> + Send + '_>> {
+        Box::pin(async move {
+            let slots: Vec<_> = self
+                .slots()
+                .into_iter()
+                .filter(|s| !s.config.disabled)
+                .collect();
+            let wait = listing_wait(&slots);
+            let ready = slots.iter().map(|slot| async move {
+                match tokio::time::timeout(wait, slot.ensure()).await {
+                    Ok(Ok(connection)) => Some((Arc::clone(slot), connection)),
+                    Ok(Err(reason)) => {
+                        tracing::info!(server = %slot.name(), %reason, "an MCP server's tools are left out of this run");
+                        None
+                    }
+                    Err(_) => None,
+                }
+            });
+            let mut out: SourcedTools = Vec::new();
+            for (slot, connection) in futures_util::future::join_all(ready)
+                .await
+                .into_iter()
+                .flatten()
+            {
+                let tools = connection
+                    .tools
+                    .lock()
+                    .map(|t| t.clone())
+                    .unwrap_or_default();
+                for tool in tools {
+                    out.push((
+                        spec_of(&slot, &tool),
+                        McpToolHandler::shared(Arc::clone(&slot), &tool.name),
+                    ));
+                }
+            }
+            out
+        })
+    }
+
+    fn as_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
+        self
+    }
+}

@@ -1,0 +1,484 @@
+//! One MCP server: started on demand (the first run that wants tools, or the settings page),
+//! within a start-up timeout; checked with a ping now and then; after a failure it waits
+//! longer each time (1 s, 2 s, 4 s … 60 s) before it is started again. Its state and the reason
+//! of a failure are always there to show.
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::ServiceExt;
+use serde::Serialize;
+use tessera_providers::keys::{get_key, KeyStore};
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::watch;
+
+use crate::client::{Calls, TesseraClient};
+use crate::config::{keyring_account, ServerConfig, Transport, KEYRING_MARK};
+use crate::log::ServerLog;
+
+/// How often a ready server is pinged.
+const HEALTH_EVERY: Duration = Duration::from_secs(30);
+/// How long a ping may take.
+const PING_WITHIN: Duration = Duration::from_secs(10);
+/// The longest wait before starting a failed server again.
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+/// What a child process gets of Tessera's environment: enough to run (find programs, a home,
+/// a language), never Tessera's own token or a provider's key.
+const PASSED_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TERM",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "XDG_RUNTIME_DIR",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "SYSTEMROOT",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "USERPROFILE",
+    "NODE_EXTRA_CA_CERTS",
+];
+
+/// A live connection.
+pub struct Connection {
+    pub(crate) service: RunningService<RoleClient, TesseraClient>,
+    pub(crate) tools: Mutex<Vec<rmcp::model::Tool>>,
+    /// The server's name and version, as it gave them.
+    pub(crate) implementation: String,
+}
+
+/// Where a server is.
+#[derive(Clone)]
+pub enum Phase {
+    /// Not started yet (started on demand).
+    Idle,
+    Starting,
+    Ready(Arc<Connection>),
+    Failed {
+        reason: String,
+        attempts: u32,
+        retry_at: Instant,
+    },
+    Disabled,
+}
+
+/// A server's state as the API shows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "state")]
+pub enum Shown {
+    Idle,
+    Starting,
+    Ready {
+        server: String,
+    },
+    Failed {
+        reason: String,
+        attempts: u32,
+        retry_in_ms: u64,
+    },
+    Disabled,
+}
+
+/// One configured server and its connection.
+pub struct ServerSlot {
+    pub(crate) config: ServerConfig,
+    keyring: Arc<dyn KeyStore>,
+    pub(crate) log: Arc<ServerLog>,
+    phase: watch::Sender<Phase>,
+    pub(crate) calls: Arc<Calls>,
+    tools_changed: Arc<AtomicBool>,
+}
+
+fn backoff(attempts: u32) -> Duration {
+    let doublings = attempts.saturating_sub(1).min(6);
+    Duration::from_secs(1u64 << doublings).min(MAX_BACKOFF)
+}
+
+impl ServerSlot {
+    pub fn new(config: ServerConfig, keyring: Arc<dyn KeyStore>, log: Arc<ServerLog>) -> Arc<Self> {
+        let first = if config.disabled {
+            Phase::Disabled
+        } else {
+            Phase::Idle
+        };
+        Arc::new(Self {
+            config,
+            keyring,
+            log,
+            phase: watch::channel(first).0,
+            calls: Arc::new(Calls::default()),
+            tools_changed: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.config.name
+    }
+
+    pub fn shown(&self) -> Shown {
+        match &*self.phase.borrow() {
+            Phase::Idle => Shown::Idle,
+            Phase::Starting => Shown::Starting,
+            Phase::Ready(c) if c.service.is_closed() => Shown::Failed {
+                reason: "the server stopped".into(),
+                attempts: 1,
+                retry_in_ms: 0,
+            },
+            Phase::Ready(c) => Shown::Ready {
+                server: c.implementation.clone(),
+            },
+            Phase::Failed {
+                reason,
+                attempts,
+                retry_at,
+            } => Shown::Failed {
+                reason: reason.clone(),
+                attempts: *attempts,
+                retry_in_ms: retry_at
+                    .saturating_duration_since(Instant::now())
+                    .as_millis() as u64,
+            },
+            Phase::Disabled => Shown::Disabled,
+        }
+    }
+
+    /// The connection, starting the server if it is not running (and not waiting out a
+    /// back-off). Waits at most the start-up timeout; the reason when there is none.
+    pub async fn ensure(self: &Arc<Self>) -> Result<Arc<Connection>, String> {
+        let mut rx = self.phase.subscribe();
+        let current = rx.borrow_and_update().clone();
+        match current {
+            Phase::Ready(c) if !c.service.is_closed() => {
+                if self.tools_changed.swap(false, Ordering::SeqCst) {
+                    self.refresh_tools(&c).await;
+                }
+                return Ok(c);
+            }
+            Phase::Ready(_) => {
+                self.fail(
+                    "the server stopped (its process ended or the connection closed)",
+                    0,
+                );
+                return Err(self.failure_text());
+            }
+            Phase::Disabled => return Err("the server is turned off in the settings".into()),
+            Phase::Failed { retry_at, .. } if Instant::now() < retry_at => {
+                return Err(self.failure_text())
+            }
+            Phase::Starting => {}
+            Phase::Idle | Phase::Failed { .. } => {
+                self.phase.send_replace(Phase::Starting);
+                let slot = Arc::clone(self);
+                tokio::spawn(async move { slot.start().await });
+            }
+        }
+        let limit = Duration::from_secs(self.config.startup_timeout_secs) + Duration::from_secs(1);
+        let settled =
+            tokio::time::timeout(limit, rx.wait_for(|p| !matches!(p, Phase::Starting))).await;
+        match settled.ok().and_then(|r| r.ok()).map(|p| p.clone()) {
+            Some(Phase::Ready(c)) => Ok(c),
+            Some(_) => Err(self.failure_text()),
+            None => Err(format!(
+                "`{}` is still starting after {} s",
+                self.config.name, self.config.startup_timeout_secs
+            )),
+        }
+    }
+
+    fn failure_text(&self) -> String {
+        match self.shown() {
+            Shown::Failed {
+                reason,
+                retry_in_ms,
+                ..
+            } => {
+                if retry_in_ms > 0 {
+                    format!("{reason} (next try in {} s)", retry_in_ms.div_ceil(1000))
+                } else {
+                    reason
+                }
+            }
+            Shown::Disabled => "the server is turned off in the settings".into(),
+            _ => "the server is not running".into(),
+        }
+    }
+
+    fn attempts(&self) -> u32 {
+        match &*self.phase.borrow() {
+            Phase::Failed { attempts, .. } => *attempts,
+            _ => 0,
+        }
+    }
+
+    fn fail(&self, reason: &str, previous: u32) {
+        let attempts = previous + 1;
+        let wait = backoff(attempts);
+        self.log.note(&format!(
+            "failed: {reason}; next try in {} s",
+            wait.as_secs()
+        ));
+        tracing::warn!(server = %self.config.name, %reason, "an MCP server failed");
+        self.phase.send_replace(Phase::Failed {
+            reason: reason.to_owned(),
+            attempts,
+            retry_at: Instant::now() + wait,
+        });
+    }
+
+    async fn start(self: Arc<Self>) {
+        let previous = self.attempts();
+        let limit = Duration::from_secs(self.config.startup_timeout_secs);
+        self.log.note(&format!("starting {}", self.config.uri()));
+        match tokio::time::timeout(limit, self.connect()).await {
+            Ok(Ok(connection)) => {
+                let connection = Arc::new(connection);
+                self.log.note(&format!(
+                    "ready: {} with {} tools",
+                    connection.implementation,
+                    connection.tools.lock().map(|t| t.len()).unwrap_or(0)
+                ));
+                self.phase
+                    .send_replace(Phase::Ready(Arc::clone(&connection)));
+                tokio::spawn(watch_health(Arc::downgrade(&self), connection));
+            }
+            Ok(Err(reason)) => self.fail(&reason, previous),
+            Err(_) => self.fail(
+                &format!("did not finish starting within {} s", limit.as_secs()),
+                previous,
+            ),
+        }
+    }
+
+    async fn secret(
+        &self,
+        place: crate::config::SecretPlace,
+        name: &str,
+    ) -> Result<String, String> {
+        let account = keyring_account(&self.config.name, place, name);
+        match get_key(&self.keyring, &account).await {
+            Ok(Some(secret)) => Ok(secret.expose().to_owned()),
+            Ok(None) => Err(format!(
+                "the secret `{name}` is not in the keyring any more: enter it again in the server's settings"
+            )),
+            Err(error) => Err(format!("cannot read the secret `{name}` from the keyring: {error}")),
+        }
+    }
+
+    async fn resolved(
+        &self,
+        place: crate::config::SecretPlace,
+        map: &BTreeMap<String, String>,
+    ) -> Result<Vec<(String, String)>, String> {
+        let mut out = Vec::new();
+        for (name, value) in map {
+            let value = if value == KEYRING_MARK {
+                self.secret(place, name).await?
+            } else {
+                value.clone()
+            };
+            out.push((name.clone(), value));
+        }
+        Ok(out)
+    }
+
+    async fn connect(&self) -> Result<Connection, String> {
+        let client = TesseraClient {
+            server: self.config.name.clone(),
+            calls: Arc::clone(&self.calls),
+            tools_changed: Arc::clone(&self.tools_changed),
+        };
+        let service = match &self.config.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let env = self.resolved(crate::config::SecretPlace::Env, env).await?;
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).env_clear().kill_on_drop(true);
+                for name in PASSED_ENV {
+                    if let Some(value) = std::env::var_os(name) {
+                        cmd.env(name, value);
+                    }
+                }
+                cmd.envs(env);
+                if let Some(cwd) = cwd {
+                    cmd.current_dir(cwd);
+                }
+                let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|e| format!("cannot start `{command}`: {e}"))?;
+                if let Some(stderr) = stderr {
+                    let log = Arc::clone(&self.log);
+                    tokio::spawn(async move {
+                        let mut lines = tokio::io::BufReader::new(stderr).lines();
+                        while let Ok(Some(line)) = lines.next_line().await {
+                            log.server_line(&line);
+                        }
+                    });
+                }
+                client
+                    .serve(transport)
+                    .await
+                    .map_err(|e| format!("the MCP handshake failed: {e}"))?
+            }
+            Transport::Http { url, headers } => {
+                let headers = self
+                    .resolved(crate::config::SecretPlace::Header, headers)
+                    .await?;
+                let transport = crate::http::transport(url, &headers)?;
+                client
+                    .serve(transport)
+                    .await
+                    .map_err(|e| format!("the MCP handshake with {url} failed: {e}"))?
+            }
+        };
+        let implementation = service
+            .peer()
+            .peer_info()
+            .and_then(|info| {
+                let s = info.server_info.as_ref()?;
+                Some(format!("{} {}", s.name, s.version))
+            })
+            .unwrap_or_else(|| self.config.name.clone());
+        let tools = service
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("the server did not list its tools: {e}"))?;
+        Ok(Connection {
+            service,
+            tools: Mutex::new(tools),
+            implementation,
+        })
+    }
+
+    async fn refresh_tools(&self, connection: &Connection) {
+        match connection.service.list_all_tools().await {
+            Ok(tools) => {
+                if let Ok(mut kept) = connection.tools.lock() {
+                    *kept = tools;
+                }
+            }
+            Err(error) => self
+                .log
+                .note(&format!("cannot list the tools again: {error}")),
+        }
+    }
+
+    /// Stops the server (when its settings change or it is removed); it starts again on
+    /// demand unless it is turned off.
+    pub async fn stop(&self) {
+        let previous = self.phase.send_replace(if self.config.disabled {
+            Phase::Disabled
+        } else {
+            Phase::Idle
+        });
+        if let Phase::Ready(connection) = previous {
+            connection.service.cancellation_token().cancel();
+            self.log.note("stopped");
+        }
+    }
+
+    /// Starts the server again now, whatever its back-off says.
+    pub async fn restart(self: &Arc<Self>) -> Result<Arc<Connection>, String> {
+        self.stop().await;
+        if self.config.disabled {
+            return Err("the server is turned off in the settings".into());
+        }
+        self.ensure().await
+    }
+
+    /// The tools it has, if it is ready.
+    pub fn ready_tools(&self) -> Vec<rmcp::model::Tool> {
+        match &*self.phase.borrow() {
+            Phase::Ready(c) => c.tools.lock().map(|t| t.clone()).unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// Pings the server now and then; a server that stopped or does not answer is marked failed
+/// (and started again on demand, after its back-off).
+async fn watch_health(slot: std::sync::Weak<ServerSlot>, connection: Arc<Connection>) {
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep(HEALTH_EVERY) => {}
+            () = closed_signal(&connection) => {}
+        }
+        let Some(slot) = slot.upgrade() else { return };
+        let still_ours =
+            matches!(&*slot.phase.borrow(), Phase::Ready(c) if Arc::ptr_eq(c, &connection));
+        if !still_ours {
+            return;
+        }
+        if connection.service.is_closed() {
+            slot.fail(
+                "the server stopped (its process ended or the connection closed)",
+                0,
+            );
+            return;
+        }
+        let ping = connection
+            .service
+            .peer()
+            .send_request(rmcp::model::ClientRequest::PingRequest(
+                rmcp::model::PingRequest::default(),
+            ));
+        match tokio::time::timeout(PING_WITHIN, ping).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(error)) => {
+                slot.fail(&format!("it did not answer a ping: {error}"), 0);
+                connection.service.cancellation_token().cancel();
+                return;
+            }
+            Err(_) => {
+                slot.fail(
+                    &format!(
+                        "it did not answer a ping within {} s",
+                        PING_WITHIN.as_secs()
+                    ),
+                    0,
+                );
+                connection.service.cancellation_token().cancel();
+                return;
+            }
+        }
+    }
+}
+
+/// Resolves when the connection closes (checked once a second: rmcp gives no signal for it
+/// that can be awaited by reference).
+async fn closed_signal(connection: &Connection) {
+    while !connection.service.is_closed() {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wait_doubles_up_to_a_minute() {
+        assert_eq!(backoff(1), Duration::from_secs(1));
+        assert_eq!(backoff(2), Duration::from_secs(2));
+        assert_eq!(backoff(4), Duration::from_secs(8));
+        assert_eq!(backoff(30), MAX_BACKOFF);
+    }
+}

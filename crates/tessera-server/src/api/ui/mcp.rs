@@ -1,0 +1,202 @@
+//! MCP servers in the settings: list them with their state, tools and log; add, change or
+//! remove one (or paste a whole `mcpServers` document); restart one; list its resources and
+//! prompts; attach a resource to a conversation as an evidence.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::routing::{get, post, put};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tessera_engine::engine::Engine;
+use tessera_mcp::resources::{attach_resource, AttachError};
+use tessera_mcp::{HubError, McpHub};
+
+use super::json_body;
+use crate::api::ApiError;
+
+pub(super) fn routes() -> Router<Engine> {
+    Router::new()
+        .route("/mcp/servers", get(list))
+        .route(
+            "/mcp/servers/{name}",
+            put(put_server).get(one).delete(remove),
+        )
+        .route("/mcp/import", post(import))
+        .route("/mcp/servers/{name}/restart", post(restart))
+        .route("/mcp/servers/{name}/log", get(log))
+        .route("/mcp/servers/{name}/resources", get(resources))
+        .route("/mcp/servers/{name}/prompts", get(prompts))
+        .route("/conversations/{id}/mcp-resources", post(attach))
+}
+
+fn hub(engine: &Engine) -> Result<Arc<McpHub>, ApiError> {
+    engine.tool_source::<McpHub>().ok_or_else(|| {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "MCP_UNAVAILABLE",
+            "MCP servers are not set up in this process",
+        )
+    })
+}
+
+fn hub_error(error: HubError) -> ApiError {
+    let (status, code) = match &error {
+        HubError::Config(_) => (StatusCode::UNPROCESSABLE_ENTITY, "INVALID_MCP_CONFIG"),
+        HubError::NotFound(_) => (StatusCode::NOT_FOUND, "NOT_FOUND"),
+        HubError::Keyring { .. } => (StatusCode::SERVICE_UNAVAILABLE, "KEYRING_UNAVAILABLE"),
+        HubError::Unavailable { .. } => (StatusCode::BAD_GATEWAY, "MCP_SERVER_UNAVAILABLE"),
+        HubError::Server { .. } => (StatusCode::BAD_GATEWAY, "MCP_SERVER_ERROR"),
+    };
+    ApiError::new(status, code, error.to_string())
+}
+
+#[derive(Deserialize)]
+struct ListQuery {
+    /// `1`: start every server first (each within its start-up timeout).
+    #[serde(default)]
+    connect: Option<String>,
+}
+
+/// `GET /v1/mcp/servers[?connect=1]`.
+async fn list(
+    State(engine): State<Engine>,
+    Query(query): Query<ListQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let hub = hub(&engine)?;
+    let servers = if query.connect.as_deref().is_some_and(|c| c != "0") {
+        hub.start_all().await
+    } else {
+        hub.servers()
+    };
+    Ok(Json(json!({ "servers": servers })))
+}
+
+async fn one(
+    State(engine): State<Engine>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let view = hub(&engine)?.server(&name).map_err(hub_error)?;
+    Ok(Json(json!(view)))
+}
+
+/// `PUT /v1/mcp/servers/{name}`: an entry of the `mcpServers` shape.
+async fn put_server(
+    State(engine): State<Engine>,
+    Path(name): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let entry = json_body(body)?;
+    let view = hub(&engine)?
+        .put_server(&name, &entry)
+        .await
+        .map_err(hub_error)?;
+    Ok(Json(json!(view)))
+}
+
+async fn remove(
+    State(engine): State<Engine>,
+    Path(name): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    hub(&engine)?.remove(&name).await.map_err(hub_error)?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `POST /v1/mcp/import`: `{"mcpServers": {…}}` as other apps write it.
+async fn import(
+    State(engine): State<Engine>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let document = json_body(body)?;
+    let hub = hub(&engine)?;
+    let added = hub.import(&document).await.map_err(hub_error)?;
+    Ok(Json(json!({ "added": added, "servers": hub.servers() })))
+}
+
+async fn restart(
+    State(engine): State<Engine>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let view = hub(&engine)?.restart(&name).await.map_err(hub_error)?;
+    Ok(Json(json!(view)))
+}
+
+#[derive(Deserialize)]
+struct LogQuery {
+    #[serde(default)]
+    lines: Option<usize>,
+}
+
+async fn log(
+    State(engine): State<Engine>,
+    Path(name): Path<String>,
+    Query(query): Query<LogQuery>,
+) -> Result<Json<Value>, ApiError> {
+    let lines = hub(&engine)?
+        .log(&name, query.lines.unwrap_or(200))
+        .map_err(hub_error)?;
+    Ok(Json(json!({ "lines": lines })))
+}
+
+async fn resources(
+    State(engine): State<Engine>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let resources = hub(&engine)?.resources(&name).await.map_err(hub_error)?;
+    Ok(Json(json!({ "resources": resources })))
+}
+
+async fn prompts(
+    State(engine): State<Engine>,
+    Path(name): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let prompts = hub(&engine)?.prompts(&name).await.map_err(hub_error)?;
+    Ok(Json(json!({ "prompts": prompts })))
+}
+
+/// `POST /v1/conversations/{id}/mcp-resources` with `{"server": …, "uri": …}`.
+async fn attach(
+    State(engine): State<Engine>,
+    Path(conversation): Path<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(StatusCode, Json<Value>), ApiError> {
+    let body = json_body(body)?;
+    let field = |key: &str| {
+        body.get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "INVALID_REQUEST",
+                    format!("`{key}` is required (a string)"),
+                )
+            })
+    };
+    let (server, uri) = (field("server")?, field("uri")?);
+    if engine.store().conversation(&conversation)?.is_none() {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "NOT_FOUND",
+            format!("conversation {conversation} does not exist"),
+        ));
+    }
+    let hub = hub(&engine)?;
+    let evidence = attach_resource(&hub, engine.store(), &conversation, &server, &uri)
+        .await
+        .map_err(|error| match error {
+            AttachError::Hub(e) => hub_error(e),
+            AttachError::Empty(_) => ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "EMPTY_RESOURCE",
+                error.to_string(),
+            ),
+            AttachError::Store(e) => e.into(),
+        })?;
+    Ok((StatusCode::CREATED, Json(json!(evidence))))
+}

@@ -1,0 +1,397 @@
+//! MCP servers through the real `tessera serve`, against real servers from the npm registry
+//! (pinned in tests/mcp-servers, installed by scripts/install-deps.sh): server-everything
+//! (tools, elicitation, progress), server-filesystem (limited to a temporary folder),
+//! server-memory; and two broken ones of ours, one that crashes as it starts and one that
+//! never answers.
+//!
+//! - servers start on demand: listing them starts nothing; a run (or `?connect=1`) does; the
+//!   broken ones show a failed state with the reason (and the crash's stderr in their log)
+//!   while the others' tools reach the model, namespaced `server__tool`;
+//! - each call is recorded with provider kind `mcp`, the server's name and URI;
+//! - an elicitation is an `interaction/form_request` from the server: an invalid answer is a
+//!   422 per field and the call keeps waiting; accepted, declined and cancelled answers reach
+//!   the server, whose result says so;
+//! - progress notifications become `tool_progress` events; cancelling the run mid-call ends
+//!   the call as cancelled;
+//! - a pasted `mcpServers` document is taken, a resource can be attached as an evidence.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+use support::api::Api;
+use support::serve_scripted;
+use support::stream::{http, is_tool_event, Stream};
+use tessera_testkit::event_order::check_run;
+use tessera_testkit::scripted::{Reply, ScriptedProvider};
+
+fn servers_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp-servers");
+    assert!(
+        dir.join("node_modules/@modelcontextprotocol/server-everything")
+            .is_dir(),
+        "the MCP test servers are not installed: run scripts/install-deps.sh (make test does)"
+    );
+    dir
+}
+
+fn node_server(package: &str, bin: &str, args: &[&str]) -> Value {
+    let script = servers_dir()
+        .join("node_modules/@modelcontextprotocol")
+        .join(package)
+        .join(bin);
+    let mut all = vec![script.to_string_lossy().into_owned()];
+    all.extend(args.iter().map(|a| (*a).to_owned()));
+    json!({"command": "node", "args": all})
+}
+
+fn own_server(file: &str) -> Value {
+    json!({"command": "node", "args": [servers_dir().join(file)], "startupTimeout": 3})
+}
+
+fn everything() -> Value {
+    node_server("server-everything", "dist/index.js", &["stdio"])
+}
+
+fn write_config(data: &Path, servers: Value) {
+    std::fs::create_dir_all(data).unwrap();
+    std::fs::write(
+        data.join("mcp.json"),
+        serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap(),
+    )
+    .unwrap();
+}
+
+/// The tool names the model was offered in its `n`-th request.
+fn offered(provider: &ScriptedProvider, n: usize) -> Vec<String> {
+    provider.calls()[n].body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The OpenAI `tool` message of call `id` in the model's `n`-th request.
+fn tool_message(provider: &ScriptedProvider, n: usize, id: &str) -> String {
+    provider.calls()[n].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or_else(|| panic!("no tool message for {id}"))
+        .to_owned()
+}
+
+fn result_of(stream: &Stream, id: &str) -> Value {
+    stream
+        .events
+        .iter()
+        .find(|e| is_tool_event(&e.2, "tool_result", id))
+        .map(|e| e.2["payload"].clone())
+        .unwrap_or_else(|| panic!("no tool_result for {id}"))
+}
+
+/// The first object in `value` (at any depth) for which `pred` holds.
+fn find<'a>(value: &'a Value, pred: &dyn Fn(&Value) -> bool) -> Option<&'a Value> {
+    if pred(value) {
+        return Some(value);
+    }
+    match value {
+        Value::Array(items) => items.iter().find_map(|v| find(v, pred)),
+        Value::Object(map) => map.values().find_map(|v| find(v, pred)),
+        _ => None,
+    }
+}
+
+fn status<'a>(servers: &'a Value, name: &str) -> &'a Value {
+    servers["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .map(|s| &s["status"])
+        .unwrap_or_else(|| panic!("no server {name} in {servers}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn servers_start_on_demand_and_a_broken_one_hides_no_other_tools() {
+    let data = tempfile::tempdir().unwrap();
+    let files = tempfile::tempdir().unwrap();
+    std::fs::write(files.path().join("notes.txt"), "the MCP notes").unwrap();
+    write_config(
+        data.path(),
+        json!({
+            "everything": everything(),
+            "files": node_server("server-filesystem", "dist/index.js", &[files.path().to_str().unwrap()]),
+            "memory": node_server("server-memory", "dist/index.js", &[]),
+            "crash": own_server("crash.mjs"),
+            "hang": own_server("hang.mjs"),
+        }),
+    );
+    let provider = ScriptedProvider::start().await.unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+
+    // Looking starts nothing.
+    let listed = api.get("/mcp/servers").await;
+    assert_eq!(status(listed.ok(200), "everything")["state"], "idle");
+
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[
+            ("c_list", "files__list_directory", &[&json!({"path": files.path()}).to_string()]),
+            ("c_echo", "everything__echo", &[r#"{"message": "hello over MCP"}"#]),
+            ("c_mem", "memory__create_entities", &[r#"{"entities": [{"name": "Ada", "entityType": "person", "observations": ["wrote the first program"]}]}"#]),
+        ],
+    ));
+    provider.push(Reply::openai_text("m", &["Done."]));
+    let mut stream = Stream::post(&api.server, "ctx_mcp", "use the servers").await;
+    stream.read_to_done().await;
+    check_run(&stream.data()).unwrap();
+
+    let tools = offered(&provider, 0);
+    for name in [
+        "everything__echo",
+        "files__list_directory",
+        "memory__create_entities",
+    ] {
+        assert!(tools.contains(&name.to_owned()), "{name} in {tools:?}");
+    }
+    assert!(!tools
+        .iter()
+        .any(|t| t.starts_with("crash__") || t.starts_with("hang__")));
+    assert!(tool_message(&provider, 1, "c_list").contains("notes.txt"));
+    assert!(tool_message(&provider, 1, "c_echo").contains("hello over MCP"));
+    assert_eq!(result_of(&stream, "c_mem")["status"], "success");
+    let call = stream
+        .events
+        .iter()
+        .find(|e| is_tool_event(&e.2, "tool_call", "c_echo"))
+        .unwrap();
+    assert_eq!(call.2["payload"]["provider"], "everything");
+
+    // The context database records the call as an MCP server's.
+    let export = api.get("/conversations/ctx_mcp/export").await;
+    let echo = find(export.ok(200), &|v| {
+        v["tool_call_id"] == "c_echo" && v.get("provider").is_some()
+    })
+    .unwrap_or_else(|| panic!("no record of c_echo in {}", export.text));
+    assert_eq!(echo["provider"]["kind"], "mcp");
+    assert_eq!(echo["provider"]["name"], "everything");
+    assert!(echo["provider"]["uri"]
+        .as_str()
+        .unwrap()
+        .starts_with("stdio:node "));
+
+    // The broken servers show why; their stderr is in their log.
+    let servers = api.get("/mcp/servers").await;
+    let servers = servers.ok(200);
+    assert_eq!(status(servers, "everything")["state"], "ready");
+    assert_eq!(status(servers, "crash")["state"], "failed");
+    assert_eq!(status(servers, "hang")["state"], "failed");
+    assert!(
+        status(servers, "hang")["reason"]
+            .as_str()
+            .unwrap()
+            .contains("within 3 s"),
+        "{servers}"
+    );
+    let log = api.get("/mcp/servers/crash/log").await;
+    assert!(
+        log.ok(200)["lines"]
+            .to_string()
+            .contains("cannot find the configuration"),
+        "{}",
+        log.text
+    );
+    let log = api.get("/mcp/servers/nobody/log").await;
+    log.error(404, "NOT_FOUND");
+}
+
+/// Runs `everything__trigger-elicitation-request` and answers its form with `answer`; the
+/// text of the call's result as the model got it.
+async fn elicit(api: &Api, provider: &ScriptedProvider, context: &str, answer: Value) -> String {
+    let before = provider.calls().len();
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("c_ask", "everything__trigger-elicitation-request", &["{}"])],
+    ));
+    provider.push(Reply::openai_text("m", &["Thanks."]));
+    let mut stream = Stream::post(&api.server, context, "ask me").await;
+    stream.until(|e| e["type"] == "form_request").await;
+    let form = stream.data().last().unwrap()["payload"].clone();
+    assert_eq!(form["requester"]["kind"], "mcp_server");
+    assert_eq!(form["requester"]["name"], "everything");
+    assert!(form["schema"]["properties"]["email"].is_object());
+    let form_id = form["form_id"].as_str().unwrap().to_owned();
+    if answer["action"] == "accept" {
+        // A wrong answer first: one error per field, and the call still waits.
+        let wrong = api
+            .post(
+                &format!("/interactions/{form_id}"),
+                &json!({"action": "accept", "values": {"email": "not an address", "integer": 500}}),
+            )
+            .await;
+        assert_eq!(wrong.status, 422, "{}", wrong.text);
+        let fields = wrong.text.clone();
+        for field in ["name", "email", "integer"] {
+            assert!(fields.contains(field), "{field} in {fields}");
+        }
+    }
+    let answered = api.post(&format!("/interactions/{form_id}"), &answer).await;
+    answered.ok(200);
+    stream.read_to_done().await;
+    check_run(&stream.data()).unwrap();
+    assert_eq!(result_of(&stream, "c_ask")["status"], "success");
+    tool_message(provider, before + 1, "c_ask")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_elicitation_is_a_form_whose_answer_reaches_the_server() {
+    let data = tempfile::tempdir().unwrap();
+    write_config(data.path(), json!({ "everything": everything() }));
+    let provider = ScriptedProvider::start().await.unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    // Started first, so that its tools that need the elicitation capability are listed.
+    let started = api.get("/mcp/servers?connect=1").await;
+    assert_eq!(status(started.ok(200), "everything")["state"], "ready");
+
+    let accepted = elicit(
+        &api,
+        &provider,
+        "ctx_accept",
+        json!({"action": "accept", "values": {"name": "Ada Lovelace", "email": "ada@example.com"}}),
+    )
+    .await;
+    assert!(
+        accepted.contains("User provided the requested information"),
+        "{accepted}"
+    );
+    assert!(accepted.contains("Name: Ada Lovelace"), "{accepted}");
+
+    let declined = elicit(&api, &provider, "ctx_decline", json!({"action": "decline"})).await;
+    assert!(declined.contains("declined"), "{declined}");
+
+    let cancelled = elicit(&api, &provider, "ctx_cancel", json!({"action": "cancel"})).await;
+    assert!(cancelled.contains("cancelled"), "{cancelled}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn progress_is_shown_and_a_cancelled_run_cancels_the_call() {
+    let data = tempfile::tempdir().unwrap();
+    write_config(data.path(), json!({ "everything": everything() }));
+    let provider = ScriptedProvider::start().await.unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[(
+            "c_long",
+            "everything__trigger-long-running-operation",
+            &[r#"{"duration": 1, "steps": 2}"#],
+        )],
+    ));
+    provider.push(Reply::openai_text("m", &["Finished."]));
+    let mut stream = Stream::post(&api.server, "ctx_progress", "go").await;
+    stream.read_to_done().await;
+    check_run(&stream.data()).unwrap();
+    let progress: Vec<Value> = stream
+        .data()
+        .into_iter()
+        .filter(|e| is_tool_event(e, "tool_progress", "c_long"))
+        .map(|e| e["payload"].clone())
+        .collect();
+    // The last step's notification may cross the result (the result then says it all).
+    assert!(!progress.is_empty(), "no progress shown");
+    assert_eq!(progress[0]["progress"].as_f64(), Some(1.0));
+    assert!(
+        progress.iter().all(|p| p["total"].as_f64() == Some(2.0)),
+        "{progress:?}"
+    );
+
+    // A long call, cancelled after its first step.
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[(
+            "c_slow",
+            "everything__trigger-long-running-operation",
+            &[r#"{"duration": 600, "steps": 600}"#],
+        )],
+    ));
+    let mut stream = Stream::post(&api.server, "ctx_cancel_call", "go slowly").await;
+    stream
+        .until(|e| is_tool_event(e, "tool_progress", "c_slow"))
+        .await;
+    let run_id = stream.run_id.clone().unwrap();
+    let cancelled = http()
+        .post(format!("{}/v1/runs/{run_id}/cancel", api.server.base))
+        .bearer_auth(&api.server.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cancelled.status(), 200);
+    stream.read_to_done().await;
+    check_run(&stream.data()).unwrap();
+    assert_eq!(result_of(&stream, "c_slow")["status"], "cancelled");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pasted_config_is_taken_and_a_resource_becomes_an_evidence() {
+    let data = tempfile::tempdir().unwrap();
+    let provider = ScriptedProvider::start().await.unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+
+    let refused = api
+        .post(
+            "/mcp/import",
+            &json!({"mcpServers": {"bad name": {"command": "x"}}}),
+        )
+        .await;
+    assert!(refused
+        .error(422, "INVALID_MCP_CONFIG")
+        .contains("bad name"));
+
+    let taken = api
+        .post(
+            "/mcp/import",
+            &json!({"mcpServers": {"everything": everything()}}),
+        )
+        .await;
+    assert_eq!(taken.ok(200)["added"], json!(["everything"]));
+    let file = std::fs::read_to_string(data.path().join("mcp.json")).unwrap();
+    assert!(file.contains("server-everything"), "{file}");
+
+    let resources = api.get("/mcp/servers/everything/resources").await;
+    let resources = resources.ok(200)["resources"].as_array().unwrap().clone();
+    let uri = resources
+        .iter()
+        .filter_map(|r| r["uri"].as_str())
+        .find(|u| u.ends_with(".md"))
+        .unwrap_or_else(|| panic!("a Markdown resource in {resources:?}"))
+        .to_owned();
+    let prompts = api.get("/mcp/servers/everything/prompts").await;
+    assert!(!prompts.ok(200)["prompts"].as_array().unwrap().is_empty());
+
+    provider.push(Reply::openai_text("m", &["Hello."]));
+    Stream::post(&api.server, "ctx_res", "hello")
+        .await
+        .read_to_done()
+        .await;
+    let attached = api
+        .post(
+            "/conversations/ctx_res/mcp-resources",
+            &json!({"server": "everything", "uri": uri}),
+        )
+        .await;
+    let evidence = attached.ok(201).clone();
+    assert_eq!(evidence["source"]["name"], "everything");
+    assert_eq!(evidence["source"]["uri"], uri);
+    let export = api.get("/conversations/ctx_res/export").await;
+    assert!(export.ok(200)["evidences"].to_string().contains(&uri));
+}
