@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use serde::Serialize;
 use serde_json::{json, Value};
 use tessera_engine::tools::{SourcedTools, ToolSource};
 use tessera_providers::keys::{delete_key, set_key, KeyStore, Secret};
@@ -15,8 +14,9 @@ use crate::config::{
     self, keyring_account, parse_server, split_secrets, ConfigError, ServerConfig,
 };
 use crate::log::ServerLog;
-use crate::server::{ServerSlot, Shown};
-use crate::tools::{listing_wait, safety_of, spec_of, tool_name, McpToolHandler, Safety};
+use crate::server::ServerSlot;
+use crate::tools::{listing_wait, safety_of, spec_of, tool_name, McpToolHandler};
+pub use tessera_protocol::mcp_api::{McpServerView as ServerView, McpToolView as ToolView};
 
 /// Why a change to the servers was refused.
 #[derive(Debug, thiserror::Error)]
@@ -31,32 +31,6 @@ pub enum HubError {
     Unavailable { server: String, reason: String },
     #[error("`{server}` refused: {message}")]
     Server { server: String, message: String },
-}
-
-/// A tool as the settings page lists it.
-#[derive(Clone, Debug, Serialize)]
-pub struct ToolView {
-    /// The name the model calls (`server__tool`).
-    pub name: String,
-    /// Its name on the server.
-    pub server_name: String,
-    pub title: Option<String>,
-    pub description: Option<String>,
-    pub safety: Safety,
-}
-
-/// A server as the settings page shows it (never a secret's value).
-#[derive(Clone, Debug, Serialize)]
-pub struct ServerView {
-    pub name: String,
-    /// The entry in the `mcpServers` shape, secrets shown as `${keyring}`.
-    pub config: Value,
-    pub uri: String,
-    pub disabled: bool,
-    pub status: Shown,
-    pub tools: Vec<ToolView>,
-    /// Names whose values are in the keyring.
-    pub secrets: Vec<String>,
 }
 
 /// The servers of one data folder.
@@ -367,7 +341,7 @@ impl McpHub {
 }
 
 /// One content item of a resource.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct ResourceText {
     pub uri: String,
     pub mime_type: Option<String>,

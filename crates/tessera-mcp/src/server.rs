@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::ServiceExt;
-use serde::Serialize;
 use tessera_providers::keys::{get_key, KeyStore};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::watch;
@@ -76,22 +75,7 @@ pub enum Phase {
     Disabled,
 }
 
-/// A server's state as the API shows it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "state")]
-pub enum Shown {
-    Idle,
-    Starting,
-    Ready {
-        server: String,
-    },
-    Failed {
-        reason: String,
-        attempts: u32,
-        retry_in_ms: u64,
-    },
-    Disabled,
-}
+pub use tessera_protocol::mcp_api::McpServerStatus as Shown;
 
 /// One configured server and its connection.
 pub struct ServerSlot {

@@ -22,14 +22,7 @@ use tessera_protocol::mcp_cp::PermissionLevel;
 use crate::client::Registered;
 use crate::server::ServerSlot;
 
-/// What kind of call a tool's annotations make it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Safety {
-    ReadOnly,
-    Destructive,
-    SideEffecting,
-}
+pub use tessera_protocol::mcp_api::McpToolSafety as Safety;
 
 pub fn safety_of(tool: &rmcp::model::Tool) -> Safety {
     let hints = tool.annotations.as_ref();

@@ -122,6 +122,9 @@ pub fn typescript_files() -> Result<BTreeMap<PathBuf, String>, GenerateError> {
     collector.visit::<crate::views::RunContext>();
     collector.visit::<crate::settings_api::ProviderCheck>();
     collector.visit::<crate::settings_api::SettingsView>();
+    collector.visit::<crate::mcp_api::McpServerList>();
+    collector.visit::<crate::mcp_api::McpImported>();
+    collector.visit::<crate::mcp_api::McpServerLog>();
     if let Some(error) = collector.error {
         return Err(GenerateError::TypeScript(error));
     }

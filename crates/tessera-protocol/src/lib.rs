@@ -13,6 +13,7 @@
 //! - [`generate`]: the committed `schemas/*.schema.json` and `ui/src/generated/*.ts`;
 //!   `cargo run -p tessera-protocol --bin tessera-gen -- write|check`.
 //! - [`views`]: what the UI's endpoints answer where no seed defines it (grants, a run's context).
+//! - [`mcp_api`]: the answers of the MCP server settings endpoints (`/v1/mcp/…`).
 //! - [`settings_api`]: the plain-JSON answers of the settings endpoints (`/v1/settings`…).
 //! - [`wire`], [`ordered_map`]: shared building blocks (timestamps, extensible enums, maps).
 //!
@@ -23,6 +24,7 @@ pub mod context_doc;
 pub mod easyflow;
 pub mod generate;
 pub mod ipc;
+pub mod mcp_api;
 pub mod mcp_cp;
 pub mod ordered_map;
 pub mod request;

@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 use tessera_engine::engine::Engine;
 use tessera_mcp::resources::{attach_resource, AttachError};
 use tessera_mcp::{HubError, McpHub};
+use tessera_protocol::mcp_api::{McpImported, McpServerList, McpServerLog};
 
 use super::json_body;
 use crate::api::ApiError;
@@ -73,7 +74,7 @@ async fn list(
     } else {
         hub.servers()
     };
-    Ok(Json(json!({ "servers": servers })))
+    Ok(Json(json!(McpServerList { servers })))
 }
 
 async fn one(
@@ -114,7 +115,10 @@ async fn import(
     let document = json_body(body)?;
     let hub = hub(&engine)?;
     let added = hub.import(&document).await.map_err(hub_error)?;
-    Ok(Json(json!({ "added": added, "servers": hub.servers() })))
+    Ok(Json(json!(McpImported {
+        added,
+        servers: hub.servers(),
+    })))
 }
 
 async fn restart(
@@ -139,7 +143,7 @@ async fn log(
     let lines = hub(&engine)?
         .log(&name, query.lines.unwrap_or(200))
         .map_err(hub_error)?;
-    Ok(Json(json!({ "lines": lines })))
+    Ok(Json(json!(McpServerLog { lines })))
 }
 
 async fn resources(
