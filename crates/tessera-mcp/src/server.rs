@@ -60,6 +60,14 @@ pub struct Connection {
     pub(crate) implementation: String,
 }
 
+impl Connection {
+    /// Whether the connection still works: rmcp's own flag only covers a cancel, so the loop
+    /// having dropped its end (the process exited, the stream closed) is checked too.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.service.is_closed() || self.service.peer().is_transport_closed()
+    }
+}
+
 /// Where a server is.
 #[derive(Clone)]
 pub enum Phase {
@@ -117,7 +125,7 @@ impl ServerSlot {
         match &*self.phase.borrow() {
             Phase::Idle => Shown::Idle,
             Phase::Starting => Shown::Starting,
-            Phase::Ready(c) if c.service.is_closed() => Shown::Failed {
+            Phase::Ready(c) if c.is_closed() => Shown::Failed {
                 reason: "the server stopped".into(),
                 attempts: 1,
                 retry_in_ms: 0,
@@ -146,7 +154,7 @@ impl ServerSlot {
         let mut rx = self.phase.subscribe();
         let current = rx.borrow_and_update().clone();
         match current {
-            Phase::Ready(c) if !c.service.is_closed() => {
+            Phase::Ready(c) if !c.is_closed() => {
                 if self.tools_changed.swap(false, Ordering::SeqCst) {
                     self.refresh_tools(&c).await;
                 }
@@ -411,7 +419,7 @@ async fn watch_health(slot: std::sync::Weak<ServerSlot>, connection: Arc<Connect
         if !still_ours {
             return;
         }
-        if connection.service.is_closed() {
+        if connection.is_closed() {
             slot.fail(
                 "the server stopped (its process ended or the connection closed)",
                 0,
@@ -449,7 +457,7 @@ async fn watch_health(slot: std::sync::Weak<ServerSlot>, connection: Arc<Connect
 /// Resolves when the connection closes (checked once a second: rmcp gives no signal for it
 /// that can be awaited by reference).
 async fn closed_signal(connection: &Connection) {
-    while !connection.service.is_closed() {
+    while !connection.is_closed() {
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
 }

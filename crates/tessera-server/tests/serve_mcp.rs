@@ -13,7 +13,11 @@
 //!   the server, whose result says so;
 //! - progress notifications become `tool_progress` events; cancelling the run mid-call ends
 //!   the call as cancelled;
-//! - a pasted `mcpServers` document is taken, a resource can be attached as an evidence.
+//! - a tool marked destructive asks the person's consent first; denied, it never runs;
+//! - a server that dies is shown failed and started again after its back-off; a cancelled
+//!   call's cancellation reaches the server;
+//! - a pasted `mcpServers` document is taken (a secret with no keyring to keep it is refused
+//!   and nothing is written), a resource can be attached as an evidence.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -394,4 +398,99 @@ async fn a_pasted_config_is_taken_and_a_resource_becomes_an_evidence() {
     assert_eq!(evidence["source"]["uri"], uri);
     let export = api.get("/conversations/ctx_res/export").await;
     assert!(export.ok(200)["evidences"].to_string().contains(&uri));
+}
+
+/// Polls the server list until `pred` holds for server `name`'s entry.
+async fn wait_for_server(api: &Api, name: &str, pred: impl Fn(&Value) -> bool) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..200 {
+        let listed = api.get("/mcp/servers").await;
+        let entry = listed.ok(200)["servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .cloned()
+            .unwrap();
+        if pred(&entry) {
+            return entry;
+        }
+        last = entry;
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("server {name} never reached the awaited state: {last}");
+}
+
+/// Polls server `name`'s log until a line contains `text`.
+async fn wait_for_log(api: &Api, name: &str, text: &str) {
+    for _ in 0..200 {
+        let log = api.get(&format!("/mcp/servers/{name}/log")).await;
+        if log.ok(200)["lines"].to_string().contains(text) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("`{text}` never reached the log of {name}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_dies_starts_again_and_a_cancel_reaches_the_server() {
+    let data = tempfile::tempdir().unwrap();
+    write_config(data.path(), json!({ "flaky": own_server("flaky.mjs") }));
+    let provider = ScriptedProvider::start().await.unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+
+    provider.push(Reply::openai_tool_calls("m", &[("c_exit", "flaky__exit_now", &["{}"])]));
+    provider.push(Reply::openai_text("m", &["It stopped."]));
+    let mut stream = Stream::post(&api.server, "ctx_flaky", "stop it").await;
+    stream.read_to_done().await;
+    assert_eq!(result_of(&stream, "c_exit")["status"], "success");
+
+    let failed = wait_for_server(&api, "flaky", |s| s["status"]["state"] == "failed").await;
+    assert!(failed["status"]["reason"].as_str().unwrap().contains("stopped"), "{failed}");
+    wait_for_log(&api, "flaky", "failed: the server stopped").await;
+    // Once its back-off has passed, the next run starts it again.
+    wait_for_server(&api, "flaky", |s| s["status"]["retry_in_ms"] == 0).await;
+
+    provider.push(Reply::openai_tool_calls("m", &[("c_wait", "flaky__wait", &["{}"])]));
+    let mut stream = Stream::post(&api.server, "ctx_flaky", "wait").await;
+    stream.until(|e| is_tool_event(e, "tool_started", "c_wait")).await;
+    wait_for_log(&api, "flaky", "wait: started").await;
+    let run_id = stream.run_id.clone().unwrap();
+    let cancelled = http()
+        .post(format!("{}/v1/runs/{run_id}/cancel", api.server.base))
+        .bearer_auth(&api.server.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cancelled.status(), 200);
+    stream.read_to_done().await;
+    check_run(&stream.data()).unwrap();
+    let waited = result_of(&stream, "c_wait");
+    assert_eq!(waited["status"], "cancelled", "{waited}");
+    wait_for_log(&api, "flaky", "wait: cancelled by the client").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_destructive_tool_asks_consent_and_a_denial_keeps_it_from_running() {
+    let data = tempfile::tempdir().unwrap();
+    write_config(data.path(), json!({ "flaky": own_server("flaky.mjs") }));
+    let provider = ScriptedProvider::start().await.unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+
+    provider.push(Reply::openai_tool_calls("m", &[("c_forget", "flaky__forget_all", &["{}"])]));
+    provider.push(Reply::openai_text("m", &["Left alone."]));
+    let mut stream = Stream::post(&api.server, "ctx_consent", "forget it all").await;
+    stream.until(|e| e["type"] == "consent_request").await;
+    let consent = stream.data().last().unwrap()["payload"].clone();
+    assert_eq!(consent["tool"], "flaky__forget_all");
+    let consent_id = consent["consent_id"].as_str().unwrap().to_owned();
+    api.post(&format!("/interactions/{consent_id}"), &json!({"decision": "deny"}))
+        .await
+        .ok(200);
+    let mut resumed = Stream::follow(&api.server, "ctx_consent", stream.events.last().unwrap().0).await;
+    resumed.read_to_done().await;
+    assert_eq!(result_of(&resumed, "c_forget")["status"], "denied");
+    let log = api.get("/mcp/servers/flaky/log").await;
+    assert!(!log.ok(200)["lines"].to_string().contains("forget_all: ran"), "{}", log.text);
 }

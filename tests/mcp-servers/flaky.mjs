@@ -1,0 +1,42 @@
+// An MCP server of ours for what the npm servers cannot show: a server that dies mid-session
+// (`exit_now`), a destructive tool (`forget_all`, logs when it runs), and a call that waits until the client cancels it (`wait`), which it logs, so a
+// test can see that the cancellation reached the server.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+
+const server = new McpServer({ name: "flaky", version: "1.0.0" });
+
+server.registerTool(
+  "exit_now",
+  { description: "Ends the server's process.", annotations: { destructiveHint: false } },
+  async () => {
+    setTimeout(() => process.exit(1), 10);
+    return { content: [{ type: "text", text: "exiting" }] };
+  },
+);
+
+server.registerTool(
+  "forget_all",
+  { description: "Pretends to delete everything.", annotations: { destructiveHint: true } },
+  async () => {
+    process.stderr.write("forget_all: ran\n");
+    return { content: [{ type: "text", text: "forgot everything" }] };
+  },
+);
+
+server.registerTool(
+  "wait",
+  { description: "Waits until the call is cancelled.", annotations: { readOnlyHint: true } },
+  // Without an input schema the SDK passes only `extra`.
+  async (extra) =>
+    new Promise((resolve) => {
+      process.stderr.write("wait: started\n");
+      extra.signal.addEventListener("abort", () => {
+        process.stderr.write("wait: cancelled by the client\n");
+        resolve({ content: [{ type: "text", text: "cancelled" }] });
+      });
+    }),
+);
+
+await server.connect(new StdioServerTransport());
+process.stderr.write("flaky: ready\n");
