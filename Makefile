@@ -69,10 +69,12 @@ test-keyring:
 	cargo test -q -p tessera-server --test chat_keyring --no-run
 	cargo test -q -p tessera-server --test provider_keyring --no-run
 	cargo test -q -p tessera-server --test serve_ui_keyring --no-run
+	cargo test -q -p tessera-server --test serve_mcp_keyring --no-run
 	timeout -k 10 120 scripts/with-keyring.sh cargo test -q -p tessera-providers --test keyring
 	timeout -k 10 180 scripts/with-keyring.sh cargo test -q -p tessera-server --test chat_keyring
 	timeout -k 10 120 scripts/with-keyring.sh cargo test -q -p tessera-server --test provider_keyring
 	timeout -k 10 120 scripts/with-keyring.sh cargo test -q -p tessera-server --test serve_ui_keyring
+	timeout -k 10 120 scripts/with-keyring.sh cargo test -q -p tessera-server --test serve_mcp_keyring
 
 test-ui:
 	npm --prefix ui run typecheck
