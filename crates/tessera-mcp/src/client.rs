@@ -36,9 +36,21 @@ impl Calls {
         }
     }
 
+    /// The call ended (answered, cancelled, timed out): a form it still waits for is
+    /// withdrawn now, before its result is reported.
     pub(crate) fn end(&self, call_id: &str) {
-        if let Ok(mut running) = self.running.lock() {
-            running.retain(|(_, ctx)| ctx.call_id != call_id);
+        let ended: Vec<ToolContext> = match self.running.lock() {
+            Ok(mut running) => {
+                let (gone, kept) = running
+                    .drain(..)
+                    .partition::<Vec<_>, _>(|(_, ctx)| ctx.call_id == call_id);
+                *running = kept;
+                gone.into_iter().map(|(_, ctx)| ctx).collect()
+            }
+            Err(_) => return,
+        };
+        for ctx in ended {
+            ctx.withdraw_forms("the tool call that asked ended");
         }
     }
 
@@ -136,61 +148,8 @@ impl TesseraClient {
         Ok(result_of(reply))
     }
 
-    /// A URL elicitation: the person first agrees to open the page (a form with no fields that
-    /// shows where it goes), then the browser opens it.
-    async fn url(
-        &self,
-        ctx: &ToolContext,
-        message: String,
-        url: String,
-    ) -> Result<ElicitResult, ErrorData> {
-        if !(url.starts_with("https://") || url.starts_with("http://")) {
-            return Err(ErrorData::invalid_params(
-                "only http(s) pages are opened",
-                None,
-            ));
-        }
-        let mut extra = JsonObject::new();
-        extra.insert("url".into(), Value::String(url.clone()));
-        let form = FormRequestPayload {
-            form_id: String::new(),
-            title: format!("{} asks you to open a page", self.server),
-            schema: json!({"type": "object", "properties": {}})
-                .as_object()
-                .cloned()
-                .unwrap_or_default(),
-            description: Some(format!("{message}\n\n{url}")),
-            ui: Some(FormUi {
-                submit_text: Some("Open in the browser".into()),
-                ..FormUi::default()
-            }),
-            requester: Some(requester(&self.server)),
-            extra,
-        };
-        let reply = ctx.ask_form(form).await.map_err(refused)?;
-        if let LiveReply::Accept(_) = reply {
-            if let Err(error) = open_url(&url) {
-                tracing::warn!(server = %self.server, %error, "cannot open the page");
-                return Err(ErrorData::internal_error(
-                    format!("the browser could not be opened: {error}"),
-                    None,
-                ));
-            }
-        }
-        Ok(result_of(reply))
-    }
-}
-
-impl ClientHandler for TesseraClient {
-    fn get_info(&self) -> ClientConfig {
-        client_info()
-    }
-
-    async fn create_elicitation(
-        &self,
-        request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> Result<ElicitResult, ErrorData> {
+    /// Shows the server's question to the person, in the call it belongs to.
+    async fn elicit(&self, request: ElicitRequestParams) -> Result<ElicitResult, ErrorData> {
         let Some(ctx) = self.calls.latest() else {
             // Nothing of ours is running: nobody to show it to, in no conversation.
             tracing::info!(server = %self.server, "an elicitation outside any call was declined");
@@ -213,6 +172,80 @@ impl ClientHandler for TesseraClient {
                 "this kind of elicitation is not supported",
                 None,
             )),
+        }
+    }
+
+    /// A URL elicitation: the person first agrees to open the page (a form that shows where
+    /// it goes, with one box to tick), then the browser opens it.
+    async fn url(
+        &self,
+        ctx: &ToolContext,
+        message: String,
+        url: String,
+    ) -> Result<ElicitResult, ErrorData> {
+        if !(url.starts_with("https://") || url.starts_with("http://")) {
+            return Err(ErrorData::invalid_params(
+                "only http(s) pages are opened",
+                None,
+            ));
+        }
+        let mut extra = JsonObject::new();
+        extra.insert("url".into(), Value::String(url.clone()));
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                OPEN_FIELD: {"type": "boolean", "title": "Open this page in the browser", "default": true}
+            }
+        });
+        let form = FormRequestPayload {
+            form_id: String::new(),
+            title: format!("{} asks you to open a page", self.server),
+            schema: schema.as_object().cloned().unwrap_or_default(),
+            description: Some(format!("{message}\n\n{url}")),
+            ui: Some(FormUi {
+                submit_text: Some("Open in the browser".into()),
+                ..FormUi::default()
+            }),
+            requester: Some(requester(&self.server)),
+            extra,
+        };
+        let reply = match ctx.ask_form(form).await.map_err(refused)? {
+            LiveReply::Accept(values) if values.get(OPEN_FIELD) == Some(&Value::Bool(false)) => {
+                LiveReply::Decline
+            }
+            other => other,
+        };
+        if let LiveReply::Accept(_) = reply {
+            if let Err(error) = open_url(&url) {
+                tracing::warn!(server = %self.server, %error, "cannot open the page");
+                return Err(ErrorData::internal_error(
+                    format!("the browser could not be opened: {error}"),
+                    None,
+                ));
+            }
+            return Ok(ElicitResult::new(ElicitationAction::Accept));
+        }
+        Ok(result_of(reply))
+    }
+}
+
+/// The one field of a URL elicitation's form.
+const OPEN_FIELD: &str = "open";
+
+impl ClientHandler for TesseraClient {
+    fn get_info(&self) -> ClientConfig {
+        client_info()
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        // The server may give up its question (its own call was cancelled): the form goes.
+        tokio::select! {
+            answer = self.elicit(request) => answer,
+            () = context.ct.cancelled() => Ok(ElicitResult::new(ElicitationAction::Cancel)),
         }
     }
 

@@ -11,6 +11,7 @@
 //! - an elicitation is an `interaction/form_request` from the server: an invalid answer is a
 //!   422 per field and the call keeps waiting; accepted, declined and cancelled answers reach
 //!   the server, whose result says so;
+//! - a URL elicitation is a form that shows the page; accepted, the browser opens it;
 //! - progress notifications become `tool_progress` events; cancelling the run mid-call ends
 //!   the call as cancelled;
 //! - a tool marked destructive asks the person's consent first; denied, it never runs;
@@ -221,6 +222,41 @@ async fn an_elicitation_is_a_form_whose_answer_reaches_the_server() {
 
     let cancelled = elicit(&api, &provider, "ctx_cancel", json!({"action": "cancel"})).await;
     assert!(cancelled.contains("cancelled"), "{cancelled}");
+
+    // The run cancelled while the form waits: the form is withdrawn, nothing is left pending.
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("c_gone", "everything__trigger-elicitation-request", &["{}"])],
+    ));
+    let mut stream = Stream::post(&api.server, "ctx_gone", "ask me").await;
+    stream.until(|e| e["type"] == "form_request").await;
+    let form_id = stream.data().last().unwrap()["payload"]["form_id"].clone();
+    let run_id = stream.run_id.clone().unwrap();
+    api.post(&format!("/runs/{run_id}/cancel"), &json!({}))
+        .await
+        .ok(200);
+    stream.read_to_done().await;
+    check_run(&stream.data()).unwrap();
+    assert_eq!(result_of(&stream, "c_gone")["status"], "cancelled");
+    let withdrawn =
+        stream.position(|e| e["type"] == "form_cancel" && e["payload"]["form_id"] == form_id);
+    let pending = api.get("/interactions?conversation_id=ctx_gone").await;
+    assert!(
+        withdrawn.is_some(),
+        "the form was withdrawn: {:?} pending: {}",
+        stream
+            .data()
+            .iter()
+            .map(|e| e["type"].clone())
+            .collect::<Vec<_>>(),
+        pending.text
+    );
+    let pending = api.get("/interactions?conversation_id=ctx_gone").await;
+    assert!(
+        !pending.text.contains(form_id.as_str().unwrap()),
+        "{}",
+        pending.text
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -377,21 +413,35 @@ async fn a_server_that_dies_starts_again_and_a_cancel_reaches_the_server() {
     let provider = ScriptedProvider::start().await.unwrap();
     let api = Api::start(serve_scripted(data.path(), &provider, false));
 
-    provider.push(Reply::openai_tool_calls("m", &[("c_exit", "flaky__exit_now", &["{}"])]));
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("c_exit", "flaky__exit_now", &["{}"])],
+    ));
     provider.push(Reply::openai_text("m", &["It stopped."]));
     let mut stream = Stream::post(&api.server, "ctx_flaky", "stop it").await;
     stream.read_to_done().await;
     assert_eq!(result_of(&stream, "c_exit")["status"], "success");
 
     let failed = wait_for_server(&api, "flaky", |s| s["status"]["state"] == "failed").await;
-    assert!(failed["status"]["reason"].as_str().unwrap().contains("stopped"), "{failed}");
+    assert!(
+        failed["status"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("stopped"),
+        "{failed}"
+    );
     wait_for_log(&api, "flaky", "failed: the server stopped").await;
     // Once its back-off has passed, the next run starts it again.
     wait_for_server(&api, "flaky", |s| s["status"]["retry_in_ms"] == 0).await;
 
-    provider.push(Reply::openai_tool_calls("m", &[("c_wait", "flaky__wait", &["{}"])]));
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("c_wait", "flaky__wait", &["{}"])],
+    ));
     let mut stream = Stream::post(&api.server, "ctx_flaky", "wait").await;
-    stream.until(|e| is_tool_event(e, "tool_started", "c_wait")).await;
+    stream
+        .until(|e| is_tool_event(e, "tool_started", "c_wait"))
+        .await;
     wait_for_log(&api, "flaky", "wait: started").await;
     let run_id = stream.run_id.clone().unwrap();
     let cancelled = http()
@@ -415,19 +465,84 @@ async fn a_destructive_tool_asks_consent_and_a_denial_keeps_it_from_running() {
     let provider = ScriptedProvider::start().await.unwrap();
     let api = Api::start(serve_scripted(data.path(), &provider, false));
 
-    provider.push(Reply::openai_tool_calls("m", &[("c_forget", "flaky__forget_all", &["{}"])]));
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("c_forget", "flaky__forget_all", &["{}"])],
+    ));
     provider.push(Reply::openai_text("m", &["Left alone."]));
     let mut stream = Stream::post(&api.server, "ctx_consent", "forget it all").await;
     stream.until(|e| e["type"] == "consent_request").await;
     let consent = stream.data().last().unwrap()["payload"].clone();
     assert_eq!(consent["tool"], "flaky__forget_all");
     let consent_id = consent["consent_id"].as_str().unwrap().to_owned();
-    api.post(&format!("/interactions/{consent_id}"), &json!({"decision": "deny"}))
-        .await
-        .ok(200);
-    let mut resumed = Stream::follow(&api.server, "ctx_consent", stream.events.last().unwrap().0).await;
+    api.post(
+        &format!("/interactions/{consent_id}"),
+        &json!({"decision": "deny"}),
+    )
+    .await
+    .ok(200);
+    let mut resumed =
+        Stream::follow(&api.server, "ctx_consent", stream.events.last().unwrap().0).await;
     resumed.read_to_done().await;
     assert_eq!(result_of(&resumed, "c_forget")["status"], "denied");
     let log = api.get("/mcp/servers/flaky/log").await;
-    assert!(!log.ok(200)["lines"].to_string().contains("forget_all: ran"), "{}", log.text);
+    assert!(
+        !log.ok(200)["lines"].to_string().contains("forget_all: ran"),
+        "{}",
+        log.text
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_url_elicitation_opens_the_page_once_the_person_agrees() {
+    let data = tempfile::tempdir().unwrap();
+    write_config(data.path(), json!({ "everything": everything() }));
+    // The "browser": a script that writes down the page it was asked to open.
+    let opened = data.path().join("opened.txt");
+    let opener = data.path().join("open-url.sh");
+    std::fs::write(
+        &opener,
+        format!("#!/bin/sh\necho \"$1\" > '{}'\n", opened.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let provider = ScriptedProvider::start().await.unwrap();
+    let mut cmd = serve_scripted(data.path(), &provider, false);
+    cmd.env("TESSERA_OPEN_URL", &opener);
+    let api = Api::start(cmd);
+    api.get("/mcp/servers?connect=1").await.ok(200);
+
+    let page = "https://example.com/authorize?flow=42";
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[(
+            "c_url",
+            "everything__trigger-url-elicitation",
+            &[&json!({"url": page}).to_string()],
+        )],
+    ));
+    provider.push(Reply::openai_text("m", &["Opened."]));
+    let mut stream = Stream::post(&api.server, "ctx_url", "sign me in").await;
+    stream.until(|e| e["type"] == "form_request").await;
+    let form = stream.data().last().unwrap()["payload"].clone();
+    assert_eq!(form["url"], page);
+    assert_eq!(form["schema"]["properties"]["open"]["type"], "boolean");
+    assert!(form["description"].as_str().unwrap().contains(page));
+    assert!(!opened.exists(), "nothing opens before the person agrees");
+    let form_id = form["form_id"].as_str().unwrap().to_owned();
+    api.post(
+        &format!("/interactions/{form_id}"),
+        &json!({"action": "accept", "values": {}}),
+    )
+    .await
+    .ok(200);
+    stream.read_to_done().await;
+    assert_eq!(result_of(&stream, "c_url")["status"], "success");
+    for _ in 0..100 {
+        if opened.exists() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(std::fs::read_to_string(&opened).unwrap().trim(), page);
 }

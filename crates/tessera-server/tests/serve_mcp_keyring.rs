@@ -43,16 +43,34 @@ async fn a_server_secret_lives_in_the_keyring_and_reaches_only_the_server() {
     assert_eq!(view["secrets"], json!(["MCP_API_TOKEN"]));
     assert_eq!(view["config"]["env"]["MCP_API_TOKEN"], "${keyring}");
     let file = std::fs::read_to_string(data.path().join("mcp.json")).unwrap();
-    assert!(!file.contains(&secret) && file.contains("${keyring}"), "{file}");
+    assert!(
+        !file.contains(&secret) && file.contains("${keyring}"),
+        "{file}"
+    );
     let account = "mcp/everything/env/MCP_API_TOKEN";
-    assert_eq!(secret_tool_lookup(account).unwrap().as_deref(), Some(secret.as_str()));
+    assert_eq!(
+        secret_tool_lookup(account).unwrap().as_deref(),
+        Some(secret.as_str())
+    );
 
-    provider.push(Reply::openai_tool_calls("m", &[("c_env", "everything__get-env", &["{}"])]));
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("c_env", "everything__get-env", &["{}"])],
+    ));
     provider.push(Reply::openai_text("m", &["Seen."]));
-    Stream::post(&api.server, "ctx_env", "show the env").await.read_to_done().await;
+    Stream::post(&api.server, "ctx_env", "show the env")
+        .await
+        .read_to_done()
+        .await;
     let env = tool_message(&provider, 1, "c_env");
-    assert!(env.contains(&secret) && env.contains("PLAIN_SETTING"), "{env}");
-    assert!(!env.contains(&api_token), "Tessera's token reached the server: {env}");
+    assert!(
+        env.contains(&secret) && env.contains("PLAIN_SETTING"),
+        "{env}"
+    );
+    assert!(
+        !env.contains(&api_token),
+        "Tessera's token reached the server: {env}"
+    );
 
     let log = std::fs::read_to_string(data.path().join("logs/mcp/everything.log")).unwrap();
     assert!(!log.contains(&secret), "{log}");
@@ -60,7 +78,10 @@ async fn a_server_secret_lives_in_the_keyring_and_reaches_only_the_server() {
     // An edit that keeps the mark keeps the secret.
     entry["env"] = json!({"MCP_API_TOKEN": "${keyring}", "PLAIN_SETTING": "changed"});
     api.put("/mcp/servers/everything", &entry).await.ok(200);
-    assert_eq!(secret_tool_lookup(account).unwrap().as_deref(), Some(secret.as_str()));
+    assert_eq!(
+        secret_tool_lookup(account).unwrap().as_deref(),
+        Some(secret.as_str())
+    );
 
     api.delete("/mcp/servers/everything").await.ok(204);
     assert_eq!(secret_tool_lookup(account).unwrap(), None);

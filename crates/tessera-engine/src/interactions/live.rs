@@ -47,7 +47,14 @@ pub enum LiveFormError {
 pub struct LiveForms {
     store: Arc<Store>,
     bus: Arc<EventBus>,
-    waiting: Mutex<HashMap<String, oneshot::Sender<LiveReply>>>,
+    waiting: Mutex<HashMap<String, Waiting>>,
+}
+
+/// A form some call waits for.
+struct Waiting {
+    call_id: String,
+    reply: oneshot::Sender<LiveReply>,
+    interaction: Interaction,
 }
 
 impl std::fmt::Debug for LiveForms {
@@ -120,6 +127,26 @@ impl LiveForms {
         }
     }
 
+    /// Withdraws the forms call `call_id` still waits for (the call ended: cancelled, timed
+    /// out, or done without them), before its result is reported.
+    pub(crate) fn withdraw_call(&self, call_id: &str, reason: &str) {
+        let ended: Vec<Waiting> = match self.waiting.lock() {
+            Ok(mut waiting) => {
+                let ids: Vec<String> = waiting
+                    .iter()
+                    .filter(|(_, w)| w.call_id == call_id)
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                ids.iter().filter_map(|id| waiting.remove(id)).collect()
+            }
+            Err(_) => return,
+        };
+        for waiting in ended {
+            self.withdraw(&waiting.interaction, reason);
+            let _ = waiting.reply.send(LiveReply::Cancel(reason.to_owned()));
+        }
+    }
+
     fn withdraw(&self, interaction: &Interaction, reason: &str) {
         match cancel_interaction(&self.store, interaction, reason) {
             Ok(Some((_, event))) => self.bus.publish(&interaction.conversation_id, &event),
@@ -139,7 +166,7 @@ impl LiveForms {
             .ok()
             .and_then(|mut w| w.remove(&interaction.interaction_id));
         if let Some(waiter) = waiter {
-            let _ = waiter.send(reply);
+            let _ = waiter.reply.send(reply);
         }
     }
 
@@ -165,9 +192,6 @@ impl LiveForms {
             object.insert(LIVE_KEY.into(), json!(call_id));
         }
         let (tx, rx) = oneshot::channel();
-        if let Ok(mut waiting) = self.waiting.lock() {
-            waiting.insert(form.form_id.clone(), tx);
-        }
         let new = NewInteraction {
             interaction_id: Some(form.form_id.clone()),
             run_id: run_id.map(str::to_owned),
@@ -176,14 +200,19 @@ impl LiveForms {
         };
         let conversation = conversation_id.to_owned();
         let store = Arc::clone(&self.store);
-        let created = crate::turn::blocking(move || store.create_interaction(&conversation, new));
-        let interaction = match created {
-            Ok(i) => i,
-            Err(error) => {
-                self.forget(&form.form_id);
-                return Err(error.into());
-            }
-        };
+        let interaction =
+            crate::turn::blocking(move || store.create_interaction(&conversation, new))?;
+        // Waiting before the form is shown, so no answer can come unseen.
+        if let Ok(mut waiting) = self.waiting.lock() {
+            waiting.insert(
+                form.form_id.clone(),
+                Waiting {
+                    call_id: call_id.to_owned(),
+                    reply: tx,
+                    interaction: interaction.clone(),
+                },
+            );
+        }
         let mut guard = Withdraw {
             forms: self,
             interaction: Some(interaction.clone()),

@@ -124,6 +124,14 @@ impl ToolContext {
             .await
     }
 
+    /// Withdraws the forms this call asked for and still waits for (the call is ending
+    /// without them); nothing when there are none.
+    pub fn withdraw_forms(&self, reason: &str) {
+        if let Some(forms) = self.emitter.live_forms() {
+            forms.withdraw_call(&self.call_id, reason);
+        }
+    }
+
     /// Reports progress (`tool/tool_progress`).
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         self.emitter
