@@ -25,19 +25,21 @@ mod support;
 
 use serde_json::{json, Value};
 use support::api::Api;
-use support::mcp::{everything, node_server, offered, own_server, tool_message, write_config};
+use support::mcp::{
+    everything, node_server, offered, own_server, servers_dir, tool_message, write_config,
+};
 use support::serve_scripted;
-use support::stream::{http, is_tool_event, Stream};
+use support::stream::{is_tool_event, Stream};
 use tessera_testkit::event_order::check_run;
 use tessera_testkit::scripted::{Reply, ScriptedProvider};
 
-fn result_of(stream: &Stream, id: &str) -> Value {
-    stream
-        .events
-        .iter()
-        .find(|e| is_tool_event(&e.2, "tool_result", id))
-        .map(|e| e.2["payload"].clone())
-        .unwrap_or_else(|| panic!("no tool_result for {id}"))
+/// A data folder with `servers` in its mcp.json, a scripted model, and `tessera serve` over them.
+async fn start(servers: Value) -> (tempfile::TempDir, ScriptedProvider, Api) {
+    let data = tempfile::tempdir().unwrap();
+    write_config(data.path(), servers);
+    let provider = ScriptedProvider::start().await.unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    (data, provider, api)
 }
 
 /// The first object in `value` (at any depth) for which `pred` holds.
@@ -74,7 +76,8 @@ async fn servers_start_on_demand_and_a_broken_one_hides_no_other_tools() {
             "files": node_server("server-filesystem", "dist/index.js", &[files.path().to_str().unwrap()]),
             "memory": node_server("server-memory", "dist/index.js", &[]),
             "crash": own_server("crash.mjs"),
-            "hang": own_server("hang.mjs"),
+            // Given 3 s to start, so that the suite does not wait the default 10 s.
+            "hang": {"command": "node", "args": [servers_dir().join("hang.mjs")], "startupTimeout": 3},
         }),
     );
     let provider = ScriptedProvider::start().await.unwrap();
@@ -110,7 +113,7 @@ async fn servers_start_on_demand_and_a_broken_one_hides_no_other_tools() {
         .any(|t| t.starts_with("crash__") || t.starts_with("hang__")));
     assert!(tool_message(&provider, 1, "c_list").contains("notes.txt"));
     assert!(tool_message(&provider, 1, "c_echo").contains("hello over MCP"));
-    assert_eq!(result_of(&stream, "c_mem")["status"], "success");
+    assert_eq!(stream.tool_result("c_mem")["status"], "success");
     let call = stream
         .events
         .iter()
@@ -190,16 +193,13 @@ async fn elicit(api: &Api, provider: &ScriptedProvider, context: &str, answer: V
     answered.ok(200);
     stream.read_to_done().await;
     check_run(&stream.data()).unwrap();
-    assert_eq!(result_of(&stream, "c_ask")["status"], "success");
+    assert_eq!(stream.tool_result("c_ask")["status"], "success");
     tool_message(provider, before + 1, "c_ask")
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_elicitation_is_a_form_whose_answer_reaches_the_server() {
-    let data = tempfile::tempdir().unwrap();
-    write_config(data.path(), json!({ "everything": everything() }));
-    let provider = ScriptedProvider::start().await.unwrap();
-    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    let (_data, provider, api) = start(json!({ "everything": everything() })).await;
     // Started first, so that its tools that need the elicitation capability are listed.
     let started = api.get("/mcp/servers?connect=1").await;
     assert_eq!(status(started.ok(200), "everything")["state"], "ready");
@@ -237,7 +237,7 @@ async fn an_elicitation_is_a_form_whose_answer_reaches_the_server() {
         .ok(200);
     stream.read_to_done().await;
     check_run(&stream.data()).unwrap();
-    assert_eq!(result_of(&stream, "c_gone")["status"], "cancelled");
+    assert_eq!(stream.tool_result("c_gone")["status"], "cancelled");
     let withdrawn =
         stream.position(|e| e["type"] == "form_cancel" && e["payload"]["form_id"] == form_id);
     let pending = api.get("/interactions?conversation_id=ctx_gone").await;
@@ -261,10 +261,7 @@ async fn an_elicitation_is_a_form_whose_answer_reaches_the_server() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn progress_is_shown_and_a_cancelled_run_cancels_the_call() {
-    let data = tempfile::tempdir().unwrap();
-    write_config(data.path(), json!({ "everything": everything() }));
-    let provider = ScriptedProvider::start().await.unwrap();
-    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    let (_data, provider, api) = start(json!({ "everything": everything() })).await;
 
     provider.push(Reply::openai_tool_calls(
         "m",
@@ -306,16 +303,12 @@ async fn progress_is_shown_and_a_cancelled_run_cancels_the_call() {
         .until(|e| is_tool_event(e, "tool_progress", "c_slow"))
         .await;
     let run_id = stream.run_id.clone().unwrap();
-    let cancelled = http()
-        .post(format!("{}/v1/runs/{run_id}/cancel", api.server.base))
-        .bearer_auth(&api.server.token)
-        .send()
+    api.post(&format!("/runs/{run_id}/cancel"), &json!({}))
         .await
-        .unwrap();
-    assert_eq!(cancelled.status(), 200);
+        .ok(200);
     stream.read_to_done().await;
     check_run(&stream.data()).unwrap();
-    assert_eq!(result_of(&stream, "c_slow")["status"], "cancelled");
+    assert_eq!(stream.tool_result("c_slow")["status"], "cancelled");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -408,10 +401,7 @@ async fn wait_for_log(api: &Api, name: &str, text: &str) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_that_dies_starts_again_and_a_cancel_reaches_the_server() {
-    let data = tempfile::tempdir().unwrap();
-    write_config(data.path(), json!({ "flaky": own_server("flaky.mjs") }));
-    let provider = ScriptedProvider::start().await.unwrap();
-    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    let (_data, provider, api) = start(json!({ "flaky": own_server("flaky.mjs") })).await;
 
     provider.push(Reply::openai_tool_calls(
         "m",
@@ -420,7 +410,7 @@ async fn a_server_that_dies_starts_again_and_a_cancel_reaches_the_server() {
     provider.push(Reply::openai_text("m", &["It stopped."]));
     let mut stream = Stream::post(&api.server, "ctx_flaky", "stop it").await;
     stream.read_to_done().await;
-    assert_eq!(result_of(&stream, "c_exit")["status"], "success");
+    assert_eq!(stream.tool_result("c_exit")["status"], "success");
 
     let failed = wait_for_server(&api, "flaky", |s| s["status"]["state"] == "failed").await;
     assert!(
@@ -444,26 +434,19 @@ async fn a_server_that_dies_starts_again_and_a_cancel_reaches_the_server() {
         .await;
     wait_for_log(&api, "flaky", "wait: started").await;
     let run_id = stream.run_id.clone().unwrap();
-    let cancelled = http()
-        .post(format!("{}/v1/runs/{run_id}/cancel", api.server.base))
-        .bearer_auth(&api.server.token)
-        .send()
+    api.post(&format!("/runs/{run_id}/cancel"), &json!({}))
         .await
-        .unwrap();
-    assert_eq!(cancelled.status(), 200);
+        .ok(200);
     stream.read_to_done().await;
     check_run(&stream.data()).unwrap();
-    let waited = result_of(&stream, "c_wait");
+    let waited = stream.tool_result("c_wait");
     assert_eq!(waited["status"], "cancelled", "{waited}");
     wait_for_log(&api, "flaky", "wait: cancelled by the client").await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_destructive_tool_asks_consent_and_a_denial_keeps_it_from_running() {
-    let data = tempfile::tempdir().unwrap();
-    write_config(data.path(), json!({ "flaky": own_server("flaky.mjs") }));
-    let provider = ScriptedProvider::start().await.unwrap();
-    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    let (_data, provider, api) = start(json!({ "flaky": own_server("flaky.mjs") })).await;
 
     provider.push(Reply::openai_tool_calls(
         "m",
@@ -484,7 +467,7 @@ async fn a_destructive_tool_asks_consent_and_a_denial_keeps_it_from_running() {
     let mut resumed =
         Stream::follow(&api.server, "ctx_consent", stream.events.last().unwrap().0).await;
     resumed.read_to_done().await;
-    assert_eq!(result_of(&resumed, "c_forget")["status"], "denied");
+    assert_eq!(resumed.tool_result("c_forget")["status"], "denied");
     let log = api.get("/mcp/servers/flaky/log").await;
     assert!(
         !log.ok(200)["lines"].to_string().contains("forget_all: ran"),
@@ -537,7 +520,7 @@ async fn a_url_elicitation_opens_the_page_once_the_person_agrees() {
     .await
     .ok(200);
     stream.read_to_done().await;
-    assert_eq!(result_of(&stream, "c_url")["status"], "success");
+    assert_eq!(stream.tool_result("c_url")["status"], "success");
     for _ in 0..100 {
         if opened.exists() {
             break;

@@ -87,16 +87,6 @@ fn tool_messages(messages: &[Value]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The `tool_result` payload of call `id` in `stream`.
-fn result_of(stream: &Stream, id: &str) -> Value {
-    stream
-        .events
-        .iter()
-        .find(|e| is_tool_event(&e.2, "tool_result", id))
-        .map(|e| e.2["payload"].clone())
-        .unwrap_or_else(|| panic!("no tool_result for {id}"))
-}
-
 /// Where in `stream` call `id` had its `kind` event.
 fn at(stream: &Stream, kind: &str, id: &str) -> usize {
     stream
@@ -158,7 +148,7 @@ async fn safe_calls_of_one_answer_run_together_and_their_results_keep_the_models
     assert!(at(&stream, "tool_started", "call_r1") < first_read_result);
     assert!(at(&stream, "tool_started", "call_r2") < first_read_result);
     for id in ["call_r1", "call_r2"] {
-        let result = result_of(&stream, id);
+        let result = stream.tool_result(id);
         assert_eq!(result["status"], "success", "{result}");
         assert_eq!(
             result["result"]["met"], true,
@@ -239,7 +229,7 @@ async fn dependent_calls_wait_for_what_they_need_in_the_order_a_person_would_exp
     stream.read_to_done().await;
     assert_eq!(check_run(&stream.data()), Ok(()));
     for id in ["call_w1", "call_w2", "call_a", "call_b"] {
-        assert_eq!(result_of(&stream, id)["status"], "success", "{id}");
+        assert_eq!(stream.tool_result(id)["status"], "success", "{id}");
     }
 
     // The second write started only after the first had ended: on the stream, in the log of
@@ -259,7 +249,7 @@ async fn dependent_calls_wait_for_what_they_need_in_the_order_a_person_would_exp
 
     // `call_b` ran after `call_a`, with its result filled in.
     assert!(at(&stream, "tool_result", "call_a") < at(&stream, "tool_started", "call_b"));
-    let b = result_of(&stream, "call_b");
+    let b = stream.tool_result("call_b");
     assert_eq!(b["result"]["result"], 43, "{b}");
     assert_eq!(b["result"]["expression"], "42 + 1", "{b}");
 
@@ -379,7 +369,7 @@ async fn cancelling_mid_tool_stops_the_running_call_and_keeps_what_was_said() {
     // Well before the minute is up: the call ends cancelled, then the run.
     stream.read_to_done().await;
     assert_eq!(check_run(&stream.data()), Ok(()));
-    let result = result_of(&stream, "call_w");
+    let result = stream.tool_result("call_w");
     assert_eq!(result["status"], "cancelled", "{result}");
     let n = stream.events.len();
     assert!(at(&stream, "tool_result", "call_w") < n - 2);

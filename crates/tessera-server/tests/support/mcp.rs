@@ -27,7 +27,7 @@ pub fn node_server(package: &str, bin: &str, args: &[&str]) -> Value {
 }
 
 pub fn own_server(file: &str) -> Value {
-    json!({"command": "node", "args": [servers_dir().join(file)], "startupTimeout": 3})
+    json!({"command": "node", "args": [servers_dir().join(file)]})
 }
 
 pub fn everything() -> Value {

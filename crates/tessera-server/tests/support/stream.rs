@@ -143,6 +143,15 @@ impl Stream {
         self.events.iter().map(|e| e.2.clone()).collect()
     }
 
+    /// The `tool_result` payload of call `id` (panics when there is none).
+    pub fn tool_result(&self, id: &str) -> Value {
+        self.events
+            .iter()
+            .find(|e| is_tool_event(&e.2, "tool_result", id))
+            .map(|e| e.2["payload"].clone())
+            .unwrap_or_else(|| panic!("no tool_result for {id}"))
+    }
+
     /// The position of the first event for which `pred` holds.
     pub fn position(&self, pred: impl Fn(&Value) -> bool) -> Option<usize> {
         self.events.iter().position(|e| pred(&e.2))
