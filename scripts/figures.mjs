@@ -90,16 +90,21 @@ function processTree(root) {
 function memoryMb(pids) {
   let rss = 0;
   let pss = 0;
+  /** PSS by process name, to see which process a change helped. */
+  const byName = new Map();
   for (const pid of pids) {
     try {
       const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      const name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      const own = Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
       rss += Number(/^Rss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
-      pss += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+      pss += own;
+      byName.set(name, (byName.get(name) ?? 0) + own / 1024);
     } catch {
       // gone meanwhile
     }
   }
-  return { rss: rss / 1024, pss: pss / 1024 };
+  return { rss: rss / 1024, pss: pss / 1024, byName };
 }
 
 /** A ~20,000-token answer: paragraphs, a list, a table and code, one small piece per chunk. */
@@ -177,6 +182,8 @@ async function main() {
   const f = (x) => x.toFixed(0);
   console.log(`cold start to an interactive window: median ${f(sorted[Math.floor(sorted.length / 2)])} ms, first ${f(starts[0])} ms, min ${f(sorted[0])} ms, max ${f(sorted.at(-1))} ms (${STARTS} starts; target < 1500 ms)`);
   console.log(`memory of all ${processes} processes (PSS, shared pages shared out): idle ${f(idle.pss)} MB (target < 250 MB), after a 20k-token answer ${f(after.pss)} MB; RSS summed: idle ${f(idle.rss)} MB, after ${f(after.rss)} MB`);
+  const parts = (m) => [...m.byName].map(([name, mb]) => `${name} ${f(mb)}`).join(', ');
+  console.log(`  PSS by process (MB): idle ${parts(idle)}; after ${parts(after)}`);
   console.log(`longest main-thread task while it streamed: ${f(stall.longest)} ms, ${stall.over50} over 50 ms (target: none); the stream took ${f(streamed)} ms`);
   console.log(`.deb size: ${debMb === null ? 'not given (TESSERA_DEB)' : `${debMb.toFixed(1)} MB`}`);
   stopAll();
