@@ -116,7 +116,11 @@ async function main() {
     const tasks = (await page.evaluate(() => /** @type {any} */ (window).__longTasks)).filter(
       (t) => t.start >= sentAt && t.start <= doneAt + 1_000,
     );
-    // innerText, not textContent: table cells and list items stay apart.
+    // innerText, not textContent: table cells and list items stay apart. innerText leaves out
+    // the blocks whose drawing is skipped off screen (content-visibility): draw them all first.
+    await page.evaluate(() => {
+      for (const block of document.querySelectorAll('.markdown > *')) /** @type {HTMLElement} */ (block).style.contentVisibility = 'visible';
+    });
     const answer = page.getByTestId('assistant-message').last();
     const text = (await answer.locator('.markdown').allInnerTexts()).join('\n');
     const words = wordsIn(text);

@@ -4,7 +4,7 @@ import { I18nextProvider } from 'react-i18next';
 import { describe, expect, it } from 'vitest';
 import { createI18n } from '../../i18n';
 import { Markdown, MarkdownBlock } from './Markdown';
-import { splitBlocks } from './markdownBlocks';
+import { splitBlocks, splitGrowing } from './markdownBlocks';
 
 const i18n = createI18n('en');
 
@@ -66,10 +66,13 @@ describe('Markdown rendered block by block', () => {
   it('shows, at every step of a streamed answer, what a whole rendering shows', () => {
     // One mounted Markdown, its text growing as deltas arrive: finished blocks are kept (memo),
     // the growing one is parsed again, and the page never differs from a fresh whole rendering.
+    // While a code block is open its code is not coloured yet: then the page is the same as a
+    // fresh split rendering, and its text the whole rendering's.
     const text = DOCUMENTS['mixed'] ?? '';
     const wrap = (node: ReactNode) => <I18nextProvider i18n={i18n}>{node}</I18nextProvider>;
     const streamed = render(wrap(<Markdown text="" />));
     const fresh = render(wrap(<div className="markdown" />));
+    let open = 0;
     for (let end = 1; end <= text.length + 6; end += 7) {
       const part = text.slice(0, end);
       streamed.rerender(wrap(<Markdown text={part} />));
@@ -80,9 +83,28 @@ describe('Markdown rendered block by block', () => {
           </div>,
         ),
       );
+      if (!splitGrowing(null, part).openFence) {
+        expect(streamed.container.innerHTML, `after ${end} characters`).toBe(fresh.container.innerHTML);
+        continue;
+      }
+      open += 1;
+      expect(streamed.container.textContent, `after ${end} characters`).toBe(fresh.container.textContent);
+      fresh.rerender(wrap(<Markdown key={end} text={part} />));
       expect(streamed.container.innerHTML, `after ${end} characters`).toBe(fresh.container.innerHTML);
     }
+    expect(open).toBeGreaterThan(0);
   }, 60_000);
+
+  it('colours a code block once its closing fence has come, with the copy button all along', () => {
+    const wrap = (node: ReactNode) => <I18nextProvider i18n={i18n}>{node}</I18nextProvider>;
+    const view = render(wrap(<Markdown text={'Intro.\n\n```js\nconst a = 1;\n'} />));
+    expect(view.container.querySelector('pre code')?.textContent).toBe('const a = 1;\n');
+    expect(view.container.querySelectorAll('pre code .hljs-keyword').length).toBe(0);
+    expect(view.getByRole('button', { name: 'Copy code' })).toBeTruthy();
+    view.rerender(wrap(<Markdown text={'Intro.\n\n```js\nconst a = 1;\n```\n'} />));
+    expect(view.container.querySelectorAll('pre code .hljs-keyword').length).toBe(1);
+    expect(view.getByRole('button', { name: 'Copy code' })).toBeTruthy();
+  });
 
   it('highlights finished code, sanitises, and keeps the copy button', () => {
     const view = render(

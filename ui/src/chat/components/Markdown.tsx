@@ -52,11 +52,16 @@ const rehypeHighlightShared = () => highlight;
 
 const remarkPlugins = [remarkGfm];
 const rehypePlugins = [rehypeSanitize, rehypeHighlightShared];
+const rehypePluginsPlain = [rehypeSanitize];
 
-/** Markdown parsed in one piece (one top-level block here); unchanged text is not parsed again. */
-export const MarkdownBlock = memo(function MarkdownBlock({ text }: { text: string }) {
+/**
+ * Markdown parsed in one piece (one top-level block here); unchanged text is not parsed again.
+ * `highlight: false` leaves code uncoloured: for code still being written, which would
+ * otherwise be highlighted again, whole, on every delta.
+ */
+export const MarkdownBlock = memo(function MarkdownBlock({ text, highlight = true }: { text: string; highlight?: boolean }) {
   return (
-    <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} components={components}>
+    <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={highlight ? rehypePlugins : rehypePluginsPlain} components={components}>
       {text}
     </ReactMarkdown>
   );
@@ -68,20 +73,22 @@ export const MarkdownBlock = memo(function MarkdownBlock({ text }: { text: strin
  *
  * The text is rendered block by block (markdownBlocks.ts): while an answer streams only its
  * last block changes, so a long answer costs one small parse per update, not a whole one. The
- * newline between blocks is the one a whole rendering puts between top-level elements.
+ * newline between blocks is the one a whole rendering puts between top-level elements. A code
+ * block whose closing fence has not come yet is coloured once it comes.
  */
 export function Markdown({ text }: { text: string }) {
-  const split = useRef<Split | null>(null);
-  const blocks = useMemo(() => {
-    split.current = splitGrowing(split.current, text);
-    return split.current.blocks;
+  const previous = useRef<Split | null>(null);
+  const split = useMemo(() => {
+    previous.current = splitGrowing(previous.current, text);
+    return previous.current;
   }, [text]);
+  const last = split.blocks.length - 1;
   return (
     <div className="markdown">
-      {blocks.map((block, i) => (
+      {split.blocks.map((block, i) => (
         <Fragment key={i}>
           {i > 0 && '\n'}
-          <MarkdownBlock text={block} />
+          <MarkdownBlock text={block} highlight={!(i === last && split.openFence)} />
         </Fragment>
       ))}
     </div>

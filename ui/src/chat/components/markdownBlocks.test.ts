@@ -86,6 +86,18 @@ describe('splitGrowing', () => {
     }
   });
 
+  it('says when the text ends inside a code fence, also when grown from an earlier split', () => {
+    const text = 'a\n\nb\n\nc\n\n```js\nx\n\n``\n```\n\n~~~\ny';
+    const closedAt = text.indexOf('```\n\n~') + 3;
+    let previous = null as ReturnType<typeof splitGrowing> | null;
+    for (let end = 0; end <= text.length; end++) {
+      const part = text.slice(0, end);
+      previous = splitGrowing(previous, part);
+      const inside = (end > text.indexOf('```js') + 2 && end < closedAt) || end > text.indexOf('~~~') + 2;
+      expect(previous.openFence, `after ${end} characters`).toBe(inside);
+    }
+  });
+
   it('starts over when the text is replaced, or comes to define a reference', () => {
     const first = splitGrowing(null, 'a\n\nb\n\nc\n\nd');
     expect(splitGrowing(first, 'x\n\ny').blocks).toEqual(['x\n\n', 'y']);

@@ -36,12 +36,14 @@ function definesReferences(text: string): boolean {
 
 /** The blocks of `text`, in order; joined they give `text` back. */
 export function splitBlocks(text: string): string[] {
-  return definesReferences(text) ? [text] : cut(text);
+  return definesReferences(text) ? [text] : cut(text).blocks;
 }
 
 export interface Split {
   text: string;
   blocks: string[];
+  /** The text ends inside a fenced code block: its code is still being written. */
+  openFence: boolean;
 }
 
 /**
@@ -51,16 +53,20 @@ export interface Split {
  * written, e.g. `1` becoming `1. item`); the cuts before are made by lines already complete.
  */
 export function splitGrowing(previous: Split | null, text: string): Split {
-  if (!previous || previous.blocks.length < 3 || !text.startsWith(previous.text) || definesReferences(text)) {
-    return { text, blocks: splitBlocks(text) };
+  if (!previous || previous.blocks.length < 3 || !text.startsWith(previous.text)) {
+    const whole = cut(text);
+    return { text, blocks: definesReferences(text) ? [text] : whole.blocks, openFence: whole.openFence };
   }
   const kept = previous.blocks.slice(0, -2);
   let offset = 0;
   for (const block of kept) offset += block.length;
-  return { text, blocks: kept.concat(cut(text.slice(offset))) };
+  // Every kept block ends at a cut, outside any fence: the rest is scanned from a clean state.
+  const rest = cut(text.slice(offset));
+  if (definesReferences(text)) return { text, blocks: [text], openFence: rest.openFence };
+  return { text, blocks: kept.concat(rest.blocks), openFence: rest.openFence };
 }
 
-function cut(text: string): string[] {
+function cut(text: string): { blocks: string[]; openFence: boolean } {
   const blocks: string[] = [];
   let blockStart = 0;
   let blockHasContent = false;
@@ -111,5 +117,5 @@ function cut(text: string): string[] {
     pos = next;
   }
   blocks.push(text.slice(blockStart));
-  return blocks;
+  return { blocks, openFence: fence !== null };
 }
