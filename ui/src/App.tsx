@@ -104,7 +104,13 @@ export function App({ client = null }: AppProps) {
   if (view === 'settings') {
     return (
       <div className="app-shell" data-testid="app-shell">
-        <SettingsPage client={client} theme={theme} onThemeChange={changeTheme} onClose={() => setView('chat')} />
+        <SettingsPage
+          client={client}
+          theme={theme}
+          onThemeChange={changeTheme}
+          onClose={() => setView('chat')}
+          conversation={current ? { id: current.id, title: current.title || t('sidebar.untitled') } : null}
+        />
       </div>
     );
   }

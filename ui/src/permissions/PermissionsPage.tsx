@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useCallback, useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ConsentGrantView } from '../generated/ConsentGrantView';
 import type { ConsentScope } from '../generated/ConsentScope';
+import { InlineConfirm } from '../components/InlineConfirm';
 import { ApiError, type TesseraClient } from '../transport/client';
 import { listGrants, revokeGrant } from './api';
 import './permissions.css';
@@ -32,40 +33,6 @@ const SCOPE_HINT = { always: 'permissions.hintAlways', conversation: 'permission
 /** One grant, with its revoke button and, once pressed, an inline confirmation. */
 function GrantRow({ grant, onRevoke }: { grant: ConsentGrantView; onRevoke: (grant: ConsentGrantView) => Promise<void> }) {
   const { t, i18n } = useTranslation();
-  const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const confirmRef = useRef<HTMLButtonElement | null>(null);
-  const revokeRef = useRef<HTMLButtonElement | null>(null);
-  const questionId = useId();
-
-  useEffect(() => {
-    if (confirming) confirmRef.current?.focus();
-  }, [confirming]);
-
-  const cancel = () => {
-    setConfirming(false);
-    // Back to the button that opened the question, so the keyboard stays where it was.
-    requestAnimationFrame(() => revokeRef.current?.focus());
-  };
-
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === 'Escape') {
-      event.preventDefault();
-      event.stopPropagation();
-      cancel();
-    }
-  };
-
-  const revoke = async () => {
-    setBusy(true);
-    try {
-      await onRevoke(grant);
-    } finally {
-      setBusy(false);
-      setConfirming(false);
-    }
-  };
-
   const spent = grant.scope === 'once' && grant.used_at !== null;
   const conversation = grant.conversation_title ?? (grant.conversation_id ? t('permissions.untitledConversation') : null);
   return (
@@ -82,22 +49,17 @@ function GrantRow({ grant, onRevoke }: { grant: ConsentGrantView; onRevoke: (gra
         {grant.used_at ? t('permissions.lastUsed', { when: when(grant.used_at, i18n.language) }) : t('permissions.neverUsed')}
         {grant.revoked_at && ` · ${t('permissions.revokedAt', { when: when(grant.revoked_at, i18n.language) })}`}
       </p>
-      {grant.revoked_at === null &&
-        (confirming ? (
-          <div className="grant-confirm" role="group" aria-labelledby={questionId} onKeyDown={onKeyDown}>
-            <span id={questionId}>{t('permissions.confirm', { tool: grant.tool })}</span>
-            <button ref={confirmRef} type="button" className="button button-secondary button-small button-danger" disabled={busy} onClick={() => void revoke()}>
-              {t('permissions.confirmRevoke')}
-            </button>
-            <button type="button" className="button button-secondary button-small" disabled={busy} onClick={cancel}>
-              {t('permissions.keep')}
-            </button>
-          </div>
-        ) : (
-          <button ref={revokeRef} type="button" className="button button-secondary button-small grant-revoke" onClick={() => setConfirming(true)} aria-label={t('permissions.revokeLabel', { tool: grant.tool })}>
-            {t('permissions.revoke')}
-          </button>
-        ))}
+      {grant.revoked_at === null && (
+        <InlineConfirm
+          className="grant-revoke"
+          label={t('permissions.revoke')}
+          ariaLabel={t('permissions.revokeLabel', { tool: grant.tool })}
+          question={t('permissions.confirm', { tool: grant.tool })}
+          confirmText={t('permissions.confirmRevoke')}
+          keepText={t('permissions.keep')}
+          onConfirm={() => onRevoke(grant)}
+        />
+      )}
     </li>
   );
 }

@@ -5,17 +5,19 @@ import type { TesseraClient } from '../transport/client';
 import { AgentsSection } from './AgentsSection';
 import { SettingsApi } from './api';
 import { GeneralSection } from './GeneralSection';
+import { McpSection, type CurrentConversation } from './McpSection';
 import { PermissionsSection } from './PermissionsSection';
 import { ProvidersSection } from './ProvidersSection';
 import './settings.css';
 
-export const SECTIONS = ['general', 'providers', 'agents', 'permissions'] as const;
+export const SECTIONS = ['general', 'providers', 'agents', 'mcp', 'permissions'] as const;
 export type SectionId = (typeof SECTIONS)[number];
 
 const SECTION_KEYS = {
   general: 'settings.general',
   providers: 'settings.providers',
   agents: 'settings.agents',
+  mcp: 'settings.mcp',
   permissions: 'settings.permissions',
 } as const satisfies Record<SectionId, string>;
 
@@ -26,10 +28,12 @@ export interface SettingsPageProps {
   /** Back to the chat. */
   onClose: () => void;
   initialSection?: SectionId;
+  /** The conversation open in the chat, if any (MCP resources can be attached to it). */
+  conversation?: CurrentConversation | null;
 }
 
 /** Settings: a list of sections on the left (where the conversations are in the chat). */
-export function SettingsPage({ client, theme, onThemeChange, onClose, initialSection = 'general' }: SettingsPageProps) {
+export function SettingsPage({ client, theme, onThemeChange, onClose, initialSection = 'general', conversation = null }: SettingsPageProps) {
   const { t } = useTranslation();
   const [section, setSection] = useState<SectionId>(initialSection);
   const api = useMemo(() => (client ? SettingsApi.of(client) : null), [client]);
@@ -71,6 +75,7 @@ export function SettingsPage({ client, theme, onThemeChange, onClose, initialSec
           {section === 'general' && <GeneralSection api={api} theme={theme} onThemeChange={onThemeChange} />}
           {section === 'providers' && <ProvidersSection api={api} />}
           {section === 'agents' && <AgentsSection api={api} />}
+          {section === 'mcp' && <McpSection api={api} conversation={conversation} />}
           {section === 'permissions' && <PermissionsSection client={client} />}
         </div>
       </main>

@@ -5,13 +5,18 @@
  * provider types that have no TypeScript export, so their shapes are written here.
  */
 import type { TesseraClient, TransportRequest } from '../transport/client';
+import type { Evidence } from '../generated/Evidence';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
+import type { McpImported } from '../generated/McpImported';
+import type { McpServerList } from '../generated/McpServerList';
+import type { McpServerLog } from '../generated/McpServerLog';
+import type { McpServerView } from '../generated/McpServerView';
 import type { ModelStatus } from '../generated/ModelStatus';
 import type { ProviderCheck } from '../generated/ProviderCheck';
 import type { SettingValues } from '../generated/SettingValues';
 import type { SettingsView } from '../generated/SettingsView';
 
-export type { ModelStatus, ProviderCheck, SettingsView };
+export type { McpServerView, ModelStatus, ProviderCheck, SettingsView };
 
 export type WireKind = 'openai' | 'anthropic';
 
@@ -93,6 +98,26 @@ export interface Specialist {
 export interface ToolInfo {
   name: string;
   description: string;
+}
+
+/**
+ * A resource and a prompt of an MCP server as the server lists them (the MCP specification's
+ * `Resource` and `Prompt`, passed through unchanged, so they have no Rust type to generate
+ * from); only what the settings page shows.
+ */
+export interface McpResource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface McpPrompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
 }
 
 /** One problem of a refused profile or specialist (`details.problems`). */
@@ -184,10 +209,57 @@ export class SettingsApi {
     return this.json({ method: 'DELETE', path: '/v1/specialists' });
   }
 
+  /** The MCP servers; with `connect`, each is started first (within its start-up timeout). */
+  async mcpServers(connect = false): Promise<McpServerView[]> {
+    const body = await this.json<McpServerList>({ method: 'GET', path: connect ? '/v1/mcp/servers?connect=1' : '/v1/mcp/servers' });
+    return body.servers;
+  }
+
+  /** Adds or replaces a server from one entry of the `mcpServers` shape. */
+  putMcpServer(name: string, entry: Record<string, unknown>): Promise<McpServerView> {
+    return this.json({ method: 'PUT', path: mcpPath(name), body: entry });
+  }
+
+  async removeMcpServer(name: string): Promise<void> {
+    await this.json({ method: 'DELETE', path: mcpPath(name) });
+  }
+
+  importMcpServers(document: unknown): Promise<McpImported> {
+    return this.json({ method: 'POST', path: '/v1/mcp/import', body: document });
+  }
+
+  restartMcpServer(name: string): Promise<McpServerView> {
+    return this.json({ method: 'POST', path: `${mcpPath(name)}/restart`, body: {} });
+  }
+
+  async mcpLog(name: string, lines = 200): Promise<string[]> {
+    const body = await this.json<McpServerLog>({ method: 'GET', path: `${mcpPath(name)}/log?lines=${lines}` });
+    return body.lines;
+  }
+
+  async mcpResources(name: string): Promise<McpResource[]> {
+    const body = await this.json<{ resources: McpResource[] }>({ method: 'GET', path: `${mcpPath(name)}/resources` });
+    return body.resources;
+  }
+
+  async mcpPrompts(name: string): Promise<McpPrompt[]> {
+    const body = await this.json<{ prompts: McpPrompt[] }>({ method: 'GET', path: `${mcpPath(name)}/prompts` });
+    return body.prompts;
+  }
+
+  /** Reads the resource once and keeps it in the conversation as an evidence. */
+  attachMcpResource(conversationId: string, server: string, uri: string): Promise<Evidence> {
+    return this.json({ method: 'POST', path: `/v1/conversations/${encodeURIComponent(conversationId)}/mcp-resources`, body: { server, uri } });
+  }
+
   async tools(): Promise<ToolInfo[]> {
     const body = await this.json<{ tools: ToolInfo[] }>({ method: 'GET', path: '/v1/tools' });
     return body.tools;
   }
+}
+
+function mcpPath(name: string): string {
+  return `/v1/mcp/servers/${encodeURIComponent(name)}`;
 }
 
 /** `details.problems` of a refused profile/specialist list, when the error has them. */

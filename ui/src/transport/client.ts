@@ -231,6 +231,8 @@ export class TesseraClient {
   async json<T>(request: TransportRequest): Promise<T> {
     const response = await this.transport.send({ ...request, headers: { Accept: 'application/json', ...request.headers } });
     if (!response.ok) throw await errorOf(response);
+    // 204 (a DELETE that has nothing to say) has no body to parse.
+    if (response.status === 204) return undefined as T;
     return (await response.json()) as T;
   }
 

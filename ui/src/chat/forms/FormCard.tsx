@@ -97,7 +97,14 @@ export function FormCard({ request, onAnswer }: FormCardProps) {
   };
 
   const requester = request.requester;
-  const askedBy = requester?.name ? t('form.askedBy', { name: requester.name }) : t('form.askedByAgent');
+  const askedBy = !requester?.name
+    ? t('form.askedByAgent')
+    : requester.kind === 'mcp_server'
+      ? t('form.askedByMcpServer', { name: requester.name })
+      : t('form.askedBy', { name: requester.name });
+  // A URL elicitation: the page accepting opens, shown as text so nothing follows it before then.
+  const url = typeof request['url'] === 'string' ? request['url'] : null;
+  const description = url && request.description?.endsWith(url) ? request.description.slice(0, -url.length).trimEnd() : request.description;
   const titleId = `${baseId}-title`;
 
   return (
@@ -108,7 +115,13 @@ export function FormCard({ request, onAnswer }: FormCardProps) {
       <p className="form-card-requester" data-testid="form-requester">
         {askedBy}
       </p>
-      {request.description && <p className="form-card-description">{request.description}</p>}
+      {description && <p className="form-card-description">{description}</p>}
+      {url && (
+        <div className="form-card-url" data-testid="form-url">
+          <p>{t('form.opensPage')}</p>
+          <code>{url}</code>
+        </div>
+      )}
       {failure && (
         <p className="notice notice-error" role="alert" data-testid="form-failure">
           {failure}
