@@ -1,4 +1,4 @@
-import { render, screen, within } from '@testing-library/react';
+import { cleanup, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { I18nextProvider } from 'react-i18next';
 import { describe, expect, it, vi } from 'vitest';
@@ -33,15 +33,15 @@ const EVERY_KIND: FormRequestPayload = {
   ui: { submit_text: 'Book it' },
 };
 
-function renderForm(request: FormRequestPayload, onAnswer: (a: InteractionAnswer) => Promise<void>) {
-  const i18n = createI18n('en');
+function renderForm(request: FormRequestPayload, onAnswer: (a: InteractionAnswer) => Promise<void>, language: 'en' | 'zh-CN' = 'en') {
+  const i18n = createI18n(language);
   const user = userEvent.setup();
   render(
     <I18nextProvider i18n={i18n}>
       <FormCard request={request} onAnswer={onAnswer} />
     </I18nextProvider>,
   );
-  return { user, form: screen.getByRole('form', { name: 'Your trip' }) };
+  return { user, form: screen.getByRole('form', { name: request.title }) };
 }
 
 describe('form card', () => {
@@ -135,5 +135,36 @@ describe('form card', () => {
     await user.click(within(form).getByRole('button', { name: 'Decline' }));
     await user.click(within(form).getByRole('button', { name: 'Cancel' }));
     expect(onAnswer.mock.calls).toEqual([[{ action: 'decline' }], [{ action: 'cancel' }]]);
+  });
+
+  it('says which MCP server asked, in either language', () => {
+    const request: FormRequestPayload = { ...EVERY_KIND, title: 'everything asks', requester: { kind: 'mcp_server', name: 'everything' } };
+    const { form } = renderForm(request, vi.fn());
+    expect(within(form).getByTestId('form-requester')).toHaveTextContent('Asked by the MCP server everything');
+    cleanup();
+    const zh = renderForm(request, vi.fn(), 'zh-CN');
+    expect(within(zh.form).getByTestId('form-requester')).toHaveTextContent('由 MCP 服务器 everything 请求');
+  });
+
+  it('a page an MCP server asks to open is shown as text, never as a link, behind the server’s own button', async () => {
+    const url = 'https://login.example.com/authorize?client=tessera';
+    const onAnswer = vi.fn(async () => {});
+    const request: FormRequestPayload = {
+      form_id: 'f_url',
+      title: 'everything asks you to open a page',
+      description: `Sign in to continue.\n\n${url}`,
+      schema: { type: 'object', properties: {} },
+      ui: { submit_text: 'Open in the browser' },
+      requester: { kind: 'mcp_server', name: 'everything' },
+      url,
+    };
+    const { user, form } = renderForm(request, onAnswer);
+    expect(within(form).getByTestId('form-url')).toHaveTextContent(`Opens this page in your browser:${url}`);
+    expect(within(form).queryByRole('link')).not.toBeInTheDocument();
+    // The address is said once, where it is marked as the page to open.
+    expect(form.textContent?.split(url)).toHaveLength(2);
+    expect(within(form).getByText('Sign in to continue.')).toBeInTheDocument();
+    await user.click(within(form).getByRole('button', { name: 'Open in the browser' }));
+    expect(onAnswer).toHaveBeenCalledExactlyOnceWith({ action: 'accept', values: {} });
   });
 });
