@@ -61,7 +61,7 @@ export function McpSection({ api, conversation }: McpSectionProps) {
     setServers((list) => (list?.some((s) => s.name === view.name) ? list.map((s) => (s.name === view.name ? view : s)) : [...(list ?? []), view]));
 
   return (
-    <>
+    <div className="mcp-section">
       <p className="settings-hint">{t('mcp.intro')}</p>
       {loadError && (
         <p className="notice notice-error" role="alert">
@@ -132,6 +132,6 @@ export function McpSection({ api, conversation }: McpSectionProps) {
           ))}
         </ul>
       )}
-    </>
+    </div>
   );
 }

@@ -35,7 +35,9 @@ function StatusLine({ status }: { status: McpServerStatus }) {
   return (
     <div className="notice notice-error" data-testid="mcp-failure">
       <p>{t('mcp.failedWhy', { reason: status.reason })}</p>
-      <p className="settings-hint">{t('mcp.nextTry', { seconds: Math.ceil(status.retry_in_ms / 1000), attempts: status.attempts })}</p>
+      <p className="settings-hint">
+        {status.retry_in_ms > 0 ? t('mcp.nextTry', { seconds: Math.ceil(status.retry_in_ms / 1000), attempts: status.attempts }) : t('mcp.retryWhenNeeded', { attempts: status.attempts })}
+      </p>
     </div>
   );
 }

@@ -453,6 +453,7 @@ const en = {
     runningAs: 'Running {{server}}',
     failedWhy: 'Why: {{reason}}',
     nextTry: 'Next try in {{seconds}} s (attempt {{attempts}}).',
+    retryWhenNeeded: 'Tried again when something needs it (attempt {{attempts}}).',
     idleHint: 'Its tools are listed once it has started.',
     toolCount: '{{count}} tools',
     tools: 'Tools ({{count}})',

@@ -452,6 +452,7 @@ const zhCN: Messages = {
     runningAs: '运行中：{{server}}',
     failedWhy: '原因：{{reason}}',
     nextTry: '{{seconds}} 秒后重试（第 {{attempts}} 次尝试）。',
+    retryWhenNeeded: '需要时会再次尝试（第 {{attempts}} 次尝试）。',
     idleHint: '启动后才会列出它的工具。',
     toolCount: '{{count}} 个工具',
     tools: '工具（{{count}}）',

@@ -1,0 +1,109 @@
+// End-to-end: MCP servers through the built UI and a real `tessera serve`, against the pinned
+// server-everything of tests/mcp-servers (installed by scripts/install-deps.sh, never fetched
+// here) and crash.mjs, a server that dies as it starts. The person pastes an mcpServers
+// document in Settings, connects all, and sees the working one ready with its tools and the
+// broken one failed with why and its log; then in the chat the model calls a tool whose
+// server asks for a form (an elicitation), which the person answers.
+
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { RESULTS_DIR, sendMessage, suiteStack } from './harness.mjs';
+import { modelCalls, pushReplies, textReply, toolCallReply } from './scripted.mjs';
+
+const SERVERS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../tests/mcp-servers');
+const EVERYTHING = path.join(SERVERS_DIR, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+
+const DOCUMENT = {
+  mcpServers: {
+    everything: { command: 'node', args: [EVERYTHING, 'stdio'] },
+    broken: { command: 'node', args: [path.join(SERVERS_DIR, 'crash.mjs')], startupTimeout: 3 },
+  },
+};
+
+describe('MCP servers', () => {
+  const suite = suiteStack();
+  let stack;
+  before(() => {
+    assert.ok(existsSync(EVERYTHING), 'the MCP test servers are not installed: run scripts/install-deps.sh');
+    ({ stack } = suite);
+  });
+
+  test('a pasted mcpServers document: Connect all shows one ready with its tools and one failed with why and its log', async () => {
+    const { page, errors } = await suite.open('en-US');
+    await page.getByRole('button', { name: 'Open settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('button', { name: 'MCP servers' }).click();
+    await page.getByText('No MCP servers yet.').waitFor({ timeout: 10_000 });
+
+    await page.getByRole('button', { name: 'Paste a configuration' }).click();
+    const form = page.getByRole('form', { name: 'Paste an mcpServers configuration' });
+    await form.getByRole('textbox', { name: 'Configuration (JSON)' }).fill(JSON.stringify(DOCUMENT, null, 2));
+    await form.getByRole('button', { name: 'Import' }).click();
+    await page.getByTestId('mcp-note').getByText(/^Added: (everything, broken|broken, everything)\.$/).waitFor({ timeout: 10_000 });
+    const list = page.getByRole('list', { name: 'Configured MCP servers' });
+    const everything = list.getByRole('listitem', { name: 'everything', exact: true });
+    const broken = list.getByRole('listitem', { name: 'broken', exact: true });
+    // Listing starts nothing.
+    assert.equal(await everything.getByTestId('mcp-state').textContent(), 'Not started');
+
+    await page.getByRole('button', { name: 'Connect all' }).click();
+    await page.getByTestId('mcp-note').getByText('1 of 2 servers ready.').waitFor({ timeout: 30_000 });
+    assert.equal(await everything.getByTestId('mcp-state').textContent(), 'Ready');
+    await everything.getByRole('button', { name: 'Tools of everything' }).click();
+    const tools = everything.getByRole('list', { name: 'Tools of everything' });
+    const echo = tools.getByRole('listitem').filter({ hasText: 'everything__echo' });
+    assert.match((await echo.textContent()) ?? '', /Read only|Has side effects|Destructive: asks first/);
+    assert.equal(await tools.getByRole('listitem').filter({ hasText: 'everything__trigger-elicitation-request' }).count(), 1);
+
+    assert.equal(await broken.getByTestId('mcp-state').textContent(), 'Failed');
+    assert.match((await broken.getByTestId('mcp-failure').textContent()) ?? '', /^Why: .+(Next try in \d+ s|Tried again when something needs it) \(attempt \d+\)\.$/);
+    await broken.getByRole('button', { name: 'Log of broken' }).click();
+    const log = broken.getByRole('log', { name: 'Log of broken' });
+    await log.getByText(/cannot find the configuration/).waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'mcp-servers.png'), fullPage: true });
+    assert.deepEqual(errors, []);
+  });
+
+  test('in the chat, a form the MCP server asks for says who asked, refuses a wrong value inline, and the answer resumes the run', async () => {
+    await pushReplies(stack.providerUrl, [toolCallReply('call_ask', 'everything__trigger-elicitation-request', {}), textReply(['Thanks, ', 'you are signed up.'])]);
+    const { page, errors } = await suite.open('en-US');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await sendMessage(page, 'Sign me up');
+
+    const card = page.getByTestId('form-card');
+    await card.waitFor({ timeout: 20_000 });
+    assert.equal(await card.getByTestId('form-requester').textContent(), 'Asked by the MCP server everything');
+    await card.getByRole('textbox', { name: 'String', exact: true }).fill('Ada Lovelace');
+    const email = card.getByRole('textbox', { name: 'String with email format' });
+    await email.fill('x');
+    await card.getByRole('button', { name: 'Submit' }).click();
+    await card.getByTestId('field-error').getByText('Enter an email address').waitFor();
+    assert.equal(await email.getAttribute('aria-invalid'), 'true');
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'mcp-elicitation-form.png') });
+
+    await email.fill('ada@example.com');
+    await card.getByRole('button', { name: 'Submit' }).click();
+    const answer = page.getByRole('log', { name: 'Messages' }).getByTestId('assistant-message').last();
+    await answer.getByText('Thanks, you are signed up.').waitFor({ timeout: 20_000 });
+    await card.waitFor({ state: 'detached', timeout: 10_000 });
+    const tool = page.getByRole('region', { name: 'Tool everything__trigger-elicitation-request' });
+    assert.equal(await tool.getAttribute('data-phase'), 'success');
+    // What the person typed reached the server, whose result the model then read.
+    assert.match(JSON.stringify((await modelCalls(stack.providerUrl)).at(-1)), /Name: Ada Lovelace/);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'mcp-elicitation-answered.png') });
+    assert.deepEqual(errors, []);
+  });
+
+  test('in Chinese the page names each server’s state', async () => {
+    const { page, errors } = await suite.open('zh-CN');
+    await page.getByRole('button', { name: '打开设置' }).click();
+    await page.getByRole('navigation', { name: '设置分区' }).getByRole('button', { name: 'MCP 服务器' }).click();
+    const list = page.getByRole('list', { name: '已配置的 MCP 服务器' });
+    await list.getByRole('listitem', { name: 'everything', exact: true }).getByTestId('mcp-state').getByText('就绪').waitFor({ timeout: 10_000 });
+    assert.equal(await list.getByRole('listitem', { name: 'broken', exact: true }).getByTestId('mcp-state').textContent(), '失败');
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'mcp-servers-zh.png') });
+    assert.deepEqual(errors, []);
+  });
+});
