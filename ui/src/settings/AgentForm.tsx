@@ -2,7 +2,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
 import type { AgentProfile, Specialist, ToolInfo } from './api';
-import { Field } from './fields';
+import { Field, FormActions } from './fields';
 
 export type AgentKind = 'profile' | 'specialist';
 
@@ -222,19 +222,7 @@ export function AgentForm({ kind, initial, isNew, tools, errors, busy, onSubmit,
           </Field>
         </>
       )}
-      {shown.form && (
-        <p className="notice notice-error" role="alert">
-          {shown.form}
-        </p>
-      )}
-      <div className="settings-actions">
-        <button type="submit" className="button button-primary" disabled={busy}>
-          {t('settings.save')}
-        </button>
-        <button type="button" className="button button-secondary" onClick={onCancel}>
-          {t('settings.cancel')}
-        </button>
-      </div>
+      <FormActions submitText={t('settings.save')} busy={busy} error={shown.form} onCancel={onCancel} />
     </form>
   );
 }

@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { AgentProblem, AgentProfile, SettingsApi, Specialist, ToolInfo } from './api';
 import { problemsOf } from './api';
 import { AgentForm, draftOfProfile, draftOfSpecialist, formField, profileOfDraft, specialistOfDraft, type AgentDraft, type AgentKind, type DraftErrors } from './AgentForm';
-import { isApiError, messageOf } from './fields';
+import { ErrorNotice, SavedNote, isApiError, messageOf } from './fields';
 
 type Agent = AgentProfile | Specialist;
 
@@ -133,16 +133,8 @@ function AgentList<T extends Agent>({ kind, store, tools }: { kind: AgentKind; s
       </h3>
       <p className="settings-hint">{t(kind === 'profile' ? 'agents.profilesHint' : 'agents.specialistsHint')}</p>
       <p className="settings-hint">{custom ? t('agents.customSet') : t('agents.builtinSet')}</p>
-      {error && (
-        <p className="notice notice-error" role="alert">
-          {error}
-        </p>
-      )}
-      {note && (
-        <p className="settings-saved" role="status">
-          {note}
-        </p>
-      )}
+      <ErrorNotice message={error} />
+      <SavedNote message={note} />
       {otherProblems.length > 0 && (
         <ul className="notice notice-error" role="alert">
           {otherProblems.map((p, i) => (

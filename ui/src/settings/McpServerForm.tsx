@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { McpServerView, SettingsApi } from './api';
-import { Field, isApiError, messageOf } from './fields';
+import { Field, FormActions, isApiError, messageOf } from './fields';
 import { draftOf, emptyDraft, entryOf, fieldOfMcpError, type McpDraft, type McpDraftField, type McpTransportKind } from './mcpEntry';
 
 type Errors = Partial<Record<McpDraftField | 'form', string>>;
@@ -99,7 +99,7 @@ export function McpServerForm({ api, initial, onSaved, onCancel }: McpServerForm
           <p id={keptId} className="settings-label">
             {t('mcp.keptTitle')}
           </p>
-          <ul className="mcp-secrets" aria-labelledby={keptId}>
+          <ul className="settings-list" aria-labelledby={keptId}>
             {draft.kept.map((secret) => (
               <li key={secret}>
                 <code>{secret}</code> <span className="settings-hint">{t('mcp.secretKept')}</span>{' '}
@@ -120,19 +120,7 @@ export function McpServerForm({ api, initial, onSaved, onCancel }: McpServerForm
       <Field label={t('mcp.startupTimeout')} error={errors.startupTimeout} hint={t('mcp.startupTimeoutHint')}>
         <input className="settings-input settings-input-short" inputMode="numeric" value={draft.startupTimeout} onChange={(e) => set('startupTimeout', e.target.value)} autoComplete="off" />
       </Field>
-      {errors.form && (
-        <p className="notice notice-error" role="alert">
-          {errors.form}
-        </p>
-      )}
-      <div className="settings-actions">
-        <button type="submit" className="button button-primary" disabled={busy}>
-          {editing ? t('mcp.save') : t('mcp.addServer')}
-        </button>
-        <button type="button" className="button button-secondary" onClick={onCancel}>
-          {t('settings.cancel')}
-        </button>
-      </div>
+      <FormActions submitText={editing ? t('mcp.save') : t('mcp.addServer')} busy={busy} error={errors.form} onCancel={onCancel} />
     </form>
   );
 }
@@ -180,14 +168,7 @@ export function McpImportForm({ api, onImported, onCancel }: McpImportFormProps)
       <Field label={t('mcp.document')} error={error} hint={t('mcp.documentHint')}>
         <textarea className="settings-input settings-code" rows={8} value={text} onChange={(e) => setText(e.target.value)} spellCheck={false} autoComplete="off" />
       </Field>
-      <div className="settings-actions">
-        <button type="submit" className="button button-primary" disabled={busy}>
-          {t('mcp.import')}
-        </button>
-        <button type="button" className="button button-secondary" onClick={onCancel}>
-          {t('settings.cancel')}
-        </button>
-      </div>
+      <FormActions submitText={t('mcp.import')} busy={busy} onCancel={onCancel} />
     </form>
   );
 }

@@ -4,7 +4,7 @@ import type { McpServerStatus } from '../generated/McpServerStatus';
 import type { McpToolSafety } from '../generated/McpToolSafety';
 import { InlineConfirm } from '../components/InlineConfirm';
 import type { McpPrompt, McpResource, McpServerView, SettingsApi } from './api';
-import { messageOf } from './fields';
+import { ErrorNotice, SavedNote, messageOf } from './fields';
 import { McpServerForm } from './McpServerForm';
 
 /** The conversation shown in the chat when Settings opened: where a resource is attached. */
@@ -115,16 +115,8 @@ function ResourcesAndPrompts({ api, name, conversation }: { api: SettingsApi; na
 
   return (
     <div className="mcp-panel">
-      {error && (
-        <p className="notice notice-error" role="alert">
-          {error}
-        </p>
-      )}
-      {note && (
-        <p className="settings-saved" role="status">
-          {note}
-        </p>
-      )}
+      <ErrorNotice message={error} />
+      <SavedNote message={note} />
       {found && (
         <>
           <h4 className="settings-subtitle">{t('mcp.resources')}</h4>
@@ -222,7 +214,7 @@ export function McpServerItem({ api, server, conversation, onChanged, onRemoved 
       <code className="settings-code settings-hint mcp-uri">{server.uri}</code>
       <StatusLine status={status} />
       {server.secrets.length > 0 && (
-        <ul className="mcp-secrets" aria-label={t('mcp.secretsOf', { name })}>
+        <ul className="settings-list" aria-label={t('mcp.secretsOf', { name })}>
           {server.secrets.map((secret) => (
             <li key={secret}>
               <code>{secret}</code> <span className="settings-hint">{t('mcp.secretKept')}</span>
@@ -280,11 +272,7 @@ export function McpServerItem({ api, server, conversation, onChanged, onRemoved 
           {t('mcp.restarting')}
         </p>
       )}
-      {error && (
-        <p className="notice notice-error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNotice message={error} />
       {open.tools && (
         <ul className="settings-list mcp-panel" aria-label={t('mcp.toolsOf', { name })}>
           {server.tools.map((tool) => (

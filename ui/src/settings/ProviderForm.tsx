@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ProviderConfig, SettingsApi, WireKind } from './api';
-import { Field, isApiError, messageOf } from './fields';
+import { Field, FormActions, isApiError, messageOf } from './fields';
 
 type FormField = 'name' | 'kind' | 'base_url' | 'default_model';
 type Errors = Partial<Record<FormField | 'form', string>>;
@@ -95,21 +95,7 @@ export function ProviderForm({ api, initial, models = [], onSaved, onCancel }: P
         <input type="checkbox" checked={noKey} onChange={(e) => setNoKey(e.target.checked)} />
         {t('providers.noKey')}
       </label>
-      {errors.form && (
-        <p className="notice notice-error" role="alert">
-          {errors.form}
-        </p>
-      )}
-      <div className="settings-actions">
-        <button type="submit" className="button button-primary" disabled={busy}>
-          {editing ? t('settings.save') : t('providers.add')}
-        </button>
-        {onCancel && (
-          <button type="button" className="button button-secondary" onClick={onCancel}>
-            {t('settings.cancel')}
-          </button>
-        )}
-      </div>
+      <FormActions submitText={editing ? t('settings.save') : t('providers.add')} busy={busy} error={errors.form} onCancel={onCancel} />
     </form>
   );
 }

@@ -1,4 +1,5 @@
 import { cloneElement, useId, type ReactElement, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ApiError } from '../transport/client';
 
 export interface FieldProps {
@@ -47,4 +48,52 @@ export function messageOf(error: unknown): string {
 
 export function isApiError(error: unknown, status?: number): error is ApiError {
   return error instanceof ApiError && (status === undefined || error.status === status);
+}
+
+/** A failure said where it happened (announced at once). */
+export function ErrorNotice({ message }: { message: string | null | undefined }) {
+  if (!message) return null;
+  return (
+    <p className="notice notice-error" role="alert">
+      {message}
+    </p>
+  );
+}
+
+/** What a step just did (announced politely). */
+export function SavedNote({ message }: { message: string | null | undefined }) {
+  if (!message) return null;
+  return (
+    <p className="settings-saved" role="status">
+      {message}
+    </p>
+  );
+}
+
+export interface FormActionsProps {
+  submitText: string;
+  busy: boolean;
+  /** The form-wide failure, shown above the buttons. */
+  error?: string | null | undefined;
+  onCancel?: (() => void) | undefined;
+}
+
+/** The end of a settings form: its failure, then submit and cancel. */
+export function FormActions({ submitText, busy, error, onCancel }: FormActionsProps) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <ErrorNotice message={error} />
+      <div className="settings-actions">
+        <button type="submit" className="button button-primary" disabled={busy}>
+          {submitText}
+        </button>
+        {onCancel && (
+          <button type="button" className="button button-secondary" onClick={onCancel}>
+            {t('settings.cancel')}
+          </button>
+        )}
+      </div>
+    </>
+  );
 }
