@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { McpServerView, SettingsApi } from './api';
 import { messageOf } from './fields';
@@ -22,6 +22,7 @@ export function McpSection({ api, conversation }: McpSectionProps) {
   const [note, setNote] = useState<string | null>(null);
   const [adding, setAdding] = useState<'form' | 'paste' | null>(null);
   const [connecting, setConnecting] = useState(false);
+  const addRef = useRef<HTMLButtonElement | null>(null);
 
   const load = useCallback(
     async (connect = false) => {
@@ -69,7 +70,7 @@ export function McpSection({ api, conversation }: McpSectionProps) {
         </p>
       )}
       <div className="settings-actions">
-        <button type="button" className="button button-primary" aria-expanded={adding === 'form'} onClick={() => setAdding((a) => (a === 'form' ? null : 'form'))}>
+        <button ref={addRef} type="button" className="button button-primary" aria-expanded={adding === 'form'} onClick={() => setAdding((a) => (a === 'form' ? null : 'form'))}>
           {t('mcp.add')}
         </button>
         <button type="button" className="button button-secondary" aria-expanded={adding === 'paste'} onClick={() => setAdding((a) => (a === 'paste' ? null : 'paste'))}>
@@ -127,6 +128,8 @@ export function McpSection({ api, conversation }: McpSectionProps) {
               onRemoved={(name) => {
                 setServers((list) => list?.filter((s) => s.name !== name) ?? null);
                 setNote(t('mcp.removed', { name }));
+                // The removed server's buttons are gone: keep the keyboard in this section.
+                addRef.current?.focus();
               }}
             />
           ))}

@@ -219,6 +219,7 @@ describe('MCP servers settings', () => {
     await user.click(screen.getByRole('button', { name: 'Yes, remove' }));
     expect(await screen.findByText('github removed.')).toBeInTheDocument();
     expect(screen.queryByRole('listitem', { name: 'github' })).not.toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Add a server' })).toHaveFocus();
   });
 });
 
