@@ -96,6 +96,28 @@ describe('MCP servers', () => {
     assert.deepEqual(errors, []);
   });
 
+  test('a resource of the server is attached to the conversation open in the chat', async () => {
+    const { page, errors } = await suite.open('en-US');
+    await page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: 'Sign me up', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sign me up' }).waitFor();
+    await page.getByRole('button', { name: 'Open settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('button', { name: 'MCP servers' }).click();
+    const everything = page.getByRole('listitem', { name: 'everything', exact: true });
+    await everything.getByRole('button', { name: 'Resources and prompts of everything' }).click({ timeout: 10_000 });
+    const resources = everything.getByRole('list', { name: 'Resources' });
+    await resources.getByRole('button', { name: 'Attach features.md to the conversation “Sign me up”' }).click({ timeout: 10_000 });
+    await everything.getByText('features.md attached to “Sign me up”.').waitFor({ timeout: 10_000 });
+    assert.ok((await everything.getByRole('list', { name: 'Prompts' }).getByRole('listitem').count()) > 0, 'its prompts are listed');
+
+    // The conversation now holds the document as an evidence.
+    const api = (p) => fetch(new URL(p, stack.url), { headers: { Authorization: `Bearer ${stack.token}` } });
+    const { conversations } = await (await api('/v1/conversations')).json();
+    const id = conversations.find((c) => c.title === 'Sign me up').id;
+    const exported = await (await api(`/v1/conversations/${encodeURIComponent(id)}/export?format=context`)).text();
+    assert.ok(exported.includes('demo://resource/static/document/features.md'), 'the export names the resource');
+    assert.deepEqual(errors, []);
+  });
+
   test('in Chinese the page names each server’s state', async () => {
     const { page, errors } = await suite.open('zh-CN');
     await page.getByRole('button', { name: '打开设置' }).click();
