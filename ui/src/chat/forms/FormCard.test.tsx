@@ -153,7 +153,8 @@ describe('form card', () => {
       form_id: 'f_url',
       title: 'everything asks you to open a page',
       description: `Sign in to continue.\n\n${url}`,
-      schema: { type: 'object', properties: {} },
+      // As tessera-mcp asks it: one box to tick, ticked.
+      schema: { type: 'object', properties: { open: { type: 'boolean', title: 'Open this page in the browser', default: true } } },
       ui: { submit_text: 'Open in the browser' },
       requester: { kind: 'mcp_server', name: 'everything' },
       url,
@@ -164,7 +165,8 @@ describe('form card', () => {
     // The address is said once, where it is marked as the page to open.
     expect(form.textContent?.split(url)).toHaveLength(2);
     expect(within(form).getByText('Sign in to continue.')).toBeInTheDocument();
+    expect(within(form).getByRole('checkbox', { name: 'Open this page in the browser' })).toBeChecked();
     await user.click(within(form).getByRole('button', { name: 'Open in the browser' }));
-    expect(onAnswer).toHaveBeenCalledExactlyOnceWith({ action: 'accept', values: {} });
+    expect(onAnswer).toHaveBeenCalledExactlyOnceWith({ action: 'accept', values: { open: true } });
   });
 });
