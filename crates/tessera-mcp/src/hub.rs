@@ -16,7 +16,9 @@ use crate::config::{
 use crate::log::ServerLog;
 use crate::server::ServerSlot;
 use crate::tools::{listing_wait, safety_of, spec_of, tool_name, McpToolHandler};
-pub use tessera_protocol::mcp_api::{McpServerView as ServerView, McpToolView as ToolView};
+pub use tessera_protocol::mcp_api::{
+    McpPrompt, McpResource, McpServerView as ServerView, McpToolView as ToolView,
+};
 
 /// Why a change to the servers was refused.
 #[derive(Debug, thiserror::Error)]
@@ -263,7 +265,7 @@ impl McpHub {
     }
 
     /// The resources server `name` offers.
-    pub async fn resources(&self, name: &str) -> Result<Value, HubError> {
+    pub async fn resources(&self, name: &str) -> Result<Vec<McpResource>, HubError> {
         let connection = self.connected(name).await?;
         if connection
             .service
@@ -271,18 +273,22 @@ impl McpHub {
             .peer_info()
             .is_some_and(|i| i.capabilities.resources.is_none())
         {
-            return Ok(json!([]));
+            return Ok(Vec::new());
         }
         let resources = connection
             .service
             .list_all_resources()
             .await
             .map_err(|e| Self::refused(name, e))?;
-        Ok(serde_json::to_value(resources).unwrap_or_else(|_| json!([])))
+        // Through JSON: the wire names are the same, and rmcp's own types stay out of the API.
+        Ok(resources
+            .into_iter()
+            .filter_map(|r| serde_json::from_value(serde_json::to_value(r).ok()?).ok())
+            .collect())
     }
 
     /// The prompts server `name` offers.
-    pub async fn prompts(&self, name: &str) -> Result<Value, HubError> {
+    pub async fn prompts(&self, name: &str) -> Result<Vec<McpPrompt>, HubError> {
         let connection = self.connected(name).await?;
         if connection
             .service
@@ -290,14 +296,17 @@ impl McpHub {
             .peer_info()
             .is_some_and(|i| i.capabilities.prompts.is_none())
         {
-            return Ok(json!([]));
+            return Ok(Vec::new());
         }
         let prompts = connection
             .service
             .list_all_prompts()
             .await
             .map_err(|e| Self::refused(name, e))?;
-        Ok(serde_json::to_value(prompts).unwrap_or_else(|_| json!([])))
+        Ok(prompts
+            .into_iter()
+            .filter_map(|p| serde_json::from_value(serde_json::to_value(p).ok()?).ok())
+            .collect())
     }
 
     /// The contents of resource `uri` of server `name` (text as text; binary noted by size).

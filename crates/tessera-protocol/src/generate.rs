@@ -125,6 +125,8 @@ pub fn typescript_files() -> Result<BTreeMap<PathBuf, String>, GenerateError> {
     collector.visit::<crate::mcp_api::McpServerList>();
     collector.visit::<crate::mcp_api::McpImported>();
     collector.visit::<crate::mcp_api::McpServerLog>();
+    collector.visit::<crate::mcp_api::McpResourceList>();
+    collector.visit::<crate::mcp_api::McpPromptList>();
     if let Some(error) = collector.error {
         return Err(GenerateError::TypeScript(error));
     }

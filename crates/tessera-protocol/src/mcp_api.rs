@@ -88,3 +88,54 @@ pub struct McpImported {
 pub struct McpServerLog {
     pub lines: Vec<String>,
 }
+
+/// A resource a server offers (`GET /v1/mcp/servers/{name}/resources`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(optional_fields)]
+pub struct McpResource {
+    pub uri: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+}
+
+/// `GET /v1/mcp/servers/{name}/resources`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+pub struct McpResourceList {
+    pub resources: Vec<McpResource>,
+}
+
+/// An argument a prompt takes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
+pub struct McpPromptArgument {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+}
+
+/// A prompt a server offers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
+pub struct McpPrompt {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub arguments: Vec<McpPromptArgument>,
+}
+
+/// `GET /v1/mcp/servers/{name}/prompts`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+pub struct McpPromptList {
+    pub prompts: Vec<McpPrompt>,
+}

@@ -24,6 +24,7 @@
 mod support;
 
 use serde_json::{json, Value};
+use tokio::io::AsyncBufReadExt;
 use support::api::Api;
 use support::mcp::{
     everything, node_server, offered, own_server, servers_dir, tool_message, write_config,
@@ -528,4 +529,46 @@ async fn a_url_elicitation_opens_the_page_once_the_person_agrees() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     assert_eq!(std::fs::read_to_string(&opened).unwrap().trim(), page);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_over_streamable_http_is_used() {
+    let port = support::free_port();
+    let script = servers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let mut server = tokio::process::Command::new("node")
+        .arg(script)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    // Ready once it says it listens.
+    let mut lines = tokio::io::BufReader::new(server.stderr.take().unwrap()).lines();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        if line.contains("listening on port") {
+            break;
+        }
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let (_data, provider, api) = start(json!({
+        "remote": {"type": "http", "url": url, "headers": {"X-Client": "tessera-test"}}
+    }))
+    .await;
+
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("c_echo", "remote__echo", &[r#"{"message": "over HTTP"}"#])],
+    ));
+    provider.push(Reply::openai_text("m", &["Heard."]));
+    let mut stream = Stream::post(&api.server, "ctx_http", "echo over http").await;
+    stream.read_to_done().await;
+    check_run(&stream.data()).unwrap();
+    assert!(tool_message(&provider, 1, "c_echo").contains("over HTTP"));
+    let listed = api.get("/mcp/servers/remote").await;
+    let view = listed.ok(200);
+    assert_eq!(view["status"]["state"], "ready");
+    assert_eq!(view["uri"], url);
+    // Held to here: the server writes to its stderr while it serves.
+    drop(lines);
 }

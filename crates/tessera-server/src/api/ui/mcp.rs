@@ -15,7 +15,9 @@ use serde_json::{json, Value};
 use tessera_engine::engine::Engine;
 use tessera_mcp::resources::{attach_resource, AttachError};
 use tessera_mcp::{HubError, McpHub};
-use tessera_protocol::mcp_api::{McpImported, McpServerList, McpServerLog};
+use tessera_protocol::mcp_api::{
+    McpImported, McpPromptList, McpResourceList, McpServerList, McpServerLog,
+};
 
 use super::json_body;
 use crate::api::ApiError;
@@ -151,7 +153,7 @@ async fn resources(
     Path(name): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let resources = hub(&engine)?.resources(&name).await.map_err(hub_error)?;
-    Ok(Json(json!({ "resources": resources })))
+    Ok(Json(json!(McpResourceList { resources })))
 }
 
 async fn prompts(
@@ -159,7 +161,7 @@ async fn prompts(
     Path(name): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     let prompts = hub(&engine)?.prompts(&name).await.map_err(hub_error)?;
-    Ok(Json(json!({ "prompts": prompts })))
+    Ok(Json(json!(McpPromptList { prompts })))
 }
 
 /// `POST /v1/conversations/{id}/mcp-resources` with `{"server": …, "uri": …}`.
