@@ -8,6 +8,10 @@ import type { TesseraClient, TransportRequest } from '../transport/client';
 import type { Evidence } from '../generated/Evidence';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
 import type { McpImported } from '../generated/McpImported';
+import type { McpPrompt } from '../generated/McpPrompt';
+import type { McpPromptList } from '../generated/McpPromptList';
+import type { McpResource } from '../generated/McpResource';
+import type { McpResourceList } from '../generated/McpResourceList';
 import type { McpServerList } from '../generated/McpServerList';
 import type { McpServerLog } from '../generated/McpServerLog';
 import type { McpServerView } from '../generated/McpServerView';
@@ -16,7 +20,7 @@ import type { ProviderCheck } from '../generated/ProviderCheck';
 import type { SettingValues } from '../generated/SettingValues';
 import type { SettingsView } from '../generated/SettingsView';
 
-export type { McpServerView, ModelStatus, ProviderCheck, SettingsView };
+export type { McpPrompt, McpResource, McpServerView, ModelStatus, ProviderCheck, SettingsView };
 
 export type WireKind = 'openai' | 'anthropic';
 
@@ -105,21 +109,6 @@ export interface ToolInfo {
  * `Resource` and `Prompt`, passed through unchanged, so they have no Rust type to generate
  * from); only what the settings page shows.
  */
-export interface McpResource {
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-}
-
-export interface McpPrompt {
-  name: string;
-  title?: string;
-  description?: string;
-  arguments?: { name: string; description?: string; required?: boolean }[];
-}
-
 /** One problem of a refused profile or specialist (`details.problems`). */
 export interface AgentProblem {
   profile?: string | null;
@@ -238,12 +227,12 @@ export class SettingsApi {
   }
 
   async mcpResources(name: string): Promise<McpResource[]> {
-    const body = await this.json<{ resources: McpResource[] }>({ method: 'GET', path: `${mcpPath(name)}/resources` });
+    const body = await this.json<McpResourceList>({ method: 'GET', path: `${mcpPath(name)}/resources` });
     return body.resources;
   }
 
   async mcpPrompts(name: string): Promise<McpPrompt[]> {
-    const body = await this.json<{ prompts: McpPrompt[] }>({ method: 'GET', path: `${mcpPath(name)}/prompts` });
+    const body = await this.json<McpPromptList>({ method: 'GET', path: `${mcpPath(name)}/prompts` });
     return body.prompts;
   }
 
