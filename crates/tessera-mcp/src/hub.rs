@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use tessera_engine::tools::{SourcedTools, ToolSource};
 use tessera_providers::keys::{delete_key, set_key, KeyStore, Secret};
 

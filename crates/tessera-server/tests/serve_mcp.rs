@@ -24,7 +24,6 @@
 mod support;
 
 use serde_json::{json, Value};
-use tokio::io::AsyncBufReadExt;
 use support::api::Api;
 use support::mcp::{
     everything, node_server, offered, own_server, servers_dir, tool_message, write_config,
@@ -33,6 +32,7 @@ use support::serve_scripted;
 use support::stream::{is_tool_event, Stream};
 use tessera_testkit::event_order::check_run;
 use tessera_testkit::scripted::{Reply, ScriptedProvider};
+use tokio::io::AsyncBufReadExt;
 
 /// A data folder with `servers` in its mcp.json, a scripted model, and `tessera serve` over them.
 async fn start(servers: Value) -> (tempfile::TempDir, ScriptedProvider, Api) {
@@ -534,11 +534,13 @@ async fn a_url_elicitation_opens_the_page_once_the_person_agrees() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_over_streamable_http_is_used() {
     let port = support::free_port();
-    let script = servers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let script =
+        servers_dir().join("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     let mut server = tokio::process::Command::new("node")
         .arg(script)
         .arg("streamableHttp")
         .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()
