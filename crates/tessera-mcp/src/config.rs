@@ -6,7 +6,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// What the file holds in place of a secret kept in the keyring.
@@ -19,48 +18,31 @@ pub const DEFAULT_STARTUP_SECS: u64 = 10;
 pub const DEFAULT_CALL_SECS: u64 = 600;
 
 /// How to reach a server.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "transport", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Transport {
     /// A child process speaking MCP on stdin/stdout.
     Stdio {
         command: String,
-        #[serde(default)]
         args: Vec<String>,
         /// Values, or [`KEYRING_MARK`] for a secret.
-        #[serde(default)]
         env: BTreeMap<String, String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         cwd: Option<String>,
     },
     /// Streamable HTTP.
     Http {
         url: String,
-        #[serde(default)]
         headers: BTreeMap<String, String>,
     },
 }
 
 /// One configured server.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerConfig {
     pub name: String,
-    #[serde(flatten)]
     pub transport: Transport,
-    #[serde(default)]
     pub disabled: bool,
-    #[serde(default = "default_startup")]
     pub startup_timeout_secs: u64,
-    #[serde(default = "default_call")]
     pub call_timeout_secs: u64,
-}
-
-fn default_startup() -> u64 {
-    DEFAULT_STARTUP_SECS
-}
-
-fn default_call() -> u64 {
-    DEFAULT_CALL_SECS
 }
 
 impl ServerConfig {

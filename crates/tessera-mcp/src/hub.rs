@@ -16,9 +16,7 @@ use crate::config::{
 use crate::log::ServerLog;
 use crate::server::ServerSlot;
 use crate::tools::{listing_wait, safety_of, spec_of, tool_name, McpToolHandler};
-pub use tessera_protocol::mcp_api::{
-    McpPrompt, McpResource, McpServerView as ServerView, McpToolView as ToolView,
-};
+use tessera_protocol::mcp_api::{McpPrompt, McpResource, McpServerView, McpToolView};
 
 /// Why a change to the servers was refused.
 #[derive(Debug, thiserror::Error)]
@@ -119,11 +117,11 @@ impl McpHub {
         Ok(())
     }
 
-    fn view(slot: &ServerSlot) -> ServerView {
+    fn view(slot: &ServerSlot) -> McpServerView {
         let tools = slot
             .ready_tools()
             .iter()
-            .map(|t| ToolView {
+            .map(|t| McpToolView {
                 name: tool_name(slot.name(), &t.name),
                 server_name: t.name.to_string(),
                 title: t.title.clone(),
@@ -131,7 +129,7 @@ impl McpHub {
                 safety: safety_of(t),
             })
             .collect();
-        ServerView {
+        McpServerView {
             name: slot.name().to_owned(),
             config: config::to_document_entry(&slot.config),
             uri: slot.config.uri(),
@@ -148,19 +146,19 @@ impl McpHub {
     }
 
     /// Every server, with its state and tools (none is started by looking).
-    pub fn servers(&self) -> Vec<ServerView> {
+    pub fn servers(&self) -> Vec<McpServerView> {
         self.slots().iter().map(|s| Self::view(s)).collect()
     }
 
     /// One server.
-    pub fn server(&self, name: &str) -> Result<ServerView, HubError> {
+    pub fn server(&self, name: &str) -> Result<McpServerView, HubError> {
         let slot = self.slot(name)?;
         Ok(Self::view(&slot))
     }
 
     /// Starts every server that is not running (the settings page's "connect"), each within
     /// its timeout; the servers as they are then.
-    pub async fn start_all(&self) -> Vec<ServerView> {
+    pub async fn start_all(&self) -> Vec<McpServerView> {
         let slots = self.slots();
         futures_util::future::join_all(
             slots
@@ -175,7 +173,7 @@ impl McpHub {
     /// Adds or replaces server `name` from an entry of the `mcpServers` shape. Secret values
     /// move to the keyring; `${keyring}` keeps the secret already there. The server restarts
     /// with the new settings when next needed.
-    pub async fn put_server(&self, name: &str, entry: &Value) -> Result<ServerView, HubError> {
+    pub async fn put_server(&self, name: &str, entry: &Value) -> Result<McpServerView, HubError> {
         let mut server = parse_server(name, entry)?;
         let secrets = split_secrets(&mut server);
         for (place, key, value) in secrets {
@@ -236,7 +234,7 @@ impl McpHub {
     }
 
     /// Starts server `name` again now.
-    pub async fn restart(&self, name: &str) -> Result<ServerView, HubError> {
+    pub async fn restart(&self, name: &str) -> Result<McpServerView, HubError> {
         let slot = self.slot(name)?;
         if let Err(reason) = slot.restart().await {
             slot.log.note(&format!("restart failed: {reason}"));
@@ -264,49 +262,24 @@ impl McpHub {
         }
     }
 
-    /// The resources server `name` offers.
+    /// The resources server `name` offers (none when it has no resources capability).
     pub async fn resources(&self, name: &str) -> Result<Vec<McpResource>, HubError> {
         let connection = self.connected(name).await?;
-        if connection
-            .service
-            .peer()
-            .peer_info()
-            .is_some_and(|i| i.capabilities.resources.is_none())
-        {
+        if !offers(&connection, |c| c.resources.is_some()) {
             return Ok(Vec::new());
         }
-        let resources = connection
-            .service
-            .list_all_resources()
-            .await
-            .map_err(|e| Self::refused(name, e))?;
-        // Through JSON: the wire names are the same, and rmcp's own types stay out of the API.
-        Ok(resources
-            .into_iter()
-            .filter_map(|r| serde_json::from_value(serde_json::to_value(r).ok()?).ok())
-            .collect())
+        let resources = connection.service.list_all_resources().await;
+        Ok(as_api(resources.map_err(|e| Self::refused(name, e))?))
     }
 
-    /// The prompts server `name` offers.
+    /// The prompts server `name` offers (none when it has no prompts capability).
     pub async fn prompts(&self, name: &str) -> Result<Vec<McpPrompt>, HubError> {
         let connection = self.connected(name).await?;
-        if connection
-            .service
-            .peer()
-            .peer_info()
-            .is_some_and(|i| i.capabilities.prompts.is_none())
-        {
+        if !offers(&connection, |c| c.prompts.is_some()) {
             return Ok(Vec::new());
         }
-        let prompts = connection
-            .service
-            .list_all_prompts()
-            .await
-            .map_err(|e| Self::refused(name, e))?;
-        Ok(prompts
-            .into_iter()
-            .filter_map(|p| serde_json::from_value(serde_json::to_value(p).ok()?).ok())
-            .collect())
+        let prompts = connection.service.list_all_prompts().await;
+        Ok(as_api(prompts.map_err(|e| Self::refused(name, e))?))
     }
 
     /// The contents of resource `uri` of server `name` (text as text; binary noted by size).
@@ -347,6 +320,28 @@ impl McpHub {
             })
             .collect())
     }
+}
+
+/// Whether the server declared the capability `has` looks for (one that gave no info is
+/// asked anyway).
+fn offers(
+    connection: &crate::server::Connection,
+    has: impl Fn(&rmcp::model::ServerCapabilities) -> bool,
+) -> bool {
+    connection
+        .service
+        .peer()
+        .peer_info()
+        .is_none_or(|info| has(&info.capabilities))
+}
+
+/// rmcp's items as the API's types: through JSON, whose names are the same, so rmcp's own
+/// types stay out of the API.
+fn as_api<T: serde::Serialize, U: serde::de::DeserializeOwned>(items: Vec<T>) -> Vec<U> {
+    items
+        .into_iter()
+        .filter_map(|item| serde_json::from_value(serde_json::to_value(item).ok()?).ok())
+        .collect()
 }
 
 /// One content item of a resource.

@@ -14,4 +14,4 @@ pub mod resources;
 pub mod server;
 pub mod tools;
 
-pub use hub::{HubError, McpHub, ServerView};
+pub use hub::{HubError, McpHub};

@@ -43,7 +43,7 @@ pub async fn attach_resource(
         metadata.insert("mime_type".into(), Value::String(mime));
     }
     let evidence = Evidence {
-        evidence_id: format!("ev_mcp_{}", uuid_like()),
+        evidence_id: format!("ev_mcp_{}", uuid::Uuid::now_v7()),
         evidence_type: EvidenceType::RagDoc,
         source: EvidenceSource {
             kind: SourceKind::Tool,
@@ -59,9 +59,4 @@ pub async fn attach_resource(
     };
     store.put_evidence(conversation_id, evidence.clone(), Vec::new())?;
     Ok(evidence)
-}
-
-/// A unique enough id part: the time in nanoseconds.
-fn uuid_like() -> String {
-    format!("{:x}", jiff::Timestamp::now().as_nanosecond())
 }

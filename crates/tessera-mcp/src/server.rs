@@ -83,7 +83,7 @@ pub enum Phase {
     Disabled,
 }
 
-pub use tessera_protocol::mcp_api::McpServerStatus as Shown;
+use tessera_protocol::mcp_api::McpServerStatus;
 
 /// One configured server and its connection.
 pub struct ServerSlot {
@@ -121,30 +121,30 @@ impl ServerSlot {
         &self.config.name
     }
 
-    pub fn shown(&self) -> Shown {
+    pub fn shown(&self) -> McpServerStatus {
         match &*self.phase.borrow() {
-            Phase::Idle => Shown::Idle,
-            Phase::Starting => Shown::Starting,
-            Phase::Ready(c) if c.is_closed() => Shown::Failed {
+            Phase::Idle => McpServerStatus::Idle,
+            Phase::Starting => McpServerStatus::Starting,
+            Phase::Ready(c) if c.is_closed() => McpServerStatus::Failed {
                 reason: "the server stopped".into(),
                 attempts: 1,
                 retry_in_ms: 0,
             },
-            Phase::Ready(c) => Shown::Ready {
+            Phase::Ready(c) => McpServerStatus::Ready {
                 server: c.implementation.clone(),
             },
             Phase::Failed {
                 reason,
                 attempts,
                 retry_at,
-            } => Shown::Failed {
+            } => McpServerStatus::Failed {
                 reason: reason.clone(),
                 attempts: *attempts,
                 retry_in_ms: retry_at
                     .saturating_duration_since(Instant::now())
                     .as_millis() as u64,
             },
-            Phase::Disabled => Shown::Disabled,
+            Phase::Disabled => McpServerStatus::Disabled,
         }
     }
 
@@ -193,7 +193,7 @@ impl ServerSlot {
 
     fn failure_text(&self) -> String {
         match self.shown() {
-            Shown::Failed {
+            McpServerStatus::Failed {
                 reason,
                 retry_in_ms,
                 ..
@@ -204,7 +204,7 @@ impl ServerSlot {
                     reason
                 }
             }
-            Shown::Disabled => "the server is turned off in the settings".into(),
+            McpServerStatus::Disabled => "the server is turned off in the settings".into(),
             _ => "the server is not running".into(),
         }
     }

@@ -22,16 +22,16 @@ use tessera_protocol::mcp_cp::PermissionLevel;
 use crate::client::Registered;
 use crate::server::ServerSlot;
 
-pub use tessera_protocol::mcp_api::McpToolSafety as Safety;
+use tessera_protocol::mcp_api::McpToolSafety;
 
-pub fn safety_of(tool: &rmcp::model::Tool) -> Safety {
+pub fn safety_of(tool: &rmcp::model::Tool) -> McpToolSafety {
     let hints = tool.annotations.as_ref();
     if hints.and_then(|h| h.read_only_hint) == Some(true) {
-        Safety::ReadOnly
+        McpToolSafety::ReadOnly
     } else if hints.and_then(|h| h.destructive_hint) == Some(true) {
-        Safety::Destructive
+        McpToolSafety::Destructive
     } else {
-        Safety::SideEffecting
+        McpToolSafety::SideEffecting
     }
 }
 
@@ -70,14 +70,14 @@ pub fn spec_of(slot: &ServerSlot, tool: &rmcp::model::Tool) -> ToolSpec {
     .provider_uri(slot.config.uri())
     .timeout_ms(slot.config.call_timeout_secs.saturating_mul(1000))
     .estimated_ms(2_000)
-    .safe(safety == Safety::ReadOnly);
+    .safe(safety == McpToolSafety::ReadOnly);
     match safety {
         // Reading again does no harm; a change is never made twice.
-        Safety::ReadOnly => spec,
-        Safety::Destructive => spec
+        McpToolSafety::ReadOnly => spec,
+        McpToolSafety::Destructive => spec
             .permission(PermissionLevel::UserConsent)
             .retry(RetryPolicy::none()),
-        Safety::SideEffecting => spec.retry(RetryPolicy::none()),
+        McpToolSafety::SideEffecting => spec.retry(RetryPolicy::none()),
     }
 }
 
@@ -286,13 +286,13 @@ mod tests {
         };
         assert_eq!(
             safety_of(&tool(json!({"readOnlyHint": true}))),
-            Safety::ReadOnly
+            McpToolSafety::ReadOnly
         );
         assert_eq!(
             safety_of(&tool(json!({"destructiveHint": true}))),
-            Safety::Destructive
+            McpToolSafety::Destructive
         );
-        assert_eq!(safety_of(&tool(json!({}))), Safety::SideEffecting);
+        assert_eq!(safety_of(&tool(json!({}))), McpToolSafety::SideEffecting);
     }
 
     #[test]
