@@ -148,6 +148,7 @@ async fn a_call_nobody_answers_follows_the_tools_fallback() {
             .unwrap()
     };
     let camera = result_of("call_cam");
+    assert_eq!(camera["payload"]["status"], "skipped", "{camera}");
     assert_eq!(camera["payload"]["error"]["code"], "SKIPPED", "{camera}");
     assert!(camera["payload"]["error"]["message"]
         .as_str()

@@ -10,6 +10,7 @@
 mod support;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 use support::api::{mcp_message, Api};
@@ -417,4 +418,109 @@ async fn client_capabilities_are_remembered_and_availability_says_why_not() {
         still.ok(200)["content"]["availableTools"][0]["available"],
         true
     );
+}
+
+/// Starts `message` (a direct run of a slow call) in the background, finds its run on the
+/// conversation's stream, cancels it and returns the request's answer.
+async fn cancelled_direct_run(
+    api: &Arc<Api>,
+    conversation: &str,
+    after: u64,
+    message: Value,
+) -> (Value, String, u64) {
+    // After the conversation's last event: an earlier run's `done` would end the stream.
+    let mut stream = api
+        .open_sse_after(
+            &format!("/conversations/{conversation}/events"),
+            None,
+            Some(after),
+        )
+        .await;
+    let request = tokio::spawn({
+        let api = api.clone();
+        async move { api.post("/messages", &message).await.ok(200).clone() }
+    });
+    // The slow call has started once its `tool_call` is on the stream.
+    let call = stream
+        .until(|e| e["type"] == "tool_call" && e["payload"]["name"] == "test_slow_write")
+        .await
+        .unwrap();
+    let run_id = call["meta"]["run_id"].as_str().unwrap().to_owned();
+    let cancelled = api
+        .post(&format!("/runs/{run_id}/cancel"), &json!({}))
+        .await;
+    assert_eq!(cancelled.ok(200)["cancelled"], true);
+    let answer = tokio::time::timeout(std::time::Duration::from_secs(20), request)
+        .await
+        .expect("a cancelled run answers at once, not after its 60 s call")
+        .unwrap();
+    let events = api.run_events(conversation, after, &run_id).await;
+    let states: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "status")
+        .map(|e| &e["payload"]["state"])
+        .collect();
+    assert_eq!(
+        states.last().copied(),
+        Some(&json!("cancelled")),
+        "{states:?}"
+    );
+    // Over: a second cancel finds nothing running.
+    let again = api
+        .post(&format!("/runs/{run_id}/cancel"), &json!({}))
+        .await;
+    assert_eq!(again.status, 404);
+    (answer, run_id, last_seq(&events))
+}
+
+fn last_seq(events: &[Value]) -> u64 {
+    events.last().unwrap()["meta"]["seq"].as_u64().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn direct_runs_of_tool_calls_and_instructions_can_be_cancelled() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = Arc::new(serve(data.path(), &provider));
+    // The conversation exists before its stream is opened.
+    let first = api
+        .post(
+            "/messages",
+            &mcp_message(
+                "ctx_stop",
+                "TOOL_CALL_REQUEST",
+                json!({"calls": [{"callId": "c0", "name": "calculator",
+                              "parameters": {"expression": "1"}}]}),
+            ),
+        )
+        .await;
+    let first_run = first.ok(200)["metadata"]["runId"].as_str().unwrap();
+    let after = last_seq(&api.run_events("ctx_stop", 0, first_run).await);
+
+    let calls = mcp_message(
+        "ctx_stop",
+        "TOOL_CALL_REQUEST",
+        json!({"calls": [{"callId": "c_slow", "name": "test_slow_write",
+                          "parameters": {"ms": 60000}}], "timeout": 120}),
+    );
+    let (answer, _, after) = cancelled_direct_run(&api, "ctx_stop", after, calls).await;
+    assert_eq!(
+        answer["content"]["results"][0]["status"], "CANCELLED",
+        "{answer}"
+    );
+
+    let set = mcp_message(
+        "ctx_stop",
+        "INSTRUCTION",
+        json!({"instructions": [{"instructionId": "i_slow", "action": "test_slow_write",
+                                 "parameters": {"ms": 60000}}],
+               "executionMode": "SEQUENTIAL", "timeout": 120}),
+    );
+    let (answer, run_id, _) = cancelled_direct_run(&api, "ctx_stop", after, set).await;
+    assert_eq!(answer["content"]["data"]["runId"], run_id, "{answer}");
+    assert_ne!(
+        answer["content"]["data"]["results"][0]["status"], "COMPLETED",
+        "{answer}"
+    );
+    assert_eq!(test_tool_runs(data.path()), 2);
 }

@@ -95,12 +95,17 @@ fn has_token(text: &str) -> bool {
 /// The FTS5 match expression for a user query, or `None` when the query holds nothing to
 /// search for (only spaces or punctuation).
 pub fn match_expression(query: &str) -> Option<String> {
-    let phrases: Vec<String> = query.split_whitespace().filter_map(term_phrase).collect();
+    let phrases = query_phrases(query);
     if phrases.is_empty() {
         None
     } else {
         Some(phrases.join(" AND "))
     }
+}
+
+/// Each term of a query as its FTS5 phrase (a match expression of its own).
+pub fn query_phrases(query: &str) -> Vec<String> {
+    query.split_whitespace().filter_map(term_phrase).collect()
 }
 
 /// One term as a quoted phrase, with `*` when its last token is a lone CJK character.

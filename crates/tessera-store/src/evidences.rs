@@ -9,7 +9,7 @@ use tessera_protocol::context_doc::{Evidence, EvidenceRef};
 use crate::attachments::{self, AttachmentRef};
 use crate::error::{Entity, Result, StoreError};
 use crate::tx::{ReadTx, WriteTx};
-use crate::{conversations, refs, search, sql, Store};
+use crate::{conversations, refs, search_pieces, sql, Store};
 
 pub(crate) const SCHEMA_V1: &str = "
 CREATE TABLE evidences (
@@ -184,7 +184,7 @@ pub(crate) fn upsert(
             ],
             |row| row.get(0),
         )?;
-    search::index_evidence(conn, pk, &search_text(evidence.content.as_ref()))?;
+    search_pieces::index_evidence(conn, pk, &search_text(evidence.content.as_ref()))?;
     attachments::set_for_evidence(conn, pk, attachment_refs)
 }
 

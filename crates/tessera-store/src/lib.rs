@@ -53,6 +53,7 @@ pub mod migrate;
 pub mod model_turns;
 mod refs;
 pub mod search;
+mod search_pieces;
 pub mod selector;
 pub mod settings;
 mod sql;

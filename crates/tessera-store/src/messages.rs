@@ -10,7 +10,7 @@ use tessera_protocol::wire::{JsonObject, Timestamp};
 
 use crate::error::{Entity, Result, StoreError};
 use crate::tx::{ReadTx, WriteTx};
-use crate::{clock, conversations, ids, refs, search, sql, Store};
+use crate::{clock, conversations, ids, refs, search_pieces, sql, Store};
 
 pub(crate) const SCHEMA_V1: &str = "
 CREATE TABLE messages (
@@ -239,7 +239,7 @@ pub(crate) fn insert(conn: &Connection, stored: &StoredMessage) -> Result<()> {
             ],
             |row| row.get::<_, i64>(0),
         )?;
-    search::index_message(conn, pk, &m.content)
+    search_pieces::index_message(conn, pk, &m.content)
 }
 
 impl ReadTx<'_> {

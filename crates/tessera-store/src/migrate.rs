@@ -16,7 +16,8 @@ use crate::error::{Result, StoreError};
 use crate::layout::DataPaths;
 use crate::{
     app_settings, attachments, blocks, consents, context_state, conversations, events, evidences,
-    interactions, messages, model_turns, search, settings, summary, tasks, tool_calls, usage,
+    interactions, messages, model_turns, search, search_pieces, settings, summary, tasks,
+    tool_calls, usage,
 };
 
 /// `PRAGMA application_id` of a Tessera database: "TESS".
@@ -56,8 +57,9 @@ const MIGRATIONS: &[Migration] = &[
         version: 2,
         name: "full-text search over messages and evidences",
         apply: |conn| {
+            // Filled by version 5, which makes the index anew.
             conn.execute_batch(search::SCHEMA_V2)?;
-            search::backfill(conn)
+            Ok(())
         },
     },
     Migration {
@@ -86,10 +88,18 @@ const MIGRATIONS: &[Migration] = &[
             Ok(())
         },
     },
+    Migration {
+        version: 5,
+        name: "the full-text index holds long texts in pieces",
+        apply: |conn| {
+            conn.execute_batch(search_pieces::SCHEMA_V5)?;
+            search_pieces::backfill(conn)
+        },
+    },
 ];
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// What opening did to the schema: from and to which version, and the backup taken.
 #[derive(Debug)]
@@ -379,6 +389,55 @@ mod tests {
             .query_row("SELECT count(*) FROM app_settings", [], |r| r.get(0))
             .unwrap();
         assert_eq!(settings, 0);
+    }
+
+    #[test]
+    fn version_5_makes_the_search_index_anew_with_what_is_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = DataPaths::new(dir.path());
+        paths.create_folders().unwrap();
+        prepare_to(&paths, 4).unwrap();
+        {
+            let conn = Connection::open(&paths.database).unwrap();
+            conn.execute_batch(
+                "INSERT INTO conversations (id, title, created_at, updated_at, updated_ms)
+                 VALUES ('c1', 'old', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 0);",
+            )
+            .unwrap();
+            let long = format!("first {} last", "word ".repeat(40_000));
+            for (id, text) in [("m1", "包周期续订的接口是？".to_owned()), ("m2", long)] {
+                conn.execute(
+                    "INSERT INTO messages (conversation_id, id, depth, role, content)
+                     VALUES ('c1', ?1, 0, 'user', ?2)",
+                    [id, &text],
+                )
+                .unwrap();
+                // Indexed as version 4 did: one row under the message's pk.
+                conn.execute(
+                    "INSERT INTO search_index (rowid, body)
+                     SELECT pk, ?2 FROM messages WHERE id = ?1",
+                    [id, &text],
+                )
+                .unwrap();
+            }
+        }
+        prepare(&paths).unwrap();
+        let store = crate::Store::open(dir.path()).unwrap();
+        let found = |query: &str| -> Vec<String> {
+            store
+                .search(query, &Default::default())
+                .unwrap()
+                .into_iter()
+                .map(|h| h.id)
+                .collect()
+        };
+        assert_eq!(found("续订"), ["m1"]);
+        assert_eq!(found("first last"), ["m2"]);
+        let conn = Connection::open(&paths.database).unwrap();
+        let rows: i64 = conn
+            .query_row("SELECT count(*) FROM search_long_texts", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(rows, 1);
     }
 
     #[test]

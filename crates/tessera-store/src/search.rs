@@ -1,16 +1,17 @@
 //! Full-text search over messages and evidences, Chinese as well as English (see
-//! [`crate::cjk_bigrams`] for how CJK text is indexed). One contentless FTS5 table holds both:
-//! a message under its `pk`, an evidence under `-pk`; triggers remove entries when rows go
-//! (so deleting a conversation clears its entries through the foreign-key cascade).
+//! [`crate::cjk_bigrams`] for how CJK text is indexed). One contentless FTS5 table holds both,
+//! a long text in pieces ([`crate::search_pieces`] says how rows name their owner); triggers
+//! remove entries when rows go (so deleting a conversation clears its entries through the
+//! foreign-key cascade).
 
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 
-use crate::cjk_bigrams::{index_text, match_expression, query_words};
+use crate::cjk_bigrams::{match_expression, query_phrases, query_words};
 use crate::conversations::{self, Conversation, ConversationFilter};
 use crate::error::Result;
 use crate::tx::ReadTx;
-use crate::{evidences, sql, Store};
+use crate::{evidences, search_pieces, sql, Store};
 
 pub(crate) const SCHEMA_V2: &str = "
 CREATE VIRTUAL TABLE search_index USING fts5 (
@@ -65,44 +66,6 @@ impl Default for SearchOptions {
             limit: 20,
         }
     }
-}
-
-pub(crate) fn index_message(conn: &Connection, pk: i64, text: &str) -> Result<()> {
-    conn.prepare_cached("INSERT INTO search_index (rowid, body) VALUES (?1, ?2)")?
-        .execute(params![pk, index_text(text)])?;
-    Ok(())
-}
-
-pub(crate) fn index_evidence(conn: &Connection, pk: i64, text: &str) -> Result<()> {
-    conn.prepare_cached("DELETE FROM search_index WHERE rowid = ?1")?
-        .execute([-pk])?;
-    conn.prepare_cached("INSERT INTO search_index (rowid, body) VALUES (?1, ?2)")?
-        .execute(params![-pk, index_text(text)])?;
-    Ok(())
-}
-
-/// Indexes what a database written before search existed already holds.
-pub(crate) fn backfill(conn: &Connection) -> Result<()> {
-    let messages = conn
-        .prepare("SELECT pk, content FROM messages")?
-        .query_map([], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    for (pk, content) in messages {
-        index_message(conn, pk, &content)?;
-    }
-    let evidences = conn
-        .prepare("SELECT pk, content_json FROM evidences")?
-        .query_map([], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, Option<String>>(1)?))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    for (pk, content) in evidences {
-        let content: Option<serde_json::Value> = sql::opt_parse("evidence content", content)?;
-        index_evidence(conn, pk, &evidences::search_text(content.as_ref()))?;
-    }
-    Ok(())
 }
 
 /// Cuts `text` around the first word found, marking where it is.
@@ -190,6 +153,59 @@ fn window(
     })
 }
 
+/// Texts in several pieces holding every phrase, each in some piece (where no one piece holds
+/// them all, the plain match misses them), with the sum of each phrase's best rank there.
+/// `messages_only` leaves out evidences; `conversation_id` scopes the search.
+fn across_pieces(
+    conn: &Connection,
+    phrases: &[String],
+    messages_only: bool,
+    conversation_id: Option<&str>,
+) -> Result<Vec<(i64, f64)>> {
+    let owners = conn
+        .prepare_cached(
+            "SELECT l.owner FROM search_long_texts l
+                 LEFT JOIN messages m ON l.owner > 0 AND m.pk = l.owner
+                 LEFT JOIN evidences e ON l.owner < 0 AND e.pk = -l.owner
+             WHERE (?1 IS NULL OR l.owner > 0)
+                 AND (?2 IS NULL OR coalesce(m.conversation_id, e.conversation_id) = ?2)",
+        )?
+        .query_map(
+            params![messages_only.then_some(1), conversation_id],
+            |row| row.get::<_, i64>(0),
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut best = conn.prepare_cached(
+        "SELECT min(rank) FROM search_index WHERE search_index MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
+    )?;
+    let mut found = Vec::new();
+    'owners: for owner in owners {
+        let (lo, hi) = search_pieces::rowid_range(owner);
+        let mut total = 0.0;
+        for phrase in phrases {
+            match best.query_row(params![phrase, lo, hi], |row| row.get::<_, Option<f64>>(0))? {
+                Some(rank) => total += rank,
+                None => continue 'owners,
+            }
+        }
+        found.push((owner, total));
+    }
+    Ok(found)
+}
+
+/// The hit row of an owner [`across_pieces`] found.
+fn hit_of(conn: &Connection, owner: i64, rank: f64) -> Result<Option<HitRow>> {
+    let sql_text = if owner > 0 {
+        "SELECT conversation_id, 0, id, content, ?2 FROM messages WHERE pk = ?1"
+    } else {
+        "SELECT conversation_id, 1, evidence_id, content_json, ?2 FROM evidences WHERE pk = ?1"
+    };
+    Ok(conn
+        .prepare_cached(sql_text)?
+        .query_row(params![owner.abs(), rank], hit_row)
+        .optional()?)
+}
+
 impl ReadTx<'_> {
     /// Messages and evidences matching `query`, best first (bm25). Any text is a valid query:
     /// quotes and FTS5 operators in it are searched for literally. Without a conversation,
@@ -212,11 +228,11 @@ impl ReadTx<'_> {
         let mut rows = self
             .conn
             .prepare_cached(
-                "SELECT m.conversation_id, 0, m.id, m.content, f.rank FROM search_index f
-                     JOIN messages m ON m.pk = f.rowid
+                "SELECT m.conversation_id, 0, m.id, m.content, min(f.rank) AS best
+                 FROM search_index f JOIN messages m ON m.pk = f.rowid >> 16
                  WHERE search_index MATCH ?1 AND f.rowid BETWEEN ?2 AND ?3
                      AND (?4 IS NULL OR m.conversation_id = ?4)
-                 ORDER BY f.rank LIMIT ?5",
+                 GROUP BY m.pk ORDER BY best LIMIT ?5",
             )?
             .query_map(
                 params![
@@ -232,11 +248,11 @@ impl ReadTx<'_> {
         rows.extend(
             self.conn
                 .prepare_cached(
-                    "SELECT e.conversation_id, 1, e.evidence_id, e.content_json, f.rank
-                     FROM search_index f JOIN evidences e ON e.pk = -f.rowid
+                    "SELECT e.conversation_id, 1, e.evidence_id, e.content_json, min(f.rank) AS best
+                     FROM search_index f JOIN evidences e ON e.pk = (-f.rowid) >> 16
                      WHERE search_index MATCH ?1 AND f.rowid BETWEEN ?2 AND ?3
                          AND (?4 IS NULL OR e.conversation_id = ?4)
-                     ORDER BY f.rank LIMIT ?5",
+                     GROUP BY e.pk ORDER BY best LIMIT ?5",
                 )?
                 .query_map(
                     params![
@@ -250,6 +266,22 @@ impl ReadTx<'_> {
                 )?
                 .collect::<rusqlite::Result<Vec<_>>>()?,
         );
+        let phrases = query_phrases(query);
+        if phrases.len() > 1 {
+            for (owner, rank) in across_pieces(
+                self.conn,
+                &phrases,
+                false,
+                options.conversation_id.as_deref(),
+            )? {
+                if let Some(row) = hit_of(self.conn, owner, rank)? {
+                    rows.push(row);
+                }
+            }
+            // A text found both ways counts once, at its better rank.
+            rows.sort_by(|a, b| (a.1, &a.2).cmp(&(b.1, &b.2)).then(a.4.total_cmp(&b.4)));
+            rows.dedup_by(|a, b| a.1 == b.1 && a.2 == b.2);
+        }
         rows.sort_by(|a, b| a.4.total_cmp(&b.4));
         rows.truncate(options.limit);
         rows.into_iter()
@@ -316,12 +348,31 @@ impl ReadTx<'_> {
         // The newest matching message of each conversation: one pass over the matches, no
         // ranking (the list keeps its own order).
         let hits = if expression.is_some() {
-            "SELECT m.conversation_id AS cid, max(f.rowid) AS pk FROM search_index f
-                 JOIN messages m ON m.pk = f.rowid
-             WHERE search_index MATCH ?1 AND f.rowid > 0 GROUP BY m.conversation_id"
+            "SELECT cid, max(pk) AS pk FROM (
+                 SELECT m.conversation_id AS cid, f.rowid >> 16 AS pk FROM search_index f
+                     JOIN messages m ON m.pk = f.rowid >> 16
+                 WHERE search_index MATCH ?1 AND f.rowid > 0
+                 UNION ALL
+                 SELECT m.conversation_id, m.pk FROM json_each(?6) j
+                     JOIN messages m ON m.pk = j.value)
+             GROUP BY cid"
         } else {
-            "SELECT NULL AS cid, NULL AS pk WHERE ?1 IS NULL AND 0"
+            "SELECT NULL AS cid, NULL AS pk WHERE ?1 IS NULL AND ?6 IS NULL"
         };
+        let phrases = query_phrases(query);
+        let long_hits: Vec<i64> = if phrases.len() > 1 {
+            across_pieces(self.conn, &phrases, true, None)?
+                .into_iter()
+                .map(|(owner, _)| owner)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let long_hits =
+            serde_json::to_string(&long_hits).map_err(|source| crate::StoreError::Encode {
+                what: "search hits",
+                source,
+            })?;
         let limit = filter
             .limit
             .map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
@@ -340,7 +391,14 @@ impl ReadTx<'_> {
                 columns = conversations::COLUMNS,
             ))?
             .query_map(
-                params![expression, filter.archived, limit, offset, title_terms],
+                params![
+                    expression,
+                    filter.archived,
+                    limit,
+                    offset,
+                    title_terms,
+                    long_hits
+                ],
                 |row| Ok((conversations::from_row(row)?, row.get::<_, Option<i64>>(9)?)),
             )?
             .collect::<rusqlite::Result<Vec<_>>>()?;

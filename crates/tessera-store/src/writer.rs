@@ -136,6 +136,10 @@ fn run_alone(conn: &Connection, ctx: &WriterContext, job: Job) {
         Ok(()) => {
             run_after_commit(after_commit);
             (outcome.complete)(None);
+            // A write that runs alone is a big one: the pages it read need not stay cached.
+            if let Err(error) = conn.execute_batch("PRAGMA shrink_memory") {
+                tracing::debug!(%error, "cannot release the page cache");
+            }
         }
         Err(error) => {
             tracing::error!(%error, "commit failed");

@@ -162,6 +162,80 @@ fn evidences_are_searchable_and_results_can_be_scoped() {
         .is_empty());
 }
 
+#[test]
+fn long_texts_are_found_by_words_far_apart_and_leave_the_index_with_their_rows() {
+    let (_dir, store) = common::open();
+    let c = common::conversation(&store, "long");
+    let other = common::conversation(&store, "other");
+    // ~400 KB: several index pieces; its first and last words are far apart.
+    let filler: String = (0..40_000).map(|i| format!("w{i} ")).collect();
+    let text = format!("alpha {filler} 续订 omega");
+    let long = say(&store, &c, Role::Assistant, &text);
+    say(&store, &other, Role::User, "alpha only");
+    store
+        .put_evidence(
+            &c,
+            evidence(
+                "doc",
+                EvidenceType::RagDoc,
+                Some(json!(format!("gamma {filler} delta"))),
+            ),
+            vec![],
+        )
+        .unwrap();
+    let all = SearchOptions::default();
+
+    assert_eq!(
+        ids(&store.search("alpha omega", &all).unwrap()),
+        [long.id.as_str()]
+    );
+    assert_eq!(
+        ids(&store.search("omega 续订", &all).unwrap()),
+        [long.id.as_str()]
+    );
+    // A word in one piece only, and one in a later piece: one hit per text either way.
+    let alpha = store.search("alpha", &all).unwrap();
+    assert_eq!(alpha.len(), 2, "{alpha:?}");
+    // In the last piece of both long texts.
+    assert_eq!(store.search("w39999", &all).unwrap().len(), 2);
+    let evidence_hit = store.search("gamma delta", &all).unwrap();
+    assert_eq!(
+        evidence_hit
+            .iter()
+            .map(|h| (h.kind, h.id.as_str()))
+            .collect::<Vec<_>>(),
+        [(HitKind::Evidence, "doc")]
+    );
+    assert!(store.search("alpha delta", &all).unwrap().is_empty());
+    let scoped = SearchOptions {
+        conversation_id: Some(other.clone()),
+        limit: 10,
+    };
+    assert!(store.search("alpha omega", &scoped).unwrap().is_empty());
+    let found = store
+        .search_conversations("alpha omega", &Default::default())
+        .unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].conversation.id, c);
+    assert_eq!(found[0].message.as_ref().unwrap().message_id, long.id);
+
+    // Shortened, the evidence leaves the list of long texts; deleted, the message does.
+    store
+        .put_evidence(
+            &c,
+            evidence("doc", EvidenceType::RagDoc, Some(json!("gamma delta"))),
+            vec![],
+        )
+        .unwrap();
+    assert_eq!(count(&store, "search_long_texts"), 1);
+    assert_eq!(store.search("gamma delta", &all).unwrap().len(), 1);
+    store.delete_conversation(&c).unwrap();
+    assert_eq!(count(&store, "search_long_texts"), 0);
+    assert!(store.search("omega", &all).unwrap().is_empty());
+    assert!(store.search("w17", &all).unwrap().is_empty());
+    assert_eq!(ids(&store.search("alpha", &all).unwrap()).len(), 1);
+}
+
 fn count(store: &Store, table: &str) -> i64 {
     let db = store.paths().database.clone();
     let conn = rusqlite::Connection::open(db).unwrap();

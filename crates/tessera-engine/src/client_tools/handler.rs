@@ -114,7 +114,7 @@ impl Inner {
                 format!("{why}; its fallbackBehavior is ABORT"),
             )),
             FallbackBehavior::Skip => Err(ToolFailure::new(
-                "SKIPPED",
+                crate::executor::codes::SKIPPED,
                 format!("{why}; skipped, as its fallbackBehavior SKIP says"),
             )),
             FallbackBehavior::UseAlternative => {

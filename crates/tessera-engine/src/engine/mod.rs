@@ -147,6 +147,28 @@ fn forget(runs: &Mutex<HashMap<String, RunEntry>>, run: &str, stretch: u64) {
 
 static STRETCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
+/// A run the engine did not start itself (a client's direct tool calls or instruction set),
+/// listed with the engine's runs while this lives, so [`Engine::cancel`] (and quitting) reach it.
+pub struct ExternalRun {
+    runs: Arc<Mutex<HashMap<String, RunEntry>>>,
+    run_id: String,
+    stretch: u64,
+    cancel: CancellationToken,
+}
+
+impl ExternalRun {
+    /// Cancelled when someone cancels the run.
+    pub fn cancel_token(&self) -> &CancellationToken {
+        &self.cancel
+    }
+}
+
+impl Drop for ExternalRun {
+    fn drop(&mut self) {
+        forget(&self.runs, &self.run_id, self.stretch);
+    }
+}
+
 /// Cheap to clone; every clone is the same engine.
 #[derive(Clone)]
 pub struct Engine {
@@ -442,6 +464,45 @@ impl Engine {
         })
     }
 
+    /// Lists run `run_id`, which the caller runs, among the engine's runs until the returned
+    /// guard is dropped.
+    pub fn register_run(
+        &self,
+        conversation_id: &str,
+        run_id: &str,
+    ) -> Result<ExternalRun, EngineError> {
+        let (cancel, stretch) = self.list_run(conversation_id, run_id)?;
+        Ok(ExternalRun {
+            runs: self.runs.clone(),
+            run_id: run_id.to_owned(),
+            stretch,
+            cancel,
+        })
+    }
+
+    /// Puts a run in the list of those going on: its cancel token and stretch.
+    fn list_run(
+        &self,
+        conversation_id: &str,
+        run_id: &str,
+    ) -> Result<(CancellationToken, u64), EngineError> {
+        let cancel = CancellationToken::new();
+        let stretch = STRETCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut runs = self.runs.lock().map_err(|_| EngineError::ShuttingDown)?;
+        if runs.contains_key(run_id) {
+            return Err(EngineError::AlreadyRunning(run_id.to_owned()));
+        }
+        runs.insert(
+            run_id.to_owned(),
+            RunEntry {
+                conversation_id: conversation_id.to_owned(),
+                cancel: cancel.clone(),
+                stretch,
+            },
+        );
+        Ok((cancel, stretch))
+    }
+
     /// Runs `turn` in the background as run `run_id`: cancellable while it runs, its events
     /// published as they are stored, its interactions armed to expire when it suspends.
     fn spawn_run<F>(
@@ -456,22 +517,7 @@ impl Engine {
             + Send
             + 'static,
     {
-        let cancel = CancellationToken::new();
-        let stretch = STRETCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        {
-            let mut runs = self.runs.lock().map_err(|_| EngineError::ShuttingDown)?;
-            if runs.contains_key(run_id) {
-                return Err(EngineError::AlreadyRunning(run_id.to_owned()));
-            }
-            runs.insert(
-                run_id.to_owned(),
-                RunEntry {
-                    conversation_id: conversation_id.to_owned(),
-                    cancel: cancel.clone(),
-                    stretch,
-                },
-            );
-        }
+        let (cancel, stretch) = self.list_run(conversation_id, run_id)?;
         let engine = self.clone();
         let publisher = Publisher {
             bus: self.bus.clone(),

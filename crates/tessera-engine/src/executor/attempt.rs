@@ -60,6 +60,11 @@ pub(crate) async fn run_call(a: Attempt) -> CallOutcome {
             Some(FallbackBehavior::Skip) => out.outcome = ToolOutcome::Skipped,
             Some(FallbackBehavior::Abort) | None => {}
         }
+        // A tool that skipped itself (a front-end tool nobody ran, whose announced fallback is
+        // SKIP) is skipped, not failed.
+        if out.error.as_ref().is_some_and(|e| e.code == codes::SKIPPED) {
+            out.outcome = ToolOutcome::Skipped;
+        }
     }
     out.duration_ms = ms(start.elapsed());
     out

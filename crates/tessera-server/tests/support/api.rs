@@ -165,11 +165,24 @@ impl Api {
 
     /// Opens an SSE stream (GET `path`, or POST with `body`) to read as it arrives.
     pub async fn open_sse(&self, path: &str, body: Option<&Value>) -> SseReader {
+        self.open_sse_after(path, body, None).await
+    }
+
+    /// [`Api::open_sse`] resuming after event `after` (`Last-Event-ID`).
+    pub async fn open_sse_after(
+        &self,
+        path: &str,
+        body: Option<&Value>,
+        after: Option<u64>,
+    ) -> SseReader {
         let url = format!("{}/v1{path}", self.server.base);
-        let request = match body {
+        let mut request = match body {
             Some(b) => self.client.post(url).json(b),
             None => self.client.get(url),
         };
+        if let Some(after) = after {
+            request = request.header("last-event-id", after.to_string());
+        }
         let response = request
             .bearer_auth(&self.server.token)
             .header("accept", "text/event-stream")

@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use axum::http::StatusCode;
-use tessera_engine::engine::Engine;
+use tessera_engine::engine::{Engine, ExternalRun};
 use tessera_engine::executor::{EventSink, Executor, ExecutorOptions};
 use tessera_engine::interactions::consent::allowed_without_asking;
 use tessera_engine::tools::{ToolFailure, ToolRegistry};
@@ -20,24 +20,43 @@ use tessera_protocol::easyflow::{
 };
 use tessera_protocol::mcp_cp::PermissionLevel;
 use tessera_protocol::wire::JsonObject;
+use tokio_util::sync::CancellationToken;
 
 use super::super::ApiError;
 
 /// The error code of a call refused for want of consent.
 pub(super) const PERMISSION_DENIED: &str = "PERMISSION_DENIED";
 
-/// One direct run: its id and where its events go.
+/// One direct run: its id, where its events go, and its place among the engine's runs (so
+/// `POST /v1/runs/{id}/cancel` reaches it).
 pub(super) struct DirectRun {
     pub run_id: String,
     pub conversation_id: String,
     sink: Arc<dyn EventSink>,
+    /// Taken when the run ends.
+    listed: Option<ExternalRun>,
 }
 
 impl DirectRun {
     /// Starts the run: `system/status running` is stored and published.
-    pub fn begin(engine: &Engine, conversation_id: &str, denied: Arc<Denied>) -> Self {
+    pub fn begin(
+        engine: &Engine,
+        conversation_id: &str,
+        denied: Arc<Denied>,
+    ) -> Result<Self, ApiError> {
+        let run_id = uuid::Uuid::now_v7().to_string();
+        let listed = engine
+            .register_run(conversation_id, &run_id)
+            .map_err(|err| {
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "UNAVAILABLE",
+                    err.to_string(),
+                )
+            })?;
         let run = Self {
-            run_id: uuid::Uuid::now_v7().to_string(),
+            run_id,
+            listed: Some(listed),
             conversation_id: conversation_id.to_owned(),
             sink: Arc::new(DeniedSink {
                 inner: engine.event_sink(conversation_id),
@@ -48,7 +67,14 @@ impl DirectRun {
             }),
         };
         run.status(SystemState::Running);
-        run
+        Ok(run)
+    }
+
+    /// Cancelled when the run is.
+    pub fn cancel_token(&self) -> CancellationToken {
+        self.listed
+            .as_ref()
+            .map_or_else(CancellationToken::new, |l| l.cancel_token().clone())
     }
 
     fn emit(&self, body: EventBody) {
@@ -85,8 +111,17 @@ impl DirectRun {
         self.sink.clone()
     }
 
-    /// Ends the run: its terminal status, then `done`.
-    pub fn end(&self, state: SystemState) {
+    /// Ends the run: its terminal status, then `done`. From then on it cannot be cancelled.
+    pub fn end(mut self, state: SystemState) {
+        let cancelled = self
+            .listed
+            .take()
+            .is_some_and(|l| l.cancel_token().is_cancelled());
+        let state = if state == SystemState::Completed && cancelled {
+            SystemState::Cancelled
+        } else {
+            state
+        };
         self.status(state);
         let mut extra = JsonObject::new();
         extra.insert("state".into(), serde_json::json!(state.as_str()));

@@ -19,7 +19,6 @@ use tessera_protocol::easyflow::SystemState;
 use tessera_protocol::mcp_cp::{Message, MessageContent};
 use tessera_protocol::vocabulary::InstructionState;
 use tessera_protocol::wire::JsonObject;
-use tokio_util::sync::CancellationToken;
 
 use super::super::ApiError;
 use super::direct_run::{gated_tools, DirectRun};
@@ -45,7 +44,8 @@ pub(super) async fn handle(engine: &Engine, message: Message) -> Result<Response
     .plan_instructions(set)
     .map_err(|e| refused(&e))?;
     ensure_conversation(engine, &conversation, "Instructions")?;
-    let run = DirectRun::begin(engine, &conversation, denied);
+    let run = DirectRun::begin(engine, &conversation, denied)?;
+    let run_id = run.run_id.clone();
     let sink = match task_list_sink(engine.store().clone(), &conversation, set, run.sink()) {
         Ok(sink) => sink,
         Err(err) => {
@@ -54,10 +54,7 @@ pub(super) async fn handle(engine: &Engine, message: Message) -> Result<Response
         }
     };
     let executor = run.executor(registry, Some(sink));
-    let results = match executor
-        .run_instructions(set, &CancellationToken::new())
-        .await
-    {
+    let results = match executor.run_instructions(set, &run.cancel_token()).await {
         Ok(results) => results,
         Err(err) => {
             run.end(SystemState::Failed);
@@ -87,7 +84,7 @@ pub(super) async fn handle(engine: &Engine, message: Message) -> Result<Response
     };
     let tasks = engine.store().tasks(&conversation)?;
     let mut data = JsonObject::new();
-    data.insert("runId".into(), json!(run.run_id));
+    data.insert("runId".into(), json!(run_id));
     data.insert("results".into(), Value::Array(listed));
     data.insert(
         "tasks".into(),

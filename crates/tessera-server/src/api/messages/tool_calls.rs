@@ -18,7 +18,6 @@ use tessera_protocol::mcp_cp::{
     ExecutionMode, McpToolStatus, Message, MessageContent, SenderType, ToolCallResponse,
 };
 use tessera_protocol::wire::JsonObject;
-use tokio_util::sync::CancellationToken;
 
 use super::super::ApiError;
 use super::direct_run::{gated_tools, Denied, DirectRun, PERMISSION_DENIED};
@@ -77,7 +76,7 @@ pub(super) async fn request(engine: &Engine, message: Message) -> Result<Respons
     );
     planner.plan_tool_calls(request).map_err(|e| refused(&e))?;
     ensure_conversation(engine, &conversation, "Tool calls")?;
-    let run = DirectRun::begin(engine, &conversation, denied.clone());
+    let run = DirectRun::begin(engine, &conversation, denied.clone())?;
     let executor = run.executor(registry, None);
     let mut metadata = JsonObject::new();
     metadata.insert("runId".into(), json!(run.run_id));
@@ -87,7 +86,16 @@ pub(super) async fn request(engine: &Engine, message: Message) -> Result<Respons
             .map_err(|e| refused(&e))?;
         let acknowledgement = started.acknowledgement;
         tokio::spawn(async move {
-            let state = match started.completion.await {
+            let cancelled = run.cancel_token();
+            let mut completion = started.completion;
+            let outcome = tokio::select! {
+                outcome = &mut completion => outcome,
+                () = cancelled.cancelled() => {
+                    started.cancel.cancel();
+                    completion.await
+                }
+            };
+            let state = match outcome {
                 Ok(response) => end_state(&response),
                 Err(_) => SystemState::Failed,
             };
@@ -102,10 +110,8 @@ pub(super) async fn request(engine: &Engine, message: Message) -> Result<Respons
         );
         return Ok((StatusCode::ACCEPTED, Json(answer)).into_response());
     }
-    // The calls go on if the client disconnects; a cancel of the run is not offered yet.
-    let outcome = executor
-        .run_tool_calls(request, &CancellationToken::new())
-        .await;
+    // The calls go on if the client disconnects; `POST /v1/runs/{id}/cancel` stops them.
+    let outcome = executor.run_tool_calls(request, &run.cancel_token()).await;
     let mut response = match outcome {
         Ok(response) => response,
         Err(err) => {
