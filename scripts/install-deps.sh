@@ -14,7 +14,7 @@ BUILD_PACKAGES=(
   libdbus-1-dev
 )
 TEST_PACKAGES=(
-  xvfb xauth x11-xserver-utils openbox webkit2gtk-driver chromium dbus dbus-x11 gnome-keyring libsecret-tools openssl
+  xvfb xauth x11-xserver-utils x11-apps openbox webkit2gtk-driver chromium dbus dbus-x11 gnome-keyring libsecret-tools openssl
   fonts-wqy-microhei locales
 )
 

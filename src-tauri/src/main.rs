@@ -10,6 +10,7 @@ mod engine_host;
 mod ipc;
 mod logs;
 mod native;
+mod webview_tuning;
 
 use std::path::PathBuf;
 
@@ -84,6 +85,7 @@ fn main() {
         .plugin(tauri_plugin_dialog::init())
         .setup(move |app| {
             let _ = app_slot.set(app.handle().clone());
+            webview_tuning::tune(app);
             Ok(())
         })
         .manage(host)

@@ -1,10 +1,11 @@
 // What the desktop suite and scripts/figures.mjs share: a minimal WebDriver client for
 // tauri-driver (in front of WebKitWebDriver), free ports, polling.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { decodeXwd, encodePng } from './png.mjs';
 
 export const app = process.env.TESSERA_DESKTOP_BIN || '/usr/bin/tessera-desktop';
 const nativeDriver = process.env.WEBKIT_WEBDRIVER || '/usr/bin/WebKitWebDriver';
@@ -91,10 +92,14 @@ export class Driver {
   async exec(script, args = []) {
     return this.call('POST', this.s('/execute/sync'), { script, args });
   }
+  /** What the X display shows, as a PNG: WebDriver's own screenshot never returns from a
+   * webview that draws without GL (the app's choice on a machine without a GPU, like Xvfb). */
   async screenshot(file) {
-    const b64 = await this.call('GET', this.s('/screenshot'));
+    const { width, height, rgb } = decodeXwd(
+      execFileSync('xwd', ['-root', '-silent'], { maxBuffer: 64 * 1024 * 1024 }),
+    );
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, Buffer.from(b64, 'base64'));
+    writeFileSync(file, encodePng(width, height, rgb));
   }
   async quit() {
     if (this.session) await this.call('DELETE', this.s('')).catch(() => {});

@@ -1,0 +1,60 @@
+//! How the window's webview is set up beyond what Tauri's configuration says.
+//!
+//! - One page, no navigation: WebKit's document-viewer cache model keeps no back/forward
+//!   pages and a small memory cache (the default model is a web browser's).
+//! - Without a GPU (no DRM render node: a virtual machine, Xvfb, a remote session) WebKitGTK
+//!   would composite through Mesa's software GL (llvmpipe), which costs ~80 MB of memory and
+//!   CPU time for nothing; its CPU renderer draws the same page directly. `TESSERA_GPU=on` or
+//!   `off` overrides the guess.
+
+use tauri::{Manager, Runtime};
+
+/// Whether the webview should composite on the GPU.
+fn use_gpu() -> bool {
+    match std::env::var("TESSERA_GPU").ok().as_deref() {
+        Some("on") => true,
+        Some("off") => false,
+        _ => has_render_node(),
+    }
+}
+
+/// A DRM render node (`/dev/dri/renderD*`) means a GPU the webview can use.
+fn has_render_node() -> bool {
+    std::fs::read_dir("/dev/dri").is_ok_and(|entries| {
+        entries
+            .filter_map(Result::ok)
+            .any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
+    })
+}
+
+/// Tunes the main window's webview; a failure only leaves WebKit's defaults (logged).
+pub fn tune<R: Runtime>(app: &tauri::App<R>) {
+    let Some(window) = app.get_webview_window("main") else {
+        tracing::warn!("no main window to tune");
+        return;
+    };
+    let gpu = use_gpu();
+    let tuned = window.with_webview(move |webview| {
+        #[cfg(target_os = "linux")]
+        {
+            use webkit2gtk::{
+                CacheModel, HardwareAccelerationPolicy, SettingsExt, WebContextExt, WebViewExt,
+            };
+            let view = webview.inner();
+            if let Some(context) = view.context() {
+                context.set_cache_model(CacheModel::DocumentViewer);
+            }
+            if !gpu {
+                if let Some(settings) = WebViewExt::settings(&view) {
+                    settings.set_hardware_acceleration_policy(HardwareAccelerationPolicy::Never);
+                }
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (webview, gpu);
+    });
+    match tuned {
+        Ok(()) => tracing::info!(gpu, "webview tuned"),
+        Err(err) => tracing::warn!(%err, "cannot tune the webview"),
+    }
+}
