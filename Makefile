@@ -105,7 +105,7 @@ test-desktop: desktop-install
 	  dbus-run-session -- node --test tests/desktop/
 
 ## The .deb and .rpm people install (release build).
-package: ui
+package: deps-build ui
 	npx --no-install tauri build --bundles deb,rpm --ci
 	@ls -l $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb $(CARGO_TARGET_DIR)/release/bundle/rpm/*.rpm
 

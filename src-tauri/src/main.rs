@@ -53,6 +53,7 @@ fn ui_ready() {
 
 fn main() {
     let _ = STARTED.set(std::time::Instant::now());
+    webview_tuning::before_webkit();
     let cli = Cli::parse();
     let Some(data_dir) = cli.data_dir.clone().or_else(default_data_dir) else {
         eprintln!("tessera-desktop: no home folder to keep data in; pass --data-dir DIR");

@@ -3,7 +3,7 @@
 //! - One page, no navigation: WebKit's document-viewer cache model keeps no back/forward
 //!   pages and a small memory cache (the default model is a web browser's).
 //! - Without a GPU (no DRM render node: a virtual machine, Xvfb, a remote session) WebKitGTK
-//!   would composite through Mesa's software GL (llvmpipe), which costs ~80 MB of memory and
+//!   would composite through Mesa's software GL (llvmpipe), which costs ~75 MB of memory and
 //!   CPU time for nothing; its CPU renderer draws the same page directly. `TESSERA_GPU=on` or
 //!   `off` overrides the guess.
 
@@ -25,6 +25,15 @@ fn has_render_node() -> bool {
             .filter_map(Result::ok)
             .any(|e| e.file_name().to_string_lossy().starts_with("renderD"))
     })
+}
+
+/// Settings WebKitGTK reads from the environment when it starts: without a GPU, no DMA-BUF
+/// renderer either (it would load Mesa's software GL, ~10 MB more, in this process too).
+/// Call first thing in `main`, before any thread is started.
+pub fn before_webkit() {
+    if !use_gpu() && std::env::var_os("WEBKIT_DISABLE_DMABUF_RENDERER").is_none() {
+        std::env::set_var("WEBKIT_DISABLE_DMABUF_RENDERER", "1");
+    }
 }
 
 /// Tunes the main window's webview; a failure only leaves WebKit's defaults (logged).
