@@ -33,6 +33,7 @@ pub(super) struct DirectRun {
     pub run_id: String,
     pub conversation_id: String,
     sink: Arc<dyn EventSink>,
+    cancel: CancellationToken,
     /// Taken when the run ends.
     listed: Option<ExternalRun>,
 }
@@ -56,6 +57,7 @@ impl DirectRun {
             })?;
         let run = Self {
             run_id,
+            cancel: listed.cancel_token().clone(),
             listed: Some(listed),
             conversation_id: conversation_id.to_owned(),
             sink: Arc::new(DeniedSink {
@@ -72,9 +74,7 @@ impl DirectRun {
 
     /// Cancelled when the run is.
     pub fn cancel_token(&self) -> CancellationToken {
-        self.listed
-            .as_ref()
-            .map_or_else(CancellationToken::new, |l| l.cancel_token().clone())
+        self.cancel.clone()
     }
 
     fn emit(&self, body: EventBody) {
@@ -113,11 +113,8 @@ impl DirectRun {
 
     /// Ends the run: its terminal status, then `done`. From then on it cannot be cancelled.
     pub fn end(mut self, state: SystemState) {
-        let cancelled = self
-            .listed
-            .take()
-            .is_some_and(|l| l.cancel_token().is_cancelled());
-        let state = if state == SystemState::Completed && cancelled {
+        drop(self.listed.take());
+        let state = if state == SystemState::Completed && self.cancel.is_cancelled() {
             SystemState::Cancelled
         } else {
             state
