@@ -28,6 +28,7 @@ pub mod client_tools;
 pub mod engine;
 pub mod executor;
 pub mod forms;
+pub mod heap;
 pub mod interactions;
 pub mod model_events;
 pub mod profiles;

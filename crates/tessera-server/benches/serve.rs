@@ -4,9 +4,10 @@
 //! stream, the throughput of a long answer, the memory the server grows by over a long
 //! answer, and how far behind 200 subscribers of one conversation fall.
 //!
-//! The memory figure is the RSS of this process (server and SSE client) before and after the
-//! long answer, with the scripted provider in a child process: its script of a million
-//! pieces would otherwise count as the server's memory.
+//! The memory figure is the RSS of this process (server and SSE client) before the long answer
+//! and one second after it ended (what a person would see: the engine returns what a run freed
+//! to the system shortly after it ends), with the scripted provider in a child process: its
+//! script of a million pieces would otherwise count as the server's memory.
 //!
 //! `cargo bench -p tessera-server --bench serve`. Sizes: `DELTAS` (throughput, default
 //! 100000), `PACED` (latency, 2000), `MEM_DELTAS` (memory, 1000000), `MEM_VOCABULARY` (the
@@ -501,6 +502,7 @@ fn main() {
         let n = got.streamed;
         let streamed = started.elapsed().as_secs_f64();
         rt.block_on(server.settled());
+        std::thread::sleep(Duration::from_secs(1));
         let (after, peak) = (rss_mb(), status_mb("VmHWM"));
         drop(child.stdin.take());
         let _ = child.wait();

@@ -174,6 +174,23 @@ impl Store {
         Ok(value)
     }
 
+    /// Lets the idle read connections drop the pages they cache (SQLite keeps up to 2 MB per
+    /// connection, and a subscriber catching up on a long answer fills them): called once a
+    /// burst is over, before the engine returns freed memory to the system.
+    pub fn release_cached_pages(&self) {
+        let idle = self
+            .inner
+            .readers
+            .idle
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        for conn in idle.iter() {
+            if let Err(error) = conn.execute_batch("PRAGMA shrink_memory") {
+                tracing::debug!(%error, "cannot release a reader's page cache");
+            }
+        }
+    }
+
     /// `PRAGMA integrity_check`: `ok`, or what SQLite found wrong.
     pub fn integrity_check(&self) -> Result<String> {
         self.read(|r| {

@@ -203,6 +203,8 @@ impl Engine {
     /// An engine with no model yet: history, settings and interactions work; a new run is
     /// refused with [`EngineError::NoModel`] until [`Engine::set_model`].
     pub fn without_model(store: Arc<Store>) -> Self {
+        // Long answers pass multi-megabyte texts around; see `heap`.
+        crate::heap::keep_large_blocks_apart();
         let bus = Arc::new(EventBus::new());
         Self {
             live_forms: Arc::new(crate::interactions::LiveForms::new(
@@ -537,6 +539,9 @@ impl Engine {
                 Ok(_) => {}
                 Err(error) => tracing::error!(%error, run = %run, "a run could not be recorded"),
             }
+            // A run's answer, its events and their copies on the way out were freed by now.
+            let store = Arc::clone(&engine.store);
+            crate::heap::release_freed_memory_soon(move || store.release_cached_pages());
         });
         Ok(())
     }
@@ -557,6 +562,7 @@ impl Engine {
             .ok_or(EngineError::ShuttingDown)?;
         Ok(Subscription::new(
             self.store.clone(),
+            Arc::clone(&self.bus),
             conversation_id.to_owned(),
             live,
             after,

@@ -7,6 +7,8 @@ use std::sync::Arc;
 use tessera_store::{Store, StoreError, StoredEvent};
 use tokio::sync::broadcast::{self, error::RecvError};
 
+use super::EventBus;
+
 /// Events read from the store at a time while catching up, so a subscriber far behind (a long
 /// answer, a slow client) never holds the whole log in memory.
 const PAGE: usize = 1024;
@@ -14,6 +16,7 @@ const PAGE: usize = 1024;
 /// A conversation's events after a seq.
 pub struct Subscription {
     store: Arc<Store>,
+    bus: Arc<EventBus>,
     conversation_id: String,
     live: broadcast::Receiver<Arc<StoredEvent>>,
     backlog: VecDeque<StoredEvent>,
@@ -26,6 +29,7 @@ pub struct Subscription {
 impl Subscription {
     pub(super) fn new(
         store: Arc<Store>,
+        bus: Arc<EventBus>,
         conversation_id: String,
         live: broadcast::Receiver<Arc<StoredEvent>>,
         after: Option<u64>,
@@ -37,6 +41,7 @@ impl Subscription {
         let catching_up = backlog.len() == PAGE;
         Ok(Self {
             store,
+            bus,
             conversation_id,
             live,
             backlog,
@@ -86,6 +91,16 @@ impl Subscription {
                 Err(RecvError::Lagged(_)) => self.catching_up = true,
                 Err(RecvError::Closed) => return Ok(None),
             }
+        }
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        if self.bus.release(&self.conversation_id) {
+            // The events the channel held, and what the stream read from the store, are free.
+            let store = Arc::clone(&self.store);
+            crate::heap::release_freed_memory_soon(move || store.release_cached_pages());
         }
     }
 }
