@@ -51,11 +51,11 @@ lint: ui
 
 ## Rewrite the generated JSON Schemas, TypeScript types and protocol vectors.
 gen:
-	cargo run -q -p tessera-protocol --bin tessera-gen -- write
+	cargo run -q -p tessera-server --bin tessera-gen -- write
 	python3 tests/vectors/extract.py
 
 test-generated:
-	cargo run -q -p tessera-protocol --bin tessera-gen -- check
+	cargo run -q -p tessera-server --bin tessera-gen -- check
 	python3 tests/vectors/extract.py --check
 
 # Without the Secret Service of test-keyring, the keyring tests in here skip and say so.

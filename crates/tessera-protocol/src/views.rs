@@ -59,7 +59,7 @@ pub struct TurnContext {
     pub finished_at: Option<Timestamp>,
     /// The assembler's explanation (the engine's `assembler::Explanation`, stored with the
     /// run's first call; later calls of the same run continue that prompt and have none).
-    #[ts(type = "import('../inspector/explanation').Explanation | null")]
+    #[ts(type = "import('./Explanation').Explanation | null")]
     pub assembly: Option<serde_json::Value>,
 }
 

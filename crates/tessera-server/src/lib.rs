@@ -13,4 +13,5 @@ pub mod router;
 pub mod run_cmd;
 pub mod serve;
 pub mod test_tools;
+pub mod ui_types;
 pub mod validate_cmd;

@@ -1,112 +1,14 @@
 /**
  * The assembler's explanation of one prompt, as stored with a model turn and answered by
- * `GET /v1/runs/{id}/context` (`TurnContext.assembly`). Mirrors
- * `crates/tessera-engine/src/assembler/explain.rs` (and `BudgetReport` in `budget.rs`), whose
- * field names are a stored format that only grows: the engine's types are not reachable from
- * the type generator in tessera-protocol, so this one is kept by hand, read defensively.
+ * `GET /v1/runs/{id}/context` (`TurnContext.assembly`). The types are generated from
+ * `crates/tessera-engine/src/assembler/explain.rs`; the stored format only grows, so older
+ * stored explanations are read defensively (`?? []`).
  */
-import type { BlockType } from '../generated/BlockType';
-import type { Priority } from '../generated/Priority';
-import type { Role } from '../generated/Role';
+import type { DropReason } from '../generated/DropReason';
+import type { Explanation } from '../generated/Explanation';
+import type { Why } from '../generated/Why';
 
-export type Why = 'must' | 'priority' | 'system' | 'latest' | 'recent' | 'backfill';
-export type DropReason = 'expired' | 'budget' | 'summarised' | 'unresolvable_ref' | 'empty' | 'duplicate';
-
-export interface BudgetReport {
-  window: number;
-  reserved: number;
-  available: number;
-  used: number;
-  must: number;
-  history_cap: number;
-  history_used: number;
-  per_item_overhead: number;
-  priming_overhead: number;
-}
-
-export interface IncludedBlock {
-  block_id: string;
-  block_type: BlockType;
-  priority: Priority;
-  position: number;
-  tokens: number;
-  token_estimate?: number;
-  why: Why;
-  rendered_from: 'content' | 'refs';
-}
-
-export interface CitedRef {
-  evidence_id: string;
-  selector?: string;
-}
-
-export interface IncludedMessage {
-  index: number;
-  message_id?: string;
-  role: Role;
-  tokens: number;
-  why: Why;
-  refs?: CitedRef[];
-}
-
-export interface UsedEvidence {
-  evidence_id: string;
-  selector?: string;
-  block_id: string;
-  rendered: boolean;
-  tokens?: number;
-}
-
-export interface RefFailure {
-  evidence_id: string;
-  selector?: string;
-  error: { kind: string; [key: string]: unknown };
-}
-
-export interface DroppedBlock {
-  block_id: string;
-  block_type: BlockType;
-  priority: Priority;
-  position: number;
-  reason: DropReason;
-  tokens?: number;
-  expires_at?: string;
-  errors?: RefFailure[];
-  duplicate_of?: string;
-}
-
-export interface DroppedMessages {
-  from: number;
-  to: number;
-  reason: DropReason;
-  tokens?: number;
-}
-
-export interface SummaryReport {
-  status: 'used' | 'absent' | 'empty' | 'no_range' | 'not_needed' | 'budget';
-  from?: number;
-  to?: number;
-  tokens?: number;
-  updated_at?: string;
-  content?: string;
-}
-
-export interface Explanation {
-  version: number;
-  session_id: string;
-  model: string;
-  encoding: string;
-  encoding_exact: boolean;
-  now: string;
-  budget: BudgetReport;
-  history: { threshold_tokens: number; max_messages?: number; messages: number; exceeded_by?: 'tokens' | 'messages' };
-  summary: SummaryReport;
-  blocks: IncludedBlock[];
-  messages: IncludedMessage[];
-  evidences: UsedEvidence[];
-  dropped_blocks: DroppedBlock[];
-  dropped_messages: DroppedMessages[];
-}
+export type { DropReason, Explanation, Why };
 
 /** The budget as the picture draws it: where the window's tokens went. */
 export interface BudgetShares {

@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
-import type { AgentProfile, Specialist, ToolInfo } from './api';
+import type { AgentProfile, SpecialistSpec, ToolInfo } from './api';
 import { Field, FormActions } from './fields';
 
 export type AgentKind = 'profile' | 'specialist';
@@ -37,7 +37,7 @@ export function draftOfProfile(p: AgentProfile | null): AgentDraft {
   };
 }
 
-export function draftOfSpecialist(s: Specialist | null): AgentDraft {
+export function draftOfSpecialist(s: SpecialistSpec | null): AgentDraft {
   return {
     name: s?.name ?? '',
     title: s?.title ?? '',
@@ -54,11 +54,7 @@ export function draftOfSpecialist(s: Specialist | null): AgentDraft {
 
 /** The draft as a profile, keeping what the form does not edit (rules, default, limits). */
 export function profileOfDraft(d: AgentDraft, base: AgentProfile | null): AgentProfile | string {
-  const profile: AgentProfile = { ...(base ?? {}), name: d.name.trim(), title: d.title, description: d.description, system_prompt: d.system_prompt };
-  if (d.model.trim()) profile.model = d.model.trim();
-  else delete profile.model;
-  if (d.tools === null) delete profile.tools;
-  else profile.tools = d.tools;
+  let response_format: AgentProfile['response_format'] = { type: 'text' };
   if (d.format === 'json') {
     let schema: JsonValue;
     try {
@@ -66,15 +62,25 @@ export function profileOfDraft(d: AgentDraft, base: AgentProfile | null): AgentP
     } catch (err) {
       return err instanceof Error ? err.message : String(err);
     }
-    profile.response_format = { type: 'json', schema };
-  } else {
-    profile.response_format = { type: 'text' };
+    response_format = { type: 'json', schema };
   }
+  const profile: AgentProfile = {
+    ...(base ?? {}),
+    name: d.name.trim(),
+    title: d.title,
+    description: d.description,
+    system_prompt: d.system_prompt,
+    response_format,
+  };
+  if (d.model.trim()) profile.model = d.model.trim();
+  else delete profile.model;
+  if (d.tools === null) delete profile.tools;
+  else profile.tools = d.tools;
   return profile;
 }
 
-export function specialistOfDraft(d: AgentDraft, base: Specialist | null): Specialist {
-  const spec: Specialist = {
+export function specialistOfDraft(d: AgentDraft, base: SpecialistSpec | null): SpecialistSpec {
+  const spec: SpecialistSpec = {
     ...(base ?? {}),
     name: d.name.trim(),
     title: d.title,

@@ -1,11 +1,11 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { AgentProblem, AgentProfile, SettingsApi, Specialist, ToolInfo } from './api';
+import type { AgentProblem, AgentProfile, SettingsApi, SpecialistSpec, ToolInfo } from './api';
 import { problemsOf } from './api';
 import { AgentForm, draftOfProfile, draftOfSpecialist, formField, profileOfDraft, specialistOfDraft, type AgentDraft, type AgentKind, type DraftErrors } from './AgentForm';
 import { ErrorNotice, SavedNote, isApiError, messageOf } from './fields';
 
-type Agent = AgentProfile | Specialist;
+type Agent = AgentProfile | SpecialistSpec;
 
 interface Editing {
   /** null: a new one. */
@@ -213,7 +213,7 @@ function profileStore(a: SettingsApi): Store<AgentProfile> {
   };
 }
 
-function specialistStore(a: SettingsApi): Store<Specialist> {
+function specialistStore(a: SettingsApi): Store<SpecialistSpec> {
   return {
     load: async () => {
       const r = await a.specialists();

@@ -1,10 +1,12 @@
 /**
  * The settings endpoints of `/v1` (README "The `/v1` API": providers, settings, profiles,
- * specialists, tools). The check, the settings and the model status are generated from Rust
- * (tessera_protocol::settings_api); the rest is assembled on the server from engine and
- * provider types that have no TypeScript export, so their shapes are written here.
+ * specialists, tools). The check, the settings, the model status, profiles and specialists are
+ * generated from Rust (tessera_protocol::settings_api, the engine's profiles and specialists);
+ * the provider rows are still assembled on the server as plain JSON, so their shapes are
+ * written here until they get a Rust type.
  */
 import type { TesseraClient, TransportRequest } from '../transport/client';
+import type { AgentProfile } from '../generated/AgentProfile';
 import type { Evidence } from '../generated/Evidence';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
 import type { McpImported } from '../generated/McpImported';
@@ -19,8 +21,9 @@ import type { ModelStatus } from '../generated/ModelStatus';
 import type { ProviderCheck } from '../generated/ProviderCheck';
 import type { SettingValues } from '../generated/SettingValues';
 import type { SettingsView } from '../generated/SettingsView';
+import type { SpecialistSpec } from '../generated/SpecialistSpec';
 
-export type { McpPrompt, McpResource, McpServerView, ModelStatus, ProviderCheck, SettingsView };
+export type { AgentProfile, McpPrompt, McpResource, McpServerView, ModelStatus, ProviderCheck, SettingsView, SpecialistSpec };
 
 export type WireKind = 'openai' | 'anthropic';
 
@@ -69,35 +72,6 @@ export interface ModelInfo {
 }
 
 export type SettingKey = keyof SettingValues;
-
-export type ResponseFormat = { type: 'text' } | { type: 'json'; schema: JsonValue };
-
-/** An agent profile (`AgentProfile`). `rules` and other fields are kept as they came. */
-export interface AgentProfile {
-  name: string;
-  title: string;
-  description: string;
-  system_prompt?: string;
-  /** Absent: all tools; []: none. */
-  tools?: string[];
-  response_format?: ResponseFormat;
-  model?: string;
-  max_model_calls?: number;
-  default?: boolean;
-  rules?: JsonValue[];
-}
-
-export interface Specialist {
-  name: string;
-  title: string;
-  description: string;
-  system_prompt: string;
-  model?: string;
-  tools: string[];
-  max_turns: number;
-  max_tokens?: number;
-  role: 'answer' | 'plan';
-}
 
 export interface ToolInfo {
   name: string;
@@ -186,15 +160,15 @@ export class SettingsApi {
     return this.json({ method: 'DELETE', path: '/v1/profiles' });
   }
 
-  specialists(): Promise<{ specialists: Specialist[]; custom: boolean }> {
+  specialists(): Promise<{ specialists: SpecialistSpec[]; custom: boolean }> {
     return this.json({ method: 'GET', path: '/v1/specialists' });
   }
 
-  saveSpecialists(specialists: Specialist[]): Promise<{ specialists: Specialist[]; custom: boolean }> {
+  saveSpecialists(specialists: SpecialistSpec[]): Promise<{ specialists: SpecialistSpec[]; custom: boolean }> {
     return this.json({ method: 'PUT', path: '/v1/specialists', body: specialists });
   }
 
-  resetSpecialists(): Promise<{ specialists: Specialist[]; custom: boolean }> {
+  resetSpecialists(): Promise<{ specialists: SpecialistSpec[]; custom: boolean }> {
     return this.json({ method: 'DELETE', path: '/v1/specialists' });
   }
 

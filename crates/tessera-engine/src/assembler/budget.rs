@@ -60,7 +60,7 @@ impl AssemblePolicy {
 }
 
 /// The budget figures of one assembly, as stored in the explanation.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct BudgetReport {
     /// The model's context window.
     pub window: u64,

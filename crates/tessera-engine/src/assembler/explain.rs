@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 use tessera_protocol::context_doc::{BlockType, Priority};
 use tessera_protocol::request::Role;
+use ts_rs::TS;
 
 use super::budget::BudgetReport;
 use super::render::RefFailure;
@@ -17,7 +18,7 @@ use super::tokens::Encoding;
 pub const EXPLANATION_VERSION: u32 = 1;
 
 /// What the assembler did, item by item.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 pub struct Explanation {
     pub version: u32,
     pub session_id: String,
@@ -43,7 +44,7 @@ pub struct Explanation {
 }
 
 /// Why an item is in the prompt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Why {
     /// A `must` block.
@@ -61,7 +62,7 @@ pub enum Why {
 }
 
 /// Why an item is not in the prompt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum DropReason {
     /// `expires_at` at or before `now`.
@@ -79,7 +80,7 @@ pub enum DropReason {
 }
 
 /// Where a block's text came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum RenderedFrom {
     Content,
@@ -87,7 +88,8 @@ pub enum RenderedFrom {
 }
 
 /// A block in the prompt.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
 pub struct IncludedBlock {
     pub block_id: String,
     pub block_type: BlockType,
@@ -104,7 +106,8 @@ pub struct IncludedBlock {
 }
 
 /// A message in the prompt.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
 pub struct IncludedMessage {
     /// Index in `session.messages`.
     pub index: usize,
@@ -117,11 +120,13 @@ pub struct IncludedMessage {
     pub why: Why,
     /// Evidences the message cites (its `refs`; their text is not sent).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<CitedRef>>")]
     pub refs: Vec<CitedRef>,
 }
 
 /// A ref as cited by a message.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
 pub struct CitedRef {
     pub evidence_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -129,7 +134,8 @@ pub struct CitedRef {
 }
 
 /// An evidence an included block draws on.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
 pub struct UsedEvidence {
     pub evidence_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -144,7 +150,8 @@ pub struct UsedEvidence {
 }
 
 /// A block left out.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
 pub struct DroppedBlock {
     pub block_id: String,
     pub block_type: BlockType,
@@ -159,6 +166,7 @@ pub struct DroppedBlock {
     pub expires_at: Option<String>,
     /// For `unresolvable_ref`: every ref that failed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<RefFailure>>")]
     pub errors: Vec<RefFailure>,
     /// For `duplicate`: the included block with the same text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -166,7 +174,8 @@ pub struct DroppedBlock {
 }
 
 /// Consecutive messages left out for the same reason (`from` to `to`, inclusive).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
 pub struct DroppedMessages {
     pub from: usize,
     pub to: usize,
@@ -177,7 +186,8 @@ pub struct DroppedMessages {
 }
 
 /// Whether and why the history went over its threshold.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
 pub struct HistoryReport {
     /// The threshold and cap, in tokens (`history_share` of the available tokens).
     pub threshold_tokens: u64,
@@ -191,7 +201,7 @@ pub struct HistoryReport {
 }
 
 /// What sent the history over its threshold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum HistoryTrigger {
     Tokens,
@@ -199,7 +209,7 @@ pub enum HistoryTrigger {
 }
 
 /// The rolling summary's part in the prompt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "snake_case")]
 pub enum SummaryStatus {
     /// In the prompt, standing in for the messages of its range.
@@ -220,7 +230,8 @@ pub enum SummaryStatus {
 }
 
 /// The summary, as judged and (when used) as sent.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
 pub struct SummaryReport {
     pub status: SummaryStatus,
     /// The range it covers, as used (`to` clamped to the last message).

@@ -35,7 +35,7 @@ where
 }
 
 /// Why a ref could not be rendered. Serialised into the explanation with a `kind` tag.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ResolveError {
     #[error("evidence `{evidence_id}` does not exist")]
@@ -138,7 +138,8 @@ impl EvidenceResolver for DocumentResolver<'_> {
 }
 
 /// A ref that could not be rendered, for the explanation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
 pub struct RefFailure {
     pub evidence_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]

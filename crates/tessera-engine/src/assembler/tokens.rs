@@ -23,7 +23,9 @@ use serde::{Deserialize, Serialize};
 use tiktoken_rs::CoreBPE;
 
 /// A BPE encoding used for counting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ts_rs::TS,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Encoding {
     /// GPT-4o, GPT-4.1, GPT-5, o-series.

@@ -29,7 +29,8 @@ pub use rules::RuleMatch;
 pub use set::{ProfileProblem, Profiles, ProfilesError, SETTING_KEY};
 
 /// One agent profile: what the coordinator becomes for a turn routed to it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
 // A misspelt key (`sytem_prompt`) would otherwise vanish silently from a setting the person
 // wrote by hand; refusing it names the field instead.
 #[serde(deny_unknown_fields)]
@@ -50,6 +51,7 @@ pub struct AgentProfile {
     pub response_format: ResponseFormat,
     /// Checked in order before any model is asked; the first profile with a matching rule wins.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<RouteRule>>")]
     pub rules: Vec<RouteRule>,
     /// The model for turns of this profile instead of the conversation's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,11 +61,12 @@ pub struct AgentProfile {
     pub max_model_calls: Option<u32>,
     /// The profile used when nothing else decides; exactly one profile of a set has it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(as = "Option<bool>")]
     pub default: bool,
 }
 
 /// What the turn's final answer must be.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ResponseFormat {
     /// Free text (Markdown).
@@ -74,7 +77,7 @@ pub enum ResponseFormat {
 }
 
 /// A routing rule, decided without a model.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RouteRule {
     /// Any of the words occurs in the message, ignoring case. A word starting or ending with an

@@ -41,7 +41,7 @@ pub const MAX_TURNS_LIMIT: u32 = 10;
 pub const AGENT_USAGE_KEY: &str = "agent_usage";
 
 /// What a specialist does with its model's final answer.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum SpecialistRole {
     /// The answer goes back to the coordinator as text.
@@ -52,7 +52,8 @@ pub enum SpecialistRole {
 }
 
 /// A specialist's declaration.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
 #[serde(deny_unknown_fields)]
 pub struct SpecialistSpec {
     /// `[a-z0-9_]`, 1 to 40; its tool is `invoke_<name>`.

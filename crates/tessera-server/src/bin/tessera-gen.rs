@@ -1,17 +1,19 @@
 //! `tessera-gen write|check [--root DIR]`: regenerates, or checks, the JSON Schemas in
-//! `schemas/` and the TypeScript types in `ui/src/generated/` from the Rust types of
-//! tessera-protocol. `check` exits 1 listing every stale, missing or extra file (CI runs it).
+//! `schemas/` and the TypeScript types in `ui/src/generated/` from the Rust types (those of
+//! tessera-protocol and the ones [`tessera_server::ui_types`] adds). `check` exits 1 listing
+//! every stale, missing or extra file (CI runs it).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use tessera_protocol::generate::{self, SCHEMAS_DIR, TYPESCRIPT_DIR};
+use tessera_server::ui_types::add_roots;
 
 const USAGE: &str = "usage: tessera-gen <write|check> [--root DIR]
 
   write   rewrite schemas/ and ui/src/generated/ from the Rust types (stale files removed)
   check   exit 1, listing each stale, missing or extra file, if the committed files differ
-  --root  workspace root (default: the one tessera-protocol was built in)";
+  --root  workspace root (default: the one it was built in)";
 
 fn main() -> ExitCode {
     let mut command = None;
@@ -33,7 +35,7 @@ fn main() -> ExitCode {
     }
     let root = root.unwrap_or_else(generate::default_root);
     match command.as_deref() {
-        Some("write") => match generate::write(&root) {
+        Some("write") => match generate::write(&root, &add_roots) {
             Ok(report) => {
                 for path in &report.written {
                     println!("wrote {}", path.display());
@@ -50,7 +52,7 @@ fn main() -> ExitCode {
             }
             Err(error) => fail(&error.to_string()),
         },
-        Some("check") => match generate::check(&root) {
+        Some("check") => match generate::check(&root, &add_roots) {
             Ok(drift) if drift.is_empty() => {
                 println!("{SCHEMAS_DIR}/ and {TYPESCRIPT_DIR}/ are up to date");
                 ExitCode::SUCCESS
@@ -60,7 +62,7 @@ fn main() -> ExitCode {
                     eprintln!("{item}");
                 }
                 eprintln!(
-                    "{} generated file(s) out of date; run `cargo run -p tessera-protocol --bin tessera-gen -- write`",
+                    "{} generated file(s) out of date; run `make gen` (cargo run -p tessera-server --bin tessera-gen -- write)",
                     drift.len()
                 );
                 ExitCode::from(1)
