@@ -11,7 +11,7 @@
 //! - [`vocabulary`]: the engine's outcome and state enums, mapped to every wire.
 //! - [`mod@validate`]: [`validate()`], [`validate_str`], [`parse`], [`normalize`], [`json_schema`].
 //! - [`generate`]: the committed `schemas/*.schema.json` and `ui/src/generated/*.ts`;
-//!   `cargo run -p tessera-protocol --bin tessera-gen -- write|check`.
+//!   `make gen` (`cargo run -p tessera-server --bin tessera-gen -- write|check`).
 //! - [`views`]: what the UI's endpoints answer where no seed defines it (grants, a run's context).
 //! - [`mcp_api`]: the answers of the MCP server settings endpoints (`/v1/mcp/…`).
 //! - [`settings_api`]: the plain-JSON answers of the settings endpoints (`/v1/settings`…).
