@@ -136,6 +136,17 @@ struct RunEntry {
     stretch: u64,
 }
 
+/// What a trim does first for `store`: its idle readers drop their cached pages. The store is
+/// held weakly, so a trim waiting to run never keeps a closed store (and its lock) alive.
+fn cached_pages_of(store: &Arc<Store>) -> impl FnOnce() + Send + 'static {
+    let store = Arc::downgrade(store);
+    move || {
+        if let Some(store) = store.upgrade() {
+            store.release_cached_pages();
+        }
+    }
+}
+
 /// Removes run `run` from `runs` if the entry is still the one of `stretch`.
 fn forget(runs: &Mutex<HashMap<String, RunEntry>>, run: &str, stretch: u64) {
     if let Ok(mut runs) = runs.lock() {
@@ -540,8 +551,7 @@ impl Engine {
                 Err(error) => tracing::error!(%error, run = %run, "a run could not be recorded"),
             }
             // A run's answer, its events and their copies on the way out were freed by now.
-            let store = Arc::clone(&engine.store);
-            crate::heap::release_freed_memory_soon(move || store.release_cached_pages());
+            crate::heap::release_freed_memory_soon(cached_pages_of(&engine.store));
         });
         Ok(())
     }

@@ -99,8 +99,7 @@ impl Drop for Subscription {
     fn drop(&mut self) {
         if self.bus.release(&self.conversation_id) {
             // The events the channel held, and what the stream read from the store, are free.
-            let store = Arc::clone(&self.store);
-            crate::heap::release_freed_memory_soon(move || store.release_cached_pages());
+            crate::heap::release_freed_memory_soon(super::cached_pages_of(&self.store));
         }
     }
 }
