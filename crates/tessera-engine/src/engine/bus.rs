@@ -10,7 +10,7 @@ use tokio::sync::broadcast;
 /// How many events a slow subscriber may fall behind before it re-reads from the store. A
 /// subscriber that falls behind pays for it (reading pages back from the store while the run
 /// goes on), so it should be rare: at 4,096 a client of a fast stream lagged every few thousand
-/// deltas and the serve bench's throughput fell from ~46k to ~37k events/s. The channel holds
+/// deltas (serve bench, alternating runs: median 41.9k events/s against 50.2k). The channel holds
 /// its last CAPACITY events (a delta's is ~0.6 KB, so ~10 MB at most) only while someone
 /// follows the conversation: [`EventBus::release`] drops it with its last subscriber.
 const CAPACITY: usize = 16_384;
