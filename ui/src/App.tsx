@@ -1,14 +1,12 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ConversationLog } from './chat/components/ConversationLog';
-import { AttachmentProvider } from './chat/components/ToolImages';
 import { useChatSession } from './chat/useChatSession';
 import { ChatView } from './components/ChatView';
 import { SettingsIcon } from './components/icons';
 import { LanguageSelect, ThemeSelect } from './components/Settings';
 import { Sidebar } from './conversations/Sidebar';
-import { InspectorProvider } from './inspector/ContextInspector';
-import { SettingsPage } from './settings/SettingsPage';
+import { LazyPart } from './lazy/ChunkBoundary';
+import { ConversationPane, SettingsPage, preloadConversationPane } from './lazy/pages';
 import { applyTheme, readThemeChoice, saveThemeChoice, type ThemeChoice } from './theme';
 import type { TesseraClient } from './transport/client';
 import { WebToolsAnnouncer } from './webtools/announcer';
@@ -76,6 +74,13 @@ export function App({ client = null }: AppProps) {
   const hasContent =
     session.history.length > 0 || session.localTurns.length > 0 || session.chat.messageOrder.length > 0 || Object.keys(session.chat.forms).length > 0 || Object.keys(session.chat.consents).length > 0;
 
+  // The conversation pane's chunk is fetched once it may be needed (a conversation opened, a
+  // message being written), so it is ready when the first message shows.
+  const paneWanted = hasContent || draft !== '' || session.selectedId !== null;
+  useEffect(() => {
+    if (paneWanted) preloadConversationPane();
+  }, [paneWanted]);
+
   const status = (
     <>
       {session.loading && (
@@ -104,13 +109,15 @@ export function App({ client = null }: AppProps) {
   if (view === 'settings') {
     return (
       <div className="app-shell" data-testid="app-shell">
-        <SettingsPage
-          client={client}
-          theme={theme}
-          onThemeChange={changeTheme}
-          onClose={() => setView('chat')}
-          conversation={current ? { id: current.id, title: current.title || t('sidebar.untitled') } : null}
-        />
+        <LazyPart>
+          <SettingsPage
+            client={client}
+            theme={theme}
+            onThemeChange={changeTheme}
+            onClose={() => setView('chat')}
+            conversation={current ? { id: current.id, title: current.title || t('sidebar.untitled') } : null}
+          />
+        </LazyPart>
       </div>
     );
   }
@@ -166,11 +173,9 @@ export function App({ client = null }: AppProps) {
         composerRef={composerRef}
       >
         {hasContent ? (
-          <InspectorProvider client={client}>
-            <AttachmentProvider source={client}>
-              <ConversationLog session={session} />
-            </AttachmentProvider>
-          </InspectorProvider>
+          <LazyPart quiet>
+            <ConversationPane client={client} session={session} />
+          </LazyPart>
         ) : undefined}
       </ChatView>
       <WebToolsHost

@@ -54,7 +54,7 @@ async function openMcp(routes: Routes = {}, servers: McpServerView[] = [everythi
   });
   const rendered = renderApp({ client: fake.client });
   await rendered.user.click(screen.getByRole('button', { name: 'Open settings' }));
-  await rendered.user.click(within(screen.getByRole('navigation', { name: 'Settings sections' })).getByRole('button', { name: 'MCP servers' }));
+  await rendered.user.click(within(await screen.findByRole('navigation', { name: 'Settings sections' })).getByRole('button', { name: 'MCP servers' }));
   await screen.findByRole('list', { name: 'Configured MCP servers' });
   return { ...fake, ...rendered };
 }

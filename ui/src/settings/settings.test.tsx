@@ -44,6 +44,8 @@ async function openSettings(routes?: Parameters<typeof engine>[0]) {
   const fake = engine(routes);
   const rendered = renderApp({ client: fake.client });
   await rendered.user.click(screen.getByRole('button', { name: 'Open settings' }));
+  // The settings page is a chunk of its own: shown once it is loaded.
+  await screen.findByRole('navigation', { name: 'Settings sections' });
   return { ...fake, ...rendered };
 }
 
@@ -59,7 +61,7 @@ describe('settings navigation', () => {
     const { user } = renderApp({ client: engine().client });
     screen.getByRole('button', { name: 'Open settings' }).focus();
     await user.keyboard('{Enter}');
-    const nav = screen.getByRole('navigation', { name: 'Settings sections' });
+    const nav = await screen.findByRole('navigation', { name: 'Settings sections' });
     expect(within(nav).getByRole('button', { name: 'General' })).toHaveAttribute('aria-current', 'page');
     // The keyboard lands on the section shown.
     expect(screen.getByRole('heading', { level: 2, name: 'General' })).toHaveFocus();

@@ -6,6 +6,9 @@ const en = {
   app: {
     name: 'Tessera',
     skipToComposer: 'Skip to message input',
+    loadingPart: 'Loading…',
+    partFailed: 'This part of Tessera could not be loaded.',
+    reload: 'Reload',
   },
   sidebar: {
     label: 'Conversations',

@@ -5,6 +5,9 @@ const zhCN: Messages = {
   app: {
     name: 'Tessera',
     skipToComposer: '跳到消息输入框',
+    loadingPart: '正在加载…',
+    partFailed: 'Tessera 的这一部分无法加载。',
+    reload: '重新加载',
   },
   sidebar: {
     label: '会话',
