@@ -11,7 +11,7 @@ use tessera_engine::profiles::{
     RouteRequest, RouteRule, RoutedBy, SETTING_KEY,
 };
 use tessera_protocol::context_doc::{ModelUsageStatus, UsageStage};
-use tessera_providers::config::{ProviderConfig, ProviderKind};
+use tessera_providers::config::{ProviderConfig, WireKind};
 use tessera_providers::keys::Secret;
 use tessera_providers::ProviderClient;
 use tessera_store::conversations::NewConversation;
@@ -20,7 +20,7 @@ use tessera_testkit::scripted::{Reply, ScriptedProvider};
 use tokio_util::sync::CancellationToken;
 
 fn client(provider: &ScriptedProvider) -> ProviderClient {
-    let mut config = ProviderConfig::new("scripted", ProviderKind::Openai, provider.openai_base());
+    let mut config = ProviderConfig::new("scripted", WireKind::Openai, provider.openai_base());
     config.proxy = Some("none".into());
     // A 500 is retried by default; the fallback test wants the first failure to count.
     config.retry.max_retries = 0;

@@ -12,7 +12,7 @@ use tessera_engine::summary::{
 };
 use tessera_protocol::context_doc::{ModelUsageStatus, Summary, UsageStage};
 use tessera_protocol::request::Role;
-use tessera_providers::config::{ProviderConfig, ProviderKind};
+use tessera_providers::config::{ProviderConfig, WireKind};
 use tessera_providers::keys::Secret;
 use tessera_providers::ProviderClient;
 use tessera_store::conversations::NewConversation;
@@ -75,11 +75,8 @@ impl Fixture {
     }
 
     async fn summarise(&self) -> Result<Summary, SummaryError> {
-        let mut config = ProviderConfig::new(
-            "scripted",
-            ProviderKind::Openai,
-            self.provider.openai_base(),
-        );
+        let mut config =
+            ProviderConfig::new("scripted", WireKind::Openai, self.provider.openai_base());
         config.proxy = Some("none".into());
         config.retry.max_retries = 0;
         let client = ProviderClient::new(config, Some(Secret::new("k"))).unwrap();
@@ -314,8 +311,7 @@ async fn a_long_backlog_is_summarised_in_steps_within_the_input_budget() {
         max_input_tokens: 1,
         ..policy()
     };
-    let mut config =
-        ProviderConfig::new("scripted", ProviderKind::Openai, f.provider.openai_base());
+    let mut config = ProviderConfig::new("scripted", WireKind::Openai, f.provider.openai_base());
     config.proxy = Some("none".into());
     let client = ProviderClient::new(config, Some(Secret::new("k"))).unwrap();
     for (step, to) in [(0u64, 0u64), (1, 1)] {

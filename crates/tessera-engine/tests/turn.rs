@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use tessera_engine::tools::{ToolContext, ToolFailure, ToolRegistry, ToolSpec};
 use tessera_engine::turn::{run_turn, TurnInput, TurnOptions};
 use tessera_protocol::easyflow::{EventBody, SystemState};
-use tessera_providers::config::{ProviderConfig, ProviderKind};
+use tessera_providers::config::{ProviderConfig, WireKind};
 use tessera_providers::keys::Secret;
 use tessera_providers::ProviderClient;
 use tessera_store::{Store, StoredEvent};
@@ -44,10 +44,10 @@ fn registry(counter: Arc<AtomicUsize>) -> Arc<ToolRegistry> {
     Arc::new(r)
 }
 
-fn client(provider: &ScriptedProvider, kind: ProviderKind) -> ProviderClient {
+fn client(provider: &ScriptedProvider, kind: WireKind) -> ProviderClient {
     let base = match kind {
-        ProviderKind::Openai => provider.openai_base(),
-        ProviderKind::Anthropic => provider.url(),
+        WireKind::Openai => provider.openai_base(),
+        WireKind::Anthropic => provider.url(),
     };
     let mut config = ProviderConfig::new("scripted", kind, base);
     config.proxy = Some("none".into());
@@ -75,7 +75,7 @@ async fn tool_calls_run_and_their_results_reach_the_model() {
     let mut seen: Vec<StoredEvent> = Vec::new();
     let outcome = run_turn(
         &store,
-        &client(&provider, ProviderKind::Openai),
+        &client(&provider, WireKind::Openai),
         TurnInput {
             conversation: None,
             text: "Weather in 北京 and Paris?",
@@ -165,7 +165,7 @@ async fn anthropic_tool_rounds_replay_thinking_and_results() {
     };
     let outcome = run_turn(
         &store,
-        &client(&provider, ProviderKind::Anthropic),
+        &client(&provider, WireKind::Anthropic),
         TurnInput {
             conversation: None,
             text: "Oslo?",
@@ -217,7 +217,7 @@ async fn a_model_that_never_stops_calling_tools_hits_the_turn_limit() {
     let mut seen = Vec::new();
     let outcome = run_turn(
         &store,
-        &client(&provider, ProviderKind::Openai),
+        &client(&provider, WireKind::Openai),
         TurnInput {
             conversation: None,
             text: "loop",
@@ -280,7 +280,7 @@ async fn an_invalid_argument_goes_back_to_the_model_as_the_tool_error() {
     };
     let outcome = run_turn(
         &store,
-        &client(&provider, ProviderKind::Openai),
+        &client(&provider, WireKind::Openai),
         TurnInput {
             conversation: None,
             text: "Rome?",
@@ -324,7 +324,7 @@ async fn a_long_answer_is_seen_in_seq_order_and_only_once_stored() {
     let mut unstored = Vec::new();
     let outcome = run_turn(
         &store,
-        &client(&provider, ProviderKind::Openai),
+        &client(&provider, WireKind::Openai),
         TurnInput {
             conversation: None,
             text: "Talk a lot",
@@ -378,7 +378,7 @@ async fn a_store_failure_mid_answer_ends_the_turn_with_the_store_error() {
     let mut seen: Vec<StoredEvent> = Vec::new();
     let result = run_turn(
         &store,
-        &client(&provider, ProviderKind::Openai),
+        &client(&provider, WireKind::Openai),
         TurnInput {
             conversation: None,
             text: "Talk a lot",

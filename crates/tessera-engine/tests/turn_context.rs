@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tessera_engine::builtin_tools::register_builtin_tools;
 use tessera_engine::tools::ToolRegistry;
 use tessera_engine::turn::{run_turn, TurnInput, TurnOptions};
-use tessera_providers::config::{ProviderConfig, ProviderKind};
+use tessera_providers::config::{ProviderConfig, WireKind};
 use tessera_providers::keys::Secret;
 use tessera_providers::ProviderClient;
 use tessera_store::Store;
@@ -36,7 +36,7 @@ async fn a_saved_memory_reaches_the_next_turn_and_the_assembly_is_kept() {
         tools: Some(Arc::new(registry)),
         ..TurnOptions::default()
     };
-    let mut config = ProviderConfig::new("scripted", ProviderKind::Openai, provider.openai_base());
+    let mut config = ProviderConfig::new("scripted", WireKind::Openai, provider.openai_base());
     config.proxy = Some("none".into());
     let client = ProviderClient::new(config, Some(Secret::new("k"))).unwrap();
     let first = run_turn(

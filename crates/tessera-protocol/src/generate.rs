@@ -300,9 +300,19 @@ fn remove_empty_dirs(dir: &Path, remove_self: bool) -> Result<(), GenerateError>
     Ok(())
 }
 
-/// The workspace root this crate was built in (`CARGO_MANIFEST_DIR/../..`).
+/// The workspace the command runs in: the nearest directory at or above the current one that
+/// holds `schemas/` and `ui/src/generated/` (`make gen` runs at the root, `cargo test` in a
+/// crate's folder), else the one this crate was built in. The build's own path alone is not
+/// enough: a build cache shared by several clones keeps whichever clone compiled this crate
+/// first, and the files would be written into (or checked against) that one.
 pub fn default_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
+    let built_in = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..");
+    let Ok(here) = std::env::current_dir() else {
+        return built_in;
+    };
+    here.ancestors()
+        .find(|dir| dir.join(SCHEMAS_DIR).is_dir() && dir.join(TYPESCRIPT_DIR).is_dir())
+        .map_or(built_in, Path::to_path_buf)
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures_util::StreamExt;
 use serde_json::json;
-use tessera_providers::config::{ProviderConfig, ProviderKind};
+use tessera_providers::config::{ProviderConfig, WireKind};
 use tessera_providers::keys::Secret;
 use tessera_providers::stream::StreamItem;
 use tessera_providers::{ChatMessage, ChatRequest, ProviderClient};
@@ -54,7 +54,7 @@ fn answer(n: usize, pause: Option<Duration>, text: impl Fn(usize) -> String) -> 
 }
 
 fn client(provider: &ScriptedProvider) -> ProviderClient {
-    let mut config = ProviderConfig::new("bench", ProviderKind::Openai, provider.openai_base());
+    let mut config = ProviderConfig::new("bench", WireKind::Openai, provider.openai_base());
     config.proxy = Some("none".into());
     match ProviderClient::new(config, Some(Secret::new("bench"))) {
         Ok(c) => c,

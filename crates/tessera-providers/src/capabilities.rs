@@ -1,11 +1,11 @@
 //! What well-known models can do, for models whose settings do not say.
 
-use crate::config::ProviderKind;
+use crate::config::WireKind;
 
 /// Whether a model of this name takes images, guessed from its family.
-pub fn guess_image_input(kind: ProviderKind, model: &str) -> bool {
+pub fn guess_image_input(kind: WireKind, model: &str) -> bool {
     let m = model.to_ascii_lowercase();
-    if kind == ProviderKind::Anthropic {
+    if kind == WireKind::Anthropic {
         // Every Claude 3+ model takes images.
         return !m.starts_with("claude-2") && !m.starts_with("claude-instant");
     }

@@ -14,7 +14,7 @@ use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYP
 use serde_json::Value;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
-use crate::config::{ProviderConfig, ProviderKind};
+use crate::config::{ProviderConfig, WireKind};
 use crate::error::{ProviderError, Result};
 use crate::http::{build_client, join_url};
 use crate::keys::Secret;
@@ -81,7 +81,7 @@ impl ProviderClient {
             ))
         };
         match self.inner.config.kind {
-            ProviderKind::Openai => {
+            WireKind::Openai => {
                 if let Some(key) = key {
                     let mut value =
                         HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| bad_key())?;
@@ -89,7 +89,7 @@ impl ProviderClient {
                     headers.insert(AUTHORIZATION, value);
                 }
             }
-            ProviderKind::Anthropic => {
+            WireKind::Anthropic => {
                 if let Some(key) = key {
                     let mut value = HeaderValue::from_str(key).map_err(|_| bad_key())?;
                     value.set_sensitive(true);
@@ -144,10 +144,10 @@ enum Decoder {
 }
 
 impl Decoder {
-    fn new(kind: ProviderKind, provider: &str) -> Self {
+    fn new(kind: WireKind, provider: &str) -> Self {
         match kind {
-            ProviderKind::Openai => Self::Openai(openai::Decoder::new(provider)),
-            ProviderKind::Anthropic => Self::Anthropic(anthropic::Decoder::new(provider)),
+            WireKind::Openai => Self::Openai(openai::Decoder::new(provider)),
+            WireKind::Anthropic => Self::Anthropic(anthropic::Decoder::new(provider)),
         }
     }
     fn feed(&mut self, data: &str, out: &mut Vec<StreamItem>) -> Result<()> {
@@ -476,11 +476,11 @@ impl ResponseStream {
         let inner = &self.client.inner;
         let config = &inner.config;
         let (url, body) = match config.kind {
-            ProviderKind::Openai => (
+            WireKind::Openai => (
                 join_url(&config.base_url, "chat/completions"),
                 openai::encode_request(config, &self.request, self.streaming),
             ),
-            ProviderKind::Anthropic => (
+            WireKind::Anthropic => (
                 join_url(&config.base_url, "v1/messages"),
                 anthropic::encode_request(config, &self.request, self.streaming),
             ),
@@ -554,8 +554,8 @@ impl ResponseStream {
                     message: format!("the answer is neither an event stream nor JSON ({err})"),
                 })?;
             let items = match config.kind {
-                ProviderKind::Openai => openai::decode_response(&provider, &value)?,
-                ProviderKind::Anthropic => anthropic::decode_response(&provider, &value)?,
+                WireKind::Openai => openai::decode_response(&provider, &value)?,
+                WireKind::Anthropic => anthropic::decode_response(&provider, &value)?,
             };
             self.pending.extend(items);
             return Ok(None);

@@ -8,16 +8,16 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 /// Which wire format a provider speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
-pub enum ProviderKind {
+pub enum WireKind {
     /// OpenAI-compatible Chat Completions (OpenAI, DeepSeek, Qwen, Moonshot, Ollama, vLLM…).
     Openai,
     /// Anthropic Messages.
     Anthropic,
 }
 
-impl ProviderKind {
+impl WireKind {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Openai => "openai",
@@ -34,7 +34,7 @@ impl ProviderKind {
     }
 }
 
-impl std::str::FromStr for ProviderKind {
+impl std::str::FromStr for WireKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
@@ -48,7 +48,8 @@ impl std::str::FromStr for ProviderKind {
 }
 
 /// Prices of one model in US dollars per million tokens.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
 pub struct ModelPrice {
     pub input_per_mtok: f64,
     pub output_per_mtok: f64,
@@ -58,7 +59,8 @@ pub struct ModelPrice {
 }
 
 /// What a model can take in and how much of it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
 pub struct ModelSettings {
     /// Context window in tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -74,7 +76,7 @@ pub struct ModelSettings {
 }
 
 /// Timeouts of one provider, in milliseconds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 pub struct Timeouts {
     /// Establishing the TCP/TLS connection.
@@ -108,7 +110,7 @@ impl Timeouts {
 }
 
 /// How often and how patiently to retry a call that failed before any output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 pub struct RetryPolicy {
     /// Retries after the first attempt.
@@ -130,11 +132,12 @@ impl Default for RetryPolicy {
 }
 
 /// One configured provider.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
 pub struct ProviderConfig {
     /// The name people and the keyring know it by (`openai`, `deepseek`, `my-vllm`).
     pub name: String,
-    pub kind: ProviderKind,
+    pub kind: WireKind,
     /// Up to and including the API version path for OpenAI-compatible servers
     /// (`https://api.deepseek.com/v1`), the host for Anthropic.
     pub base_url: String,
@@ -155,6 +158,7 @@ pub struct ProviderConfig {
     pub proxy: Option<String>,
     /// PEM files of extra certificate authorities to trust.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<PathBuf>>")]
     pub extra_ca_certs: Vec<PathBuf>,
     #[serde(default)]
     pub timeouts: Timeouts,
@@ -172,7 +176,7 @@ fn yes() -> bool {
 
 impl ProviderConfig {
     /// A provider of `kind` at `base_url` with nothing else configured.
-    pub fn new(name: impl Into<String>, kind: ProviderKind, base_url: impl Into<String>) -> Self {
+    pub fn new(name: impl Into<String>, kind: WireKind, base_url: impl Into<String>) -> Self {
         Self {
             name: name.into(),
             kind,

@@ -129,7 +129,7 @@ mod tests {
             "alice:s3cret@127.0.0.1:3128",
             "ftp://alice:s3cret@127.0.0.1:3128",
         ] {
-            let mut config = ProviderConfig::new("p", crate::ProviderKind::Openai, "http://x/");
+            let mut config = ProviderConfig::new("p", crate::WireKind::Openai, "http://x/");
             config.proxy = Some(proxy.into());
             let Err(err) = build_client(&config) else {
                 panic!("{proxy}: a client was built")
@@ -147,7 +147,7 @@ mod tests {
 
     #[test]
     fn errors_about_other_proxies_show_no_credentials_either() {
-        let mut config = ProviderConfig::new("p", crate::ProviderKind::Openai, "http://x/");
+        let mut config = ProviderConfig::new("p", crate::WireKind::Openai, "http://x/");
         config.proxy = Some("http://proxy:8080".into());
         assert!(build_client(&config).is_ok());
         config.proxy = Some("http://[::1".into());

@@ -11,7 +11,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::config::{ProviderConfig, ProviderKind};
+use crate::config::{ProviderConfig, WireKind};
 use crate::error::{ProviderError, Result};
 
 /// The keyring service every Tessera key is stored under; the user is the provider's name.
@@ -331,8 +331,8 @@ fn well_known_env_var(config: &ProviderConfig) -> Option<&'static str> {
         "anthropic" => Some("ANTHROPIC_API_KEY"),
         "deepseek" => Some("DEEPSEEK_API_KEY"),
         "" => Some(match config.kind {
-            ProviderKind::Openai => "OPENAI_API_KEY",
-            ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+            WireKind::Openai => "OPENAI_API_KEY",
+            WireKind::Anthropic => "ANTHROPIC_API_KEY",
         }),
         _ => None,
     }
@@ -418,7 +418,7 @@ mod tests {
 
     use super::*;
 
-    fn config(name: &str, kind: ProviderKind) -> ProviderConfig {
+    fn config(name: &str, kind: WireKind) -> ProviderConfig {
         ProviderConfig::new(name, kind, kind.default_base_url())
     }
 
@@ -459,15 +459,15 @@ mod tests {
         );
         assert_eq!(tessera_env_var("通义 qwen"), "TESSERA____QWEN_API_KEY");
         assert_eq!(
-            env_var_names(&config("deepseek", ProviderKind::Openai)),
+            env_var_names(&config("deepseek", WireKind::Openai)),
             ["TESSERA_DEEPSEEK_API_KEY", "DEEPSEEK_API_KEY"]
         );
         assert_eq!(
-            env_var_names(&config("work", ProviderKind::Anthropic)),
+            env_var_names(&config("work", WireKind::Anthropic)),
             ["TESSERA_WORK_API_KEY"]
         );
         assert_eq!(
-            env_var_names(&config("", ProviderKind::Anthropic)),
+            env_var_names(&config("", WireKind::Anthropic)),
             ["ANTHROPIC_API_KEY"]
         );
     }
@@ -475,7 +475,7 @@ mod tests {
     #[tokio::test]
     async fn the_environment_wins_over_the_keyring() {
         let store = memory(&[("openai", "from-keyring")]);
-        let cfg = config("openai", ProviderKind::Openai);
+        let cfg = config("openai", WireKind::Openai);
         let key = resolve_key_with_env(
             &cfg,
             store.clone(),
@@ -508,7 +508,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_missing_key_names_where_to_put_one() {
-        let cfg = config("deepseek", ProviderKind::Openai);
+        let cfg = config("deepseek", WireKind::Openai);
         let err = resolve_key_with_env(&cfg, memory(&[("openai", "other")]), env(&[]))
             .await
             .unwrap_err();
@@ -518,7 +518,7 @@ mod tests {
             "no API key for deepseek: add one in Settings, or set \
              TESSERA_DEEPSEEK_API_KEY or DEEPSEEK_API_KEY"
         );
-        let adhoc = config("", ProviderKind::Anthropic);
+        let adhoc = config("", WireKind::Anthropic);
         let err = resolve_key_with_env(&adhoc, memory(&[]), env(&[]))
             .await
             .unwrap_err();
@@ -551,7 +551,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_provider_without_a_key_does_not_wake_the_keyring() {
-        let mut cfg = config("ollama", ProviderKind::Openai);
+        let mut cfg = config("ollama", WireKind::Openai);
         cfg.requires_key = false;
         let key = resolve_key_with_env(&cfg, Arc::new(Untouchable), env(&[]))
             .await
@@ -593,7 +593,7 @@ mod tests {
         assert!(text.contains("reading the key of `openai`"), "{text}");
         assert!(text.contains("did not answer within 30 s"), "{text}");
         // Through resolve_key the message also says how to do without the keyring.
-        let cfg = config("openai", ProviderKind::Openai);
+        let cfg = config("openai", WireKind::Openai);
         let err = resolve_key_with_env(&cfg, store, env(&[]))
             .await
             .unwrap_err();

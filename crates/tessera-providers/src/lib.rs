@@ -26,7 +26,7 @@ mod retry;
 pub mod stream;
 
 pub use client::{ProviderClient, ResponseStream};
-pub use config::{ProviderConfig, ProviderKind};
+pub use config::{ProviderConfig, WireKind};
 pub use error::{ProviderError, Result};
 pub use request::{ChatMessage, ChatRequest, Part, Role, ToolSpec};
 pub use stream::{Accumulator, Response, StreamItem, Usage};

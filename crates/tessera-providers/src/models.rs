@@ -9,7 +9,7 @@ use reqwest::{Client, StatusCode};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::{ModelPrice, ModelSettings, ProviderConfig, ProviderKind};
+use crate::config::{ModelPrice, ModelSettings, ProviderConfig, WireKind};
 use crate::error::{ProviderError, Result};
 use crate::http::{build_client, join_url};
 use crate::keys::Secret;
@@ -27,7 +27,8 @@ const LIST_TIMEOUT: Duration = Duration::from_secs(30);
 const MAX_PAGES: usize = 50;
 
 /// One model a provider offers.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[ts(optional_fields)]
 pub struct ModelInfo {
     pub id: String,
     /// A name for people, when the provider gives one (Anthropic does).
@@ -57,8 +58,8 @@ pub async fn list_models_with(
         timeout: config.timeouts.first_byte().min(LIST_TIMEOUT),
     };
     match config.kind {
-        ProviderKind::Anthropic => lister.anthropic().await,
-        ProviderKind::Openai => match lister.openai().await {
+        WireKind::Anthropic => lister.anthropic().await,
+        WireKind::Openai => match lister.openai().await {
             Err(ProviderError::Http { status: 404, .. })
                 if ollama_root(&config.base_url).is_some() =>
             {
@@ -86,7 +87,7 @@ pub async fn list_ollama_models(
     base: &str,
     timeout: Duration,
 ) -> Result<Vec<ModelInfo>> {
-    let config = ProviderConfig::new(OLLAMA_PROVIDER, ProviderKind::Openai, base);
+    let config = ProviderConfig::new(OLLAMA_PROVIDER, WireKind::Openai, base);
     Lister {
         http,
         config: &config,
@@ -114,8 +115,7 @@ pub async fn detect_ollama(base: &str, timeout: Duration) -> Option<ProviderConf
             return None;
         }
     };
-    let mut config =
-        ProviderConfig::new(OLLAMA_PROVIDER, ProviderKind::Openai, join_url(base, "v1"));
+    let mut config = ProviderConfig::new(OLLAMA_PROVIDER, WireKind::Openai, join_url(base, "v1"));
     config.requires_key = false;
     config.default_model = tags.first().map(|t| t.name.clone());
     for tag in tags {
@@ -159,7 +159,7 @@ async fn fetch_tags(http: &Client, base: &str, timeout: Duration) -> Result<Vec<
     struct Tags {
         models: Vec<OllamaTag>,
     }
-    let config = ProviderConfig::new(OLLAMA_PROVIDER, ProviderKind::Openai, base);
+    let config = ProviderConfig::new(OLLAMA_PROVIDER, WireKind::Openai, base);
     let lister = Lister {
         http,
         config: &config,
@@ -375,7 +375,7 @@ mod tests {
         addr
     }
 
-    fn config(kind: ProviderKind, base: String) -> ProviderConfig {
+    fn config(kind: WireKind, base: String) -> ProviderConfig {
         let mut config = ProviderConfig::new("test", kind, base);
         config.proxy = Some("none".into());
         config
@@ -416,7 +416,7 @@ mod tests {
             }),
         );
         let addr = serve(app).await;
-        let cfg = config(ProviderKind::Openai, format!("http://{addr}/v1/"));
+        let cfg = config(WireKind::Openai, format!("http://{addr}/v1/"));
         let models = list_models(&cfg, Some(&Secret::new("sk-good-key-123")))
             .await
             .unwrap();
@@ -473,7 +473,7 @@ mod tests {
             }),
         );
         let addr = serve(app).await;
-        let cfg = config(ProviderKind::Anthropic, format!("http://{addr}"));
+        let cfg = config(WireKind::Anthropic, format!("http://{addr}"));
         let models = list_models(&cfg, Some(&Secret::new("sk-ant-key")))
             .await
             .unwrap();
@@ -518,7 +518,7 @@ mod tests {
             .route("/down/models", get(|| async { Status::BAD_GATEWAY }));
         let addr = serve(app).await;
         let list = |path: &str| {
-            let cfg = config(ProviderKind::Openai, format!("http://{addr}/{path}"));
+            let cfg = config(WireKind::Openai, format!("http://{addr}/{path}"));
             async move { list_models(&cfg, None).await.unwrap_err() }
         };
         let busy = list("busy").await;
@@ -536,7 +536,7 @@ mod tests {
             let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
             l.local_addr().unwrap()
         };
-        let cfg = config(ProviderKind::Openai, format!("http://{free}/v1"));
+        let cfg = config(WireKind::Openai, format!("http://{free}/v1"));
         let err = list_models(&cfg, None).await.unwrap_err();
         assert_eq!(err.code(), "network_error", "{err}");
     }
@@ -545,7 +545,7 @@ mod tests {
     async fn an_ollama_behind_its_openai_endpoint_is_asked_for_its_tags() {
         // An Ollama too old for /v1/models.
         let addr = serve(Router::new().route("/api/tags", get(|| async { tags() }))).await;
-        let cfg = config(ProviderKind::Openai, format!("http://{addr}/v1"));
+        let cfg = config(WireKind::Openai, format!("http://{addr}/v1"));
         let models = list_models(&cfg, None).await.unwrap();
         assert_eq!(ids(&models), ["qwen2.5:7b", "llava:13b"]);
         let http = Client::new();
@@ -562,7 +562,7 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(found.name, "ollama");
-        assert_eq!(found.kind, ProviderKind::Openai);
+        assert_eq!(found.kind, WireKind::Openai);
         assert_eq!(found.base_url, format!("http://{addr}/v1"));
         assert!(!found.requires_key);
         assert_eq!(found.default_model.as_deref(), Some("qwen2.5:7b"));

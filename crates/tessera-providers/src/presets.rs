@@ -1,55 +1,55 @@
 //! Providers people use most, ready by name: `tessera chat --provider deepseek` works with
 //! only `DEEPSEEK_API_KEY` set. Settings saved under the same name take precedence.
 
-use crate::config::{ProviderConfig, ProviderKind};
+use crate::config::{ProviderConfig, WireKind};
 
 /// (name, kind, base URL, default model, needs a key)
-const PRESETS: &[(&str, ProviderKind, &str, &str, bool)] = &[
+const PRESETS: &[(&str, WireKind, &str, &str, bool)] = &[
     (
         "openai",
-        ProviderKind::Openai,
+        WireKind::Openai,
         "https://api.openai.com/v1",
         "gpt-4o-mini",
         true,
     ),
     (
         "anthropic",
-        ProviderKind::Anthropic,
+        WireKind::Anthropic,
         "https://api.anthropic.com",
         "claude-sonnet-4-5",
         true,
     ),
     (
         "deepseek",
-        ProviderKind::Openai,
+        WireKind::Openai,
         "https://api.deepseek.com/v1",
         "deepseek-chat",
         true,
     ),
     (
         "qwen",
-        ProviderKind::Openai,
+        WireKind::Openai,
         "https://dashscope.aliyuncs.com/compatible-mode/v1",
         "qwen-plus",
         true,
     ),
     (
         "moonshot",
-        ProviderKind::Openai,
+        WireKind::Openai,
         "https://api.moonshot.cn/v1",
         "kimi-k2-0905-preview",
         true,
     ),
     (
         "ollama",
-        ProviderKind::Openai,
+        WireKind::Openai,
         "http://127.0.0.1:11434/v1",
         "",
         false,
     ),
     (
         "lmstudio",
-        ProviderKind::Openai,
+        WireKind::Openai,
         "http://127.0.0.1:1234/v1",
         "",
         false,

@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use tessera_protocol::mcp_cp::FinishReason;
-use tessera_providers::config::ProviderKind;
+use tessera_providers::config::WireKind;
 use tessera_providers::stream::StreamItem;
 use tessera_providers::ProviderError;
 use tessera_testkit::scripted::{Gate, Reply, ScriptedProvider, Step};
@@ -21,7 +21,7 @@ async fn a_429_is_retried_after_the_wait_the_provider_asked_for() {
             .with_header("retry-after-ms", "30"),
     );
     provider.push(Reply::openai_text("m", &["Hel", "lo"]));
-    let client = common::client(common::config(&provider, ProviderKind::Openai));
+    let client = common::client(common::config(&provider, WireKind::Openai));
     let o = common::run(&client, common::hello("m")).await;
     assert!(o.error.is_none(), "{:?}", o.error);
     assert_eq!(o.response.text, "Hello");
@@ -48,7 +48,7 @@ async fn server_errors_are_retried_with_backoff_until_the_limit() {
     for _ in 0..3 {
         provider.push(Reply::openai_error(502, "bad_gateway", "upstream down"));
     }
-    let mut config = common::config(&provider, ProviderKind::Openai);
+    let mut config = common::config(&provider, WireKind::Openai);
     config.retry.max_retries = 2;
     let client = common::client(config);
     let o = common::run(&client, common::hello("m")).await;
@@ -66,7 +66,7 @@ async fn a_client_error_is_not_retried() {
         "invalid_request_error",
         "bad tool schema",
     ));
-    let client = common::client(common::config(&provider, ProviderKind::Openai));
+    let client = common::client(common::config(&provider, WireKind::Openai));
     let o = common::run(&client, common::hello("m")).await;
     let err = o.error.expect("an error");
     assert_eq!(err.code(), "bad_request");
@@ -83,7 +83,7 @@ async fn overload_switches_to_the_fallback_model() {
         "Overloaded",
     ));
     provider.push(Reply::anthropic_text("claude-haiku", &["Fine", "."]));
-    let mut config = common::config(&provider, ProviderKind::Anthropic);
+    let mut config = common::config(&provider, WireKind::Anthropic);
     config.fallback_model = Some("claude-haiku".into());
     let client = common::client(config);
     let o = common::run(&client, common::hello("claude-sonnet")).await;
@@ -109,7 +109,7 @@ async fn an_overloaded_error_event_before_any_output_also_falls_back() {
         Step::Raw("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n".into()),
     ]));
     provider.push(Reply::anthropic_text("small", &["ok"]));
-    let mut config = common::config(&provider, ProviderKind::Anthropic);
+    let mut config = common::config(&provider, WireKind::Anthropic);
     config.fallback_model = Some("small".into());
     let client = common::client(config);
     let o = common::run(&client, common::hello("big")).await;
@@ -128,7 +128,7 @@ async fn an_error_event_after_output_ends_the_stream_and_keeps_the_partial_answe
         Step::Raw("event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n".into()),
     );
     provider.push(reply);
-    let mut config = common::config(&provider, ProviderKind::Anthropic);
+    let mut config = common::config(&provider, WireKind::Anthropic);
     config.fallback_model = Some("other".into());
     let client = common::client(config);
     let o = common::run(&client, common::hello("m")).await;
@@ -150,7 +150,7 @@ async fn a_connection_reset_mid_stream_keeps_what_arrived() {
     let steps_len = full.step_lengths();
     let cut = steps_len[..3].iter().sum::<usize>() + 20;
     provider.push(full.reset_after_bytes(cut));
-    let client = common::client(common::config(&provider, ProviderKind::Openai));
+    let client = common::client(common::config(&provider, WireKind::Openai));
     let o = common::run(&client, common::hello("m")).await;
     let err = o.error.expect("the break is reported");
     assert_eq!(err.code(), "network_error", "{err}");
@@ -163,7 +163,7 @@ async fn a_reset_before_any_output_is_retried() {
     let provider = ScriptedProvider::start().await.unwrap();
     provider.push(Reply::openai_text("m", &["x"]).reset_after_bytes(10));
     provider.push(Reply::openai_text("m", &["fine"]));
-    let client = common::client(common::config(&provider, ProviderKind::Openai));
+    let client = common::client(common::config(&provider, WireKind::Openai));
     let o = common::run(&client, common::hello("m")).await;
     assert!(o.error.is_none(), "{:?}", o.error);
     assert_eq!(o.response.text, "fine");
@@ -175,7 +175,7 @@ async fn each_timeout_has_its_own_code() {
     let provider = ScriptedProvider::start().await.unwrap();
     // First byte: the reply waits longer than allowed.
     provider.push(Reply::openai_text("m", &["late"]).with_delay(Duration::from_millis(2_000)));
-    let mut config = common::config(&provider, ProviderKind::Openai);
+    let mut config = common::config(&provider, WireKind::Openai);
     config.retry.max_retries = 0;
     config.timeouts.first_byte_ms = 200;
     let o = common::run(&common::client(config.clone()), common::hello("m")).await;
@@ -209,7 +209,7 @@ async fn cancelling_closes_the_stream_at_once() {
     provider.push(
         Reply::openai_text("m", &["first", "second"]).insert_step(3, Step::Gate(gate.clone())),
     );
-    let client = common::client(common::config(&provider, ProviderKind::Openai));
+    let client = common::client(common::config(&provider, WireKind::Openai));
     let cancel = CancellationToken::new();
     let mut stream = client.stream(common::hello("m"), cancel.clone());
     let mut text = String::new();
@@ -234,7 +234,7 @@ async fn a_whole_answer_is_read_when_not_streaming() {
     let provider = ScriptedProvider::start().await.unwrap();
     provider.push(Reply::openai_whole("m", "whole"));
     provider.push(Reply::anthropic_whole("c", "entire"));
-    let client = common::client(common::config(&provider, ProviderKind::Openai));
+    let client = common::client(common::config(&provider, WireKind::Openai));
     let r = client
         .complete(common::hello("m"), CancellationToken::new())
         .await
@@ -243,7 +243,7 @@ async fn a_whole_answer_is_read_when_not_streaming() {
     assert_eq!(r.finish_reason, Some(FinishReason::Stop));
     assert_eq!(r.usage.map(|u| u.total()), Some(15));
     assert_eq!(provider.calls()[0].body.get("stream"), None);
-    let client = common::client(common::config(&provider, ProviderKind::Anthropic));
+    let client = common::client(common::config(&provider, WireKind::Anthropic));
     let r = client
         .complete(common::hello("c"), CancellationToken::new())
         .await
@@ -263,7 +263,7 @@ async fn a_401_names_the_problem_and_never_echoes_the_key() {
         "invalid_api_key",
         &format!("Incorrect API key provided: {}", common::KEY),
     ));
-    let client = common::client(common::config(&provider, ProviderKind::Openai));
+    let client = common::client(common::config(&provider, WireKind::Openai));
     let o = common::run(&client, common::hello("m")).await;
     let err = o.error.expect("an error");
     assert_eq!(err.code(), "auth_failed");
@@ -286,7 +286,7 @@ async fn a_call_cut_by_a_broken_connection_is_reported_incomplete() {
     // Role chunk, the call's start, its first fragment; the connection breaks in the second.
     let cut = sizes[..3].iter().sum::<usize>() + 10;
     provider.push(full.reset_after_bytes(cut));
-    let client = common::client(common::config(&provider, ProviderKind::Openai));
+    let client = common::client(common::config(&provider, WireKind::Openai));
     let o = common::run(&client, common::hello("m")).await;
     assert_eq!(o.error.map(|e| e.code()), Some("network_error"));
     assert!(o.response.tool_calls.is_empty(), "never a call to run");

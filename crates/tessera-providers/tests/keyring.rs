@@ -10,7 +10,7 @@ use std::sync::Arc;
 use tessera_providers::keys::{
     delete_key, get_key, resolve_key, set_key, KeyStore, OsKeyring, Secret, KEYRING_SERVICE,
 };
-use tessera_providers::{ProviderConfig, ProviderKind};
+use tessera_providers::{ProviderConfig, WireKind};
 
 fn should_run() -> bool {
     // The helpers look keys up under the service name the app stores them under.
@@ -54,7 +54,7 @@ async fn a_key_is_stored_read_replaced_and_removed_in_the_os_keyring() {
     assert_eq!(secret_tool_lookup(&provider).as_deref(), Some(key.as_str()));
 
     // A provider configured under that name gets it (no environment variable names it).
-    let config = ProviderConfig::new(&provider, ProviderKind::Openai, "http://127.0.0.1:9/v1");
+    let config = ProviderConfig::new(&provider, WireKind::Openai, "http://127.0.0.1:9/v1");
     let resolved = resolve_key(&config, Arc::clone(&store)).await.unwrap();
     assert_eq!(resolved.unwrap().expose(), key);
 

@@ -11,7 +11,7 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use tessera_providers::config::ProviderKind;
+use tessera_providers::config::WireKind;
 use tessera_providers::keys::Secret;
 use tessera_providers::models::list_models;
 use tessera_providers::{ProviderClient, ProviderConfig, ProviderError};
@@ -34,7 +34,7 @@ async fn a_proxy_set_for_the_provider_carries_its_calls() {
     provider.push(Reply::openai_text("m1", &["through ", "the proxy"]));
     let proxy = ForwardProxy::start().await.unwrap();
 
-    let mut config = common::config(&provider, ProviderKind::Openai);
+    let mut config = common::config(&provider, WireKind::Openai);
     config.proxy = Some(proxy.url());
     let models = list_models(&config, Some(&Secret::new(common::KEY)))
         .await
@@ -65,7 +65,7 @@ async fn proxy_none_goes_direct() {
     let provider = ScriptedProvider::start().await.unwrap();
     provider.push(Reply::openai_text("m", &["direct"]));
     let proxy = ForwardProxy::start().await.unwrap();
-    let mut config = common::config(&provider, ProviderKind::Openai);
+    let mut config = common::config(&provider, WireKind::Openai);
     config.proxy = Some("none".into());
     let out = common::run(&common::client(config), common::hello("m")).await;
     assert_eq!(out.response.text, "direct");
@@ -74,7 +74,7 @@ async fn proxy_none_goes_direct() {
 
 #[tokio::test]
 async fn a_proxy_that_is_not_a_url_is_a_config_error() {
-    let mut config = ProviderConfig::new("p", ProviderKind::Openai, "http://127.0.0.1:9/v1");
+    let mut config = ProviderConfig::new("p", WireKind::Openai, "http://127.0.0.1:9/v1");
     config.proxy = Some("http://[not-a-host".into());
     let err = ProviderClient::new(config, Some(Secret::new(common::KEY))).unwrap_err();
     assert_eq!(err.code(), "config_error", "{err}");
@@ -133,7 +133,7 @@ async fn tls_front(pki: &Pki, backend: std::net::SocketAddr) -> TlsFront {
 fn tls_config(host: &str, port: u16) -> ProviderConfig {
     let mut config = ProviderConfig::new(
         "tls-test",
-        ProviderKind::Openai,
+        WireKind::Openai,
         format!("https://{host}:{port}/v1"),
     );
     config.proxy = Some("none".into());

@@ -6,7 +6,7 @@
 mod common;
 
 use serde_json::json;
-use tessera_providers::config::{ModelSettings, ProviderKind};
+use tessera_providers::config::{ModelSettings, WireKind};
 use tessera_providers::request::{Image, Part, ReasoningEffort, Role, ToolResultPart};
 use tessera_providers::{ChatMessage, ChatRequest, ToolSpec};
 use tessera_testkit::scripted::{Reply, ScriptedProvider};
@@ -83,14 +83,14 @@ fn conversation(model: &str) -> ChatRequest {
 }
 
 async fn sent(
-    kind: ProviderKind,
+    kind: WireKind,
     request: ChatRequest,
     configure: impl FnOnce(&mut tessera_providers::ProviderConfig),
 ) -> serde_json::Value {
     let provider = ScriptedProvider::start().await.unwrap();
     provider.push(match kind {
-        ProviderKind::Openai => Reply::openai_text("m", &["ok"]),
-        ProviderKind::Anthropic => Reply::anthropic_text("m", &["ok"]),
+        WireKind::Openai => Reply::openai_text("m", &["ok"]),
+        WireKind::Anthropic => Reply::anthropic_text("m", &["ok"]),
     });
     let mut config = common::config(&provider, kind);
     configure(&mut config);
@@ -104,7 +104,7 @@ async fn sent(
 
 #[tokio::test]
 async fn openai_messages_tools_images_and_files() {
-    let body = sent(ProviderKind::Openai, conversation("gpt-4o"), |_| {}).await;
+    let body = sent(WireKind::Openai, conversation("gpt-4o"), |_| {}).await;
     assert_eq!(body["stream"], true);
     assert_eq!(body["stream_options"], json!({"include_usage": true}));
     assert_eq!(body["max_tokens"], 1000);
@@ -151,19 +151,14 @@ async fn openai_messages_tools_images_and_files() {
 
 #[tokio::test]
 async fn deepseek_gets_its_reasoning_back_on_tool_call_turns() {
-    let body = sent(
-        ProviderKind::Openai,
-        conversation("deepseek-reasoner"),
-        |_| {},
-    )
-    .await;
+    let body = sent(WireKind::Openai, conversation("deepseek-reasoner"), |_| {}).await;
     let m = body["messages"].as_array().unwrap();
     assert_eq!(m[2]["reasoning_content"], "I should capture the screen.");
 }
 
 #[tokio::test]
 async fn a_model_without_image_input_gets_a_clear_note() {
-    let body = sent(ProviderKind::Openai, conversation("deepseek-chat"), |c| {
+    let body = sent(WireKind::Openai, conversation("deepseek-chat"), |c| {
         c.models.insert(
             "deepseek-chat".into(),
             ModelSettings {
@@ -182,7 +177,7 @@ async fn a_model_without_image_input_gets_a_clear_note() {
 async fn anthropic_blocks_thinking_replay_and_images_inside_tool_results() {
     let mut request = conversation("claude-sonnet-4-5");
     request.reasoning = Some(ReasoningEffort::Low);
-    let body = sent(ProviderKind::Anthropic, request, |_| {}).await;
+    let body = sent(WireKind::Anthropic, request, |_| {}).await;
     assert_eq!(body["system"], "You are Tessera.");
     assert_eq!(
         body["thinking"],
@@ -211,7 +206,7 @@ async fn anthropic_blocks_thinking_replay_and_images_inside_tool_results() {
 async fn anthropic_headers_carry_the_key_and_version() {
     let provider = ScriptedProvider::start().await.unwrap();
     provider.push(Reply::anthropic_text("c", &["hi"]));
-    let client = common::client(common::config(&provider, ProviderKind::Anthropic));
+    let client = common::client(common::config(&provider, WireKind::Anthropic));
     let o = common::run(&client, common::hello("c")).await;
     assert!(o.error.is_none());
     let call = &provider.calls()[0];
@@ -231,7 +226,7 @@ async fn consecutive_turns_of_one_role_are_merged_for_anthropic() {
             ChatMessage::assistant("three"),
         ],
     );
-    let body = sent(ProviderKind::Anthropic, request, |_| {}).await;
+    let body = sent(WireKind::Anthropic, request, |_| {}).await;
     let m = body["messages"].as_array().unwrap();
     assert_eq!(m.len(), 2);
     assert_eq!(m[0]["content"].as_array().unwrap().len(), 2);

@@ -7,7 +7,7 @@ mod common;
 
 use serde_json::json;
 use tessera_protocol::mcp_cp::FinishReason;
-use tessera_providers::config::ProviderKind;
+use tessera_providers::config::WireKind;
 use tessera_providers::stream::{IncompleteReason, StreamItem, Usage};
 use tessera_testkit::scripted::vectors::{is_anthropic_messages, vector_reply};
 use tessera_testkit::scripted::ScriptedProvider;
@@ -18,9 +18,9 @@ async fn replay(name: &str) -> Outcome {
     let provider = ScriptedProvider::start().await.unwrap();
     provider.push(vector_reply(name).unwrap());
     let kind = if is_anthropic_messages(name) {
-        ProviderKind::Anthropic
+        WireKind::Anthropic
     } else {
-        ProviderKind::Openai
+        WireKind::Openai
     };
     let client = common::client(common::config(&provider, kind));
     let outcome = common::run(&client, common::hello("recorded")).await;

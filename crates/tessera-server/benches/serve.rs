@@ -21,7 +21,7 @@ use futures_util::StreamExt;
 use serde_json::json;
 use tessera_engine::engine::{Engine, ModelChoice};
 use tessera_engine::turn::TurnOptions;
-use tessera_providers::config::{ProviderConfig, ProviderKind};
+use tessera_providers::config::{ProviderConfig, WireKind};
 use tessera_providers::ProviderClient;
 use tessera_server::auth::Guard;
 use tessera_server::router::{router, RouterConfig};
@@ -316,7 +316,7 @@ fn spawn_provider(n: usize, text: Text) -> (std::process::Child, String) {
 }
 
 fn bench_client(base: String) -> ProviderClient {
-    let mut config = ProviderConfig::new("bench", ProviderKind::Openai, base);
+    let mut config = ProviderConfig::new("bench", WireKind::Openai, base);
     config.proxy = Some("none".into());
     config.requires_key = false;
     ProviderClient::new(config, None).unwrap_or_else(|e| panic!("{e}"))

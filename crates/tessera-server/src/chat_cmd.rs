@@ -11,7 +11,7 @@ use tessera_engine::provider_settings::{default_provider_name, require_provider}
 use tessera_engine::turn::{run_turn, TurnInput, TurnOptions};
 use tessera_protocol::easyflow::{EventBody, SystemState};
 use tessera_providers::keys::{resolve_key, KeyStore, OsKeyring};
-use tessera_providers::{presets, ProviderClient, ProviderConfig, ProviderKind};
+use tessera_providers::{presets, ProviderClient, ProviderConfig, WireKind};
 use tessera_store::Store;
 use tokio_util::sync::CancellationToken;
 
@@ -35,7 +35,7 @@ pub struct ModelArgs {
     pub provider: Option<String>,
     /// The wire of an ad-hoc provider: openai (any OpenAI-compatible server) or anthropic.
     #[arg(long, value_parser = parse_kind)]
-    pub kind: Option<ProviderKind>,
+    pub kind: Option<WireKind>,
     /// The ad-hoc provider's base URL (e.g. http://127.0.0.1:8000/v1).
     #[arg(long)]
     pub base_url: Option<String>,
@@ -44,7 +44,7 @@ pub struct ModelArgs {
     pub model: Option<String>,
 }
 
-fn parse_kind(s: &str) -> Result<ProviderKind, String> {
+fn parse_kind(s: &str) -> Result<WireKind, String> {
     s.parse()
 }
 

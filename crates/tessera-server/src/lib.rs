@@ -15,3 +15,4 @@ pub mod serve;
 pub mod test_tools;
 pub mod ui_types;
 pub mod validate_cmd;
+pub mod views;

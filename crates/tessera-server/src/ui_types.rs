@@ -3,7 +3,7 @@
 
 use tessera_protocol::generate::Collector;
 
-/// Adds the engine's (and, as they gain TypeScript exports, other crates') types.
+/// Adds the engine's types and the answers this crate composes ([`crate::views`]).
 pub fn add_roots(collector: &mut Collector<'_>) {
     // `GET /v1/runs/{id}/context`: `TurnContext.assembly` (typed there by name only, as the
     // protocol cannot see the engine).
@@ -11,4 +11,17 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     // `/v1/profiles` and `/v1/specialists`.
     collector.add::<tessera_engine::profiles::AgentProfile>();
     collector.add::<tessera_engine::specialists::SpecialistSpec>();
+    // `/v1/conversations…`.
+    collector.add::<crate::views::conversations::ConversationList>();
+    collector.add::<crate::views::conversations::ConversationDetail>();
+    collector.add::<crate::views::conversations::ConversationDeleted>();
+    collector.add::<crate::views::conversations::ConversationImported>();
+    // `/v1/providers…`.
+    collector.add::<crate::views::providers::ProviderList>();
+    collector.add::<crate::views::providers::ProviderSaved>();
+    collector.add::<crate::views::providers::ProviderRemoved>();
+    collector.add::<crate::views::providers::KeyStored>();
+    collector.add::<crate::views::providers::KeyRemoved>();
+    collector.add::<crate::views::providers::DefaultProviderSet>();
+    collector.add::<crate::views::providers::ProviderModels>();
 }

@@ -33,7 +33,7 @@ CREATE INDEX conversations_by_recency ON conversations (archived, pinned DESC, u
 ";
 
 /// A conversation as the list shows it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Conversation {
     pub id: String,
     pub title: String,

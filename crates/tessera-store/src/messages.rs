@@ -35,7 +35,7 @@ CREATE INDEX messages_by_parent ON messages (conversation_id, parent_id);
 ";
 
 /// A stored message: the seed-004 message with its place in the tree.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct StoredMessage {
     pub id: String,
     pub conversation_id: String,

@@ -316,7 +316,7 @@ pub struct ConversationMatch {
 }
 
 /// Where in a conversation a search matched.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct MessageMatch {
     pub message_id: String,
     /// Text around the first match, `…` where it was cut.

@@ -18,6 +18,9 @@ function row(id: string, title: string, extra: Partial<ConversationSummary> = {}
     updated_at: '2026-11-20T10:00:00.000Z',
     pinned: false,
     archived: false,
+    active_leaf_id: null,
+    locale: null,
+    actor: null,
     message_count: 2,
     ...extra,
   };

@@ -6,7 +6,7 @@
  * or the app closed meanwhile, nothing is deleted.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { ApiError, type ConversationMatch, type ConversationPatch, type ConversationSummary, type TesseraClient } from '../transport/client';
+import { ApiError, type ConversationPatch, type ConversationSummary, type TesseraClient } from '../transport/client';
 
 /** How long a deletion can be undone before it is sent. */
 export const UNDO_MS = 8_000;
@@ -28,7 +28,8 @@ export interface Failure {
 }
 
 /** A row as the sidebar shows it: the conversation, and where a search found it. */
-export type ListRow = ConversationSummary & { match?: ConversationMatch['match'] };
+/** A row of the list; a search's rows say where they matched (`match`). */
+export type ListRow = ConversationSummary;
 
 export interface ConversationListOptions {
   client: TesseraClient | null;
@@ -57,7 +58,7 @@ function agrees(row: ConversationSummary, patch: ConversationPatch): boolean {
 
 export function useConversationList({ client, conversations, selectedId, onDeselect, refresh }: ConversationListOptions) {
   const [query, setQuery] = useState('');
-  const [results, setResults] = useState<ConversationMatch[] | null>(null);
+  const [results, setResults] = useState<ConversationSummary[] | null>(null);
   const [searching, setSearching] = useState(false);
   const [searchError, setSearchError] = useState<string | null>(null);
   const [view, setView] = useState<ListView>('active');

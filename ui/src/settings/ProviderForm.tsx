@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { ProviderConfig, SettingsApi, WireKind } from './api';
+import type { ProviderConfig, ProviderConfigInput, SettingsApi, WireKind } from './api';
 import { Field, FormActions, isApiError, messageOf } from './fields';
 
 type FormField = 'name' | 'kind' | 'base_url' | 'default_model';
@@ -48,7 +48,7 @@ export function ProviderForm({ api, initial, models = [], onSaved, onCancel }: P
     if (!baseUrl.trim()) missing.base_url = t('settings.required');
     setErrors(missing);
     if (Object.keys(missing).length > 0) return;
-    const config: ProviderConfig = {
+    const config: ProviderConfigInput = {
       ...(initial ?? {}),
       name: name.trim(),
       kind,

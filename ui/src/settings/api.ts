@@ -2,11 +2,21 @@
  * The settings endpoints of `/v1` (README "The `/v1` API": providers, settings, profiles,
  * specialists, tools). The check, the settings, the model status, profiles and specialists are
  * generated from Rust (tessera_protocol::settings_api, the engine's profiles and specialists);
- * the provider rows are still assembled on the server as plain JSON, so their shapes are
- * written here until they get a Rust type.
+ * the provider answers too (tessera_server::views::providers).
  */
 import type { TesseraClient, TransportRequest } from '../transport/client';
 import type { AgentProfile } from '../generated/AgentProfile';
+import type { DefaultProviderSet } from '../generated/DefaultProviderSet';
+import type { KeyRemoved } from '../generated/KeyRemoved';
+import type { KeyStored } from '../generated/KeyStored';
+import type { ModelInfo } from '../generated/ModelInfo';
+import type { ProviderConfig } from '../generated/ProviderConfig';
+import type { ProviderList } from '../generated/ProviderList';
+import type { ProviderModels } from '../generated/ProviderModels';
+import type { ProviderRemoved } from '../generated/ProviderRemoved';
+import type { ProviderRow } from '../generated/ProviderRow';
+import type { ProviderSaved } from '../generated/ProviderSaved';
+import type { WireKind } from '../generated/WireKind';
 import type { Evidence } from '../generated/Evidence';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
 import type { McpImported } from '../generated/McpImported';
@@ -23,53 +33,27 @@ import type { SettingValues } from '../generated/SettingValues';
 import type { SettingsView } from '../generated/SettingsView';
 import type { SpecialistSpec } from '../generated/SpecialistSpec';
 
-export type { AgentProfile, McpPrompt, McpResource, McpServerView, ModelStatus, ProviderCheck, SettingsView, SpecialistSpec };
+export type {
+  AgentProfile,
+  McpPrompt,
+  McpResource,
+  McpServerView,
+  ModelInfo,
+  ModelStatus,
+  ProviderCheck,
+  ProviderConfig,
+  ProviderList,
+  ProviderRow,
+  SettingsView,
+  SpecialistSpec,
+  WireKind,
+};
 
-export type WireKind = 'openai' | 'anthropic';
-
-/** A provider configuration as saved (`ProviderConfig`; keys are never part of it). */
-export interface ProviderConfig {
-  name: string;
-  kind: WireKind;
-  base_url: string;
-  models?: Record<string, JsonValue>;
-  default_model?: string | null;
-  fallback_model?: string | null;
-  requires_key?: boolean;
-  proxy?: string | null;
-  [field: string]: JsonValue | undefined;
-}
-
-/** A row of `GET /v1/providers`. */
-export interface ProviderRow {
-  name: string;
-  kind: WireKind;
-  source: 'preset' | 'saved' | 'preset+saved' | string;
-  default: boolean;
-  base_url: string;
-  default_model: string | null;
-  models: string[];
-  requires_key: boolean;
-  /** Where the key is found: `env`, `keyring`, `missing`, `not_needed`, `unknown`. */
-  key: string;
-  key_env_var: string | null;
-  key_env_vars: string[];
-  /** null: the keyring could not be read. */
-  has_key: boolean | null;
-  config: ProviderConfig;
-}
-
-export interface ProviderList {
-  providers: ProviderRow[];
-  default: string | null;
-  keyring_error: string | null;
-  model: ModelStatus;
-}
-
-export interface ModelInfo {
-  id: string;
-  display_name?: string;
-}
+/**
+ * A configuration sent to be saved: what the Rust `ProviderConfig` reads, where everything but
+ * the name, the wire format and the base URL has a default.
+ */
+export type ProviderConfigInput = Pick<ProviderConfig, 'name' | 'kind' | 'base_url'> & Partial<ProviderConfig>;
 
 export type SettingKey = keyof SettingValues;
 
@@ -111,28 +95,28 @@ export class SettingsApi {
     return this.json({ method: 'GET', path: '/v1/providers' });
   }
 
-  saveProvider(config: ProviderConfig): Promise<{ name: string; replaced: boolean; model: ModelStatus }> {
+  saveProvider(config: ProviderConfigInput): Promise<ProviderSaved> {
     return this.json({ method: 'POST', path: '/v1/providers', body: config });
   }
 
-  removeProvider(name: string): Promise<{ keyring_warning: string | null; model: ModelStatus }> {
+  removeProvider(name: string): Promise<ProviderRemoved> {
     return this.json({ method: 'DELETE', path: `/v1/providers/${encodeURIComponent(name)}` });
   }
 
-  setKey(name: string, key: string): Promise<{ env_override: string | null; not_required: boolean; model: ModelStatus }> {
+  setKey(name: string, key: string): Promise<KeyStored> {
     return this.json({ method: 'PUT', path: `/v1/providers/${encodeURIComponent(name)}/key`, body: { key } });
   }
 
-  deleteKey(name: string): Promise<{ removed: boolean; model: ModelStatus }> {
+  deleteKey(name: string): Promise<KeyRemoved> {
     return this.json({ method: 'DELETE', path: `/v1/providers/${encodeURIComponent(name)}/key` });
   }
 
-  makeDefault(name: string): Promise<{ default: string; model: ModelStatus }> {
+  makeDefault(name: string): Promise<DefaultProviderSet> {
     return this.json({ method: 'POST', path: `/v1/providers/${encodeURIComponent(name)}/default`, body: {} });
   }
 
   async models(name: string): Promise<ModelInfo[]> {
-    const body = await this.json<{ models: ModelInfo[] }>({ method: 'GET', path: `/v1/providers/${encodeURIComponent(name)}/models` });
+    const body = await this.json<ProviderModels>({ method: 'GET', path: `/v1/providers/${encodeURIComponent(name)}/models` });
     return body.models;
   }
 

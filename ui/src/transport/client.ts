@@ -6,12 +6,17 @@
 import type { ClientCapabilities } from '../generated/ClientCapabilities';
 import type { ConsentDecision } from '../generated/ConsentDecision';
 import type { ConsentRequestPayload } from '../generated/ConsentRequestPayload';
+import type { ConversationDetail } from '../generated/ConversationDetail';
+import type { ConversationImported } from '../generated/ConversationImported';
+import type { ConversationList } from '../generated/ConversationList';
+import type { ConversationSummary } from '../generated/ConversationSummary';
+import type { MessageMatch } from '../generated/MessageMatch';
+import type { StoredMessage } from '../generated/StoredMessage';
 import type { ErrorResponse } from '../generated/ErrorResponse';
 import type { Event } from '../generated/Event';
 import type { FormAction } from '../generated/FormAction';
 import type { FormRequestPayload } from '../generated/FormRequestPayload';
 import type { Message } from '../generated/Message';
-import type { SessionMessage } from '../generated/SessionMessage';
 import type { Timestamp } from '../generated/Timestamp';
 import type { ToolResult } from '../generated/ToolResult';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
@@ -129,41 +134,10 @@ export async function errorOf(response: Response): Promise<ApiError> {
   return new ApiError(response.status, `HTTP_${response.status}`, text.trim() || response.statusText || `HTTP ${response.status}`);
 }
 
-// ----- What the REST endpoints answer (not generated from Rust yet: see ui/README.md) -----
+// ----- What the REST endpoints answer: the conversation views are generated from Rust
+// (tessera_server::views); the patch, export and interaction shapes are still written here. -----
 
-/** A row of `GET /v1/conversations`. */
-export interface ConversationSummary {
-  id: string;
-  title: string;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-  pinned: boolean;
-  archived: boolean;
-  message_count: number;
-}
-
-/** A message of `GET /v1/conversations/{id}` (the store's message with its place in the tree). */
-export interface StoredMessage {
-  id: string;
-  conversation_id: string;
-  parent_id: string | null;
-  depth: number;
-  message: SessionMessage;
-}
-
-/** A row of `GET /v1/conversations?q=…`: where the conversation matched (null: its title). */
-export interface ConversationMatch extends ConversationSummary {
-  match: { message_id: string; snippet: string; highlight: [number, number] | null } | null;
-}
-
-export interface ConversationDetail {
-  conversation: ConversationSummary;
-  messages: StoredMessage[];
-  /** For each shown message that has others beside it: their ids in the order written, itself included. */
-  siblings?: Record<string, string[]>;
-  /** The ids of the messages not on the branch shown. */
-  off_branch?: string[];
-}
+export type { ConversationDetail, ConversationImported, ConversationList, ConversationSummary, MessageMatch, StoredMessage };
 
 /** What `PATCH /v1/conversations/{id}` changes. */
 export interface ConversationPatch {
@@ -237,7 +211,7 @@ export class TesseraClient {
   }
 
   async listConversations(signal?: AbortSignal): Promise<ConversationSummary[]> {
-    const body = await this.json<{ conversations: ConversationSummary[] }>({ method: 'GET', path: '/v1/conversations', signal });
+    const body = await this.json<ConversationList>({ method: 'GET', path: '/v1/conversations', signal });
     return body.conversations;
   }
 
@@ -246,8 +220,8 @@ export class TesseraClient {
   }
 
   /** Conversations (archived ones too) whose title or messages hold every word of `query`. */
-  async searchConversations(query: string, signal?: AbortSignal): Promise<ConversationMatch[]> {
-    const body = await this.json<{ conversations: ConversationMatch[] }>({
+  async searchConversations(query: string, signal?: AbortSignal): Promise<ConversationSummary[]> {
+    const body = await this.json<ConversationList>({
       method: 'GET',
       path: `/v1/conversations?archived=all&q=${encodeURIComponent(query)}`,
       signal,
@@ -275,7 +249,7 @@ export class TesseraClient {
   }
 
   /** A context document or a list of MCP-CP messages becomes a new conversation. */
-  importConversation(document: unknown): Promise<{ conversation_id: string; messages: number; evidences: number }> {
+  importConversation(document: unknown): Promise<ConversationImported> {
     return this.json({ method: 'POST', path: '/v1/conversations/import', body: document });
   }
 

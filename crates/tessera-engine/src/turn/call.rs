@@ -7,7 +7,7 @@ use jiff::Timestamp;
 use tessera_protocol::context_doc::UsageStage;
 use tessera_providers::stream::{Accumulator, Response, Usage};
 use tessera_providers::{anthropic, openai};
-use tessera_providers::{ChatRequest, ProviderClient, ProviderError, ProviderKind};
+use tessera_providers::{ChatRequest, ProviderClient, ProviderError, WireKind};
 use tessera_store::model_turns::NewModelTurn;
 use tokio_util::sync::CancellationToken;
 
@@ -36,8 +36,8 @@ pub(super) async fn call_model(
 ) -> Result<CallResult, TurnError> {
     let config = client.config();
     let mut wire_request = match config.kind {
-        ProviderKind::Openai => openai::encode_request(config, &request, true),
-        ProviderKind::Anthropic => anthropic::encode_request(config, &request, true),
+        WireKind::Openai => openai::encode_request(config, &request, true),
+        WireKind::Anthropic => anthropic::encode_request(config, &request, true),
     };
     without_inline_images(&mut wire_request);
     let turn = recorder.store.start_model_turn(

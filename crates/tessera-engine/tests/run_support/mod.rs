@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tessera_engine::engine::Subscription;
 use tessera_protocol::easyflow::{EventBody, SystemState};
-use tessera_providers::config::{ProviderConfig, ProviderKind};
+use tessera_providers::config::{ProviderConfig, WireKind};
 use tessera_providers::keys::Secret;
 use tessera_providers::ProviderClient;
 use tessera_store::StoredEvent;
@@ -15,7 +15,7 @@ use tessera_testkit::scripted::ScriptedProvider;
 
 /// A client of the scripted provider's OpenAI endpoint, no proxy.
 pub fn scripted_client(provider: &ScriptedProvider) -> ProviderClient {
-    let mut config = ProviderConfig::new("scripted", ProviderKind::Openai, provider.openai_base());
+    let mut config = ProviderConfig::new("scripted", WireKind::Openai, provider.openai_base());
     config.proxy = Some("none".into());
     ProviderClient::new(config, Some(Secret::new("k"))).unwrap()
 }

@@ -160,7 +160,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
-    use crate::config::{ModelSettings, ProviderKind};
+    use crate::config::{ModelSettings, WireKind};
 
     fn price(input: f64, output: f64) -> ModelPrice {
         ModelPrice {
@@ -198,11 +198,8 @@ mod tests {
     #[test]
     fn settings_override_the_table_and_local_servers_are_free() {
         let table = PriceTable::builtin();
-        let mut deepseek = ProviderConfig::new(
-            "deepseek",
-            ProviderKind::Openai,
-            "https://api.deepseek.com/v1",
-        );
+        let mut deepseek =
+            ProviderConfig::new("deepseek", WireKind::Openai, "https://api.deepseek.com/v1");
         assert_eq!(
             table
                 .price_for(&deepseek, "deepseek-chat")
@@ -228,7 +225,7 @@ mod tests {
             "http://localhost:8000/v1",
             "http://[::1]:1234/v1",
         ] {
-            let local = ProviderConfig::new("local", ProviderKind::Openai, base);
+            let local = ProviderConfig::new("local", WireKind::Openai, base);
             assert!(is_local(&local), "{base}");
             // Even a model named like a paid one costs nothing when served locally.
             assert_eq!(
@@ -236,7 +233,7 @@ mod tests {
                 Some(ModelPrice::default())
             );
         }
-        let remote = ProviderConfig::new("r", ProviderKind::Openai, "https://10.0.0.5/v1");
+        let remote = ProviderConfig::new("r", WireKind::Openai, "https://10.0.0.5/v1");
         assert!(!is_local(&remote));
     }
 

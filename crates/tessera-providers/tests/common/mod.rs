@@ -2,7 +2,7 @@
 //! drains a stream into its items, the whole answer and the error that ended it.
 #![allow(dead_code)]
 
-use tessera_providers::config::{ProviderConfig, ProviderKind};
+use tessera_providers::config::{ProviderConfig, WireKind};
 use tessera_providers::keys::Secret;
 use tessera_providers::stream::{Accumulator, Response, StreamItem};
 use tessera_providers::{ChatMessage, ChatRequest, ProviderClient, ProviderError};
@@ -11,10 +11,10 @@ use tokio_util::sync::CancellationToken;
 
 pub const KEY: &str = "sk-test-0123456789abcdef";
 
-pub fn config(provider: &ScriptedProvider, kind: ProviderKind) -> ProviderConfig {
+pub fn config(provider: &ScriptedProvider, kind: WireKind) -> ProviderConfig {
     let base = match kind {
-        ProviderKind::Openai => provider.openai_base(),
-        ProviderKind::Anthropic => provider.url(),
+        WireKind::Openai => provider.openai_base(),
+        WireKind::Anthropic => provider.url(),
     };
     let mut config = ProviderConfig::new("scripted", kind, base);
     config.proxy = Some("none".into());

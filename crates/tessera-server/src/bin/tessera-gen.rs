@@ -13,7 +13,8 @@ const USAGE: &str = "usage: tessera-gen <write|check> [--root DIR]
 
   write   rewrite schemas/ and ui/src/generated/ from the Rust types (stale files removed)
   check   exit 1, listing each stale, missing or extra file, if the committed files differ
-  --root  workspace root (default: the one it was built in)";
+  --root  workspace root (default: the one around the current directory, else the one
+          it was built in)";
 
 fn main() -> ExitCode {
     let mut command = None;

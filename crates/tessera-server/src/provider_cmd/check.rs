@@ -7,7 +7,7 @@ use std::path::Path;
 use tessera_providers::http::{
     build_client, has_userinfo, redact_userinfo, PROXY_CREDENTIALS_ADVICE,
 };
-use tessera_providers::{ProviderConfig, ProviderError, ProviderKind};
+use tessera_providers::{ProviderConfig, ProviderError, WireKind};
 
 use super::*;
 
@@ -63,7 +63,7 @@ pub(crate) fn check_network(
     name: &str,
     apply: impl FnOnce(&mut ProviderConfig),
 ) -> Outcome {
-    let mut probe = ProviderConfig::new(name, ProviderKind::Openai, "http://127.0.0.1/");
+    let mut probe = ProviderConfig::new(name, WireKind::Openai, "http://127.0.0.1/");
     apply(&mut probe);
     build_client(&probe).map(|_| ()).map_err(|err| match err {
         ProviderError::Config(message) => usage(format!("{flag}: {message}")),

@@ -4,11 +4,12 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::Arc;
 
-use serde_json::{json, Value};
 use tessera_providers::http::redact_userinfo;
 use tessera_providers::keys::{env_key, env_var_names, get_key, KeyStore};
 use tessera_providers::{presets, ProviderConfig, ProviderError};
 use tessera_store::Store;
+
+use crate::views::providers::{KeyPlace, ProviderOrigin, ProviderSummary};
 
 use super::*;
 
@@ -32,13 +33,13 @@ impl KeyFound {
         }
     }
 
-    pub(crate) fn code(&self) -> &'static str {
+    pub(crate) fn place(&self) -> KeyPlace {
         match self {
-            KeyFound::Env(_) => "env",
-            KeyFound::Keyring => "keyring",
-            KeyFound::Missing => "missing",
-            KeyFound::NotNeeded => "not_needed",
-            KeyFound::Unknown => "unknown",
+            KeyFound::Env(_) => KeyPlace::Env,
+            KeyFound::Keyring => KeyPlace::Keyring,
+            KeyFound::Missing => KeyPlace::Missing,
+            KeyFound::NotNeeded => KeyPlace::NotNeeded,
+            KeyFound::Unknown => KeyPlace::Unknown,
         }
     }
 }
@@ -132,30 +133,36 @@ pub(crate) async fn provider_rows(store: &Store, keyring: &Arc<dyn KeyStore>) ->
 }
 
 /// A provider as `list --json` prints it (and the settings API shows it): never a key.
-pub(crate) fn row_json(row: &Row, default: Option<&str>) -> Value {
+pub(crate) fn summary(row: &Row, default: Option<&str>) -> ProviderSummary {
     let Row {
         name,
         config,
         source,
         key,
     } = row;
-    json!({
-        "name": name,
-        "kind": config.kind.as_str(),
-        "source": source.as_str(),
-        "default": default == Some(name.as_str()),
-        "base_url": config.base_url,
-        "default_model": config.default_model,
-        "fallback_model": config.fallback_model,
-        "models": config.models.keys().collect::<Vec<_>>(),
-        "requires_key": config.requires_key,
-        "key": key.code(),
-        "key_env_var": match key { KeyFound::Env(var) => Some(var), _ => None },
-        "key_env_vars": env_var_names(config),
+    ProviderSummary {
+        name: name.clone(),
+        kind: config.kind,
+        source: match source {
+            Source::Preset => ProviderOrigin::Preset,
+            Source::Saved => ProviderOrigin::Saved,
+        },
+        default: default == Some(name.as_str()),
+        base_url: config.base_url.clone(),
+        default_model: config.default_model.clone(),
+        fallback_model: config.fallback_model.clone(),
+        models: config.models.keys().cloned().collect(),
+        requires_key: config.requires_key,
+        key: key.place(),
+        key_env_var: match key {
+            KeyFound::Env(var) => Some(var.clone()),
+            _ => None,
+        },
+        key_env_vars: env_var_names(config),
         // Settings saved before credentials were refused may hold some.
-        "proxy": config.proxy.as_deref().map(redact_userinfo),
-        "extra_ca_certs": config.extra_ca_certs,
-    })
+        proxy: config.proxy.as_deref().map(redact_userinfo),
+        extra_ca_certs: config.extra_ca_certs.clone(),
+    }
 }
 
 pub(super) async fn list(store: &Store, keyring: &Arc<dyn KeyStore>, as_json: bool) -> Outcome {
@@ -166,9 +173,9 @@ pub(super) async fn list(store: &Store, keyring: &Arc<dyn KeyStore>, as_json: bo
     } = provider_rows(store, keyring).await?;
     let mut out = std::io::stdout().lock();
     let written = if as_json {
-        let items: Vec<Value> = rows
+        let items: Vec<ProviderSummary> = rows
             .iter()
-            .map(|row| row_json(row, default.as_deref()))
+            .map(|row| summary(row, default.as_deref()))
             .collect();
         serde_json::to_string_pretty(&items)
             .map_err(std::io::Error::other)

@@ -12,7 +12,7 @@ use anyhow::anyhow;
 use clap::{Args, Subcommand};
 use tessera_providers::keys::{KeyStore, OsKeyring};
 use tessera_providers::models::OLLAMA_URL;
-use tessera_providers::{ProviderConfig, ProviderError, ProviderKind};
+use tessera_providers::{ProviderConfig, ProviderError, WireKind};
 use tessera_store::Store;
 
 use crate::data_dir::default_data_dir;
@@ -35,7 +35,7 @@ use settings::*;
 // provider saved from the UI is held to the rules of `tessera provider`.
 pub(crate) use check::check_config;
 pub(crate) use keys::{remove_key, remove_provider, save_key};
-pub(crate) use list::{provider_rows, row_json};
+pub(crate) use list::{provider_rows, summary};
 pub(crate) use models::fetch_models;
 pub(crate) use settings::{
     check_limit, clear_default, parse_limit, read_limits, set_default, spent_today, write_limits,
@@ -95,7 +95,7 @@ pub struct AddArgs {
     pub name: String,
     /// Its wire: openai (any OpenAI-compatible server) or anthropic. Needed for a new name.
     #[arg(long, value_parser = parse_kind)]
-    pub kind: Option<ProviderKind>,
+    pub kind: Option<WireKind>,
     /// Base URL, e.g. http://127.0.0.1:8000/v1 (default: the kind's official API).
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
@@ -127,7 +127,7 @@ pub struct AddArgs {
     pub requires_key: bool,
 }
 
-fn parse_kind(s: &str) -> Result<ProviderKind, String> {
+fn parse_kind(s: &str) -> Result<WireKind, String> {
     s.parse()
 }
 

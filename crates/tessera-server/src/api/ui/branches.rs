@@ -136,7 +136,7 @@ async fn switch(
     State(engine): State<Engine>,
     Path(id): Path<String>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<crate::views::conversations::ConversationDetail>, ApiError> {
     let message = message_id_of(body)?
         .ok_or_else(|| bad_request("send {\"message_id\": …}: the message whose branch to show"))?;
     let store = engine.store();

@@ -10,7 +10,8 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 use tessera_engine::engine::Engine;
 use tessera_store::conversations::{Conversation, ConversationFilter, ConversationPatch};
 use tessera_store::{ReadTx, StoredMessage};
@@ -19,6 +20,10 @@ use super::{bad_request, json_body, kind_of, object_body};
 use crate::api::messages::refuse_while_running;
 use crate::api::ApiError;
 use crate::context_cmd::{export_value, import_value, ContextCmdError, ExportFormat};
+use crate::views::conversations::{
+    ConversationDeleted, ConversationDetail, ConversationImported, ConversationList,
+    ConversationSummary,
+};
 
 /// Context documents carry their evidences (attachments inline): more than axum's 2 MB default.
 const IMPORT_LIMIT: usize = 64 * 1024 * 1024;
@@ -56,17 +61,20 @@ fn query_pairs(query: Option<&str>) -> Vec<(String, String)> {
         .collect()
 }
 
-fn listed(conversation: Conversation, message_count: u64) -> Value {
-    let mut value = serde_json::to_value(conversation).unwrap_or_default();
-    if let Value::Object(map) = &mut value {
-        map.insert("message_count".into(), json!(message_count));
+fn listed(conversation: Conversation, message_count: u64) -> ConversationSummary {
+    ConversationSummary {
+        conversation,
+        message_count,
+        found: None,
     }
-    value
 }
 
 /// The conversation as the list shows it; `message_count` is the length of the branch shown
 /// (the active leaf's depth: one indexed lookup).
-fn listed_row(r: &ReadTx<'_>, conversation: Conversation) -> tessera_store::Result<Value> {
+fn listed_row(
+    r: &ReadTx<'_>,
+    conversation: Conversation,
+) -> tessera_store::Result<ConversationSummary> {
     let count = match &conversation.active_leaf_id {
         Some(leaf) => r
             .message(&conversation.id, leaf)?
@@ -85,7 +93,7 @@ fn listed_row(r: &ReadTx<'_>, conversation: Conversation) -> tessera_store::Resu
 async fn list(
     State(engine): State<Engine>,
     RawQuery(query): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<ConversationList>, ApiError> {
     let mut filter = ConversationFilter::default();
     let mut search: Option<String> = None;
     for (name, value) in query_pairs(query.as_deref()) {
@@ -127,15 +135,16 @@ async fn list(
             .search_conversations(q, &filter)?
             .into_iter()
             .map(|found| {
-                let mut row = listed_row(r, found.conversation)?;
-                if let Value::Object(map) = &mut row {
-                    map.insert("match".into(), json!(found.message));
-                }
-                Ok(row)
+                Ok(ConversationSummary {
+                    found: Some(found.message),
+                    ..listed_row(r, found.conversation)?
+                })
             })
             .collect(),
     })?;
-    Ok(Json(json!({ "conversations": rows })))
+    Ok(Json(ConversationList {
+        conversations: rows,
+    }))
 }
 
 /// `GET /v1/conversations/{id}`: the conversation and the messages of the branch shown;
@@ -145,12 +154,12 @@ async fn list(
 async fn show(
     State(engine): State<Engine>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<ConversationDetail>, ApiError> {
     Ok(Json(detail(&engine, &id)?))
 }
 
 /// What [`show`] answers (a branch switch answers it too).
-pub(super) fn detail(engine: &Engine, id: &str) -> Result<Value, ApiError> {
+pub(super) fn detail(engine: &Engine, id: &str) -> Result<ConversationDetail, ApiError> {
     let (conversation, messages, links) = engine.store().read(|r| {
         Ok((
             r.conversation(id)?,
@@ -161,12 +170,12 @@ pub(super) fn detail(engine: &Engine, id: &str) -> Result<Value, ApiError> {
     let conversation = conversation.ok_or_else(|| not_found(id))?;
     let count = messages.len() as u64;
     let (siblings, off_branch) = branching(&messages, &links);
-    Ok(json!({
-        "conversation": listed(conversation, count),
-        "messages": messages,
-        "siblings": siblings,
-        "off_branch": off_branch,
-    }))
+    Ok(ConversationDetail {
+        conversation: listed(conversation, count),
+        messages,
+        siblings,
+        off_branch,
+    })
 }
 
 /// For the branch `shown`, given the tree's `(id, parent)` links in the order written: each
@@ -174,19 +183,22 @@ pub(super) fn detail(engine: &Engine, id: &str) -> Result<Value, ApiError> {
 fn branching(
     shown: &[StoredMessage],
     links: &[(String, Option<String>)],
-) -> (Map<String, Value>, Vec<String>) {
+) -> (BTreeMap<String, Vec<String>>, Vec<String>) {
     let mut children: std::collections::HashMap<Option<&str>, Vec<&str>> =
         std::collections::HashMap::new();
     for (id, parent) in links {
         children.entry(parent.as_deref()).or_default().push(id);
     }
-    let mut siblings = Map::new();
+    let mut siblings = BTreeMap::new();
     for m in shown {
         if let Some(ids) = children
             .get(&m.parent_id.as_deref())
             .filter(|ids| ids.len() > 1)
         {
-            siblings.insert(m.id.clone(), json!(ids));
+            siblings.insert(
+                m.id.clone(),
+                ids.iter().map(|id| (*id).to_owned()).collect(),
+            );
         }
     }
     let on: std::collections::HashSet<&str> = shown.iter().map(|m| m.id.as_str()).collect();
@@ -203,7 +215,7 @@ async fn change(
     State(engine): State<Engine>,
     Path(id): Path<String>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<ConversationSummary>, ApiError> {
     let patch = patch_of(object_body(body)?)?;
     let store = engine.store();
     if store.conversation(&id)?.is_none() {
@@ -270,17 +282,17 @@ fn patch_of(body: Map<String, Value>) -> Result<ConversationPatch, ApiError> {
 async fn remove(
     State(engine): State<Engine>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<ConversationDeleted>, ApiError> {
     let store = engine.store();
     if store.conversation(&id)?.is_none() {
         return Err(not_found(&id));
     }
     refuse_while_running(&engine, &id, "deleting it")?;
     let report = store.delete_conversation(&id)?;
-    Ok(Json(json!({
-        "deleted": id,
-        "attachments_removed": report.attachments_removed.len(),
-    })))
+    Ok(Json(ConversationDeleted {
+        deleted: id,
+        attachments_removed: report.attachments_removed.len() as u64,
+    }))
 }
 
 /// `GET /v1/conversations/{id}/export?format=context|messages|markdown`: the seed-004
@@ -385,11 +397,11 @@ async fn import(
     match import_value(engine.store(), &document, "the body") {
         Ok(Ok(report)) => Ok((
             StatusCode::CREATED,
-            Json(json!({
-                "conversation_id": report.conversation_id,
-                "messages": report.messages,
-                "evidences": report.evidences,
-            })),
+            Json(ConversationImported {
+                conversation_id: report.conversation_id,
+                messages: report.messages as u64,
+                evidences: report.evidences as u64,
+            }),
         )
             .into_response()),
         Ok(Err(problems)) => Err(ApiError::invalid_document("the document", &problems)),

@@ -11,7 +11,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Extension, Json, Router};
-use serde_json::{json, Value};
+use serde_json::Value;
 use tessera_engine::engine::Engine;
 use tessera_engine::provider_settings::{find_provider, save_provider, ProviderLookupError};
 use tessera_providers::http::redact_userinfo;
@@ -22,6 +22,10 @@ use super::{bad_request, kind_of, model_status, object_body, refresh_model};
 use crate::api::ApiError;
 use crate::provider_cmd::{self as cmd, Failure};
 use crate::serve::ModelFlags;
+use crate::views::providers::{
+    DefaultProviderSet, KeyRemoved, KeyStored, ProviderList, ProviderModels, ProviderRemoved,
+    ProviderRow, ProviderSaved,
+};
 
 type Flags = Option<Extension<Arc<ModelFlags>>>;
 
@@ -79,35 +83,34 @@ pub(super) fn api_error(failure: Failure) -> ApiError {
 }
 
 /// The configuration as saved, with any proxy credentials of old settings hidden.
-fn shown_config(config: &ProviderConfig) -> Value {
+fn shown_config(config: &ProviderConfig) -> ProviderConfig {
     let mut config = config.clone();
     config.proxy = config.proxy.as_deref().map(redact_userinfo);
-    serde_json::to_value(config).unwrap_or_default()
+    config
 }
 
 /// `GET /v1/providers`: every provider (presets, and saved ones in their place) as `tessera
 /// provider list --json` shows it, plus `has_key` (null: the keyring could not be read) and the
 /// whole configuration; which one is the default; the model new runs use.
-async fn list(State(engine): State<Engine>) -> Result<Json<Value>, ApiError> {
+async fn list(State(engine): State<Engine>) -> Result<Json<ProviderList>, ApiError> {
     let listing = cmd::provider_rows(engine.store(), &keyring())
         .await
         .map_err(api_error)?;
-    let providers: Vec<Value> = listing
+    let providers = listing
         .rows
         .iter()
-        .map(|row| {
-            let mut item = cmd::row_json(row, listing.default.as_deref());
-            item["has_key"] = json!(row.key.has_key());
-            item["config"] = shown_config(&row.config);
-            item
+        .map(|row| ProviderRow {
+            summary: cmd::summary(row, listing.default.as_deref()),
+            has_key: row.key.has_key(),
+            config: shown_config(&row.config),
         })
         .collect();
-    Ok(Json(json!({
-        "providers": providers,
-        "default": listing.default,
-        "keyring_error": listing.keyring_error,
-        "model": model_status(&engine),
-    })))
+    Ok(Json(ProviderList {
+        providers,
+        default: listing.default,
+        keyring_error: listing.keyring_error,
+        model: model_status(&engine),
+    }))
 }
 
 /// `POST /v1/providers`: a whole configuration (the `config` of the list), saved under its
@@ -142,12 +145,12 @@ async fn save(
     } else {
         StatusCode::CREATED
     };
-    let answer = json!({
-        "name": config.name,
-        "replaced": replaced,
-        "config": shown_config(&config),
-        "model": model,
-    });
+    let answer = ProviderSaved {
+        config: shown_config(&config),
+        name: config.name,
+        replaced,
+        model,
+    };
     Ok((status, Json(answer)).into_response())
 }
 
@@ -157,7 +160,7 @@ async fn remove(
     State(engine): State<Engine>,
     flags: Flags,
     Path(name): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<ProviderRemoved>, ApiError> {
     let store = engine.store();
     // The raw settings, not the parsed ones: unreadable settings must still be removable.
     if store.provider_settings(&name)?.is_none() {
@@ -183,14 +186,14 @@ async fn remove(
         ),
     };
     let model = refresh_model(&engine, flags).await;
-    Ok(Json(json!({
-        "removed": name,
-        "key_removed": key_removed,
-        "keyring_warning": keyring_warning,
-        "preset_remains": removal.preset_remains,
-        "was_default": removal.was_default,
-        "model": model,
-    })))
+    Ok(Json(ProviderRemoved {
+        removed: name,
+        key_removed,
+        keyring_warning,
+        preset_remains: removal.preset_remains,
+        was_default: removal.was_default,
+        model,
+    }))
 }
 
 /// `PUT /v1/providers/{name}/key` with `{"key": "…"}`: into the OS keyring, nowhere else.
@@ -199,7 +202,7 @@ async fn set_key(
     flags: Flags,
     Path(name): Path<String>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<KeyStored>, ApiError> {
     let body = object_body(body)?;
     if let Some(field) = body.keys().find(|k| k.as_str() != "key") {
         return Err(bad_request(format!(
@@ -220,15 +223,13 @@ async fn set_key(
         .await
         .map_err(api_error)?;
     let model = refresh_model(&engine, flags).await;
-    Ok(Json(json!({
-        "provider": name,
-        "stored": true,
-        // This variable is set and is used instead of the keyring while it is.
-        "env_override": notes.env_override,
-        // The provider is set up as needing no key, so this one is not sent.
-        "not_required": notes.not_required,
-        "model": model,
-    })))
+    Ok(Json(KeyStored {
+        provider: name,
+        stored: true,
+        env_override: notes.env_override,
+        not_required: notes.not_required,
+        model,
+    }))
 }
 
 /// `DELETE /v1/providers/{name}/key`: removes the key from the keyring; 404 when the provider
@@ -237,7 +238,7 @@ async fn delete_key(
     State(engine): State<Engine>,
     flags: Flags,
     Path(name): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<KeyRemoved>, ApiError> {
     let removed = cmd::remove_key(&keyring(), &name)
         .await
         .map_err(api_error)?;
@@ -252,9 +253,11 @@ async fn delete_key(
         ));
     }
     let model = refresh_model(&engine, flags).await;
-    Ok(Json(
-        json!({ "provider": name, "removed": removed, "model": model }),
-    ))
+    Ok(Json(KeyRemoved {
+        provider: name,
+        removed,
+        model,
+    }))
 }
 
 /// `POST /v1/providers/{name}/default`: the provider used when none is named.
@@ -262,19 +265,25 @@ async fn make_default(
     State(engine): State<Engine>,
     flags: Flags,
     Path(name): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<DefaultProviderSet>, ApiError> {
     cmd::set_default(engine.store(), &name).map_err(api_error)?;
     let model = refresh_model(&engine, flags).await;
-    Ok(Json(json!({ "default": name, "model": model })))
+    Ok(Json(DefaultProviderSet {
+        default: name,
+        model,
+    }))
 }
 
 /// `GET /v1/providers/{name}/models`: asked of the provider itself, with its key.
 async fn models(
     State(engine): State<Engine>,
     Path(name): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<ProviderModels>, ApiError> {
     let (_, models) = cmd::fetch_models(engine.store(), keyring(), &name)
         .await
         .map_err(api_error)?;
-    Ok(Json(json!({ "provider": name, "models": models })))
+    Ok(Json(ProviderModels {
+        provider: name,
+        models,
+    }))
 }

@@ -1,0 +1,58 @@
+//! What the conversation endpoints answer (`/v1/conversations…`, README "The `/v1` API").
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use tessera_store::conversations::Conversation;
+use tessera_store::search::MessageMatch;
+use tessera_store::StoredMessage;
+use ts_rs::TS;
+
+/// A conversation as the list shows it.
+#[derive(Clone, Debug, Serialize, TS)]
+pub struct ConversationSummary {
+    #[serde(flatten)]
+    pub conversation: Conversation,
+    /// The length of the branch shown.
+    pub message_count: u64,
+    /// Only in a search's answer: the newest message that matched (null when only the title
+    /// did).
+    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub found: Option<Option<MessageMatch>>,
+}
+
+/// `GET /v1/conversations`.
+#[derive(Clone, Debug, Serialize, TS)]
+pub struct ConversationList {
+    pub conversations: Vec<ConversationSummary>,
+}
+
+/// `GET /v1/conversations/{id}` (and a branch switch): the conversation and the messages of
+/// the branch shown.
+#[derive(Clone, Debug, Serialize, TS)]
+pub struct ConversationDetail {
+    pub conversation: ConversationSummary,
+    pub messages: Vec<StoredMessage>,
+    /// For each shown message that has others beside it (earlier answers, edited messages):
+    /// their ids in the order written, itself included.
+    pub siblings: BTreeMap<String, Vec<String>>,
+    /// The ids of the messages not on the branch shown.
+    pub off_branch: Vec<String>,
+}
+
+/// `DELETE /v1/conversations/{id}`.
+#[derive(Clone, Debug, Serialize, TS)]
+pub struct ConversationDeleted {
+    pub deleted: String,
+    /// How many attachments no other conversation used, removed from disk.
+    pub attachments_removed: u64,
+}
+
+/// `POST /v1/conversations/import` (201).
+#[derive(Clone, Debug, Serialize, TS)]
+pub struct ConversationImported {
+    pub conversation_id: String,
+    pub messages: u64,
+    pub evidences: u64,
+}
