@@ -3,12 +3,16 @@
 
 use std::path::{Path, PathBuf};
 
-use tracing_appender::non_blocking::WorkerGuard;
+use tracing_appender::non_blocking::{NonBlockingBuilder, WorkerGuard};
 use tracing_appender::rolling::{Builder, Rotation};
 use tracing_subscriber::{fmt, layer::SubscriberExt, util::SubscriberInitExt, EnvFilter, Layer};
 
 pub const LOG_FILE_PREFIX: &str = "tessera-desktop";
 const KEPT_FILES: usize = 7;
+/// Lines waiting for the log writer's thread. The default (128,000) is a queue allocated and
+/// touched whole at start: 4 MB resident for an app that logs a few lines a minute. When this
+/// many are waiting, a logging thread waits for the disk instead of dropping lines.
+const QUEUED_LINES: usize = 4_096;
 
 pub fn folder(data_dir: &Path) -> PathBuf {
     data_dir.join("logs")
@@ -33,7 +37,10 @@ pub fn init(data_dir: &Path) -> Option<WorkerGuard> {
         .build(folder(data_dir));
     match appender {
         Ok(appender) => {
-            let (writer, guard) = tracing_appender::non_blocking(appender);
+            let (writer, guard) = NonBlockingBuilder::default()
+                .buffered_lines_limit(QUEUED_LINES)
+                .lossy(false)
+                .finish(appender);
             let file = fmt::layer()
                 .with_ansi(false)
                 .with_writer(writer)
