@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -16,7 +16,7 @@ use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use crate::config::{ProviderConfig, WireKind};
 use crate::error::{ProviderError, Result};
-use crate::http::{build_client, join_url};
+use crate::http::{build_client, client_builder, join_url};
 use crate::keys::Secret;
 use crate::request::ChatRequest;
 use crate::stream::{Accumulator, Response, StreamItem};
@@ -30,8 +30,19 @@ pub struct ProviderClient {
 
 struct Inner {
     config: ProviderConfig,
-    http: reqwest::Client,
+    /// Built on the first call: an app that starts with a model configured, and is not asked
+    /// anything yet, does not set up TLS for it (its configuration is checked at once).
+    http: OnceLock<std::result::Result<reqwest::Client, String>>,
     key: Option<Secret>,
+}
+
+impl Inner {
+    fn http(&self) -> Result<&reqwest::Client> {
+        self.http
+            .get_or_init(|| build_client(&self.config).map_err(|err| err.to_string()))
+            .as_ref()
+            .map_err(|message| ProviderError::Config(message.clone()))
+    }
 }
 
 impl std::fmt::Debug for ProviderClient {
@@ -60,9 +71,14 @@ impl ProviderClient {
                 provider: config.name.clone(),
             });
         }
-        let http = build_client(&config)?;
+        // Checked now (proxy, extra certificates), built on the first call.
+        let _checked = client_builder(&config)?;
         Ok(Self {
-            inner: Arc::new(Inner { config, http, key }),
+            inner: Arc::new(Inner {
+                config,
+                http: OnceLock::new(),
+                key,
+            }),
         })
     }
 
@@ -494,7 +510,7 @@ impl ResponseStream {
             serde_json::to_vec(&body).map_err(|err| ProviderError::Config(err.to_string()))?;
         let provider = config.name.clone();
         let first_byte = config.timeouts.first_byte();
-        let send = inner.http.post(&url).headers(headers).body(body).send();
+        let send = inner.http()?.post(&url).headers(headers).body(body).send();
         let response = match tokio::time::timeout(first_byte, send).await {
             Err(_) => {
                 return Err(ProviderError::FirstByteTimeout {

@@ -1,7 +1,7 @@
 //! The HTTP client of one provider: system or per-provider proxy, extra trusted CAs, connect
 //! timeout. Built once per provider and reused, so connections are kept alive.
 
-use reqwest::{Certificate, Client, Proxy};
+use reqwest::{Certificate, Client, ClientBuilder, Proxy};
 
 use crate::config::ProviderConfig;
 use crate::error::{ProviderError, Result};
@@ -33,6 +33,17 @@ pub fn redact_userinfo(url: &str) -> String {
 /// Builds the client for `config`. A per-provider proxy with credentials (from settings saved
 /// before they were refused) is a [`ProviderError::Config`]; no error shows credentials.
 pub fn build_client(config: &ProviderConfig) -> Result<Client> {
+    client_builder(config)?.build().map_err(|err| {
+        ProviderError::Config(format!(
+            "provider {}: cannot build the HTTP client: {err}",
+            config.name
+        ))
+    })
+}
+
+/// Everything of [`build_client`] but the build itself, which sets up TLS (the system's trusted
+/// certificates parsed, a few MB): the proxy and the extra certificates checked and read.
+pub fn client_builder(config: &ProviderConfig) -> Result<ClientBuilder> {
     let mut builder = Client::builder()
         .connect_timeout(config.timeouts.connect())
         .user_agent(concat!("Tessera/", env!("CARGO_PKG_VERSION")))
@@ -85,12 +96,7 @@ pub fn build_client(config: &ProviderConfig) -> Result<Client> {
             builder = builder.add_root_certificate(cert);
         }
     }
-    builder.build().map_err(|err| {
-        ProviderError::Config(format!(
-            "provider {}: cannot build the HTTP client: {err}",
-            config.name
-        ))
-    })
+    Ok(builder)
 }
 
 /// `base` joined with `path`, without doubled or missing slashes.
