@@ -11,9 +11,12 @@ use thiserror::Error;
 pub const DEFAULT_PROVIDER_SETTING: &str = "default_provider";
 
 /// Where a provider's configuration came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
 pub enum ProviderSource {
+    /// Saved by the person (a preset of the same name is replaced by it).
     Saved,
+    /// Built in (`openai`, `deepseek`, `ollama`…).
     Preset,
 }
 

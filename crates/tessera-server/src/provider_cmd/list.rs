@@ -9,7 +9,7 @@ use tessera_providers::keys::{env_key, env_var_names, get_key, KeyStore};
 use tessera_providers::{presets, ProviderConfig, ProviderError};
 use tessera_store::Store;
 
-use crate::views::providers::{KeyPlace, ProviderOrigin, ProviderSummary};
+use crate::views::providers::{KeyPlace, ProviderSummary};
 
 use super::*;
 
@@ -143,10 +143,7 @@ pub(crate) fn summary(row: &Row, default: Option<&str>) -> ProviderSummary {
     ProviderSummary {
         name: name.clone(),
         kind: config.kind,
-        source: match source {
-            Source::Preset => ProviderOrigin::Preset,
-            Source::Saved => ProviderOrigin::Saved,
-        },
+        source: *source,
         default: default == Some(name.as_str()),
         base_url: config.base_url.clone(),
         default_model: config.default_model.clone(),

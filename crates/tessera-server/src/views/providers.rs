@@ -4,20 +4,11 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
+use tessera_engine::provider_settings::ProviderSource;
 use tessera_protocol::settings_api::ModelStatus;
 use tessera_providers::models::ModelInfo;
 use tessera_providers::{ProviderConfig, WireKind};
 use ts_rs::TS;
-
-/// Where a provider's configuration comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
-#[serde(rename_all = "snake_case")]
-pub enum ProviderOrigin {
-    /// Built in (`openai`, `deepseek`, `ollama`…).
-    Preset,
-    /// Saved by the person (a preset of the same name is replaced by it).
-    Saved,
-}
 
 /// Where the key a provider would use is found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
@@ -38,7 +29,7 @@ pub enum KeyPlace {
 pub struct ProviderSummary {
     pub name: String,
     pub kind: WireKind,
-    pub source: ProviderOrigin,
+    pub source: ProviderSource,
     /// Whether it is the one used when none is named.
     pub default: bool,
     pub base_url: String,

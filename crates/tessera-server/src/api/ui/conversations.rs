@@ -222,11 +222,7 @@ async fn change(
         return Err(not_found(&id));
     }
     let conversation = store.update_conversation(&id, patch)?;
-    let count = match &conversation.active_leaf_id {
-        Some(leaf) => store.message(&id, leaf)?.map_or(0, |m| m.depth + 1),
-        None => 0,
-    };
-    Ok(Json(listed(conversation, count)))
+    Ok(Json(store.read(|r| listed_row(r, conversation))?))
 }
 
 fn patch_of(body: Map<String, Value>) -> Result<ConversationPatch, ApiError> {
