@@ -85,7 +85,7 @@ async fn tool_calls_run_and_their_results_reach_the_model() {
             run_id: None,
         },
         CancellationToken::new(),
-        |e| seen.push(e.clone()),
+        |e| seen.push(e),
     )
     .await
     .unwrap();
@@ -227,7 +227,7 @@ async fn a_model_that_never_stops_calling_tools_hits_the_turn_limit() {
             run_id: None,
         },
         CancellationToken::new(),
-        |e: &StoredEvent| seen.push(e.event.clone()),
+        |e: StoredEvent| seen.push(e.event),
     )
     .await
     .unwrap();
@@ -341,7 +341,7 @@ async fn a_long_answer_is_seen_in_seq_order_and_only_once_stored() {
             if there.first().map(|s| s.seq) != Some(e.seq) {
                 unstored.push(e.seq);
             }
-            seen.push(e.clone());
+            seen.push(e);
         },
     )
     .await
@@ -389,10 +389,10 @@ async fn a_store_failure_mid_answer_ends_the_turn_with_the_store_error() {
         },
         CancellationToken::new(),
         |e| {
-            seen.push(e.clone());
+            let c = e.event.conversation_id.clone();
+            seen.push(e);
             if seen.len() == 10 {
                 // The conversation goes away under the run: its next writes fail.
-                let c = e.event.conversation_id.clone();
                 writer.write(move |tx| tx.delete_conversation(&c)).unwrap();
             }
         },

@@ -7,7 +7,21 @@ use tessera_protocol::wire::Timestamp;
 
 /// Now, as `2026-01-20T10:00:00.123Z`.
 pub fn now() -> Timestamp {
-    Timestamp::new(format_millis(now_millis()))
+    // A stream stamps dozens of events within one millisecond: the text of the last one is
+    // reused instead of formatted again (formatting cost as much as serialising the event).
+    thread_local! {
+        static LAST: std::cell::RefCell<(i64, String)> = const {
+            std::cell::RefCell::new((i64::MIN, String::new()))
+        };
+    }
+    let millis = now_millis();
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if last.0 != millis {
+            *last = (millis, format_millis(millis));
+        }
+        Timestamp::new(last.1.clone())
+    })
 }
 
 /// Milliseconds since the Unix epoch.

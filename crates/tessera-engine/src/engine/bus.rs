@@ -26,13 +26,14 @@ impl EventBus {
         Self::default()
     }
 
-    /// Sends a stored event to the conversation's subscribers (none is fine).
-    pub fn publish(&self, conversation_id: &str, event: &StoredEvent) {
+    /// Sends a stored event to the conversation's subscribers (none is fine). Taken whole: the
+    /// subscribers share it as it is, without a copy.
+    pub fn publish(&self, conversation_id: &str, event: StoredEvent) {
         let Ok(mut channels) = self.channels.lock() else {
             return;
         };
         if let Some(sender) = channels.get(conversation_id) {
-            if sender.send(Arc::new(event.clone())).is_err() {
+            if sender.send(Arc::new(event)).is_err() {
                 // Nobody listens any more.
                 channels.remove(conversation_id);
             }

@@ -21,7 +21,7 @@ impl Engine {
         let answered = answer_interaction(&self.store, interaction_id, answer)?;
         if let Some(event) = &answered.event {
             self.bus
-                .publish(&answered.interaction.conversation_id, event);
+                .publish(&answered.interaction.conversation_id, event.clone());
         }
         // A running tool (an MCP server) waiting for this form goes on at once.
         self.live_forms.deliver(&answered.interaction);
@@ -129,7 +129,7 @@ impl Engine {
     /// Cancels an interaction that waited too long; the run resumes without its answer.
     fn expire(&self, interaction: &Interaction) {
         match cancel_interaction(&self.store, interaction, "expired") {
-            Ok(Some((_, event))) => self.bus.publish(&interaction.conversation_id, &event),
+            Ok(Some((_, event))) => self.bus.publish(&interaction.conversation_id, event),
             Ok(None) => return,
             Err(error) => {
                 tracing::warn!(%error, "cannot expire an interaction");
@@ -202,7 +202,7 @@ impl Engine {
             return Ok(false);
         }
         for event in close_run(&self.store, conversation_id, run_id, reason)? {
-            self.bus.publish(conversation_id, &event);
+            self.bus.publish(conversation_id, event);
         }
         Ok(true)
     }

@@ -42,7 +42,7 @@ struct Publisher {
 }
 
 impl Publisher {
-    fn publish(&self, event: &tessera_store::StoredEvent) {
+    fn publish(&self, event: tessera_store::StoredEvent) {
         // From its `done`, or its suspension, the run is no longer running here: a cancel then
         // closes what is stored, and an answer may resume it.
         let stops = match &event.event.body {
@@ -67,7 +67,7 @@ struct StoredAndPublished {
 impl crate::executor::EventSink for StoredAndPublished {
     fn emit(&self, event: tessera_protocol::easyflow::Event) {
         match self.sink.persist(event) {
-            Ok(stored) => self.bus.publish(&self.conversation_id, &stored),
+            Ok(stored) => self.bus.publish(&self.conversation_id, stored),
             Err(error) => tracing::warn!(%error, "could not store an event"),
         }
     }

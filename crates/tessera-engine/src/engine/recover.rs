@@ -31,7 +31,7 @@ impl Engine {
                     for event in
                         close_run(&self.store, &conversation, &run, CloseReason::Interrupted)?
                     {
-                        self.bus.publish(&conversation, &event);
+                        self.bus.publish(&conversation, event);
                     }
                     report.interrupted.push(run);
                 }

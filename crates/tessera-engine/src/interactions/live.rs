@@ -149,7 +149,7 @@ impl LiveForms {
 
     fn withdraw(&self, interaction: &Interaction, reason: &str) {
         match cancel_interaction(&self.store, interaction, reason) {
-            Ok(Some((_, event))) => self.bus.publish(&interaction.conversation_id, &event),
+            Ok(Some((_, event))) => self.bus.publish(&interaction.conversation_id, event),
             Ok(None) => {}
             Err(error) => tracing::warn!(%error, "cannot withdraw a form"),
         }

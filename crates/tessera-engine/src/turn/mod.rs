@@ -191,7 +191,7 @@ pub(crate) struct Recorder<'a> {
     conversation_id: String,
     shaper: EventShaper,
     tool_sink: StoreSink,
-    emit: &'a mut (dyn FnMut(&StoredEvent) + Send),
+    emit: &'a mut (dyn FnMut(StoredEvent) + Send),
     /// Where the writer thread leaves the answers to the writes of streamed events.
     landing: Arc<Landing>,
     /// Streamed events not given to the store yet: they go with the next write.
@@ -257,7 +257,7 @@ impl<'a> Recorder<'a> {
         store: &'a Arc<Store>,
         shaper: EventShaper,
         conversation_id: &str,
-        emit: &'a mut (dyn FnMut(&StoredEvent) + Send),
+        emit: &'a mut (dyn FnMut(StoredEvent) + Send),
     ) -> Self {
         Self {
             store,
@@ -284,7 +284,7 @@ impl<'a> Recorder<'a> {
         self.flush()?;
         let (store, conversation_id) = (self.store, &self.conversation_id);
         let stored = blocking(|| store.append_event(conversation_id, event))?;
-        (self.emit)(&stored);
+        (self.emit)(stored);
         Ok(())
     }
 
@@ -331,7 +331,7 @@ impl<'a> Recorder<'a> {
         };
         self.handed_on += 1;
         for stored in answer? {
-            (self.emit)(&stored);
+            (self.emit)(stored);
         }
         if !self.waiting.is_empty() {
             self.write_waiting();
@@ -388,7 +388,7 @@ impl<'a> Recorder<'a> {
         }
         let sink = &self.tool_sink;
         let stored = blocking(|| sink.persist(event))?;
-        (self.emit)(&stored);
+        (self.emit)(stored);
         Ok(())
     }
 
@@ -403,7 +403,7 @@ impl<'a> Recorder<'a> {
                 tx.append_event(&conversation_id, event)
             })
         })?;
-        (self.emit)(&stored);
+        (self.emit)(stored);
         Ok(())
     }
 }
@@ -431,7 +431,7 @@ pub async fn run_turn(
     client: &ProviderClient,
     input: TurnInput<'_>,
     cancel: CancellationToken,
-    mut emit: impl FnMut(&StoredEvent) + Send,
+    mut emit: impl FnMut(StoredEvent) + Send,
 ) -> Result<TurnOutcome, TurnError> {
     let TurnInput {
         conversation,

@@ -89,7 +89,7 @@ pub async fn resume_turn(
     client: &ProviderClient,
     input: ResumeInput<'_>,
     cancel: CancellationToken,
-    mut emit: impl FnMut(&StoredEvent) + Send,
+    mut emit: impl FnMut(StoredEvent) + Send,
 ) -> Result<TurnOutcome, TurnError> {
     let ResumeInput {
         conversation_id,

@@ -13,16 +13,14 @@ mod ui;
 
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::sse::{KeepAlive, Sse};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use futures_util::stream;
 use serde_json::{json, Value};
-use tessera_engine::engine::{Engine, Subscription};
+use tessera_engine::engine::Engine;
 
 pub use errors::ApiError;
-use sse::{to_sse, Ends};
+pub(crate) use sse::stream_response;
 
 /// The `/v1` routes (the caller adds authentication).
 pub fn routes(engine: Engine) -> Router {
@@ -42,35 +40,6 @@ pub(crate) fn wants_stream(headers: &HeaderMap) -> bool {
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("text/event-stream"))
-}
-
-/// The SSE response for a subscription, ending after `done` or a fatal error (of run `run`
-/// when one is named).
-pub(crate) fn stream_response(sub: Subscription, run: Option<String>) -> Response {
-    let events = stream::unfold(Some(sub), move |state| {
-        let run = run.clone();
-        async move {
-            let mut sub = state?;
-            match sub.next_shared().await {
-                Ok(Some(event)) => {
-                    let (sse, ends) = to_sse(&event);
-                    // Following one run, another run's end in the same conversation (a tool
-                    // call request's, say) does not end this stream.
-                    let ours = run.is_none() || event.run_id == run;
-                    let go_on = ends == Ends::No || !ours;
-                    Some((sse, go_on.then_some(sub)))
-                }
-                Ok(None) => None,
-                Err(error) => {
-                    tracing::warn!(%error, "cannot read events from the store");
-                    None
-                }
-            }
-        }
-    });
-    Sse::new(events)
-        .keep_alive(KeepAlive::default())
-        .into_response()
 }
 
 async fn conversation_events(
