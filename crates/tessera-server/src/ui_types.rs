@@ -16,6 +16,10 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     collector.add::<crate::views::conversations::ConversationDetail>();
     collector.add::<crate::views::conversations::ConversationDeleted>();
     collector.add::<crate::views::conversations::ConversationImported>();
+    // `/v1/interactions…`, `/v1/forms`, and the answer the UI sends.
+    collector.add::<crate::views::interactions::InteractionList>();
+    collector.add::<crate::views::interactions::InteractionAnswered>();
+    collector.add::<tessera_engine::interactions::Answer>();
     // `/v1/providers…`.
     collector.add::<crate::views::providers::ProviderList>();
     collector.add::<crate::views::providers::ProviderSaved>();

@@ -14,7 +14,7 @@ import {
   type ConversationDetail,
   type ConversationSummary,
   type EventStream,
-  type InteractionAnswer,
+  type Answer,
   type StoredMessage,
   type StreamEvent,
   type TesseraClient,
@@ -61,7 +61,7 @@ export interface ChatSession {
   /** Reads the conversation list again. */
   refreshList: () => Promise<void>;
   stop: () => Promise<void>;
-  answer: (interactionId: string, answer: InteractionAnswer) => Promise<void>;
+  answer: (interactionId: string, answer: Answer) => Promise<void>;
 }
 
 function describe(error: unknown): string {
@@ -459,7 +459,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
   }, [client, runningId]);
 
   const answer = useCallback(
-    async (interactionId: string, value: InteractionAnswer) => {
+    async (interactionId: string, value: Answer) => {
       if (!client) return;
       await client.answerInteraction(interactionId, value);
       setChatState(closeInteraction(chatRef.current, interactionId));

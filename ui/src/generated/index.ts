@@ -3,6 +3,7 @@
 export type { Actor } from "./Actor";
 export type { AgentProfile } from "./AgentProfile";
 export type { AgentRef } from "./AgentRef";
+export type { Answer } from "./Answer";
 export type { ApiRequest } from "./ApiRequest";
 export type { ApiResponseHead } from "./ApiResponseHead";
 export type { Attachment } from "./Attachment";
@@ -74,6 +75,10 @@ export type { IncludedMessage } from "./IncludedMessage";
 export type { Instruction } from "./Instruction";
 export type { InstructionExecutionMode } from "./InstructionExecutionMode";
 export type { InstructionSet } from "./InstructionSet";
+export type { InteractionAnswered } from "./InteractionAnswered";
+export type { InteractionList } from "./InteractionList";
+export type { InteractionState } from "./InteractionState";
+export type { InteractionView } from "./InteractionView";
 export type { KeyPlace } from "./KeyPlace";
 export type { KeyRemoved } from "./KeyRemoved";
 export type { KeyStored } from "./KeyStored";

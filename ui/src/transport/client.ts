@@ -3,9 +3,8 @@
  * a small `Transport`, so the desktop shell can later carry the very same requests over Tauri
  * IPC (DESIGN.md) instead of HTTP.
  */
+import type { Answer } from '../generated/Answer';
 import type { ClientCapabilities } from '../generated/ClientCapabilities';
-import type { ConsentDecision } from '../generated/ConsentDecision';
-import type { ConsentRequestPayload } from '../generated/ConsentRequestPayload';
 import type { ConversationDetail } from '../generated/ConversationDetail';
 import type { ConversationImported } from '../generated/ConversationImported';
 import type { ConversationList } from '../generated/ConversationList';
@@ -14,10 +13,10 @@ import type { MessageMatch } from '../generated/MessageMatch';
 import type { StoredMessage } from '../generated/StoredMessage';
 import type { ErrorResponse } from '../generated/ErrorResponse';
 import type { Event } from '../generated/Event';
-import type { FormAction } from '../generated/FormAction';
-import type { FormRequestPayload } from '../generated/FormRequestPayload';
+import type { InteractionAnswered } from '../generated/InteractionAnswered';
+import type { InteractionList } from '../generated/InteractionList';
+import type { InteractionView } from '../generated/InteractionView';
 import type { Message } from '../generated/Message';
-import type { Timestamp } from '../generated/Timestamp';
 import type { ToolResult } from '../generated/ToolResult';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
 import { readSse } from './sse';
@@ -134,10 +133,10 @@ export async function errorOf(response: Response): Promise<ApiError> {
   return new ApiError(response.status, `HTTP_${response.status}`, text.trim() || response.statusText || `HTTP ${response.status}`);
 }
 
-// ----- What the REST endpoints answer: the conversation views are generated from Rust
-// (tessera_server::views); the patch, export and interaction shapes are still written here. -----
+// ----- What the REST endpoints answer: generated from Rust (tessera_server::views, the
+// engine's Answer); the conversation patch and the export formats are still written here. -----
 
-export type { ConversationDetail, ConversationImported, ConversationList, ConversationSummary, MessageMatch, StoredMessage };
+export type { Answer, ConversationDetail, ConversationImported, ConversationList, ConversationSummary, InteractionView, MessageMatch, StoredMessage };
 
 /** What `PATCH /v1/conversations/{id}` changes. */
 export interface ConversationPatch {
@@ -147,21 +146,6 @@ export interface ConversationPatch {
 }
 
 export type ExportFormat = 'context' | 'messages' | 'markdown';
-
-/** An interaction as `GET /v1/interactions` shows it. */
-export type InteractionView = {
-  interaction_id: string;
-  conversation_id: string;
-  run_id: string | null;
-  state: 'pending' | 'answered' | 'cancelled';
-  created_at: Timestamp;
-  updated_at: Timestamp;
-} & ({ kind: 'form'; request: FormRequestPayload } | { kind: 'consent'; request: ConsentRequestPayload });
-
-export type InteractionAnswer =
-  | { action: Exclude<FormAction, 'accept'> }
-  | { action: 'accept'; values: { [key: string]: JsonValue } }
-  | { decision: ConsentDecision };
 
 /** One event of a stream with the SSE event name it came under and its seq (the SSE id). */
 export interface StreamEvent {
@@ -276,7 +260,7 @@ export class TesseraClient {
   }
 
   async listInteractions(conversationId: string, signal?: AbortSignal): Promise<InteractionView[]> {
-    const body = await this.json<{ interactions: InteractionView[] }>({
+    const body = await this.json<InteractionList>({
       method: 'GET',
       path: `/v1/interactions?conversation_id=${encodeURIComponent(conversationId)}`,
       signal,
@@ -284,7 +268,7 @@ export class TesseraClient {
     return body.interactions;
   }
 
-  answerInteraction(id: string, answer: InteractionAnswer): Promise<InteractionView> {
+  answerInteraction(id: string, answer: Answer): Promise<InteractionAnswered> {
     return this.json({ method: 'POST', path: `/v1/interactions/${encodeURIComponent(id)}`, body: answer });
   }
 

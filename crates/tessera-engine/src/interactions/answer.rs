@@ -16,12 +16,16 @@ use thiserror::Error;
 use super::{consent, run_event};
 use crate::forms::{check_form_schema, validate_values, FieldError};
 
-/// What the person answered.
-#[derive(Clone, Debug, PartialEq)]
+/// What the person answered, as the UI sends it (`POST /v1/interactions/{id}`); read by
+/// [`Answer::from_json`], which says what is wrong with a bad one.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, ts_rs::TS)]
+#[serde(untagged)]
 pub enum Answer {
     Form {
         action: FormAction,
         /// The values, for `accept`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
         values: Option<Value>,
     },
     Consent {

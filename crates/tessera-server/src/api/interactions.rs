@@ -17,6 +17,7 @@ use tessera_protocol::DocumentKind;
 use tessera_store::Interaction;
 
 use super::ApiError;
+use crate::views::interactions::{InteractionAnswered, InteractionList, InteractionView};
 
 pub fn routes() -> Router<Engine> {
     Router::new()
@@ -60,25 +61,18 @@ impl From<AnswerError> for ApiError {
     }
 }
 
-/// What a client sees of an interaction.
-fn view(interaction: &Interaction) -> Value {
-    json!({
-        "interaction_id": interaction.interaction_id,
-        "conversation_id": interaction.conversation_id,
-        "run_id": interaction.run_id,
-        "kind": interaction.kind,
-        "state": interaction.state,
-        "request": interaction.request,
-        "answer": interaction.answer,
-        "created_at": interaction.created_at,
-        "updated_at": interaction.updated_at,
-    })
+/// What a client sees of an interaction; a request the store holds but that cannot be read
+/// as its kind's payload is the store's error.
+fn view(interaction: &Interaction) -> Result<InteractionView, ApiError> {
+    InteractionView::of(interaction)
+        .map_err(|message| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "STORE_ERROR", message))
 }
 
-fn answered(result: &Answered) -> Json<Value> {
-    let mut body = view(&result.interaction);
-    body["repeated"] = json!(result.event.is_none());
-    Json(body)
+fn answered(result: &Answered) -> Result<Json<InteractionAnswered>, ApiError> {
+    Ok(Json(InteractionAnswered {
+        interaction: view(&result.interaction)?,
+        repeated: result.event.is_none(),
+    }))
 }
 
 fn json_body(body: &[u8]) -> Result<Value, ApiError> {
@@ -108,12 +102,12 @@ async fn answer(
     State(engine): State<Engine>,
     Path(id): Path<String>,
     body: axum::body::Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<InteractionAnswered>, ApiError> {
     let answer = Answer::from_json(&json_body(&body)?)?;
     let handle = tokio::runtime::Handle::current();
     off_thread(move || {
         let _guard = handle.enter();
-        Ok(answered(&engine.answer(&id, &answer)?))
+        answered(&engine.answer(&id, &answer)?)
     })
     .await
 }
@@ -121,7 +115,7 @@ async fn answer(
 async fn submit_form(
     State(engine): State<Engine>,
     body: axum::body::Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<InteractionAnswered>, ApiError> {
     let value = json_body(&body)?;
     let submission: FormSubmission =
         tessera_protocol::validate::parse(DocumentKind::FormSubmission, &value).map_err(|err| {
@@ -153,7 +147,7 @@ async fn submit_form(
             values: (action == FormAction::Accept)
                 .then(|| Value::Object(submission.values.clone().unwrap_or_default())),
         };
-        Ok(answered(&engine.answer(&submission.form_id, &answer)?))
+        answered(&engine.answer(&submission.form_id, &answer)?)
     })
     .await
 }
@@ -166,19 +160,28 @@ struct ListQuery {
 async fn list(
     State(engine): State<Engine>,
     Query(query): Query<ListQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<InteractionList>, ApiError> {
     let pending = engine.pending_interactions(query.conversation_id.as_deref())?;
-    Ok(Json(json!({
-        "interactions": pending.iter().map(view).collect::<Vec<_>>()
-    })))
+    // One unreadable request does not hide the others.
+    let interactions = pending
+        .iter()
+        .filter_map(|interaction| match InteractionView::of(interaction) {
+            Ok(view) => Some(view),
+            Err(error) => {
+                tracing::warn!(%error, "an interaction is left out of the list");
+                None
+            }
+        })
+        .collect();
+    Ok(Json(InteractionList { interactions }))
 }
 
 async fn one(
     State(engine): State<Engine>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<InteractionView>, ApiError> {
     match engine.store().find_interaction(&id)? {
-        Some(interaction) => Ok(Json(view(&interaction))),
+        Some(interaction) => Ok(Json(view(&interaction)?)),
         None => Err(ApiError::new(
             StatusCode::NOT_FOUND,
             "NOT_FOUND",

@@ -4,7 +4,7 @@ import { I18nextProvider } from 'react-i18next';
 import { describe, expect, it, vi } from 'vitest';
 import type { FormRequestPayload } from '../../generated/FormRequestPayload';
 import { createI18n } from '../../i18n';
-import { ApiError, type InteractionAnswer } from '../../transport/client';
+import { ApiError, type Answer } from '../../transport/client';
 import { FormCard } from './FormCard';
 
 const EVERY_KIND: FormRequestPayload = {
@@ -33,7 +33,7 @@ const EVERY_KIND: FormRequestPayload = {
   ui: { submit_text: 'Book it' },
 };
 
-function renderForm(request: FormRequestPayload, onAnswer: (a: InteractionAnswer) => Promise<void>, language: 'en' | 'zh-CN' = 'en') {
+function renderForm(request: FormRequestPayload, onAnswer: (a: Answer) => Promise<void>, language: 'en' | 'zh-CN' = 'en') {
   const i18n = createI18n(language);
   const user = userEvent.setup();
   render(
@@ -111,7 +111,7 @@ describe('form card', () => {
     const refused = new ApiError(422, 'INVALID_VALUES', 'some values are not accepted', {
       fields: [{ field: 'email', message: 'must be a valid email address' }],
     });
-    const onAnswer = vi.fn<(a: InteractionAnswer) => Promise<void>>().mockRejectedValueOnce(refused).mockResolvedValueOnce(undefined);
+    const onAnswer = vi.fn<(a: Answer) => Promise<void>>().mockRejectedValueOnce(refused).mockResolvedValueOnce(undefined);
     const request: FormRequestPayload = {
       form_id: 'f2',
       title: 'Your trip',

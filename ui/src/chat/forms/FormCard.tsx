@@ -2,13 +2,13 @@ import { useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { FormAction } from '../../generated/FormAction';
 import type { FormRequestPayload } from '../../generated/FormRequestPayload';
-import { ApiError, type InteractionAnswer } from '../../transport/client';
+import { ApiError, type Answer } from '../../transport/client';
 import { fieldsOf, initialDraft, validate, type Draft, type Field, type FieldError } from './schema';
 
 export interface FormCardProps {
   request: FormRequestPayload;
   /** Sends the answer; rejects with an ApiError (422: `details.fields`) when it is refused. */
-  onAnswer: (answer: InteractionAnswer) => Promise<void>;
+  onAnswer: (answer: Answer) => Promise<void>;
 }
 
 type Shown = { kind: 'local'; error: FieldError } | { kind: 'server'; message: string };
@@ -50,7 +50,7 @@ export function FormCard({ request, onAnswer }: FormCardProps) {
     el?.focus();
   };
 
-  const send = async (answer: InteractionAnswer, action: FormAction) => {
+  const send = async (answer: Answer, action: FormAction) => {
     setBusy(action);
     setFailure(null);
     try {
