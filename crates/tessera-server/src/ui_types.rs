@@ -11,6 +11,8 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     // `/v1/profiles` and `/v1/specialists`.
     collector.add::<tessera_engine::profiles::AgentProfile>();
     collector.add::<tessera_engine::specialists::SpecialistSpec>();
+    // Their errors' `details.problems`.
+    collector.add::<crate::views::agents::AgentProblems>();
     // `/v1/conversations…`.
     collector.add::<crate::views::conversations::ConversationList>();
     collector.add::<crate::views::conversations::ConversationDetail>();
@@ -20,6 +22,8 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     collector.add::<crate::views::interactions::InteractionList>();
     collector.add::<crate::views::interactions::InteractionAnswered>();
     collector.add::<tessera_engine::interactions::Answer>();
+    // `/v1/tools`.
+    collector.add::<crate::views::tools::ToolList>();
     // `/v1/providers…`.
     collector.add::<crate::views::providers::ProviderList>();
     collector.add::<crate::views::providers::ProviderSaved>();

@@ -2,9 +2,10 @@
  * The settings endpoints of `/v1` (README "The `/v1` API": providers, settings, profiles,
  * specialists, tools). The check, the settings, the model status, profiles and specialists are
  * generated from Rust (tessera_protocol::settings_api, the engine's profiles and specialists);
- * the provider answers too (tessera_server::views::providers).
+ * the provider and tool answers and the agents' problems too (tessera_server::views).
  */
 import type { TesseraClient, TransportRequest } from '../transport/client';
+import type { AgentProblem } from '../generated/AgentProblem';
 import type { AgentProfile } from '../generated/AgentProfile';
 import type { DefaultProviderSet } from '../generated/DefaultProviderSet';
 import type { KeyRemoved } from '../generated/KeyRemoved';
@@ -32,8 +33,11 @@ import type { ProviderCheck } from '../generated/ProviderCheck';
 import type { SettingValues } from '../generated/SettingValues';
 import type { SettingsView } from '../generated/SettingsView';
 import type { SpecialistSpec } from '../generated/SpecialistSpec';
+import type { ToolInfo } from '../generated/ToolInfo';
+import type { ToolList } from '../generated/ToolList';
 
 export type {
+  AgentProblem,
   AgentProfile,
   McpPrompt,
   McpResource,
@@ -46,6 +50,7 @@ export type {
   ProviderRow,
   SettingsView,
   SpecialistSpec,
+  ToolInfo,
   WireKind,
 };
 
@@ -57,24 +62,11 @@ export type ProviderConfigInput = Pick<ProviderConfig, 'name' | 'kind' | 'base_u
 
 export type SettingKey = keyof SettingValues;
 
-export interface ToolInfo {
-  name: string;
-  description: string;
-}
-
 /**
  * A resource and a prompt of an MCP server as the server lists them (the MCP specification's
  * `Resource` and `Prompt`, passed through unchanged, so they have no Rust type to generate
  * from); only what the settings page shows.
  */
-/** One problem of a refused profile or specialist (`details.problems`). */
-export interface AgentProblem {
-  profile?: string | null;
-  specialist?: string;
-  index?: number;
-  field: string;
-  message: string;
-}
 
 /**
  * The settings calls over the app's client, so they go the same way as the chat (HTTP with
@@ -200,7 +192,7 @@ export class SettingsApi {
   }
 
   async tools(): Promise<ToolInfo[]> {
-    const body = await this.json<{ tools: ToolInfo[] }>({ method: 'GET', path: '/v1/tools' });
+    const body = await this.json<ToolList>({ method: 'GET', path: '/v1/tools' });
     return body.tools;
   }
 }

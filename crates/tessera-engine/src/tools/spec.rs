@@ -8,7 +8,8 @@ use tessera_protocol::wire::JsonObject;
 use tessera_scheduler::Access;
 
 /// What sort of tool it is (seed 001 `toolType`, plus front-end and MCP tools).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
 pub enum ToolKind {
     /// Runs in the engine.
     Direct,

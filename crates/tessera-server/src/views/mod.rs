@@ -2,6 +2,8 @@
 //! conversation list, a conversation with its branches, the providers, the interactions). Typed so the UI's
 //! TypeScript is generated from them (`ui_types`), not written a second time.
 
+pub mod agents;
 pub mod conversations;
 pub mod interactions;
 pub mod providers;
+pub mod tools;

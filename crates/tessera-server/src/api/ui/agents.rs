@@ -21,6 +21,7 @@ use tessera_protocol::wire::JsonObject;
 use super::{json_body, model_value, refresh_model};
 use crate::api::ApiError;
 use crate::serve::ModelFlags;
+use crate::views::agents::{AgentProblem, AgentProblems};
 
 pub(super) fn routes() -> Router<Engine> {
     Router::new()
@@ -36,21 +37,33 @@ pub(super) fn routes() -> Router<Engine> {
         )
 }
 
+/// An error's `details`: `{"problems": [...]}`.
+fn problem_details(problems: Vec<AgentProblem>) -> JsonObject {
+    match serde_json::to_value(AgentProblems { problems }) {
+        Ok(Value::Object(details)) => details,
+        _ => JsonObject::new(),
+    }
+}
+
 fn profiles_error(err: ProfilesError) -> ApiError {
     match err {
         ProfilesError::Invalid(problems) => {
-            let listed: Vec<Value> = problems
+            let listed = problems
                 .iter()
-                .map(|p| json!({"profile": p.profile, "field": p.field, "message": p.message}))
+                .map(|p| AgentProblem {
+                    profile: Some(p.profile.clone()),
+                    specialist: None,
+                    index: None,
+                    field: p.field.clone(),
+                    message: p.message.clone(),
+                })
                 .collect();
-            let mut details = JsonObject::new();
-            details.insert("problems".into(), Value::Array(listed));
             ApiError::new(
                 StatusCode::BAD_REQUEST,
                 "INVALID_PROFILES",
                 ProfilesError::Invalid(problems).to_string(),
             )
-            .with_details(details)
+            .with_details(problem_details(listed))
         }
         ProfilesError::Store(err) => err.into(),
     }
@@ -68,21 +81,22 @@ fn specialists_error(err: SpecialistsError) -> ApiError {
             // `title and description: …`): one problem per field, as the profiles' are, so the
             // settings page shows each next to its field.
             let (fields, text) = message.split_once(": ").unwrap_or(("", message.as_str()));
-            let listed: Vec<Value> = fields
+            let listed = fields
                 .split(" and ")
-                .map(|field| {
-                    json!({"specialist": name, "index": index, "field": field.trim(),
-                           "message": text})
+                .map(|field| AgentProblem {
+                    profile: None,
+                    specialist: Some(name.clone()),
+                    index: Some(index),
+                    field: field.trim().to_owned(),
+                    message: text.to_owned(),
                 })
                 .collect();
-            let mut details = JsonObject::new();
-            details.insert("problems".into(), Value::Array(listed));
             ApiError::new(
                 StatusCode::BAD_REQUEST,
                 "INVALID_SPECIALISTS",
                 err.to_string(),
             )
-            .with_details(details)
+            .with_details(problem_details(listed))
         }
         other => ApiError::new(
             StatusCode::BAD_REQUEST,

@@ -6,11 +6,12 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
-use serde_json::{json, Value};
+
 use tessera_engine::engine::Engine;
 use tessera_engine::tools::ToolRegistry;
 
 use crate::api::ApiError;
+use crate::views::tools::{ToolInfo, ToolList};
 
 pub(super) fn routes() -> Router<Engine> {
     Router::new().route("/tools", get(list))
@@ -19,7 +20,7 @@ pub(super) fn routes() -> Router<Engine> {
 /// `GET /v1/tools`: name, description, input schema, whether calls may overlap others (`safe`)
 /// or have side effects, where it runs, which permission it needs. Without a model yet, the
 /// built-in tools a model will get (the same registration as `serve::model_choice`).
-async fn list(State(engine): State<Engine>) -> Result<Json<Value>, ApiError> {
+async fn list(State(engine): State<Engine>) -> Result<Json<ToolList>, ApiError> {
     let registry = match engine.tools() {
         Some(tools) => tools,
         None => {
@@ -38,27 +39,27 @@ async fn list(State(engine): State<Engine>) -> Result<Json<Value>, ApiError> {
             Arc::new(tools)
         }
     };
-    let tools: Vec<Value> = registry
+    let tools = registry
         .names()
         .filter_map(|name| registry.get(name))
         .map(|tool| {
             let spec = &tool.spec;
             let safe = spec.is_concurrency_safe();
-            json!({
-                "name": spec.name,
-                "description": spec.description,
-                "input_schema": spec.input_schema,
-                "safe": safe,
-                "side_effecting": !safe,
-                "runtime": spec.runtime,
-                "permission": spec.permission,
-                "kind": spec.kind.as_str(),
-                "provider": spec.provider,
-                "reads": spec.reads,
-                "writes": spec.writes,
-                "timeout_ms": spec.timeout_ms,
-            })
+            ToolInfo {
+                name: spec.name.clone(),
+                description: spec.description.clone(),
+                input_schema: spec.input_schema.clone(),
+                safe,
+                side_effecting: !safe,
+                runtime: spec.runtime,
+                permission: spec.permission,
+                kind: spec.kind,
+                provider: spec.provider.clone(),
+                reads: spec.reads.clone(),
+                writes: spec.writes.clone(),
+                timeout_ms: spec.timeout_ms,
+            }
         })
         .collect();
-    Ok(Json(json!({ "tools": tools })))
+    Ok(Json(ToolList { tools }))
 }
