@@ -33,8 +33,10 @@ pub enum ContextCmdError {
     Json(#[from] serde_json::Error),
 }
 
-/// How `export` writes a conversation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// How `export` writes a conversation (`tessera context export --format`, `?format=` of
+/// `GET /v1/conversations/{id}/export`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, ts_rs::TS)]
+#[serde(rename_all = "lowercase")]
 pub enum ExportFormat {
     /// The seed-004 context document.
     Context,

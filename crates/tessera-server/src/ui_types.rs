@@ -18,6 +18,8 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     collector.add::<crate::views::conversations::ConversationDetail>();
     collector.add::<crate::views::conversations::ConversationDeleted>();
     collector.add::<crate::views::conversations::ConversationImported>();
+    collector.add::<crate::views::conversations::ConversationEdit>();
+    collector.add::<crate::context_cmd::ExportFormat>();
     // `/v1/interactions…`, `/v1/forms`, and the answer the UI sends.
     collector.add::<crate::views::interactions::InteractionList>();
     collector.add::<crate::views::interactions::InteractionAnswered>();

@@ -6,7 +6,7 @@
  * or the app closed meanwhile, nothing is deleted.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { ApiError, type ConversationPatch, type ConversationSummary, type TesseraClient } from '../transport/client';
+import { ApiError, type ConversationEdit, type ConversationSummary, type TesseraClient } from '../transport/client';
 
 /** How long a deletion can be undone before it is sent. */
 export const UNDO_MS = 8_000;
@@ -48,7 +48,7 @@ export function describeError(error: unknown): string {
   return String(error);
 }
 
-function agrees(row: ConversationSummary, patch: ConversationPatch): boolean {
+function agrees(row: ConversationSummary, patch: ConversationEdit): boolean {
   return (
     (patch.title === undefined || row.title === patch.title) &&
     (patch.pinned === undefined || row.pinned === patch.pinned) &&
@@ -63,7 +63,7 @@ export function useConversationList({ client, conversations, selectedId, onDesel
   const [searchError, setSearchError] = useState<string | null>(null);
   const [view, setView] = useState<ListView>('active');
   const [pending, setPending] = useState<PendingDeletion[]>([]);
-  const [overrides, setOverrides] = useState<Record<string, ConversationPatch>>({});
+  const [overrides, setOverrides] = useState<Record<string, ConversationEdit>>({});
   const [failure, setFailure] = useState<Failure | null>(null);
   const timers = useRef(new Map<string, ReturnType<typeof setTimeout>>());
 
@@ -146,7 +146,7 @@ export function useConversationList({ client, conversations, selectedId, onDesel
   );
 
   const change = useCallback(
-    async (id: string, patch: ConversationPatch) => {
+    async (id: string, patch: ConversationEdit) => {
       if (!client) return;
       const title = titleOf(id);
       setOverrides((current) => ({ ...current, [id]: { ...current[id], ...patch } }));

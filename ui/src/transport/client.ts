@@ -6,12 +6,14 @@
 import type { Answer } from '../generated/Answer';
 import type { ClientCapabilities } from '../generated/ClientCapabilities';
 import type { ConversationDetail } from '../generated/ConversationDetail';
+import type { ConversationEdit } from '../generated/ConversationEdit';
 import type { ConversationImported } from '../generated/ConversationImported';
 import type { ConversationList } from '../generated/ConversationList';
 import type { ConversationSummary } from '../generated/ConversationSummary';
 import type { MessageMatch } from '../generated/MessageMatch';
 import type { StoredMessage } from '../generated/StoredMessage';
 import type { ErrorResponse } from '../generated/ErrorResponse';
+import type { ExportFormat } from '../generated/ExportFormat';
 import type { Event } from '../generated/Event';
 import type { InteractionAnswered } from '../generated/InteractionAnswered';
 import type { InteractionList } from '../generated/InteractionList';
@@ -133,19 +135,10 @@ export async function errorOf(response: Response): Promise<ApiError> {
   return new ApiError(response.status, `HTTP_${response.status}`, text.trim() || response.statusText || `HTTP ${response.status}`);
 }
 
-// ----- What the REST endpoints answer: generated from Rust (tessera_server::views, the
-// engine's Answer); the conversation patch and the export formats are still written here. -----
+// ----- What the REST endpoints take and answer: generated from Rust (tessera_server::views,
+// the engine's Answer). -----
 
-export type { Answer, ConversationDetail, ConversationImported, ConversationList, ConversationSummary, InteractionView, MessageMatch, StoredMessage };
-
-/** What `PATCH /v1/conversations/{id}` changes. */
-export interface ConversationPatch {
-  title?: string;
-  pinned?: boolean;
-  archived?: boolean;
-}
-
-export type ExportFormat = 'context' | 'messages' | 'markdown';
+export type { Answer, ConversationDetail, ConversationEdit, ExportFormat, ConversationImported, ConversationList, ConversationSummary, InteractionView, MessageMatch, StoredMessage };
 
 /** One event of a stream with the SSE event name it came under and its seq (the SSE id). */
 export interface StreamEvent {
@@ -213,7 +206,7 @@ export class TesseraClient {
     return body.conversations;
   }
 
-  updateConversation(id: string, patch: ConversationPatch): Promise<ConversationSummary> {
+  updateConversation(id: string, patch: ConversationEdit): Promise<ConversationSummary> {
     return this.json({ method: 'PATCH', path: `/v1/conversations/${encodeURIComponent(id)}`, body: patch });
   }
 

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use tessera_store::conversations::Conversation;
+use tessera_store::conversations::{Conversation, ConversationPatch};
 use tessera_store::search::MessageMatch;
 use tessera_store::StoredMessage;
 use ts_rs::TS;
@@ -20,6 +20,33 @@ pub struct ConversationSummary {
     #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub found: Option<Option<MessageMatch>>,
+}
+
+/// The body of `PATCH /v1/conversations/{id}`: what the person changes of a conversation in the
+/// list; a field left out stays as it is. Read field by field (`api::ui::conversations`), so a
+/// bad one is named.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, TS)]
+pub struct ConversationEdit {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub pinned: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub archived: Option<bool>,
+}
+
+impl From<ConversationEdit> for ConversationPatch {
+    fn from(edit: ConversationEdit) -> Self {
+        Self {
+            title: edit.title,
+            pinned: edit.pinned,
+            archived: edit.archived,
+            ..Self::default()
+        }
+    }
 }
 
 /// `GET /v1/conversations`.

@@ -13,7 +13,7 @@ use axum::{Json, Router};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use tessera_engine::engine::Engine;
-use tessera_store::conversations::{Conversation, ConversationFilter, ConversationPatch};
+use tessera_store::conversations::{Conversation, ConversationFilter};
 use tessera_store::{ReadTx, StoredMessage};
 
 use super::{bad_request, json_body, kind_of, object_body};
@@ -21,8 +21,8 @@ use crate::api::messages::refuse_while_running;
 use crate::api::ApiError;
 use crate::context_cmd::{export_value, import_value, ContextCmdError, ExportFormat};
 use crate::views::conversations::{
-    ConversationDeleted, ConversationDetail, ConversationImported, ConversationList,
-    ConversationSummary,
+    ConversationDeleted, ConversationDetail, ConversationEdit, ConversationImported,
+    ConversationList, ConversationSummary,
 };
 
 /// Context documents carry their evidences (attachments inline): more than axum's 2 MB default.
@@ -221,12 +221,12 @@ async fn change(
     if store.conversation(&id)?.is_none() {
         return Err(not_found(&id));
     }
-    let conversation = store.update_conversation(&id, patch)?;
+    let conversation = store.update_conversation(&id, patch.into())?;
     Ok(Json(store.read(|r| listed_row(r, conversation))?))
 }
 
-fn patch_of(body: Map<String, Value>) -> Result<ConversationPatch, ApiError> {
-    let mut patch = ConversationPatch::default();
+fn patch_of(body: Map<String, Value>) -> Result<ConversationEdit, ApiError> {
+    let mut patch = ConversationEdit::default();
     if body.is_empty() {
         return Err(bad_request(
             "nothing to change: send {\"title\": …} (or pinned, archived)",
