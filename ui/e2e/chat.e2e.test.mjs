@@ -45,6 +45,38 @@ describe('chatting with the engine', () => {
     assert.deepEqual(errors, []);
   });
 
+  test('a long answer is followed by pages, and a person who scrolled up to read is left there', async () => {
+    const lines = Array.from({ length: 160 }, (_, i) => `Line ${i} of a long answer.\n\n`);
+    await pushReplies(stack.providerUrl, [textReply(lines, 80)]);
+    const { page, errors } = await open('en-US');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await sendMessage(page, 'Write many lines');
+    const log = page.getByRole('log', { name: 'Messages' });
+    const geometry = () =>
+      log.evaluate((el) => {
+        const end = el.querySelector('[data-testid="log-end"]');
+        const view = el.getBoundingClientRect();
+        return { scrollTop: el.scrollTop, viewBottom: view.bottom, contentEnd: end ? end.getBoundingClientRect().top : NaN };
+      });
+    // While it streams the newest line stays in view, and the log moves by jumps, not at every line.
+    const tops = new Set();
+    for (let i = 0; i < 40; i++) {
+      await page.waitForTimeout(100);
+      const g = await geometry();
+      tops.add(g.scrollTop);
+      assert.ok(g.contentEnd <= g.viewBottom + 60, `the newest text is in view (${JSON.stringify(g)})`);
+    }
+    assert.ok(tops.size > 1, 'the log followed the answer');
+    assert.ok(tops.size <= 15, `the log jumped ${tops.size} times in 40 looks: by pages, not by lines`);
+
+    // Scrolled up, the person stays where they are while the answer goes on.
+    await log.evaluate((el) => el.scrollTo({ top: 0 }));
+    await page.waitForTimeout(600);
+    assert.equal((await geometry()).scrollTop, 0, 'not pulled back down');
+    await log.getByTestId('assistant-message').last().getByTestId('usage').waitFor({ timeout: 30_000 });
+    assert.deepEqual(errors, []);
+  });
+
   test('a page reload mid-run picks the stream up from the event log', async () => {
     const pieces = Array.from({ length: 12 }, (_, i) => `part${i} `);
     await pushReplies(stack.providerUrl, [textReply(pieces, 250)]);

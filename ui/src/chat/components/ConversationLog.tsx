@@ -7,6 +7,7 @@ import { AnswerActions, StoredUserMessage } from '../../conversations/BranchCont
 import { AssistantMessageView } from './AssistantMessageView';
 import { Markdown } from './Markdown';
 import { UserMessage } from './UserMessage';
+import { followBy } from '../follow';
 
 /**
  * The messages of the conversation: the stored ones of the branch shown (with their versions,
@@ -17,6 +18,9 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
   const { t } = useTranslation();
   const { history, chat, localTurns } = session;
   const endRef = useRef<HTMLDivElement | null>(null);
+  const shownCount = useRef(0);
+  /** The log's scroll position after it last followed the answer (null: not yet). */
+  const followedTo = useRef<number | null>(null);
   const items: ReactNode[] = [];
   const shown = new Set<string>();
   const busy = session.runningId !== null || Object.keys(chat.forms).length > 0 || Object.keys(chat.consents).length > 0;
@@ -62,10 +66,28 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
 
   const count = items.length + Object.keys(chat.forms).length + Object.keys(chat.consents).length;
   const lastText = chat.lastSeq;
+  const streaming = session.runningId !== null;
   useEffect(() => {
+    const grew = count !== shownCount.current;
+    shownCount.current = count;
     // In the next frame, where the page is laid out anyway: scrolling now would lay a long
     // answer out a second time, inside the task that has just rendered it.
-    const frame = requestAnimationFrame(() => endRef.current?.scrollIntoView?.({ block: 'end' }));
+    const frame = requestAnimationFrame(() => {
+      const end = endRef.current;
+      const log = end?.closest<HTMLElement>('[role="log"]');
+      if (!end || !log || grew || followedTo.current === null) {
+        // Something new in the log (a message sent, an answer begun, a form): show the end.
+        end?.scrollIntoView?.({ block: 'end' });
+        followedTo.current = log ? log.scrollTop : null;
+        return;
+      }
+      // The person scrolled up to read: the answer goes on without pulling them down.
+      if (log.scrollTop < followedTo.current - 4) return;
+      const view = log.getBoundingClientRect();
+      const by = followBy({ viewTop: view.top, viewHeight: view.height, contentEnd: end.getBoundingClientRect().top });
+      if (by > 0) log.scrollTop += by;
+      followedTo.current = log.scrollTop;
+    });
     return () => cancelAnimationFrame(frame);
   }, [count, lastText]);
 
@@ -83,7 +105,7 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
         />
       ))}
       {extra}
-      <div ref={endRef} />
+      <div ref={endRef} className={streaming ? 'log-end following' : 'log-end'} data-testid="log-end" />
     </div>
   );
 }

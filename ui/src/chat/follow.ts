@@ -1,0 +1,28 @@
+/**
+ * How the log follows an answer as it streams: by pages, not line by line. Scrolling the log
+ * moves everything in it, so the whole view is drawn again; without a GPU (a virtual machine,
+ * a remote session) WebKit draws it on the page's main thread, and a long answer scrolled at
+ * every frame kept that thread busy for 150–250 ms at a time (`make figures`). So the log
+ * scrolls only when the newest text reaches the bottom of the view, and then far enough that
+ * it sits at `1 - AHEAD` of the view's height, with room below for what comes next (while an
+ * answer streams the log ends with a spacer: `.log-end.following`).
+ */
+
+/** The part of the view left free below the newest text after a jump. */
+export const AHEAD = 0.4;
+/** The newest text counts as in view while it ends at least this far above the view's bottom. */
+export const MARGIN_PX = 48;
+
+export interface FollowGeometry {
+  /** The top and the height of the scrolled view, in viewport pixels. */
+  viewTop: number;
+  viewHeight: number;
+  /** Where the content ends (the top of the log's end marker), in viewport pixels. */
+  contentEnd: number;
+}
+
+/** How many pixels to scroll down so the newest text stays in view; 0 while it is. */
+export function followBy({ viewTop, viewHeight, contentEnd }: FollowGeometry): number {
+  if (viewHeight <= 0 || contentEnd <= viewTop + viewHeight - MARGIN_PX) return 0;
+  return Math.max(0, Math.round(contentEnd - viewTop - viewHeight * (1 - AHEAD)));
+}
