@@ -421,13 +421,16 @@ async fn client_capabilities_are_remembered_and_availability_says_why_not() {
 }
 
 /// Starts `message` (a direct run of a slow call) in the background, finds its run on the
-/// conversation's stream, cancels it and returns the request's answer.
+/// conversation's stream, cancels it once the call is running (the test tool has counted it in
+/// `data`) and returns the request's answer.
 async fn cancelled_direct_run(
     api: &Arc<Api>,
+    data: &Path,
     conversation: &str,
     after: u64,
     message: Value,
 ) -> (Value, String, u64) {
+    let runs_before = test_tool_runs(data);
     // After the conversation's last event: an earlier run's `done` would end the stream.
     let mut stream = api
         .open_sse_after(
@@ -446,6 +449,14 @@ async fn cancelled_direct_run(
         .await
         .unwrap();
     let run_id = call["meta"]["run_id"].as_str().unwrap().to_owned();
+    // The `tool_call` event announces the call; its handler may start a moment later.
+    for _ in 0..200 {
+        if test_tool_runs(data) > runs_before {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert_eq!(test_tool_runs(data), runs_before + 1, "the slow call runs");
     let cancelled = api
         .post(&format!("/runs/{run_id}/cancel"), &json!({}))
         .await;
@@ -503,7 +514,8 @@ async fn direct_runs_of_tool_calls_and_instructions_can_be_cancelled() {
         json!({"calls": [{"callId": "c_slow", "name": "test_slow_write",
                           "parameters": {"ms": 60000}}], "timeout": 120}),
     );
-    let (answer, _, after) = cancelled_direct_run(&api, "ctx_stop", after, calls).await;
+    let (answer, _, after) =
+        cancelled_direct_run(&api, data.path(), "ctx_stop", after, calls).await;
     assert_eq!(
         answer["content"]["results"][0]["status"], "CANCELLED",
         "{answer}"
@@ -516,7 +528,7 @@ async fn direct_runs_of_tool_calls_and_instructions_can_be_cancelled() {
                                  "parameters": {"ms": 60000}}],
                "executionMode": "SEQUENTIAL", "timeout": 120}),
     );
-    let (answer, run_id, _) = cancelled_direct_run(&api, "ctx_stop", after, set).await;
+    let (answer, run_id, _) = cancelled_direct_run(&api, data.path(), "ctx_stop", after, set).await;
     assert_eq!(answer["content"]["data"]["runId"], run_id, "{answer}");
     assert_ne!(
         answer["content"]["data"]["results"][0]["status"], "COMPLETED",
