@@ -345,6 +345,35 @@ fn spawn_provider(n: usize, text: Text) -> (std::process::Child, String) {
     (child, line.trim().to_owned())
 }
 
+/// Reads the provider's next answer straight from it (no server in between), as a task of the
+/// runtime like every client of the bench; `on_chunk(state, bytes, arrival_ns)` per piece.
+fn read_raw<T: Send + 'static>(
+    rt: &tokio::runtime::Runtime,
+    http: &reqwest::Client,
+    provider: &ScriptedProvider,
+    mut state: T,
+    on_chunk: fn(&mut T, &[u8], u128),
+) -> T {
+    let (http, url) = (
+        http.clone(),
+        format!("{}/chat/completions", provider.openai_base()),
+    );
+    rt.block_on(rt.spawn(async move {
+        let response = http
+            .post(url)
+            .body("{}")
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut body = response.bytes_stream();
+        while let Some(Ok(chunk)) = body.next().await {
+            on_chunk(&mut state, &chunk, now_ns());
+        }
+        state
+    }))
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
 fn bench_client(base: String) -> ProviderClient {
     let mut config = ProviderConfig::new("bench", WireKind::Openai, base);
     config.proxy = Some("none".into());
@@ -422,26 +451,9 @@ fn main() {
     // Throughput: raw provider stream against the whole path.
     provider.push(answer(deltas, None, Text::Unique));
     let start = Instant::now();
-    let (http, url) = (
-        server.http.clone(),
-        format!("{}/chat/completions", provider.openai_base()),
-    );
-    let raw = rt
-        .block_on(rt.spawn(async move {
-            let response = http
-                .post(url)
-                .body("{}")
-                .send()
-                .await
-                .unwrap_or_else(|e| panic!("{e}"));
-            let mut body = response.bytes_stream();
-            let mut n = 0usize;
-            while let Some(Ok(chunk)) = body.next().await {
-                n += chunk.len();
-            }
-            n
-        }))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let raw = read_raw(&rt, &server.http, &provider, 0usize, |n, chunk, _| {
+        *n += chunk.len()
+    });
     let raw_secs = start.elapsed().as_secs_f64();
     provider.push(answer(deltas, None, Text::Unique));
     let start = Instant::now();
@@ -472,33 +484,21 @@ fn main() {
 
     // Latency: one delta per millisecond, stamped by the provider as it writes it.
     provider.push(answer(paced, Some(1), Text::Stamped));
-    let (http, url) = (
-        server.http.clone(),
-        format!("{}/chat/completions", provider.openai_base()),
-    );
-    let mut raw_lat = rt
-        .block_on(rt.spawn(async move {
-            let mut raw_lat = Vec::new();
-            let response = http
-                .post(url)
-                .body("{}")
-                .send()
-                .await
-                .unwrap_or_else(|e| panic!("{e}"));
-            let mut body = response.bytes_stream();
-            while let Some(Ok(chunk)) = body.next().await {
-                let at = now_ns();
-                let text = String::from_utf8_lossy(&chunk);
-                for part in text.split("\"content\":\"").skip(1) {
-                    let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
-                    if let Ok(sent) = digits.parse::<u128>() {
-                        raw_lat.push(at.saturating_sub(sent) as f64 / 1e3);
-                    }
+    let mut raw_lat = read_raw(
+        &rt,
+        &server.http,
+        &provider,
+        Vec::new(),
+        |lat, chunk, at| {
+            let text = String::from_utf8_lossy(chunk);
+            for part in text.split("\"content\":\"").skip(1) {
+                let digits: String = part.chars().take_while(char::is_ascii_digit).collect();
+                if let Ok(sent) = digits.parse::<u128>() {
+                    lat.push(at.saturating_sub(sent) as f64 / 1e3);
                 }
             }
-            raw_lat
-        }))
-        .unwrap_or_else(|e| panic!("{e}"));
+        },
+    );
     provider.push(answer(paced, Some(1), Text::Stamped));
     let arrivals = Arc::new(std::sync::Mutex::new(Vec::new()));
     let gathered = Arc::clone(&arrivals);
