@@ -6,6 +6,7 @@
 //! the log) go out as one body frame: one write for the server and one read for the client
 //! instead of one per event. Nothing waits to be grouped: a frame holds only what was there.
 
+use std::fmt::Write as _;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -42,11 +43,8 @@ pub fn encode(event: &StoredEvent, out: &mut BytesMut) -> Ends {
     };
     let data = event.json();
     out.reserve(data.len() + 40);
-    out.put_slice(b"id: ");
-    out.put_slice(event.seq.to_string().as_bytes());
-    out.put_slice(b"\nevent: ");
-    out.put_slice(name.as_bytes());
-    out.put_u8(b'\n');
+    // Writing into a BytesMut cannot fail.
+    let _ = write!(out, "id: {}\nevent: {name}\n", event.seq);
     // Stored JSON holds no line break (serde escapes them in strings); were there one, a line
     // of its own keeps the frame well formed, and JSON reads the same either way.
     for line in data.split(['\n', '\r']) {
