@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useChatSession } from './chat/useChatSession';
 import { ChatView } from './components/ChatView';
+import { FontWarmup } from './components/FontWarmup';
 import { SettingsIcon } from './components/icons';
 import { LanguageSelect, ThemeSelect } from './components/Settings';
 import { Sidebar } from './conversations/Sidebar';
@@ -178,6 +179,7 @@ export function App({ client = null }: AppProps) {
           </LazyPart>
         ) : undefined}
       </ChatView>
+      <FontWarmup />
       <WebToolsHost
         client={client}
         announcer={announcer}

@@ -95,6 +95,24 @@ describe('Markdown rendered block by block', () => {
     expect(open).toBeGreaterThan(0);
   }, 60_000);
 
+  it('keeps what it has shown (the same page nodes) while a long answer grows by many blocks', () => {
+    // A person selecting text higher up while the answer streams keeps the selection: blocks
+    // already drawn are not drawn again as later ones arrive, also past a hundred blocks.
+    const wrap = (node: ReactNode) => <I18nextProvider i18n={i18n}>{node}</I18nextProvider>;
+    const parts = Array.from({ length: 150 }, (_, i) => `## Part ${i}\n\nSome *text* ${i}.\n\n\`\`\`js\nlet x = ${i};\n\`\`\``);
+    const view = render(wrap(<Markdown text={parts.slice(0, 3).join('\n\n')} />));
+    const firstHeading = view.container.querySelector('h2');
+    let text = parts.slice(0, 3).join('\n\n');
+    for (const part of parts.slice(3)) {
+      text += `\n\n${part}`;
+      view.rerender(wrap(<Markdown text={text} />));
+    }
+    expect(view.container.querySelectorAll('h2').length).toBe(150);
+    expect(view.container.querySelector('h2')).toBe(firstHeading);
+    const whole = render(wrap(<div className="markdown"><MarkdownBlock text={text} /></div>));
+    expect(view.container.innerHTML).toBe(whole.container.innerHTML);
+  });
+
   it('colours a code block once its closing fence has come, with the copy button all along', () => {
     const wrap = (node: ReactNode) => <I18nextProvider i18n={i18n}>{node}</I18nextProvider>;
     const view = render(wrap(<Markdown text={'Intro.\n\n```js\nconst a = 1;\n'} />));

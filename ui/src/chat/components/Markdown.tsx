@@ -1,4 +1,4 @@
-import { Fragment, memo, useMemo, useRef, useState, type ComponentPropsWithoutRef } from 'react';
+import { Fragment, memo, useMemo, useRef, useState, type ComponentPropsWithoutRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
@@ -67,6 +67,35 @@ export const MarkdownBlock = memo(function MarkdownBlock({ text, highlight = tru
   );
 });
 
+/** Blocks per group: a streamed delta re-renders the group of the block it grows, not the answer. */
+const GROUP = 32;
+
+interface GroupProps {
+  blocks: readonly string[];
+  /** Index of the group's first block in the answer (none before it has a newline). */
+  first: number;
+  /** The group's last block is code still being written. */
+  openLast: boolean;
+}
+
+/**
+ * Blocks `first…first+GROUP`: always the same blocks, so no block's component ever moves to
+ * another group (which would parse it again). A group whose blocks are the same strings as
+ * before is not rendered again: a long answer costs one group's worth of elements per update.
+ */
+const BlockGroup = memo(
+  function BlockGroup({ blocks, first, openLast }: GroupProps) {
+    const last = blocks.length - 1;
+    return blocks.map((block, i) => (
+      <Fragment key={i}>
+        {first + i > 0 && '\n'}
+        <MarkdownBlock text={block} highlight={!(i === last && openLast)} />
+      </Fragment>
+    ));
+  },
+  (a, b) => a.first === b.first && a.openLast === b.openLast && a.blocks.length === b.blocks.length && a.blocks.every((block, i) => block === b.blocks[i]),
+);
+
 /**
  * Assistant text as Markdown (GFM tables, task lists…). Raw HTML is not rendered and the tree is
  * sanitised (GitHub's schema) before code is highlighted, so nothing a model writes can run.
@@ -82,15 +111,11 @@ export function Markdown({ text }: { text: string }) {
     previous.current = splitGrowing(previous.current, text);
     return previous.current;
   }, [text]);
-  const last = split.blocks.length - 1;
-  return (
-    <div className="markdown">
-      {split.blocks.map((block, i) => (
-        <Fragment key={i}>
-          {i > 0 && '\n'}
-          <MarkdownBlock text={block} highlight={!(i === last && split.openFence)} />
-        </Fragment>
-      ))}
-    </div>
-  );
+  const groups: ReactNode[] = [];
+  for (let first = 0; first < split.blocks.length; first += GROUP) {
+    const blocks = split.blocks.slice(first, first + GROUP);
+    const openLast = split.openFence && first + blocks.length === split.blocks.length;
+    groups.push(<BlockGroup key={first} blocks={blocks} first={first} openLast={openLast} />);
+  }
+  return <div className="markdown">{groups}</div>;
 }

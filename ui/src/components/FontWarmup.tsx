@@ -1,0 +1,31 @@
+/**
+ * A few words in every face an answer uses (code, bold, italic, headings, a table), laid out off
+ * screen from the start. WebKitGTK looks a font up (fontconfig) the first time a page uses it:
+ * done while an answer streams in, the first code block or table held the page for 60–100 ms
+ * (scripts/figures.mjs); done here, it is part of start-up, where nothing is waiting.
+ */
+export function FontWarmup() {
+  return (
+    <div className="markdown font-warmup" aria-hidden="true" data-testid="font-warmup">
+      <h2>
+        Aa <em>Aa</em>
+      </h2>
+      <p>
+        Aa <strong>Aa</strong> <em>Aa</em> <code>Aa</code>
+      </p>
+      <pre>
+        <code className="hljs">
+          <span className="hljs-keyword">Aa</span> Aa
+        </code>
+      </pre>
+      <table>
+        <tbody>
+          <tr>
+            <th>Aa</th>
+            <td>Aa</td>
+          </tr>
+        </tbody>
+      </table>
+    </div>
+  );
+}
