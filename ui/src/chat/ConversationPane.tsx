@@ -4,6 +4,8 @@ import { ConversationLog } from './components/ConversationLog';
 import { AttachmentProvider } from './components/ToolImages';
 import type { ChatSession } from './useChatSession';
 
+export { warmUpMarkdown } from './components/warmUp';
+
 /**
  * A conversation's messages with what they need around them (the context inspector, the
  * attachments). Its own chunk (lazy/pages.ts): the Markdown renderer and its highlighter are

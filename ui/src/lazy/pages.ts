@@ -13,7 +13,12 @@ const loadSettingsPage = () => import('../settings/SettingsPage').then((m) => ({
 export const ConversationPane = lazy(loadConversationPane);
 export const SettingsPage = lazy(loadSettingsPage);
 
-/** Starts loading the conversation pane; a failure shows when the pane is rendered. */
+/**
+ * Starts loading the conversation pane, then readies its Markdown renderer while the person is
+ * still writing (chat/components/warmUp.tsx); a failure shows when the pane is rendered.
+ */
 export function preloadConversationPane(): void {
-  loadConversationPane().catch(() => undefined);
+  loadConversationPane()
+    .then((pane) => pane.warmUpMarkdown())
+    .catch(() => undefined);
 }
