@@ -1,10 +1,21 @@
+import { useEffect, useState } from 'react';
+
+/** After the window has shown: start-up draws only what it needs. */
+const AFTER_START_MS = 250;
+
 /**
  * A few words in every face an answer uses (code, bold, italic, headings, a table), laid out off
- * screen from the start. WebKitGTK looks a font up (fontconfig) the first time a page uses it:
- * done while an answer streams in, the first code block or table held the page for 60–100 ms
- * (scripts/figures.mjs); done here, it is part of start-up, where nothing is waiting.
+ * screen just after start-up. WebKitGTK looks a font up (fontconfig) the first time a page uses
+ * it: done while an answer streams in, the first code block or table held the page for 60–100 ms
+ * (scripts/figures.mjs); done here, nothing is waiting for it.
  */
 export function FontWarmup() {
+  const [shown, setShown] = useState(false);
+  useEffect(() => {
+    const timer = setTimeout(() => setShown(true), AFTER_START_MS);
+    return () => clearTimeout(timer);
+  }, []);
+  if (!shown) return null;
   return (
     <div className="markdown font-warmup" aria-hidden="true" data-testid="font-warmup">
       <h2>
