@@ -113,7 +113,35 @@ function mainThread(pid) {
     const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime
-    return { cpuMs: (ticks * 1000) / 100, faults: Number(fields[7]) }; // 100 ticks a second (USER_HZ)
+    // schedstat: nanoseconds on a CPU, nanoseconds runnable but waiting for one.
+    const [, waitNs] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { cpuMs: (ticks * 1000) / 100, waitMs: waitNs / 1e6, faults: Number(fields[7]) }; // 100 ticks a second (USER_HZ)
+  } catch {
+    return null;
+  }
+}
+
+/** CPU milliseconds each of the app's processes has used so far, by pid (with its name). */
+function processCpu(root) {
+  const used = new Map();
+  for (const pid of processTree(root)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      used.set(pid, { name, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return used;
+}
+
+/** The machine's CPU time so far, in ticks: all of it and what the hypervisor took (steal). */
+function machineCpu() {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+    return { total: fields.reduce((a, b) => a + b, 0), idle: fields[3] + fields[4], steal: fields[7] };
   } catch {
     return null;
   }
@@ -196,11 +224,15 @@ async function main() {
   await driver.exec(MONITOR);
   const web = webProcess(pid);
   const webBefore = web ? mainThread(web) : null;
+  const machineBefore = machineCpu();
+  const cpuBefore = processCpu(pid);
   const began = performance.now();
   await driver.type('[data-testid="composer-input"]', 'Write a long answer\uE007');
   await until('the end of the 20k-token answer', () => driver.find('[data-testid="assistant-message"] [data-testid="usage"]'), 300_000);
   const streamed = performance.now() - began;
   const webAfter = web ? mainThread(web) : null;
+  const machineAfter = machineCpu();
+  const cpuAfter = processCpu(pid);
   const stall = await driver.exec('return window.__stall;');
   await sleep(1000);
   const after = memoryMb(processTree(pid));
@@ -222,7 +254,15 @@ async function main() {
   if (webBefore && webAfter) {
     const busy = (webAfter.cpuMs - webBefore.cpuMs) / streamed;
     const faults = ((webAfter.faults - webBefore.faults) * 1000) / streamed;
-    console.log(`  the web process's main thread while it streamed: ${f(busy * 100)} % busy, ${f(faults)} page faults a second`);
+    const waiting = (webAfter.waitMs - webBefore.waitMs) / streamed;
+    console.log(`  the web process's main thread while it streamed: ${f(busy * 100)} % busy, ${f(waiting * 100)} % ready but waiting for a CPU, ${f(faults)} page faults a second`);
+  }
+  const cpuUse = [...cpuAfter].map(([p, { name, ms }]) => `${name} ${f(((ms - (cpuBefore.get(p)?.ms ?? 0)) * 100) / streamed)} %`);
+  console.log(`  CPU of the app's processes while it streamed (100 % = one core): ${cpuUse.join(', ')}`);
+  if (machineBefore && machineAfter) {
+    const total = machineAfter.total - machineBefore.total;
+    const share = (x) => f(((x(machineAfter) - x(machineBefore)) * 100) / total);
+    console.log(`  the machine while it streamed: ${share((m) => m.total - m.idle)} % of its CPUs in use, ${share((m) => m.steal)} % taken by the hypervisor (steal)`);
   }
   console.log(`.deb size: ${debMb === null ? 'not given (TESSERA_DEB)' : `${debMb.toFixed(1)} MB`}`);
   stopAll();

@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it } from 'vitest';
 import textStream from './chat/fixtures/text.sse?raw';
 import { fakeEngine, sseFrom } from './test/fakeEngine';
@@ -133,5 +133,55 @@ describe('chat layout', () => {
     const { user } = renderApp();
     await user.type(screen.getByRole('searchbox', { name: 'Search conversations' }), 'invoice');
     expect(screen.getByText('No conversations match “invoice”')).toBeInTheDocument();
+  });
+
+  it('while an answer streams, only the log changes: the sidebar, header and composer are left alone', async () => {
+    const frames = textStream.split('\n\n').filter((f) => f.trim() !== '');
+    const [running, ...rest] = frames;
+    const done = rest.slice(-2);
+    const encoder = new TextEncoder();
+    let push: (frame: string) => void = () => undefined;
+    const { client } = fakeEngine({
+      'GET /v1/conversations': () =>
+        Response.json({ conversations: [{ id: 'conv-old', title: 'Older chat', pinned: false, archived: false, created_at: '2026-11-20T10:00:00Z', updated_at: '2026-11-20T10:00:00Z' }] }),
+      'POST /v1/messages': (r) => {
+        const body = r.body as { type: string; contextId: string };
+        if (body.type === 'CLIENT_CAPABILITIES') return Response.json({ type: 'SYSTEM_MESSAGE', content: { action: 'INFO', text: 'announced' } });
+        const stream = new ReadableStream<Uint8Array>({
+          start(controller) {
+            push = (frame) => controller.enqueue(encoder.encode(frame.replace(/"conversation_id":"[^"]*"/g, `"conversation_id":${JSON.stringify(body.contextId)}`) + '\n\n'));
+            push(running ?? '');
+          },
+        });
+        return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream', 'x-tessera-run-id': 'run-1' } });
+      },
+    });
+    const { user } = renderApp({ client });
+    expect(await screen.findByText('Older chat')).toBeInTheDocument();
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Write at length{Enter}');
+    const log = screen.getByRole('log', { name: 'Messages' });
+    await waitFor(() => expect(within(log).getByTestId('user-message')).toBeInTheDocument());
+    // The font warm-up's sample is shown once, 250 ms after start-up.
+    await waitFor(() => expect(document.querySelector('.font-warmup')).not.toBeNull());
+
+    const outside: string[] = [];
+    const observer = new MutationObserver((records) => {
+      for (const record of records) {
+        const node = record.target instanceof Element ? record.target : record.target.parentElement;
+        if (node && !log.contains(node)) outside.push(`${record.type} ${record.attributeName ?? ""} on ${node.className}: +${[...record.addedNodes].map((n) => (n as Element).className).join()} -${[...record.removedNodes].map((n) => (n as Element).className).join()}`);
+      }
+    });
+    observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    const delta = (frames[1] ?? '').replace(/"seq":\d+/, '"seq":SEQ').replace(/^id: \d+/, 'id: SEQ');
+    for (let seq = 2; seq < 40; seq++) {
+      await act(async () => {
+        push(delta.replaceAll('SEQ', String(seq)).replace('"delta":"Hello "', `"delta":"word${seq} "`));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      });
+    }
+    await waitFor(() => expect(within(log).getByText(/word39/)).toBeInTheDocument());
+    observer.disconnect();
+    expect(outside).toEqual([]);
+    for (const frame of done) push(frame.replace(/"seq":\d+/, '"seq":40').replace(/^id: \d+/, 'id: 40'));
   });
 });

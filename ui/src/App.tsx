@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useChatSession } from './chat/useChatSession';
 import { ChatView } from './components/ChatView';
@@ -57,16 +57,47 @@ export function App({ client = null }: AppProps) {
     viewRef.current = view;
   }, [view]);
 
-  const changeTheme = (choice: ThemeChoice) => {
+  // While an answer streams the app renders once a frame; what takes these stays as it was
+  // (memoised), so the sidebar, header and composer are not rendered again with it.
+  const { select, send, stop } = session;
+  const changeTheme = useCallback((choice: ThemeChoice) => {
     saveThemeChoice(choice);
     setTheme(choice);
-  };
+  }, []);
 
-  const startNewConversation = () => {
+  const startNewConversation = useCallback(() => {
     setDraft('');
-    session.select(null);
+    select(null);
     focusComposer();
-  };
+  }, [select]);
+
+  const selectConversation = useCallback(
+    (id: string) => {
+      setStopError(null);
+      select(id);
+    },
+    [select],
+  );
+
+  const sendDraft = useMemo(() => (client ? (text: string) => void send(text) : undefined), [client, send]);
+
+  const stopRun = useCallback(() => {
+    setStopError(null);
+    stop().catch((error: unknown) => setStopError(error instanceof Error ? error.message : String(error)));
+  }, [stop]);
+
+  const headerControls = useMemo(
+    () => (
+      <div className="header-controls" role="group" aria-label={t('settings.label')}>
+        <LanguageSelect />
+        <ThemeSelect value={theme} onChange={changeTheme} />
+        <button type="button" className="icon-button" aria-label={t('nav.openSettings')} aria-keyshortcuts="Control+Comma" title={`${t('nav.openSettings')} (Ctrl+,)`} data-testid="open-settings" onClick={() => setView('settings')}>
+          <SettingsIcon />
+        </button>
+      </div>
+    ),
+    [t, theme, changeTheme],
+  );
 
   const current = useMemo(
     () => session.conversations.find((c) => c.id === session.selectedId) ?? null,
@@ -142,34 +173,20 @@ export function App({ client = null }: AppProps) {
         onRefresh={session.refreshList}
         conversations={session.conversations}
         selectedId={session.selectedId}
-        onSelect={(id) => {
-          setStopError(null);
-          session.select(id);
-        }}
+        onSelect={selectConversation}
         error={session.listError}
       />
       <ChatView
         title={current?.title || t('chat.newConversationTitle')}
-        headerControls={
-          <div className="header-controls" role="group" aria-label={t('settings.label')}>
-            <LanguageSelect />
-            <ThemeSelect value={theme} onChange={changeTheme} />
-            <button type="button" className="icon-button" aria-label={t('nav.openSettings')} aria-keyshortcuts="Control+Comma" title={`${t('nav.openSettings')} (Ctrl+,)`} data-testid="open-settings" onClick={() => setView('settings')}>
-              <SettingsIcon />
-            </button>
-          </div>
-        }
+        headerControls={headerControls}
         draft={draft}
         onDraftChange={setDraft}
         connection={session.connection}
         connectionError={session.connectionError}
-        onSend={client ? (text) => void session.send(text) : undefined}
+        onSend={sendDraft}
         running={session.runningId !== null}
         waiting={Object.keys(session.chat.forms).length > 0 || Object.keys(session.chat.consents).length > 0}
-        onStop={() => {
-          setStopError(null);
-          session.stop().catch((error: unknown) => setStopError(error instanceof Error ? error.message : String(error)));
-        }}
+        onStop={stopRun}
         status={status}
         composerRef={composerRef}
       >

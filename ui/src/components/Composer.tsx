@@ -1,4 +1,4 @@
-import { useLayoutEffect, type KeyboardEvent, type RefObject } from 'react';
+import { memo, useLayoutEffect, type KeyboardEvent, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ConnectionState } from '../transport/connection';
 import { SendIcon, StopIcon } from './icons';
@@ -21,7 +21,7 @@ export interface ComposerProps {
 const MAX_INPUT_HEIGHT_PX = 200;
 
 /** The message box: Enter sends, Shift+Enter inserts a new line. */
-export function Composer({ draft, onDraftChange, connection, connectionError, onSend, running, waiting, onStop, inputRef }: ComposerProps) {
+export const Composer = memo(function Composer({ draft, onDraftChange, connection, connectionError, onSend, running, waiting, onStop, inputRef }: ComposerProps) {
   const { t } = useTranslation();
   const connected = connection === 'connected' && onSend !== undefined;
   const canSend = connected && !running && draft.trim().length > 0;
@@ -114,4 +114,4 @@ export function Composer({ draft, onDraftChange, connection, connectionError, on
       </div>
     </form>
   );
-}
+});

@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { memo, useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ArchiveIcon, ChevronLeftIcon, PlusIcon, SearchIcon, TesseraMark } from '../components/icons';
 import type { ConversationSummary, TesseraClient } from '../transport/client';
@@ -41,7 +41,7 @@ const noRefresh = async () => {};
  * archived (the archived ones have a view of their own), exported, or deleted with a few
  * seconds to undo; conversations can be imported from a file.
  */
-export function Sidebar({ onNewConversation, client = null, conversations = [], selectedId = null, onSelect, onRefresh = noRefresh, error }: SidebarProps) {
+export const Sidebar = memo(function Sidebar({ onNewConversation, client = null, conversations = [], selectedId = null, onSelect, onRefresh = noRefresh, error }: SidebarProps) {
   const { t } = useTranslation();
   const searchId = useId();
   const list = useConversationList({
@@ -210,4 +210,4 @@ export function Sidebar({ onNewConversation, client = null, conversations = [], 
       </div>
     </nav>
   );
-}
+});
