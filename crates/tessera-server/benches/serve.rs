@@ -124,6 +124,33 @@ fn cpu_secs() -> f64 {
     }
 }
 
+/// The machine's CPU ticks so far (all CPUs): in total, and taken by the hypervisor (steal).
+/// A figure measured while a neighbour of this VM was busy says so beside it.
+fn machine_ticks() -> (f64, f64) {
+    let Ok(stat) = std::fs::read_to_string("/proc/stat") else {
+        return (f64::NAN, f64::NAN);
+    };
+    let fields: Vec<f64> = stat
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
+        .skip(1)
+        .take(8)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    (
+        fields.iter().sum(),
+        fields.get(7).copied().unwrap_or(f64::NAN),
+    )
+}
+
+/// The share (%) of the machine's CPU time the hypervisor took since `from`.
+fn steal_since(from: (f64, f64)) -> f64 {
+    let now = machine_ticks();
+    (now.1 - from.1) * 100.0 / (now.0 - from.0)
+}
+
 fn rss_mb() -> f64 {
     status_mb("VmRSS")
 }
@@ -458,9 +485,11 @@ fn main() {
     provider.push(answer(deltas, None, Text::Unique));
     let start = Instant::now();
     let cpu_start = cpu_secs();
+    let machine_start = machine_ticks();
     let got = server.ask_spawned(&rt, "ctx_throughput", |_, _| {});
     let path_secs = start.elapsed().as_secs_f64();
     let path_cpu = cpu_secs() - cpu_start;
+    let path_steal = steal_since(machine_start);
     // Each figure alone: the run folds its deltas after its `done`.
     rt.block_on(server.settled());
     println!("serve bench: {deltas}-delta answer");
@@ -473,7 +502,7 @@ fn main() {
     // Every delta reached the client within the time measured, one by one or (when the client
     // fell behind and the run had ended) inside the folded message: all of them count.
     println!(
-        "  to an SSE client:    {:>9.0} events/s ({} deltas in {:.0} ms: {} one by one, {} folded; target >= 50000); CPU {:.2} µs per delta (server and client)",
+        "  to an SSE client:    {:>9.0} events/s ({} deltas in {:.0} ms: {} one by one, {} folded; target >= 50000); CPU {:.2} µs per delta (server and client); hypervisor steal meanwhile {path_steal:.0} %",
         got.deltas() as f64 / path_secs,
         got.deltas(),
         path_secs * 1e3,
@@ -502,16 +531,18 @@ fn main() {
     provider.push(answer(paced, Some(1), Text::Stamped));
     let arrivals = Arc::new(std::sync::Mutex::new(Vec::new()));
     let gathered = Arc::clone(&arrivals);
+    let machine_start = machine_ticks();
     server.ask_spawned(&rt, "ctx_latency", move |d, at| {
         if let (Ok(sent), Ok(mut lat)) = (d.trim().parse::<u128>(), gathered.lock()) {
             lat.push(at.saturating_sub(sent) as f64 / 1e3);
         }
     });
     let mut path_lat = arrivals.lock().map(|l| l.clone()).unwrap_or_default();
+    let latency_steal = steal_since(machine_start);
     rt.block_on(server.settled());
     raw_lat.sort_by(f64::total_cmp);
     path_lat.sort_by(f64::total_cmp);
-    println!("latency per delta, {paced} deltas 1 ms apart (µs, provider write → reader):");
+    println!("latency per delta, {paced} deltas 1 ms apart (µs, provider write → reader; hypervisor steal meanwhile {latency_steal:.0} %):");
     for (name, p) in [("p50", 50.0), ("p99", 99.0)] {
         let (a, b) = (percentile(&raw_lat, p), percentile(&path_lat, p));
         println!(
