@@ -190,7 +190,12 @@ function textReply(pieces, delayMs) {
 }
 
 const MONITOR = `
-  window.__stall = { longest: 0, over50: 0, at: [] };
+  window.__stall = { longest: 0, over50: 0, at: [], frames: 0 };
+  const frame = () => {
+    window.__stall.frames += 1;
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
   const start = performance.now();
   let last = start;
   const tick = () => {
@@ -255,7 +260,8 @@ async function main() {
     const busy = (webAfter.cpuMs - webBefore.cpuMs) / streamed;
     const faults = ((webAfter.faults - webBefore.faults) * 1000) / streamed;
     const waiting = (webAfter.waitMs - webBefore.waitMs) / streamed;
-    console.log(`  the web process's main thread while it streamed: ${f(busy * 100)} % busy, ${f(waiting * 100)} % ready but waiting for a CPU, ${f(faults)} page faults a second`);
+    const frames = (stall.frames * 1000) / streamed;
+    console.log(`  the web process's main thread while it streamed: ${f(busy * 100)} % busy, ${f(waiting * 100)} % ready but waiting for a CPU, ${f(faults)} page faults a second, ${f(frames)} frames a second (${f(faults / frames)} faults a frame)`);
   }
   const cpuUse = [...cpuAfter].map(([p, { name, ms }]) => `${name} ${f(((ms - (cpuBefore.get(p)?.ms ?? 0)) * 100) / streamed)} %`);
   console.log(`  CPU of the app's processes while it streamed (100 % = one core): ${cpuUse.join(', ')}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AHEAD, followBy, MARGIN_PX } from './follow';
+import { AHEAD, followBy, MARGIN_PX, roomBelow } from './follow';
 
 describe('following a streaming answer', () => {
   const view = { viewTop: 100, viewHeight: 500 };
@@ -23,5 +23,14 @@ describe('following a streaming answer', () => {
 
   it('does nothing for a view that is not laid out', () => {
     expect(followBy({ viewTop: 0, viewHeight: 0, contentEnd: 0 })).toBe(0);
+  });
+
+  it('reserves room at a jump for the text to land in, so the jump never runs out of page', () => {
+    // The text ends 2,000 px into the conversation: after the jump the view (500 px) shows its
+    // end at (1 - AHEAD) of its height, so the conversation must reach AHEAD of a view further.
+    const room = roomBelow(2_000, 500);
+    expect(room).toBeGreaterThanOrEqual(2_000 + 500 * AHEAD);
+    // Until the next jump (text within MARGIN_PX of the view's bottom) the answer grows inside it.
+    expect(room).toBeGreaterThanOrEqual(2_000 + 500 * AHEAD + MARGIN_PX - 1);
   });
 });

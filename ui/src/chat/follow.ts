@@ -4,8 +4,9 @@
  * a remote session) WebKit draws it on the page's main thread, and a long answer scrolled at
  * every frame kept that thread busy for 150–250 ms at a time (`make figures`). So the log
  * scrolls only when the newest text reaches the bottom of the view, and then far enough that
- * it sits at `1 - AHEAD` of the view's height, with room below for what comes next (while an
- * answer streams the log ends with a spacer: `.log-end.following`).
+ * it sits at `1 - AHEAD` of the view's height, with room below for what comes next: at each
+ * jump the conversation is given a height reaching that far ([`roomBelow`]), so the answer grows
+ * into room that is already there and nothing below it moves (moving it would redraw it).
  */
 
 /** The part of the view left free below the newest text after a jump. */
@@ -25,4 +26,12 @@ export interface FollowGeometry {
 export function followBy({ viewTop, viewHeight, contentEnd }: FollowGeometry): number {
   if (viewHeight <= 0 || contentEnd <= viewTop + viewHeight - MARGIN_PX) return 0;
   return Math.max(0, Math.round(contentEnd - viewTop - viewHeight * (1 - AHEAD)));
+}
+
+/**
+ * The height to give the conversation at a jump (its content ending `contentHeight` below its
+ * top, in a view `viewHeight` tall): the jump's room below the newest text, and a margin.
+ */
+export function roomBelow(contentHeight: number, viewHeight: number): number {
+  return Math.ceil(contentHeight + viewHeight * AHEAD + MARGIN_PX);
 }

@@ -1,5 +1,6 @@
 import { createContext, useContext, useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Overlay } from '../components/Overlay';
 import type { ContextBlock } from '../generated/ContextBlock';
 import type { Evidence } from '../generated/Evidence';
 import type { RunContext } from '../generated/RunContext';
@@ -245,28 +246,30 @@ export function ContextInspector({ client, runId, onClose }: { client: TesseraCl
 
   const explained = context?.turns.filter((turn) => turn.assembly) ?? [];
   return (
-    <div className="dialog-backdrop">
-      <div ref={ref} className="dialog inspector-dialog" role="dialog" aria-modal="true" aria-labelledby={titleId} tabIndex={-1} onKeyDown={onKeyDown} data-testid="context-inspector">
-        <div className="inspector-header">
-          <h2 id={titleId} className="dialog-title">
-            {t('inspector.title')}
-          </h2>
-          <button type="button" className="button button-secondary" onClick={onClose}>
-            {t('inspector.close')}
-          </button>
+    <Overlay>
+      <div className="dialog-backdrop">
+        <div ref={ref} className="dialog inspector-dialog" role="dialog" aria-modal="true" aria-labelledby={titleId} tabIndex={-1} onKeyDown={onKeyDown} data-testid="context-inspector">
+          <div className="inspector-header">
+            <h2 id={titleId} className="dialog-title">
+              {t('inspector.title')}
+            </h2>
+            <button type="button" className="button button-secondary" onClick={onClose}>
+              {t('inspector.close')}
+            </button>
+          </div>
+          {!context && !error && <p role="status">{t('inspector.loading')}</p>}
+          {error && (
+            <p className="notice notice-error" role="alert">
+              {t('inspector.loadFailed', { error })}
+            </p>
+          )}
+          {context && explained.length === 0 && <p>{t('inspector.noExplanation')}</p>}
+          {context &&
+            explained.map((turn) => (turn.assembly ? <ExplanationView key={turn.turn_id} explanation={turn.assembly} context={context} /> : null))}
+          {context && context.turns.length > 1 && <p className="inspector-muted">{t('inspector.calls', { count: context.turns.length })}</p>}
         </div>
-        {!context && !error && <p role="status">{t('inspector.loading')}</p>}
-        {error && (
-          <p className="notice notice-error" role="alert">
-            {t('inspector.loadFailed', { error })}
-          </p>
-        )}
-        {context && explained.length === 0 && <p>{t('inspector.noExplanation')}</p>}
-        {context &&
-          explained.map((turn) => (turn.assembly ? <ExplanationView key={turn.turn_id} explanation={turn.assembly} context={context} /> : null))}
-        {context && context.turns.length > 1 && <p className="inspector-muted">{t('inspector.calls', { count: context.turns.length })}</p>}
       </div>
-    </div>
+    </Overlay>
   );
 }
 

@@ -7,7 +7,7 @@ import { AnswerActions, StoredUserMessage } from '../../conversations/BranchCont
 import { AssistantMessageView } from './AssistantMessageView';
 import { Markdown } from './Markdown';
 import { UserMessage } from './UserMessage';
-import { followBy } from '../follow';
+import { followBy, roomBelow } from '../follow';
 
 /**
  * The messages of the conversation: the stored ones of the branch shown (with their versions,
@@ -75,21 +75,40 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
     const frame = requestAnimationFrame(() => {
       const end = endRef.current;
       const log = end?.closest<HTMLElement>('[role="log"]');
+      const conversation = end?.parentElement;
+      // While an answer streams, the log holds room below it, reserved at each jump (a height
+      // for the whole conversation): the answer grows into it and nothing after the answer
+      // moves at every frame, which would be drawn again each time.
+      const reserve = () => {
+        if (!end || !log || !conversation) return;
+        if (!streaming) {
+          conversation.style.minHeight = '';
+          return;
+        }
+        const top = conversation.getBoundingClientRect().top;
+        conversation.style.minHeight = `${roomBelow(end.getBoundingClientRect().top - top, log.getBoundingClientRect().height)}px`;
+      };
       if (!end || !log || grew || followedTo.current === null) {
         // Something new in the log (a message sent, an answer begun, a form): show the end.
+        reserve();
         end?.scrollIntoView?.({ block: 'end' });
+        if (log && streaming) log.scrollTop = log.scrollHeight;
         followedTo.current = log ? log.scrollTop : null;
         return;
       }
+      if (!streaming && conversation?.style.minHeight) conversation.style.minHeight = '';
       // The person scrolled up to read: the answer goes on without pulling them down.
       if (log.scrollTop < followedTo.current - 4) return;
       const view = log.getBoundingClientRect();
       const by = followBy({ viewTop: view.top, viewHeight: view.height, contentEnd: end.getBoundingClientRect().top });
-      if (by > 0) log.scrollTop += by;
+      if (by > 0) {
+        reserve();
+        log.scrollTop += by;
+      }
       followedTo.current = log.scrollTop;
     });
     return () => cancelAnimationFrame(frame);
-  }, [count, lastText]);
+  }, [count, lastText, streaming]);
 
   return (
     <div className="conversation" data-testid="conversation">
@@ -105,7 +124,7 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
         />
       ))}
       {extra}
-      <div ref={endRef} className={streaming ? 'log-end following' : 'log-end'} data-testid="log-end" />
+      <div ref={endRef} className="log-end" data-testid="log-end" />
     </div>
   );
 }

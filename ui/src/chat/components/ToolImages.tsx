@@ -1,5 +1,6 @@
 import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Overlay } from '../../components/Overlay';
 import type { ToolImage } from '../../generated/ToolImage';
 import type { JsonValue } from '../../generated/serde_json/JsonValue';
 
@@ -70,26 +71,28 @@ function ImageViewer({ url, alt, onClose }: { url: string; alt: string; onClose:
   const closeRef = useRef<HTMLButtonElement | null>(null);
   useEffect(() => closeRef.current?.focus(), []);
   return (
-    <div
-      className="tool-image-viewer"
-      role="dialog"
-      aria-modal="true"
-      aria-label={alt}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') {
-          e.stopPropagation();
-          onClose();
-        }
-      }}
-      onClick={(e) => {
-        if (e.target === e.currentTarget) onClose();
-      }}
-    >
-      <img src={url} alt={alt} className="tool-image-large" />
-      <button type="button" ref={closeRef} className="button" onClick={onClose}>
-        {t('tool.imageClose')}
-      </button>
-    </div>
+    <Overlay>
+      <div
+        className="tool-image-viewer"
+        role="dialog"
+        aria-modal="true"
+        aria-label={alt}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.stopPropagation();
+            onClose();
+          }
+        }}
+        onClick={(e) => {
+          if (e.target === e.currentTarget) onClose();
+        }}
+      >
+        <img src={url} alt={alt} className="tool-image-large" />
+        <button type="button" ref={closeRef} className="button" onClick={onClose}>
+          {t('tool.imageClose')}
+        </button>
+      </div>
+    </Overlay>
   );
 }
 

@@ -30,6 +30,20 @@ function renderConsent(onDecide: (d: ConsentDecision) => Promise<void>, language
 }
 
 describe('consent dialog', () => {
+  it('is laid over the whole page, not inside the log it was opened from', () => {
+    const i18n = createI18n('en');
+    render(
+      <I18nextProvider i18n={i18n}>
+        <section role="log" aria-label="Messages">
+          <PendingConsentView request={REQUEST} onDecide={vi.fn()} />
+        </section>
+      </I18nextProvider>,
+    );
+    const dialog = screen.getByRole('dialog', { name: 'Allow test_guarded_write?' });
+    expect(screen.getByRole('log', { name: 'Messages' })).not.toContainElement(dialog);
+    expect(dialog.closest('.dialog-backdrop')?.parentElement).toBe(document.body);
+  });
+
   it('shows the tool, its exact arguments, what it touches, the risk, and the agent only as a quotation', () => {
     renderConsent(vi.fn());
     const dialog = screen.getByRole('dialog', { name: 'Allow test_guarded_write?' });

@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Overlay } from '../../components/Overlay';
 import type { ConsentDecision } from '../../generated/ConsentDecision';
 import type { ConsentRequestPayload } from '../../generated/ConsentRequestPayload';
 import { pretty } from '../components/ToolCardView';
@@ -70,82 +71,84 @@ export function ConsentDialog({ request, onDecide, onClose }: ConsentDialogProps
   const risk = request.risk in RISK_KEYS ? t(RISK_KEYS[request.risk]) : request.risk;
 
   return (
-    <div className="dialog-backdrop">
-      <div
-        ref={ref}
-        className="dialog consent-dialog"
-        role="dialog"
-        aria-modal="true"
-        aria-labelledby={titleId}
-        aria-describedby={descId}
-        tabIndex={-1}
-        onKeyDown={onKeyDown}
-        data-testid="consent-dialog"
-      >
-        <h2 id={titleId} className="dialog-title">
-          {t('consent.title', { tool: request.tool })}
-        </h2>
-        <p id={descId}>{t('consent.intro')}</p>
-        <dl className="consent-facts">
-          <dt>{t('consent.tool')}</dt>
-          <dd>
-            <code data-testid="consent-tool">{request.tool}</code>
-          </dd>
-          <dt>{t('consent.arguments')}</dt>
-          <dd>
-            <pre className="tool-card-json" data-testid="consent-arguments">
-              {pretty(request.arguments)}
-            </pre>
-          </dd>
-          <dt>{t('consent.touches')}</dt>
-          <dd>
-            {request.touches.length > 0 ? (
-              <ul className="consent-touches" data-testid="consent-touches">
-                {request.touches.map((item) => (
-                  <li key={item}>{item}</li>
-                ))}
-              </ul>
-            ) : (
-              t('consent.nothingListed')
-            )}
-          </dd>
-          <dt>{t('consent.risk')}</dt>
-          <dd>
-            <span className={`badge risk-${request.risk}`} data-testid="consent-risk">
-              {risk}
-            </span>
-          </dd>
-        </dl>
-        {request.agent_says && (
-          <figure className="consent-quote">
-            <figcaption>{t('consent.agentSays')}</figcaption>
-            <blockquote data-testid="consent-agent-says">{request.agent_says}</blockquote>
-          </figure>
-        )}
-        {failure && (
-          <p className="notice notice-error" role="alert">
-            {failure}
-          </p>
-        )}
-        <div className="dialog-actions">
-          <button type="button" className="button button-secondary" disabled={busy} onClick={() => void decide('deny')}>
-            {t('consent.deny')}
-          </button>
-          <button type="button" className="button button-secondary" disabled={busy} onClick={() => void decide('allow_once')}>
-            {t('consent.allowOnce')}
-          </button>
-          <button type="button" className="button button-secondary" disabled={busy} onClick={() => void decide('allow_conversation')}>
-            {t('consent.allowConversation')}
-          </button>
-          <button type="button" className="button button-secondary" disabled={busy} onClick={() => void decide('allow_always')}>
-            {t('consent.allowAlways')}
-          </button>
-          <button type="button" className="button dialog-later" disabled={busy} onClick={onClose}>
-            {t('consent.close')}
-          </button>
+    <Overlay>
+      <div className="dialog-backdrop">
+        <div
+          ref={ref}
+          className="dialog consent-dialog"
+          role="dialog"
+          aria-modal="true"
+          aria-labelledby={titleId}
+          aria-describedby={descId}
+          tabIndex={-1}
+          onKeyDown={onKeyDown}
+          data-testid="consent-dialog"
+        >
+          <h2 id={titleId} className="dialog-title">
+            {t('consent.title', { tool: request.tool })}
+          </h2>
+          <p id={descId}>{t('consent.intro')}</p>
+          <dl className="consent-facts">
+            <dt>{t('consent.tool')}</dt>
+            <dd>
+              <code data-testid="consent-tool">{request.tool}</code>
+            </dd>
+            <dt>{t('consent.arguments')}</dt>
+            <dd>
+              <pre className="tool-card-json" data-testid="consent-arguments">
+                {pretty(request.arguments)}
+              </pre>
+            </dd>
+            <dt>{t('consent.touches')}</dt>
+            <dd>
+              {request.touches.length > 0 ? (
+                <ul className="consent-touches" data-testid="consent-touches">
+                  {request.touches.map((item) => (
+                    <li key={item}>{item}</li>
+                  ))}
+                </ul>
+              ) : (
+                t('consent.nothingListed')
+              )}
+            </dd>
+            <dt>{t('consent.risk')}</dt>
+            <dd>
+              <span className={`badge risk-${request.risk}`} data-testid="consent-risk">
+                {risk}
+              </span>
+            </dd>
+          </dl>
+          {request.agent_says && (
+            <figure className="consent-quote">
+              <figcaption>{t('consent.agentSays')}</figcaption>
+              <blockquote data-testid="consent-agent-says">{request.agent_says}</blockquote>
+            </figure>
+          )}
+          {failure && (
+            <p className="notice notice-error" role="alert">
+              {failure}
+            </p>
+          )}
+          <div className="dialog-actions">
+            <button type="button" className="button button-secondary" disabled={busy} onClick={() => void decide('deny')}>
+              {t('consent.deny')}
+            </button>
+            <button type="button" className="button button-secondary" disabled={busy} onClick={() => void decide('allow_once')}>
+              {t('consent.allowOnce')}
+            </button>
+            <button type="button" className="button button-secondary" disabled={busy} onClick={() => void decide('allow_conversation')}>
+              {t('consent.allowConversation')}
+            </button>
+            <button type="button" className="button button-secondary" disabled={busy} onClick={() => void decide('allow_always')}>
+              {t('consent.allowAlways')}
+            </button>
+            <button type="button" className="button dialog-later" disabled={busy} onClick={onClose}>
+              {t('consent.close')}
+            </button>
+          </div>
         </div>
       </div>
-    </div>
+    </Overlay>
   );
 }
 
