@@ -227,6 +227,32 @@ async function main() {
   await sleep(3000);
   const idle = memoryMb(processTree(pid));
   await driver.exec(MONITOR);
+  if (process.env.TRACE) await driver.exec(`
+    const t0 = performance.now(); window.__trace = []; const seen = new Set();
+    const mark = (label) => { if (!seen.has(label)) { seen.add(label); window.__trace.push([Math.round(performance.now() - t0), label]); } };
+    new MutationObserver((records) => {
+      for (const r of records) {
+        const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+        if (!el) continue;
+        if (el.closest('.sidebar')) { if (seen.has('usage shown')) mark('sidebar changed at end'); mark('sidebar changed'); }
+        for (const n of r.removedNodes) if (n.nodeType === 1 && (n.matches('[data-testid=assistant-message]') || n.matches('[data-testid=user-message]'))) window.__trace.push([Math.round(performance.now() - t0), 'removed ' + n.getAttribute('data-testid')]);
+        if (el.closest('[data-testid=user-message]')) mark('user message');
+        if (el.closest('.message-assistant')) mark('answer changed');
+        for (const n of r.addedNodes) if (n.nodeType === 1) {
+          if (n.matches('[data-testid=conversation]') || n.querySelector?.('[data-testid=conversation]')) mark('conversation pane mounted');
+          if (n.matches('pre') || n.querySelector?.('pre')) mark('first code block');
+          if (n.matches('table') || n.querySelector?.('table')) mark('first table');
+          if (n.matches('.hljs, [class*=hljs]') || n.querySelector?.('[class*=hljs]')) mark('first highlighted code');
+          if (n.matches('[data-testid=usage]') || n.querySelector?.('[data-testid=usage]')) mark('usage shown');
+          if (n.matches('[data-testid=assistant-message]')) window.__trace.push([Math.round(performance.now() - t0), 'assistant article added']);
+          if (n.matches('.answer-actions, [data-testid=answer-actions]') || n.querySelector?.('.answer-actions, [data-testid=answer-actions]')) mark('answer actions');
+        }
+      }
+    }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+    let lastTop = 0; let jumps = 0;
+    const watch = () => { const log = document.querySelector('[data-testid=message-list]'); if (log && log.scrollTop !== lastTop) { lastTop = log.scrollTop; jumps++; if (jumps <= 5) window.__trace.push([Math.round(performance.now() - t0), 'jump ' + jumps]); } requestAnimationFrame(watch); };
+    requestAnimationFrame(watch);
+    return true;`);
   const web = webProcess(pid);
   const webBefore = web ? mainThread(web) : null;
   const machineBefore = machineCpu();
@@ -239,6 +265,7 @@ async function main() {
   const machineAfter = machineCpu();
   const cpuAfter = processCpu(pid);
   const stall = await driver.exec('return window.__stall;');
+  if (process.env.TRACE) console.log('TRACE ' + JSON.stringify(await driver.exec('return window.__trace;')));
   await sleep(1000);
   const after = memoryMb(processTree(pid));
   const processes = processTree(pid).length;
