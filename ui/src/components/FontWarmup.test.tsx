@@ -15,6 +15,9 @@ describe('FontWarmup', () => {
     const sample = view.getByTestId('font-warmup');
     expect(sample.getAttribute('aria-hidden')).toBe('true');
     expect(sample.querySelector('pre code')).not.toBeNull();
+    // The conversation's own labels too: the first message's "You" label looked its face up.
+    expect(sample.querySelector('.message-author')).not.toBeNull();
+    expect(sample.querySelector('.message-usage .tool-card-name')).not.toBeNull();
     expect(screen.queryAllByRole('heading')).toHaveLength(0);
     expect(screen.queryAllByRole('table')).toHaveLength(0);
   });

@@ -4,7 +4,8 @@ import { useEffect, useState } from 'react';
 const AFTER_START_MS = 250;
 
 /**
- * A few words in every face an answer uses (code, bold, italic, headings, a table), laid out off
+ * A few words in every face a conversation uses (its authors' labels, usage lines, tool names, and
+ * in answers code, bold, italic, headings, a table), laid out off
  * screen just after start-up. WebKitGTK looks a font up (fontconfig) the first time a page uses
  * it: done while an answer streams in, the first code block or table held the page for 60–100 ms
  * (scripts/figures.mjs); done here, nothing is waiting for it.
@@ -18,6 +19,10 @@ export function FontWarmup() {
   if (!shown) return null;
   return (
     <div className="markdown font-warmup" aria-hidden="true" data-testid="font-warmup">
+      <h3 className="message-author">Aa</h3>
+      <p className="message-usage">
+        Aa <span className="tool-card-name">Aa</span>
+      </p>
       <h2>
         Aa <em>Aa</em>
       </h2>
