@@ -1,4 +1,4 @@
-import { createContext, useContext, useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Overlay } from '../components/Overlay';
 import type { ContextBlock } from '../generated/ContextBlock';
@@ -204,7 +204,8 @@ export function ContextInspector({ client, runId, onClose }: { client: TesseraCl
   const [context, setContext] = useState<RunContext | null>(null);
   const [error, setError] = useState<string | null>(null);
 
-  useEffect(() => {
+  // As it shows (before the page is painted), not an instant later.
+  useLayoutEffect(() => {
     const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     ref.current?.focus();
     return () => before?.focus();

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, type KeyboardEvent } from 'react';
+import { useId, useLayoutEffect, useRef, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { boxPlacement, type OverlaySpec, type ShownImage } from './overlay';
 
@@ -18,7 +18,9 @@ export function OverlayDialog({ spec, image, onClose }: OverlayDialogProps) {
   const titleId = useId();
   const closeRef = useRef<HTMLButtonElement | null>(null);
 
-  useEffect(() => {
+  // As it shows (before the page is painted), not an instant later: a key pressed meanwhile
+  // would go to what is now behind the dialog.
+  useLayoutEffect(() => {
     const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     closeRef.current?.focus();
     return () => {

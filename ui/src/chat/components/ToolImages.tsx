@@ -1,4 +1,4 @@
-import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Overlay } from '../../components/Overlay';
 import type { ToolImage } from '../../generated/ToolImage';
@@ -69,7 +69,7 @@ function useAttachmentUrl(sha256: string): { url: string | null; failed: boolean
 function ImageViewer({ url, alt, onClose }: { url: string; alt: string; onClose: () => void }) {
   const { t } = useTranslation();
   const closeRef = useRef<HTMLButtonElement | null>(null);
-  useEffect(() => closeRef.current?.focus(), []);
+  useLayoutEffect(() => closeRef.current?.focus(), []);
   return (
     <Overlay>
       <div

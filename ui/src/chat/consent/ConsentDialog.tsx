@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Overlay } from '../../components/Overlay';
 import type { ConsentDecision } from '../../generated/ConsentDecision';
@@ -29,7 +29,9 @@ export function ConsentDialog({ request, onDecide, onClose }: ConsentDialogProps
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
 
-  useEffect(() => {
+  // As it shows (before the page is painted), not an instant later: a key pressed meanwhile
+  // would go to what is now behind the dialog.
+  useLayoutEffect(() => {
     const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     ref.current?.focus();
     return () => before?.focus();
