@@ -18,7 +18,20 @@ export const SettingsPage = lazy(loadSettingsPage);
  * still writing (chat/components/warmUp.tsx); a failure shows when the pane is rendered.
  */
 export function preloadConversationPane(): void {
-  loadConversationPane()
+  let chain: Promise<unknown> = Promise.resolve();
+  for (const load of PANE_LIBRARIES) chain = chain.then(load).then(nextTask);
+  chain
+    .then(loadConversationPane)
     .then((pane) => pane.warmUpMarkdown())
     .catch(() => undefined);
+}
+
+/**
+ * The pane's large libraries, each a chunk of its own, run one per task before the pane: run
+ * together (~380 KB) they held the page for 50–90 ms on the first key the person typed.
+ */
+const PANE_LIBRARIES: (() => Promise<unknown>)[] = [() => import('react-markdown'), () => import('remark-gfm'), () => import('rehype-sanitize'), () => import('rehype-highlight')];
+
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
