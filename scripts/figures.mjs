@@ -58,14 +58,24 @@ function coldStart() {
   });
 }
 
+/**
+ * A /proc `stat` file: the command name, and the fields after it (counted from the state, so
+ * `fields[1]` is the parent, `[7]` minor faults, `[11]`/`[12]` user/system ticks).
+ */
+function readStat(path) {
+  const stat = readFileSync(path, 'utf8');
+  return { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), fields: stat.slice(stat.lastIndexOf(')') + 2).split(' ') };
+}
+
+/** User and system CPU of a stat's fields, in ms (100 ticks a second, USER_HZ). */
+const cpuMsOf = (fields) => ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+
 /** The app's process and every descendant (WebKit's web and network processes). */
 function processTree(root) {
   const parents = new Map();
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parents.set(Number(pid), ppid);
+      parents.set(Number(pid), Number(readStat(`/proc/${pid}/stat`).fields[1]));
     } catch {
       // gone meanwhile
     }
@@ -110,12 +120,10 @@ function memoryMb(pids) {
 /** CPU time and minor page faults of the main thread of `pid` (its first thread), from /proc. */
 function mainThread(pid) {
   try {
-    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime
+    const { fields } = readStat(`/proc/${pid}/task/${pid}/stat`);
     // schedstat: nanoseconds on a CPU, nanoseconds runnable but waiting for one.
     const [, waitNs] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
-    return { cpuMs: (ticks * 1000) / 100, waitMs: waitNs / 1e6, faults: Number(fields[7]) }; // 100 ticks a second (USER_HZ)
+    return { cpuMs: cpuMsOf(fields), waitMs: waitNs / 1e6, faults: Number(fields[7]) };
   } catch {
     return null;
   }
@@ -126,10 +134,8 @@ function processCpu(root) {
   const used = new Map();
   for (const pid of processTree(root)) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      used.set(pid, { name, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 });
+      const { name, fields } = readStat(`/proc/${pid}/stat`);
+      used.set(pid, { name, ms: cpuMsOf(fields) });
     } catch {
       // gone meanwhile
     }

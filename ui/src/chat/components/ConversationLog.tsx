@@ -78,13 +78,10 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
       const conversation = end?.parentElement;
       // While an answer streams, the log holds room below it, reserved at each jump (a height
       // for the whole conversation): the answer grows into it and nothing after the answer
-      // moves at every frame, which would be drawn again each time.
+      // moves at every frame, which would be drawn again each time. Otherwise no room.
+      if (!streaming && conversation?.style.minHeight) conversation.style.minHeight = '';
       const reserve = () => {
-        if (!end || !log || !conversation) return;
-        if (!streaming) {
-          conversation.style.minHeight = '';
-          return;
-        }
+        if (!streaming || !end || !log || !conversation) return;
         const top = conversation.getBoundingClientRect().top;
         conversation.style.minHeight = `${roomBelow(end.getBoundingClientRect().top - top, log.getBoundingClientRect().height)}px`;
       };
@@ -96,7 +93,6 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
         followedTo.current = log ? log.scrollTop : null;
         return;
       }
-      if (!streaming && conversation?.style.minHeight) conversation.style.minHeight = '';
       // The person scrolled up to read: the answer goes on without pulling them down.
       if (log.scrollTop < followedTo.current - 4) return;
       const view = log.getBoundingClientRect();
