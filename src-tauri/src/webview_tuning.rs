@@ -27,12 +27,29 @@ fn has_render_node() -> bool {
     })
 }
 
-/// Settings WebKitGTK reads from the environment when it starts: without a GPU, no DMA-BUF
-/// renderer either (it would load Mesa's software GL, ~10 MB more, in this process too).
-/// Call first thing in `main`, before any thread is started.
+/// Settings GTK and WebKitGTK read from the environment when they start; without a GPU, none of
+/// them may load Mesa's software GL: its driver links LLVM, whose relocated tables cost ~20 MB
+/// of memory in each process that loads it, for nothing (nothing here draws with GL). So:
+/// - no DMA-BUF renderer (it would load Mesa in this process too);
+/// - GTK does not probe GLX when it opens the display (`GDK_GL=disable`);
+/// - WebKit does not open an EGL display in this process to find the web process's render
+///   device (`WEBKIT_WEB_RENDER_DEVICE_FILE`: none usable, so the web process takes its
+///   surfaceless display, the one it uses anyway without a GPU).
+///
+/// Figures (`make figures`, idle): 248 MB for the three processes, 228 MB with these.
+/// Each is left alone when already set. Call first thing in `main`, before any thread is started.
 pub fn before_webkit() {
-    if !use_gpu() && std::env::var_os("WEBKIT_DISABLE_DMABUF_RENDERER").is_none() {
-        std::env::set_var("WEBKIT_DISABLE_DMABUF_RENDERER", "1");
+    if use_gpu() {
+        return;
+    }
+    for (name, value) in [
+        ("WEBKIT_DISABLE_DMABUF_RENDERER", "1"),
+        ("GDK_GL", "disable"),
+        ("WEBKIT_WEB_RENDER_DEVICE_FILE", "/dev/null"),
+    ] {
+        if std::env::var_os(name).is_none() {
+            std::env::set_var(name, value);
+        }
     }
 }
 
