@@ -195,6 +195,22 @@ function textReply(pieces, delayMs) {
   return { status: 200, headers: [], body: { sse: steps }, delay_ms: 0 };
 }
 
+/**
+ * The faces (family, size, weight, style) the page's text is laid out in, each with an element
+ * using it: WebKit asks fontconfig for a face the first time it lays it out (10–60 ms on the
+ * page's thread), so a face first seen while the answer streams is a long task the start-up
+ * warm-up (ui/src/components/FontWarmup.tsx) should have taken.
+ */
+const FACES = `
+  const faces = {};
+  for (const el of document.querySelectorAll('body *')) {
+    if (![...el.childNodes].some((n) => n.nodeType === 3 && n.data.trim()) && !el.matches('li, button')) continue;
+    const style = getComputedStyle(el);
+    const face = [style.fontFamily.split(',')[0], style.fontSize, style.fontWeight, style.fontStyle].join(' ');
+    faces[face] ??= [el.tagName.toLowerCase(), ...el.classList].join('.');
+  }
+  return faces;`;
+
 const MONITOR = `
   window.__stall = { longest: 0, over50: 0, at: [], frames: 0 };
   const frame = () => {
@@ -232,6 +248,7 @@ async function main() {
   const pid = appPid(data);
   await sleep(3000);
   const idle = memoryMb(processTree(pid));
+  const facesBefore = await driver.exec(FACES);
   await driver.exec(MONITOR);
   if (process.env.TRACE) await driver.exec(`
     const t0 = performance.now(); window.__trace = []; const seen = new Set();
@@ -271,6 +288,8 @@ async function main() {
   const machineAfter = machineCpu();
   const cpuAfter = processCpu(pid);
   const stall = await driver.exec('return window.__stall;');
+  const facesAfter = await driver.exec(FACES);
+  const newFaces = Object.entries(facesAfter).filter(([face]) => !(face in facesBefore));
   if (process.env.TRACE) console.log('TRACE ' + JSON.stringify(await driver.exec('return window.__trace;')));
   await sleep(1000);
   const after = memoryMb(processTree(pid));
@@ -289,6 +308,7 @@ async function main() {
   // long), how busy the page's thread was, and how many fresh pages it touched (WebKit paints
   // each update into new shared memory: ~1 fault per 4 KB drawn).
   console.log(`  long tasks at (s: ms): ${stall.at.map(([t, ms]) => `${(t / 1000).toFixed(1)}: ${ms}`).join(', ') || 'none'}`);
+  console.log(`  faces first laid out while it streamed (a font lookup each): ${newFaces.map(([face, el]) => `${face} (${el})`).join(', ') || 'none'}`);
   if (webBefore && webAfter) {
     const busy = (webAfter.cpuMs - webBefore.cpuMs) / streamed;
     const faults = ((webAfter.faults - webBefore.faults) * 1000) / streamed;

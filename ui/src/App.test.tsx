@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import textStream from './chat/fixtures/text.sse?raw';
 import { fakeEngine, sseFrom } from './test/fakeEngine';
 import { renderApp, setBrowserLanguages } from './test/render';
+import { FONT_WARMUP_STAGES } from './components/FontWarmup';
 
 describe('chat layout', () => {
   beforeEach(() => setBrowserLanguages('en-US', 'en'));
@@ -161,8 +162,8 @@ describe('chat layout', () => {
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Write at length{Enter}');
     const log = screen.getByRole('log', { name: 'Messages' });
     await waitFor(() => expect(within(log).getByTestId('user-message')).toBeInTheDocument());
-    // The font warm-up's sample is shown once, 250 ms after start-up.
-    await waitFor(() => expect(document.querySelector('.font-warmup')).not.toBeNull());
+    // The font warm-up lays its samples out in stages just after start-up: let it finish.
+    await waitFor(() => expect(document.querySelector<HTMLElement>('.font-warmup')?.dataset['stage']).toBe(String(FONT_WARMUP_STAGES)), { timeout: 5000 });
 
     const outside: string[] = [];
     const observer = new MutationObserver((records) => {

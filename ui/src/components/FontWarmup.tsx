@@ -1,47 +1,128 @@
-import { useEffect, useState } from 'react';
+import { Fragment, useEffect, useState, type ReactNode } from 'react';
 
 /** After the window has shown: start-up draws only what it needs. */
 const AFTER_START_MS = 250;
+/** Between stages: each is laid out in a task of its own, short enough not to hold the page. */
+const STAGE_MS = 80;
 
 /**
- * A few words in every face a conversation uses (its authors' labels, usage lines, tool names, and
- * in answers code, bold, italic, headings, a table), laid out off
- * screen just after start-up. WebKitGTK looks a font up (fontconfig) the first time a page uses
- * it: done while an answer streams in, the first code block or table held the page for 60–100 ms
- * (scripts/figures.mjs); done here, nothing is waiting for it.
+ * The samples, one small stage at a time: every face (family, size, weight, style) a
+ * conversation uses and the glyphs its primary font lacks. WebKitGTK asks fontconfig for each the
+ * first time a page lays it out, 10–60 ms apiece on a 2-core machine, so one face a stage (`scripts/figures.mjs`: the
+ * selected conversation's bold title held the page as a message was sent, the copy button and a
+ * list's bullet as the first code block and list came in). Most needed first.
+ */
+const STAGES: readonly ReactNode[] = [
+  <ul className="conversation-items">
+    <li className="conversation-row">
+      <button type="button" className="conversation-item" aria-current="page" tabIndex={-1}>
+        Aa
+      </button>
+    </li>
+  </ul>,
+  <>
+    <h3 className="message-author">Aa</h3>
+    <p className="message-usage">
+      Aa <span className="tool-card-name">Aa</span>
+    </p>
+  </>,
+  <p>
+    <strong>Aa</strong>
+  </p>,
+  <p>
+    <em>Aa</em>
+  </p>,
+  <p>
+    <code>Aa</code>
+  </p>,
+  <h2>Aa</h2>,
+  <h2>
+    <em>Aa</em>
+  </h2>,
+  <div className="code-block">
+    <button type="button" className="button code-copy" tabIndex={-1}>
+      Aa
+    </button>
+    <pre>
+      <code className="hljs">
+        <span className="hljs-keyword">Aa</span> Aa
+      </code>
+    </pre>
+  </div>,
+  <table>
+    <tbody>
+      <tr>
+        <th>Aa</th>
+        <td>Aa</td>
+      </tr>
+    </tbody>
+  </table>,
+  // List markers are glyphs of other fonts.
+  <ul>
+    <li>
+      Aa
+      <ul>
+        <li>
+          Aa
+          <ul>
+            <li>Aa</li>
+          </ul>
+        </li>
+      </ul>
+    </li>
+  </ul>,
+  <ol>
+    <li>Aa</li>
+  </ol>,
+  <h1>Aa</h1>,
+  <h3>Aa</h3>,
+  <h4>Aa</h4>,
+  <blockquote>
+    <p>
+      Aa <del>Aa</del>
+    </p>
+  </blockquote>,
+  <p>
+    <strong>
+      <code>Aa</code>
+    </strong>
+  </p>,
+  <p>
+    <em>
+      <code>Aa</code>
+    </em>
+  </p>,
+  // Comments in code are italic monospace.
+  <pre>
+    <code className="hljs">
+      <span className="hljs-comment">Aa</span> <strong>Aa</strong>
+    </code>
+  </pre>,
+  <p>→ ← ✓ ✗ • … — “Aa” ‘Aa’ × ± ≤ ≥ ≠ °</p>,
+  <h5>Aa</h5>,
+  <h6>Aa</h6>,
+];
+
+/** How many stages the warm-up lays out (`data-stage` on its element says how many are). */
+export const FONT_WARMUP_STAGES = STAGES.length;
+
+/**
+ * The samples of `STAGES`, laid out off screen one stage at a time just after start-up (never
+ * drawn: hidden and outside the window), so no font is looked up while an answer streams in.
  */
 export function FontWarmup() {
-  const [shown, setShown] = useState(false);
+  const [shown, setShown] = useState(0);
   useEffect(() => {
-    const timer = setTimeout(() => setShown(true), AFTER_START_MS);
+    if (shown >= STAGES.length) return;
+    const timer = setTimeout(() => setShown((n) => n + 1), shown === 0 ? AFTER_START_MS : STAGE_MS);
     return () => clearTimeout(timer);
-  }, []);
-  if (!shown) return null;
+  }, [shown]);
+  if (shown === 0) return null;
   return (
-    <div className="markdown font-warmup" aria-hidden="true" data-testid="font-warmup">
-      <h3 className="message-author">Aa</h3>
-      <p className="message-usage">
-        Aa <span className="tool-card-name">Aa</span>
-      </p>
-      <h2>
-        Aa <em>Aa</em>
-      </h2>
-      <p>
-        Aa <strong>Aa</strong> <em>Aa</em> <code>Aa</code>
-      </p>
-      <pre>
-        <code className="hljs">
-          <span className="hljs-keyword">Aa</span> Aa
-        </code>
-      </pre>
-      <table>
-        <tbody>
-          <tr>
-            <th>Aa</th>
-            <td>Aa</td>
-          </tr>
-        </tbody>
-      </table>
+    <div className="markdown font-warmup" aria-hidden="true" data-testid="font-warmup" data-stage={shown}>
+      {STAGES.slice(0, shown).map((stage, i) => (
+        <Fragment key={i}>{stage}</Fragment>
+      ))}
     </div>
   );
 }
