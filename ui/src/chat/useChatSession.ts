@@ -21,6 +21,7 @@ import {
 } from '../transport/client';
 import { readItem, sessionStore, writeItem } from '../storage';
 import { activeRun, closeInteraction, initialChatState, reduce, withPendingInteractions, type ChatState, type PendingInteraction } from './reducer';
+import { createDrawPacer } from './drawPacer';
 
 export const CONVERSATION_STORAGE_KEY = 'tessera.conversation';
 
@@ -84,30 +85,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/**
- * Runs `paint` before the next frame, or after `FRAME_FALLBACK_MS` where frames do not come (a
- * hidden tab or a minimised window paints none).
- */
-function beforeNextFrame(paint: () => void): void {
-  let done = false;
-  const once = () => {
-    if (done) return;
-    done = true;
-    paint();
-  };
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(once);
-  setTimeout(once, FRAME_FALLBACK_MS);
-}
-
-const FRAME_FALLBACK_MS = 100;
-/**
- * The shortest time between two drawings of streamed events: every other frame at 60 Hz. Each
- * drawing costs the page a render, a layout and a paint whatever it adds; a fast model's answer
- * (1,000 tokens a second) drawn every frame kept WebKit's page thread 60–67 % busy, drawn every
- * other frame 50–56 % (`scripts/figures.mjs`), and 30 drawings a second still read as a stream.
- * Far fewer drawings each carry too much (every 100 ms: twice the long tasks).
- */
-const PAINT_INTERVAL_MS = 25;
 const FOLLOW_RETRY_MIN_MS = 500;
 const FOLLOW_RETRY_MAX_MS = 5_000;
 const CONNECT_RETRY_MS = 3_000;
@@ -142,9 +119,8 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
   const generation = useRef(0);
   const followAbort = useRef<AbortController | null>(null);
 
-  const paintScheduled = useRef(false);
-  /** When streamed events were last drawn (`performance.now()`). */
-  const lastPaint = useRef(Number.NEGATIVE_INFINITY);
+  /** Draws what streamed events changed (`drawPacer.ts`). */
+  const pacer = useRef<ReturnType<typeof createDrawPacer> | null>(null);
 
   const setChatState = useCallback((next: ChatState) => {
     if (next === chatRef.current) return;
@@ -154,23 +130,13 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
 
   /**
    * Streamed events: folded into `chatRef` at once (what the code reads is always current), drawn
-   * at most once a frame, and no sooner than `PAINT_INTERVAL_MS` after the last drawing. A long
-   * answer arrives as thousands of deltas, several per frame; rendering each would redo the same
-   * work many times over and block the page.
+   * as `drawPacer.ts` paces them.
    */
   const setChatStateSoon = useCallback((next: ChatState) => {
     if (next === chatRef.current) return;
     chatRef.current = next;
-    if (paintScheduled.current) return;
-    paintScheduled.current = true;
-    const paint = () => {
-      paintScheduled.current = false;
-      lastPaint.current = performance.now();
-      setChat(chatRef.current);
-    };
-    const wait = lastPaint.current + PAINT_INTERVAL_MS - performance.now();
-    if (wait > 0) setTimeout(() => beforeNextFrame(paint), wait);
-    else beforeNextFrame(paint);
+    pacer.current ??= createDrawPacer(() => setChat(chatRef.current));
+    pacer.current.request();
   }, []);
 
   /** The stored branch shown and where it branches. */
