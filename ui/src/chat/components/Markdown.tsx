@@ -79,19 +79,27 @@ interface GroupProps {
 }
 
 /**
- * Blocks `first…first+GROUP`: always the same blocks, so no block's component ever moves to
- * another group (which would parse it again). A group whose blocks are the same strings as
- * before is not rendered again: a long answer costs one group's worth of elements per update.
+ * Blocks `first…first+GROUP`, in an element of their own: always the same blocks, so no block's
+ * component ever moves to another group (which would parse it again). A group whose blocks are
+ * the same strings as before is not rendered again: a long answer costs one group's worth of
+ * elements per update. The element bounds the page's layout work too: WebKit lays a changed
+ * block's parent out by walking all its children, and a 20k-token answer has ~1,000 blocks (a
+ * word added to its last paragraph: 4.7 ms of the page's CPU with the blocks side by side, 3.7 ms
+ * in groups, measured in the desktop app under Xvfb).
  */
 const BlockGroup = memo(
   function BlockGroup({ blocks, first, openLast }: GroupProps) {
     const last = blocks.length - 1;
-    return blocks.map((block, i) => (
-      <Fragment key={i}>
-        {first + i > 0 && '\n'}
-        <MarkdownBlock text={block} highlight={!(i === last && openLast)} />
-      </Fragment>
-    ));
+    return (
+      <div className="markdown-group">
+        {blocks.map((block, i) => (
+          <Fragment key={i}>
+            {first + i > 0 && '\n'}
+            <MarkdownBlock text={block} highlight={!(i === last && openLast)} />
+          </Fragment>
+        ))}
+      </div>
+    );
   },
   (a, b) => a.first === b.first && a.openLast === b.openLast && a.blocks.length === b.blocks.length && a.blocks.every((block, i) => block === b.blocks[i]),
 );
