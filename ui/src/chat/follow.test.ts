@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AHEAD, followBy, MARGIN_PX, roomBelow } from './follow';
+import { AHEAD, AHEAD_MAX, aheadFor, followBy, MARGIN_PX, ROOM_MS, roomBelow } from './follow';
 
 describe('following a streaming answer', () => {
   const view = { viewTop: 100, viewHeight: 500 };
@@ -32,5 +32,20 @@ describe('following a streaming answer', () => {
     expect(room).toBeGreaterThanOrEqual(2_000 + 500 * AHEAD);
     // Until the next jump (text within MARGIN_PX of the view's bottom) the answer grows inside it.
     expect(room).toBeGreaterThanOrEqual(2_000 + 500 * AHEAD + MARGIN_PX - 1);
+  });
+
+  it('leaves more room at a jump for an answer streaming faster than anyone reads, within the view', () => {
+    // A model's usual pace (a few hundred pixels a second): the usual room.
+    expect(aheadFor(300, 700)).toBe(AHEAD);
+    expect(aheadFor(0, 700)).toBe(AHEAD);
+    expect(aheadFor(Number.NaN, 700)).toBe(AHEAD);
+    // Fast: room for ROOM_MS of it, at most AHEAD_MAX of the view.
+    expect(aheadFor(2_000, 700)).toBeCloseTo((2_000 * ROOM_MS) / 1000 / 700);
+    expect(aheadFor(6_000, 700)).toBe(AHEAD_MAX);
+    // The jump and the reserved room follow it: the text lands higher, the room reaches further.
+    const fast = aheadFor(6_000, 500);
+    const by = followBy({ ...view, contentEnd: 600, ahead: fast });
+    expect(600 - by).toBe(100 + Math.round(500 * (1 - AHEAD_MAX)));
+    expect(roomBelow(2_000, 500, fast)).toBeGreaterThanOrEqual(2_000 + 500 * AHEAD_MAX + MARGIN_PX - 1);
   });
 });

@@ -7,7 +7,7 @@ import { AnswerActions, StoredUserMessage } from '../../conversations/BranchCont
 import { AssistantMessageView } from './AssistantMessageView';
 import { Markdown } from './Markdown';
 import { UserMessage } from './UserMessage';
-import { followBy, roomBelow } from '../follow';
+import { aheadFor, followBy, roomBelow } from '../follow';
 
 /**
  * The messages of the conversation: the stored ones of the branch shown (with their versions,
@@ -21,6 +21,8 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
   const shownCount = useRef(0);
   /** The log's scroll position after it last followed the answer (null: not yet). */
   const followedTo = useRef<number | null>(null);
+  /** When the log last jumped and how tall the content was then: the answer's pace. */
+  const lastJump = useRef<{ at: number; height: number } | null>(null);
   const items: ReactNode[] = [];
   const shown = new Set<string>();
   const busy = session.runningId !== null || Object.keys(chat.forms).length > 0 || Object.keys(chat.consents).length > 0;
@@ -80,13 +82,14 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
       // for the whole conversation): the answer grows into it and nothing after the answer
       // moves at every frame, which would be drawn again each time. Otherwise no room.
       if (!streaming && conversation?.style.minHeight) conversation.style.minHeight = '';
-      const reserve = () => {
+      const reserve = (ahead?: number) => {
         if (!streaming || !end || !log || !conversation) return;
         const top = conversation.getBoundingClientRect().top;
-        conversation.style.minHeight = `${roomBelow(end.getBoundingClientRect().top - top, log.getBoundingClientRect().height)}px`;
+        conversation.style.minHeight = `${roomBelow(end.getBoundingClientRect().top - top, log.getBoundingClientRect().height, ahead)}px`;
       };
       if (!end || !log || grew || followedTo.current === null) {
         // Something new in the log (a message sent, an answer begun, a form): show the end.
+        lastJump.current = null;
         reserve();
         end?.scrollIntoView?.({ block: 'end' });
         if (log && streaming) log.scrollTop = log.scrollHeight;
@@ -96,10 +99,17 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
       // The person scrolled up to read: the answer goes on without pulling them down.
       if (log.scrollTop < followedTo.current - 4) return;
       const view = log.getBoundingClientRect();
-      const by = followBy({ viewTop: view.top, viewHeight: view.height, contentEnd: end.getBoundingClientRect().top });
+      const contentEnd = end.getBoundingClientRect().top;
+      const height = contentEnd - (conversation?.getBoundingClientRect().top ?? 0);
+      const now = performance.now();
+      const since = lastJump.current;
+      const pace = since && now > since.at ? ((height - since.height) * 1000) / (now - since.at) : 0;
+      const ahead = aheadFor(pace, view.height);
+      const by = followBy({ viewTop: view.top, viewHeight: view.height, contentEnd, ahead });
       if (by > 0) {
-        reserve();
+        reserve(ahead);
         log.scrollTop += by;
+        lastJump.current = { at: now, height };
       }
       followedTo.current = log.scrollTop;
     });
