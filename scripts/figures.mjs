@@ -212,9 +212,14 @@ const FACES = `
   return faces;`;
 
 const MONITOR = `
-  window.__stall = { longest: 0, over50: 0, at: [], frames: 0 };
+  window.__stall = { longest: 0, over50: 0, at: [], frames: 0, jumps: 0 };
+  let scrolled = null;
   const frame = () => {
     window.__stall.frames += 1;
+    // Each jump of the log draws its whole view again.
+    const top = document.querySelector('[data-testid=message-list]')?.scrollTop ?? null;
+    if (scrolled !== null && top !== scrolled) window.__stall.jumps += 1;
+    scrolled = top;
     requestAnimationFrame(frame);
   };
   requestAnimationFrame(frame);
@@ -315,6 +320,7 @@ async function main() {
     const waiting = (webAfter.waitMs - webBefore.waitMs) / streamed;
     const frames = (stall.frames * 1000) / streamed;
     console.log(`  the web process's main thread while it streamed: ${f(busy * 100)} % busy, ${f(waiting * 100)} % ready but waiting for a CPU, ${f(faults)} page faults a second, ${f(frames)} frames a second (${f(faults / frames)} faults a frame)`);
+    console.log(`  the log jumped ${f((stall.jumps * 1000) / streamed)} times a second`);
   }
   const cpuUse = [...cpuAfter].map(([p, { name, ms }]) => `${name} ${f(((ms - (cpuBefore.get(p)?.ms ?? 0)) * 100) / streamed)} %`);
   console.log(`  CPU of the app's processes while it streamed (100 % = one core): ${cpuUse.join(', ')}`);
