@@ -82,15 +82,16 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
       // for the whole conversation): the answer grows into it and nothing after the answer
       // moves at every frame, which would be drawn again each time. Otherwise no room.
       if (!streaming && conversation?.style.minHeight) conversation.style.minHeight = '';
-      const reserve = (ahead?: number) => {
-        if (!streaming || !end || !log || !conversation) return;
-        const top = conversation.getBoundingClientRect().top;
-        conversation.style.minHeight = `${roomBelow(end.getBoundingClientRect().top - top, log.getBoundingClientRect().height, ahead)}px`;
+      /** How far below the conversation's top its content ends. */
+      const contentHeight = () => (end && conversation ? end.getBoundingClientRect().top - conversation.getBoundingClientRect().top : 0);
+      const reserve = (height: number, ahead?: number) => {
+        if (!streaming || !log || !conversation) return;
+        conversation.style.minHeight = `${roomBelow(height, log.getBoundingClientRect().height, ahead)}px`;
       };
       if (!end || !log || grew || followedTo.current === null) {
         // Something new in the log (a message sent, an answer begun, a form): show the end.
         lastJump.current = null;
-        reserve();
+        reserve(contentHeight());
         end?.scrollIntoView?.({ block: 'end' });
         if (log && streaming) log.scrollTop = log.scrollHeight;
         followedTo.current = log ? log.scrollTop : null;
@@ -99,15 +100,14 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
       // The person scrolled up to read: the answer goes on without pulling them down.
       if (log.scrollTop < followedTo.current - 4) return;
       const view = log.getBoundingClientRect();
-      const contentEnd = end.getBoundingClientRect().top;
-      const height = contentEnd - (conversation?.getBoundingClientRect().top ?? 0);
+      const height = contentHeight();
       const now = performance.now();
       const since = lastJump.current;
       const pace = since && now > since.at ? ((height - since.height) * 1000) / (now - since.at) : 0;
       const ahead = aheadFor(pace, view.height);
-      const by = followBy({ viewTop: view.top, viewHeight: view.height, contentEnd, ahead });
+      const by = followBy({ viewTop: view.top, viewHeight: view.height, contentEnd: end.getBoundingClientRect().top, ahead });
       if (by > 0) {
-        reserve(ahead);
+        reserve(height, ahead);
         log.scrollTop += by;
         lastJump.current = { at: now, height };
       }
