@@ -17,7 +17,7 @@ export const AHEAD_MAX = 0.75;
 /**
  * How long the room left at a jump should last at the answer's pace. Each jump draws the whole
  * view again (~4 ms of the page's CPU and ~2 MB of fresh memory without a GPU): a model writing
- * 6,000 px a second would make the log jump ~25 times a second with `AHEAD` alone.
+ * 6,000 px a second made the log jump 17 times a second with `AHEAD` alone.
  */
 export const ROOM_MS = 250;
 

@@ -1,6 +1,7 @@
-import { createContext, useContext, useEffect, useId, useLayoutEffect, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Overlay } from '../components/Overlay';
+import { useModalFocus } from '../components/useModalFocus';
 import type { ContextBlock } from '../generated/ContextBlock';
 import type { Evidence } from '../generated/Evidence';
 import type { RunContext } from '../generated/RunContext';
@@ -204,12 +205,7 @@ export function ContextInspector({ client, runId, onClose }: { client: TesseraCl
   const [context, setContext] = useState<RunContext | null>(null);
   const [error, setError] = useState<string | null>(null);
 
-  // As it shows (before the page is painted), not an instant later.
-  useLayoutEffect(() => {
-    const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    ref.current?.focus();
-    return () => before?.focus();
-  }, []);
+  useModalFocus(ref);
 
   useEffect(() => {
     const controller = new AbortController();

@@ -1,5 +1,6 @@
-import { useId, useLayoutEffect, useRef, type KeyboardEvent } from 'react';
+import { useId, useRef, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useModalFocus } from '../components/useModalFocus';
 import { boxPlacement, type OverlaySpec, type ShownImage } from './overlay';
 
 export interface OverlayDialogProps {
@@ -18,15 +19,7 @@ export function OverlayDialog({ spec, image, onClose }: OverlayDialogProps) {
   const titleId = useId();
   const closeRef = useRef<HTMLButtonElement | null>(null);
 
-  // As it shows (before the page is painted), not an instant later: a key pressed meanwhile
-  // would go to what is now behind the dialog.
-  useLayoutEffect(() => {
-    const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    closeRef.current?.focus();
-    return () => {
-      if (before?.isConnected) before.focus();
-    };
-  }, []);
+  useModalFocus(closeRef);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (event.key === 'Escape') {

@@ -1,6 +1,7 @@
-import { useId, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Overlay } from '../../components/Overlay';
+import { useModalFocus } from '../../components/useModalFocus';
 import type { ConsentDecision } from '../../generated/ConsentDecision';
 import type { ConsentRequestPayload } from '../../generated/ConsentRequestPayload';
 import { pretty } from '../components/ToolCardView';
@@ -29,13 +30,7 @@ export function ConsentDialog({ request, onDecide, onClose }: ConsentDialogProps
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
 
-  // As it shows (before the page is painted), not an instant later: a key pressed meanwhile
-  // would go to what is now behind the dialog.
-  useLayoutEffect(() => {
-    const before = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    ref.current?.focus();
-    return () => before?.focus();
-  }, []);
+  useModalFocus(ref);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (event.key === 'Escape') {
