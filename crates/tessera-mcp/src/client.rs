@@ -15,7 +15,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use rmcp::{ClientHandler, ErrorData};
 use serde_json::{json, Value};
 use tessera_engine::interactions::{LiveFormError, LiveReply};
-use tessera_engine::tools::ToolContext;
+use tessera_engine::tools::{CallReporter, ToolContext};
 use tessera_protocol::easyflow::{FormRequestPayload, FormRequester, FormUi, RequesterKind};
 use tessera_protocol::wire::JsonObject;
 
@@ -26,24 +26,24 @@ use crate::browser::open_url;
 #[derive(Default)]
 pub(crate) struct Calls {
     /// With the progress token of each call's request.
-    running: Mutex<Vec<(ProgressToken, ToolContext)>>,
+    running: Mutex<Vec<(ProgressToken, CallReporter)>>,
 }
 
 impl Calls {
     pub(crate) fn begin(&self, token: &ProgressToken, ctx: &ToolContext) {
         if let Ok(mut running) = self.running.lock() {
-            running.push((token.clone(), ctx.clone()));
+            running.push((token.clone(), ctx.reporter()));
         }
     }
 
     /// The call ended (answered, cancelled, timed out): a form it still waits for is
     /// withdrawn now, before its result is reported.
     pub(crate) fn end(&self, call_id: &str) {
-        let ended: Vec<ToolContext> = match self.running.lock() {
+        let ended: Vec<CallReporter> = match self.running.lock() {
             Ok(mut running) => {
                 let (gone, kept) = running
                     .drain(..)
-                    .partition::<Vec<_>, _>(|(_, ctx)| ctx.call_id == call_id);
+                    .partition::<Vec<_>, _>(|(_, ctx)| ctx.call_id() == call_id);
                 *running = kept;
                 gone.into_iter().map(|(_, ctx)| ctx).collect()
             }
@@ -54,7 +54,7 @@ impl Calls {
         }
     }
 
-    fn by_token(&self, token: &ProgressToken) -> Option<ToolContext> {
+    fn by_token(&self, token: &ProgressToken) -> Option<CallReporter> {
         let running = self.running.lock().ok()?;
         running
             .iter()
@@ -65,7 +65,7 @@ impl Calls {
     /// The call a server request is about. Over stdio a request carries no link to the call
     /// that caused it, so it is the latest call still running (a server asks while a call of
     /// its own waits; with one call at a time, which is the usual case, that is exact).
-    fn latest(&self) -> Option<ToolContext> {
+    fn latest(&self) -> Option<CallReporter> {
         let running = self.running.lock().ok()?;
         running.last().map(|(_, ctx)| ctx.clone())
     }
@@ -120,7 +120,7 @@ fn refused(error: LiveFormError) -> ErrorData {
 impl TesseraClient {
     async fn form(
         &self,
-        ctx: &ToolContext,
+        ctx: &CallReporter,
         message: String,
         schema: Value,
     ) -> Result<ElicitResult, ErrorData> {
@@ -179,7 +179,7 @@ impl TesseraClient {
     /// it goes, with one box to tick), then the browser opens it.
     async fn url(
         &self,
-        ctx: &ToolContext,
+        ctx: &CallReporter,
         message: String,
         url: String,
     ) -> Result<ElicitResult, ErrorData> {

@@ -9,9 +9,7 @@ use serde_json::Value;
 use tessera_protocol::mcp_cp::{FallbackBehavior, McpToolStatus, ToolResult};
 
 use super::{ClientTool, ClientTools};
-use crate::tools::{
-    RegisteredTool, SharedHandler, ToolContext, ToolFailure, ToolFuture, ToolHandler,
-};
+use crate::tools::{SharedHandler, ToolContext, ToolFailure, ToolFuture, ToolHandler};
 
 /// Runs a front-end tool by waiting for the client that announced it. Cheap to clone.
 #[derive(Clone)]
@@ -24,17 +22,10 @@ struct Inner {
     client_id: String,
     wait: Duration,
     fallback: FallbackBehavior,
-    /// The engine tool `USE_ALTERNATIVE` runs instead.
-    alternative: Option<Arc<RegisteredTool>>,
 }
 
 impl ClientToolHandler {
-    pub fn new(
-        hub: Arc<ClientTools>,
-        conversation_id: &str,
-        tool: &ClientTool,
-        alternative: Option<Arc<RegisteredTool>>,
-    ) -> Self {
+    pub fn new(hub: Arc<ClientTools>, conversation_id: &str, tool: &ClientTool) -> Self {
         Self(Arc::new(Inner {
             hub,
             conversation_id: conversation_id.to_owned(),
@@ -42,7 +33,6 @@ impl ClientToolHandler {
             client_id: tool.client_id.clone(),
             wait: tool.wait,
             fallback: tool.fallback,
-            alternative,
         }))
     }
 }
@@ -83,7 +73,7 @@ fn from_client(result: ToolResult) -> Result<Value, ToolFailure> {
 impl Inner {
     async fn run(
         self: Arc<Self>,
-        arguments: Value,
+        _arguments: Value,
         ctx: ToolContext,
     ) -> Result<Value, ToolFailure> {
         let answer = self.hub.wait_for(&self.conversation_id, &ctx.call_id);
@@ -97,11 +87,11 @@ impl Inner {
         match received {
             Ok(Ok(result)) => from_client(result),
             // Nobody answered in time (or the engine let go of the call).
-            _ => self.fall_back(arguments, ctx).await,
+            _ => self.fall_back(),
         }
     }
 
-    async fn fall_back(&self, arguments: Value, ctx: ToolContext) -> Result<Value, ToolFailure> {
+    fn fall_back(&self) -> Result<Value, ToolFailure> {
         let why = format!(
             "no client ran `{}` within {} s (the client `{}` announced it)",
             self.tool,
@@ -117,31 +107,11 @@ impl Inner {
                 crate::executor::codes::SKIPPED,
                 format!("{why}; skipped, as its fallbackBehavior SKIP says"),
             )),
-            FallbackBehavior::UseAlternative => {
-                let Some(alt) = &self.alternative else {
-                    return Err(ToolFailure::new(
-                        "CLIENT_TIMEOUT",
-                        format!("{why}; its fallbackBehavior is USE_ALTERNATIVE but no engine tool is named as its alternative"),
-                    ));
-                };
-                if let Err(problems) = alt.validate_arguments(&arguments) {
-                    return Err(ToolFailure::new(
-                        "CLIENT_TIMEOUT",
-                        format!(
-                            "{why}; the alternative `{}` refuses the arguments: {problems}",
-                            alt.spec.name
-                        ),
-                    ));
-                }
-                let mut result = alt.handler.call(arguments, ctx).await?;
-                if let Value::Object(o) = &mut result {
-                    o.insert(
-                        "alternativeTool".into(),
-                        Value::String(alt.spec.name.clone()),
-                    );
-                }
-                Ok(result)
-            }
+            // The executor runs the alternative (through the consent gate) when this fails.
+            FallbackBehavior::UseAlternative => Err(ToolFailure::new(
+                "CLIENT_TIMEOUT",
+                format!("{why}; its fallbackBehavior is USE_ALTERNATIVE"),
+            )),
         }
     }
 }

@@ -11,7 +11,9 @@
 //!
 //! A call nobody answers within the tool's timeout follows the tool's `fallbackBehavior`
 //! ([`handler`]): `ABORT` (the default) fails the call, `SKIP` reports it skipped,
-//! `USE_ALTERNATIVE` runs the engine tool the announcement names as `alternative`.
+//! `USE_ALTERNATIVE` runs the engine tool the announcement names as `alternative`. The
+//! executor applies an announced `fallbackBehavior` exactly like one on the call, so the
+//! alternative passes the consent gate like every other call.
 //!
 //! An announced tool may carry the seed 000 §4.5.1 definition fields beside `toolId`
 //! (`description`, `parameters` as a JSON Schema, `permissionLevel`), and `timeout` (seconds),
@@ -124,14 +126,15 @@ fn parse_tool(
     };
     let field =
         |key: &str| -> Result<Option<Value>, AnnounceError> { Ok(tool.extra.get(key).cloned()) };
-    let fallback = match field("fallbackBehavior")? {
-        None => FallbackBehavior::Abort,
-        Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+    let announced_fallback: Option<FallbackBehavior> = match field("fallbackBehavior")? {
+        None => None,
+        Some(v) => Some(serde_json::from_value(v.clone()).map_err(|_| {
             bad(format!(
                 "fallbackBehavior must be ABORT, SKIP or USE_ALTERNATIVE, not {v}"
             ))
-        })?,
+        })?),
     };
+    let fallback = announced_fallback.unwrap_or(FallbackBehavior::Abort);
     let permission = match field("permissionLevel")? {
         None => None,
         Some(v) => Some(serde_json::from_value(v.clone()).map_err(|_| {
@@ -178,6 +181,11 @@ fn parse_tool(
         );
     if let Some(alt) = string_field(tool, "alternative") {
         spec = spec.alternative(alt);
+    }
+    // Applied by the executor as if each call named it: an alternative runs through the same
+    // consent gate as any call, and ABORT stops the rest of the set.
+    if let Some(behavior) = announced_fallback {
+        spec = spec.fallback(behavior);
     }
     // Checks the schema now, so a bad one is refused at the announcement.
     ToolRegistry::new()
@@ -271,16 +279,10 @@ impl ClientTools {
             .into_iter()
             .filter(|t| known.get(&t.spec.name).is_none())
             .map(|t| {
-                let alternative = t
-                    .spec
-                    .alternative
-                    .as_deref()
-                    .and_then(|name| known.get(name).cloned());
                 let handler: SharedHandler = Arc::new(ClientToolHandler::new(
                     Arc::clone(self),
                     conversation_id,
                     &t,
-                    alternative,
                 ));
                 (t.spec, handler)
             })

@@ -300,6 +300,15 @@ impl Engine {
             .registry_for(conversation_id, self.tools())
     }
 
+    /// The consent gate of a run in `conversation_id` that nobody is asked in (a direct
+    /// TOOL_CALL_REQUEST or INSTRUCTION run): stored grants let a call through, nothing else.
+    pub fn consent_gate(&self, conversation_id: &str) -> Arc<crate::tools::ConsentGate> {
+        Arc::new(crate::tools::ConsentGate::new(
+            Arc::clone(self.store()),
+            conversation_id,
+        ))
+    }
+
     /// The front-end tools announced, and the calls waiting for a client.
     pub fn client_tools(&self) -> &Arc<crate::client_tools::ClientTools> {
         &self.client_tools

@@ -11,7 +11,7 @@ use tokio::time::Instant;
 
 use super::events::Emitter;
 use super::outcome::{codes, CallError, CallOutcome};
-use crate::tools::{RegisteredTool, ToolContext, ToolRegistry};
+use crate::tools::{ConsentGate, RegisteredTool, ToolContext, ToolRegistry, PERMISSION_DENIED};
 use tokio_util::sync::CancellationToken;
 
 pub(crate) struct Attempt {
@@ -19,6 +19,7 @@ pub(crate) struct Attempt {
     pub tool: Arc<RegisteredTool>,
     pub registry: Arc<ToolRegistry>,
     pub emitter: Arc<Emitter>,
+    pub gate: Arc<ConsentGate>,
     pub arguments: Value,
     pub timeout: Duration,
     /// Says which timeout it was, for the message.
@@ -48,6 +49,13 @@ pub(crate) async fn run_call(a: Attempt) -> CallOutcome {
                     let mut alt_out = run_tool(&a, &alt, deadline, &reason).await;
                     alt_out.attempts += attempts;
                     alt_out.alternative = Some(alt.spec.name.clone());
+                    // The model reads the result alone: it says which tool answered.
+                    if let Some(Value::Object(o)) = &mut alt_out.result {
+                        o.insert(
+                            "alternativeTool".into(),
+                            Value::String(alt.spec.name.clone()),
+                        );
+                    }
                     if let (Some(e), Some(first)) = (&mut alt_out.error, &out.error) {
                         e.message = format!(
                             "{} (after `{}` failed: {})",
@@ -91,17 +99,31 @@ async fn run_tool(
     deadline: Instant,
     timeout_reason: &str,
 ) -> CallOutcome {
+    // The one gate: without its clearance the tool cannot run (its context needs one).
+    let clearance = match a.gate.clear(&tool.spec, &a.call_id) {
+        Ok(clearance) => clearance,
+        Err(refused) => {
+            return CallOutcome::not_run(
+                ToolOutcome::Denied,
+                CallError {
+                    code: PERMISSION_DENIED.to_owned(),
+                    message: refused.message,
+                    details: refused.details,
+                },
+            )
+        }
+    };
     let policy = tool.spec.retry;
     let mut attempt = 1u32;
     loop {
-        let ctx = ToolContext {
-            call_id: a.call_id.clone(),
-            tool: tool.spec.name.clone(),
+        let ctx = ToolContext::new(
+            clearance.for_retry(),
             attempt,
-            cancel: a.cancel.clone(),
-            emitter: a.emitter.clone(),
-        };
-        let future = tool.handler.call(a.arguments.clone(), ctx);
+            a.cancel.clone(),
+            a.emitter.clone(),
+            a.gate.clone(),
+        );
+        let future = tool.run(a.arguments.clone(), ctx);
         let outcome = match tokio::time::timeout_at(deadline, future).await {
             Err(_) => {
                 return CallOutcome {

@@ -67,16 +67,33 @@ pub struct ExecutorOptions {
     /// Where a running tool's forms go ([`crate::tools::ToolContext::ask_form`]); None: the
     /// person cannot be asked.
     pub live_forms: Option<Arc<crate::interactions::LiveForms>>,
+    /// The consent gate every call passes before its tool runs. By default one with no grants
+    /// to read: a tool that needs consent is refused.
+    consent: Arc<crate::tools::ConsentGate>,
 }
 
 impl ExecutorOptions {
     pub fn new(conversation_id: impl Into<String>) -> Self {
+        let conversation_id = conversation_id.into();
         Self {
             concurrency_limit: 10,
-            conversation_id: conversation_id.into(),
+            consent: Arc::new(crate::tools::ConsentGate::without_grants(
+                conversation_id.clone(),
+            )),
+            conversation_id,
             run_id: None,
             live_forms: None,
         }
+    }
+
+    pub fn consent_gate(&self) -> &Arc<crate::tools::ConsentGate> {
+        &self.consent
+    }
+
+    /// The gate the calls pass ([`crate::tools::gate`]).
+    pub fn consent(mut self, gate: Arc<crate::tools::ConsentGate>) -> Self {
+        self.consent = gate;
+        self
     }
 
     pub fn concurrency_limit(mut self, limit: usize) -> Self {
@@ -260,6 +277,7 @@ impl Executor {
         let shared = Shared {
             registry: self.registry.clone(),
             emitter: self.emitter(),
+            gate: self.options.consent.clone(),
         };
         let outcomes = run_set(&shared, self.tool_spec(request, plan), cancel).await;
         Ok(Self::response(request, &outcomes))
@@ -274,6 +292,7 @@ impl Executor {
         let shared = Shared {
             registry: self.registry.clone(),
             emitter: self.emitter(),
+            gate: self.options.consent.clone(),
         };
         let cancel = CancellationToken::new();
         let task_cancel = cancel.clone();
@@ -331,6 +350,7 @@ impl Executor {
         let shared = Shared {
             registry: self.registry.clone(),
             emitter: self.emitter(),
+            gate: self.options.consent.clone(),
         };
         let outcomes = run_set(&shared, spec, cancel).await;
         Ok(InstructionResults {

@@ -58,6 +58,7 @@ pub(crate) struct RunSpec {
 pub(crate) struct Shared {
     pub registry: Arc<ToolRegistry>,
     pub emitter: Arc<Emitter>,
+    pub gate: Arc<crate::tools::ConsentGate>,
 }
 
 struct Entries<'a> {
@@ -281,6 +282,7 @@ impl Run<'_> {
             tool: tool.clone(),
             registry: self.shared.registry.clone(),
             emitter: self.shared.emitter.clone(),
+            gate: self.shared.gate.clone(),
             arguments,
             timeout,
             timeout_reason: reason,
@@ -404,12 +406,19 @@ pub(crate) async fn run_set(
     spec: RunSpec,
     cancel: &CancellationToken,
 ) -> Vec<CallOutcome> {
+    let mut spec = spec;
     let n = spec.units.len();
-    let tools = spec
+    let tools: Vec<Option<Arc<RegisteredTool>>> = spec
         .units
         .iter()
         .map(|u| shared.registry.get(&u.name).cloned())
         .collect();
+    // A tool's own fallback (a front-end tool's announced one) applies as if the call named it.
+    for (unit, tool) in spec.units.iter_mut().zip(&tools) {
+        if unit.fallback.is_none() {
+            unit.fallback = tool.as_ref().and_then(|t| t.spec.fallback);
+        }
+    }
     let mut run = Run {
         shared,
         spec: &spec,

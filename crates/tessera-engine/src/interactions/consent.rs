@@ -4,28 +4,12 @@
 
 use serde_json::Value;
 use tessera_protocol::easyflow::{ConsentDecision, ConsentRequestPayload, Risk};
-use tessera_protocol::mcp_cp::{PermissionLevel, Runtime};
+use tessera_protocol::mcp_cp::Runtime;
 use tessera_protocol::wire::JsonObject;
 use tessera_store::consents::ConsentScope;
-use tessera_store::{Store, StoreError, WriteTx};
+use tessera_store::{StoreError, WriteTx};
 
 use crate::tools::ToolSpec;
-
-/// Whether `spec` may run in the conversation without asking now. A `once` grant is spent by
-/// the call it lets through.
-pub fn allowed_without_asking(
-    store: &Store,
-    spec: &ToolSpec,
-    conversation_id: &str,
-) -> Result<bool, StoreError> {
-    match spec.permission {
-        PermissionLevel::None => Ok(true),
-        PermissionLevel::AlwaysAsk => Ok(false),
-        PermissionLevel::UserConsent => {
-            Ok(store.use_consent(&spec.name, conversation_id)?.is_some())
-        }
-    }
-}
 
 /// The risk the dialog shows: a front-end call that changes something is high, any other call
 /// with side effects medium, a read-only call low.
@@ -70,6 +54,7 @@ pub fn request_payload(
             .or_else(|| arguments.get("user_prompt"))
             .and_then(Value::as_str)
             .map(str::to_owned),
+        requested_by: None,
         extra: JsonObject::new(),
     }
 }

@@ -129,7 +129,12 @@ pub(super) async fn run_loop<T>(
             input_schema: t.spec.input_schema.clone(),
         })
         .collect();
-    let options = ctx.executor_options().concurrency_limit(4);
+    // The specialist's calls pass the gate as the coordinator's do, named as its own: nobody
+    // is asked in the middle of its loop, so a call that needs consent and has no grant is
+    // refused (the refusal is the specialist's tool result).
+    let options = ctx
+        .executor_options(crate::tools::RequestedBy::Specialist(spec.name.clone()))
+        .concurrency_limit(4);
     let executor = Executor::new(
         Arc::clone(tools),
         Arc::new(NestedSink::new(ctx.event_sink(), &ctx.call_id)),

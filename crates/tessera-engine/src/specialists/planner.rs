@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use tessera_protocol::context_doc::UsageStage;
-use tessera_protocol::mcp_cp::{InstructionSet, PermissionLevel};
+use tessera_protocol::mcp_cp::InstructionSet;
 use tessera_protocol::wire::JsonObject;
 
 use super::mini_loop::{first_message, run_loop};
@@ -17,7 +17,7 @@ use super::{SpecialistDeps, SpecialistRole, SpecialistSpec, DEFAULT_MAX_TURNS};
 use crate::builtin_tools::{calculator, datetime, save_memory, search_context};
 use crate::executor::task_list::{TaskListSink, TaskNaming};
 use crate::executor::{Executor, InstructionResults, NestedSink, NullSink};
-use crate::interactions::consent::allowed_without_asking;
+use crate::tools::{ConsentGate, RequestedBy};
 use crate::tools::{ToolContext, ToolFailure, ToolRegistry};
 
 pub const NAME: &str = "planner";
@@ -83,8 +83,7 @@ fn check_plan(
     text: &str,
     tools: &ToolRegistry,
     executor: &Executor,
-    store: &tessera_store::Store,
-    conversation_id: &str,
+    gate: &ConsentGate,
 ) -> Result<InstructionSet, String> {
     let body = crate::profiles::json_response::unfence(text.trim());
     let set: InstructionSet = serde_json::from_str(body).map_err(|e| {
@@ -112,10 +111,8 @@ fn check_plan(
                 tools.names().collect::<Vec<_>>().join(", ")
             )),
             Some(tool) => {
-                let asks = !matches!(tool.spec.permission, PermissionLevel::None);
-                let granted =
-                    allowed_without_asking(store, &tool.spec, conversation_id).unwrap_or(false);
-                if asks && !granted {
+                // Checked without spending a grant: the step spends it when it runs.
+                if !gate.would_allow(&tool.spec).unwrap_or(false) {
                     problems.push(format!(
                         "{}: `{}` needs the person's consent, which a plan cannot ask for; \
                          leave it out",
@@ -150,7 +147,8 @@ pub(super) async fn plan_and_run(
 ) -> Result<Value, ToolFailure> {
     let first = first_message(&arguments)?;
     let conversation_id = ctx.conversation_id().to_owned();
-    let options = ctx.executor_options();
+    let options = ctx.executor_options(RequestedBy::Specialist(spec.name.clone()));
+    let gate = Arc::clone(options.consent_gate());
     // Checks plans; the one that passes runs on an executor that keeps the task list.
     let checker = Executor::new(Arc::clone(tools), Arc::new(NullSink), options.clone());
     let planning = SpecialistSpec {
@@ -159,7 +157,6 @@ pub(super) async fn plan_and_run(
     };
     // The planner's model writes the plan; the plan's steps call the tools.
     let no_tools = Arc::new(ToolRegistry::new());
-    let store = deps.store.clone();
     let (out, set) = run_loop(
         deps,
         &planning,
@@ -167,7 +164,7 @@ pub(super) async fn plan_and_run(
         first,
         &ctx,
         UsageStage::Plan,
-        |text| check_plan(text, tools, &checker, &store, &conversation_id),
+        |text| check_plan(text, tools, &checker, &gate),
     )
     .await?;
     let Some(set) = set else {

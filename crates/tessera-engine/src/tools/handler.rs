@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tessera_protocol::wire::JsonObject;
 
+use super::gate::{Clearance, ConsentGate, RequestedBy};
 use crate::executor::events::Emitter;
 use tokio_util::sync::CancellationToken;
 
@@ -60,8 +61,10 @@ where
     }
 }
 
-/// Given to a running tool.
-#[derive(Clone)]
+/// Given to a running tool. Only the executor makes one, from the [`Clearance`] the consent
+/// gate gave the call ([`super::gate`]): a handler cannot be called without it. Not `Clone`:
+/// what outlives the call's own code (an MCP server's progress and forms) keeps a
+/// [`CallReporter`] instead, which cannot run a tool.
 pub struct ToolContext {
     pub call_id: String,
     pub tool: String,
@@ -70,35 +73,120 @@ pub struct ToolContext {
     /// Cancelled when the set is cancelled or times out; the executor also drops the tool's
     /// future then, so checking it only matters for work outside the future (threads).
     pub cancel: CancellationToken,
-    pub(crate) emitter: Arc<Emitter>,
+    reporter: CallReporter,
+    /// The gate this call passed; the calls the tool makes itself pass a gate nested in it.
+    gate: Arc<ConsentGate>,
+    clearance: Clearance,
 }
 
 impl ToolContext {
+    /// The context of one attempt of a call the gate let through.
+    pub(crate) fn new(
+        clearance: Clearance,
+        attempt: u32,
+        cancel: CancellationToken,
+        emitter: Arc<Emitter>,
+        gate: Arc<ConsentGate>,
+    ) -> Self {
+        Self {
+            call_id: clearance.call_id().to_owned(),
+            tool: clearance.tool().to_owned(),
+            attempt,
+            cancel,
+            reporter: CallReporter {
+                call_id: clearance.call_id().to_owned(),
+                emitter,
+            },
+            gate,
+            clearance,
+        }
+    }
+
+    /// What the gate let through: this call of this tool.
+    pub fn clearance(&self) -> &Clearance {
+        &self.clearance
+    }
+
+    /// What reports on this call and asks the person on its behalf, for code that outlives
+    /// the handler's future (a server's notifications).
+    pub fn reporter(&self) -> CallReporter {
+        self.reporter.clone()
+    }
+
     /// The conversation the call runs for (the executor's), so a tool that reads or writes
     /// the context database knows whose data it is.
     pub fn conversation_id(&self) -> &str {
-        self.emitter.conversation_id()
+        self.reporter.emitter.conversation_id()
     }
 
     /// The run the call belongs to, when the executor was given one.
     pub fn run_id(&self) -> Option<&str> {
-        self.emitter.run_id()
+        self.reporter.emitter.run_id()
     }
 
     /// Where the run's events go: a tool that runs calls of its own (a specialist, a plan)
     /// sends their events there, under its own call id ([`crate::executor::NestedSink`]).
     pub(crate) fn event_sink(&self) -> Arc<dyn crate::executor::EventSink> {
-        self.emitter.sink()
+        self.reporter.emitter.sink()
     }
 
-    /// Options for an executor of calls made inside this one: same conversation, same run.
-    pub(crate) fn executor_options(&self) -> crate::executor::ExecutorOptions {
+    /// Options for an executor of calls `requested_by` makes inside this one: same
+    /// conversation, same run, and a gate nested in this call's (the same grants; the
+    /// person's approval of this call does not extend to what it calls).
+    pub(crate) fn executor_options(
+        &self,
+        requested_by: RequestedBy,
+    ) -> crate::executor::ExecutorOptions {
         let options = crate::executor::ExecutorOptions::new(self.conversation_id())
-            .live_forms(self.emitter.live_forms().cloned());
+            .consent(Arc::new(self.gate.nested(requested_by)))
+            .live_forms(self.reporter.emitter.live_forms().cloned());
         match self.run_id() {
             Some(run) => options.run_id(run),
             None => options,
         }
+    }
+
+    /// See [`CallReporter::ask_form`].
+    pub async fn ask_form(
+        &self,
+        form: tessera_protocol::easyflow::FormRequestPayload,
+    ) -> Result<crate::interactions::LiveReply, crate::interactions::LiveFormError> {
+        self.reporter.ask_form(form).await
+    }
+
+    /// See [`CallReporter::withdraw_forms`].
+    pub fn withdraw_forms(&self, reason: &str) {
+        self.reporter.withdraw_forms(reason);
+    }
+
+    /// Reports progress (`tool/tool_progress`).
+    pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        self.reporter.progress(progress, total, message);
+    }
+
+    /// Reports an agent's turn (`workflow/status`, node kind agent, with turn and max_turns).
+    pub fn agent_turn(&self, turn: u64, max_turns: u64) {
+        self.reporter
+            .emitter
+            .agent_turn(&self.call_id, turn, max_turns);
+    }
+}
+
+/// Reports on one running call and asks the person on its behalf. Cheap to clone; it cannot
+/// run a tool.
+#[derive(Clone)]
+pub struct CallReporter {
+    call_id: String,
+    emitter: Arc<Emitter>,
+}
+
+impl CallReporter {
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    pub fn conversation_id(&self) -> &str {
+        self.emitter.conversation_id()
     }
 
     /// Shows `form` to the person on this call's behalf (an MCP server's elicitation) and waits
@@ -116,7 +204,7 @@ impl ToolContext {
         forms
             .ask(
                 self.conversation_id(),
-                self.run_id(),
+                self.emitter.run_id(),
                 &self.call_id,
                 form,
                 move |body| emitter.emit(body),
@@ -136,11 +224,6 @@ impl ToolContext {
     pub fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         self.emitter
             .tool_progress(&self.call_id, progress, total, message);
-    }
-
-    /// Reports an agent's turn (`workflow/status`, node kind agent, with turn and max_turns).
-    pub fn agent_turn(&self, turn: u64, max_turns: u64) {
-        self.emitter.agent_turn(&self.call_id, turn, max_turns);
     }
 }
 

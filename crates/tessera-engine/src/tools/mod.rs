@@ -1,6 +1,7 @@
 //! Tools: declarations ([`ToolSpec`]), handlers ([`ToolHandler`]), the registry with argument
 //! validation ([`ToolRegistry`]), and simulated stand-ins for dry runs ([`simulated`]).
 
+pub mod gate;
 pub mod handler;
 pub mod images;
 pub mod registry;
@@ -8,7 +9,8 @@ pub mod simulated;
 pub mod source;
 pub mod spec;
 
-pub use handler::{SharedHandler, ToolContext, ToolFailure, ToolFuture, ToolHandler};
+pub use gate::{Clearance, ConsentGate, RequestedBy, PERMISSION_DENIED};
+pub use handler::{CallReporter, SharedHandler, ToolContext, ToolFailure, ToolFuture, ToolHandler};
 pub use images::{attach_image, ToolImage, TOOL_IMAGES_KEY};
 pub use registry::{RegisteredTool, RegistryError, SchemaProblems, ToolRegistry};
 pub use source::{with_sourced_tools, SourcedTools, ToolSource};

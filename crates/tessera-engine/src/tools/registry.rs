@@ -34,7 +34,8 @@ pub struct SchemaProblems {
 /// A registered tool.
 pub struct RegisteredTool {
     pub spec: ToolSpec,
-    pub(crate) handler: SharedHandler,
+    /// Reached only through [`RegisteredTool::run`], with a call's clearance.
+    handler: SharedHandler,
     input: jsonschema::Validator,
     result: Option<jsonschema::Validator>,
 }
@@ -112,6 +113,22 @@ impl RegisteredTool {
         }
     }
 
+    /// Runs the tool for the call `ctx` was cleared for. A context cleared for another tool
+    /// is refused (a handler passing its own context on to a different tool).
+    pub(crate) fn run(&self, arguments: Value, ctx: super::ToolContext) -> super::ToolFuture {
+        if ctx.clearance().tool() != self.spec.name {
+            let why = format!(
+                "`{}` was not cleared to run: the consent gate cleared `{}`",
+                self.spec.name,
+                ctx.clearance().tool()
+            );
+            return Box::pin(
+                async move { Err(super::ToolFailure::new(super::PERMISSION_DENIED, why)) },
+            );
+        }
+        self.handler.call(arguments, ctx)
+    }
+
     /// Checks a result against the result schema, when there is one.
     pub fn validate_result(&self, result: &Value) -> Result<(), SchemaProblems> {
         let Some(v) = &self.result else { return Ok(()) };
@@ -123,24 +140,6 @@ impl RegisteredTool {
             Ok(())
         } else {
             Err(SchemaProblems { problems })
-        }
-    }
-}
-
-/// Decides whether a call may run ([`ToolRegistry::gated`]): `Some(failure)` refuses it.
-pub type Gate = Arc<dyn Fn(&ToolSpec, &str) -> Option<super::ToolFailure> + Send + Sync>;
-
-struct GatedHandler {
-    spec: ToolSpec,
-    inner: SharedHandler,
-    gate: Gate,
-}
-
-impl ToolHandler for GatedHandler {
-    fn call(&self, arguments: Value, ctx: super::ToolContext) -> super::ToolFuture {
-        match (self.gate)(&self.spec, &ctx.call_id) {
-            Some(refused) => Box::pin(async move { Err(refused) }),
-            None => self.inner.call(arguments, ctx),
         }
     }
 }
@@ -223,22 +222,6 @@ impl ToolRegistry {
         };
         for (spec, handler) in extra {
             out.register_shared(spec, handler)?;
-        }
-        Ok(out)
-    }
-
-    /// The same tools, each call first put to `gate` (the tool's declaration and the call id):
-    /// a refusal is the call's failure and the tool never runs. The API uses it to refuse calls
-    /// that need the person's consent when no grant allows them.
-    pub fn gated(&self, gate: Gate) -> Result<ToolRegistry, RegistryError> {
-        let mut out = ToolRegistry::new();
-        for tool in self.tools.values() {
-            let handler: SharedHandler = Arc::new(GatedHandler {
-                spec: tool.spec.clone(),
-                inner: Arc::clone(&tool.handler),
-                gate: Arc::clone(&gate),
-            });
-            out.register_shared(tool.spec.clone(), handler)?;
         }
         Ok(out)
     }

@@ -3,7 +3,7 @@
 //! consent, how long it may take.
 
 use serde_json::{json, Value};
-use tessera_protocol::mcp_cp::{PermissionLevel, Runtime, ToolDefinition};
+use tessera_protocol::mcp_cp::{FallbackBehavior, PermissionLevel, Runtime, ToolDefinition};
 use tessera_protocol::wire::JsonObject;
 use tessera_scheduler::Access;
 
@@ -94,6 +94,9 @@ pub struct ToolSpec {
     pub retry: RetryPolicy,
     /// The tool to use instead when a call with `fallbackBehavior: USE_ALTERNATIVE` fails.
     pub alternative: Option<String>,
+    /// What a failed call does when the call itself names no `fallbackBehavior` (a front-end
+    /// tool's announced one): applied exactly as if the call had named it.
+    pub fallback: Option<FallbackBehavior>,
     /// Who provides it (`builtin`, an MCP server's name…), shown in `tool_call` events.
     pub provider: String,
     /// Where the provider lives (an MCP server's command line or URL), recorded with each call.
@@ -118,6 +121,7 @@ impl ToolSpec {
             estimated_duration_ms: 1_000,
             retry: RetryPolicy::default(),
             alternative: None,
+            fallback: None,
             provider: "builtin".into(),
             provider_uri: None,
         }
@@ -183,6 +187,11 @@ impl ToolSpec {
 
     pub fn alternative(mut self, tool: impl Into<String>) -> Self {
         self.alternative = Some(tool.into());
+        self
+    }
+
+    pub fn fallback(mut self, behavior: FallbackBehavior) -> Self {
+        self.fallback = Some(behavior);
         self
     }
 

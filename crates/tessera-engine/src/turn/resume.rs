@@ -260,7 +260,18 @@ pub async fn resume_turn(
             parts.insert(call.id.clone(), part);
         }
         if let (false, Some(registry)) = (allowed.is_empty(), options.tools.as_ref()) {
-            parts.extend(execute(&mut recorder, registry, &allowed, options, &cancel).await?);
+            let approved: Vec<&str> = allowed.iter().map(|c| c.id.as_str()).collect();
+            parts.extend(
+                execute(
+                    &mut recorder,
+                    registry,
+                    &allowed,
+                    &approved,
+                    options,
+                    &cancel,
+                )
+                .await?,
+            );
         }
         state.messages.push(results_message(
             &response.tool_calls,

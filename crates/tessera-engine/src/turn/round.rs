@@ -22,11 +22,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::{new_id, Recorder, TurnError, TurnOptions};
 use crate::executor::{ChannelSink, Executor, ExecutorOptions};
-use crate::interactions::consent::{allowed_without_asking, request_payload};
+use crate::interactions::consent::request_payload;
 use crate::interactions::keys;
 use crate::interactions::request_form::{agent_requester, parse_request, REQUEST_FORM};
 use crate::tools::images::image_parts;
 use crate::tools::ToolRegistry;
+use crate::tools::{ConsentGate, RequestedBy};
 
 /// How a round ended.
 pub(super) enum RoundOutcome {
@@ -148,11 +149,12 @@ pub(crate) fn tool_call_request<'a>(
 }
 
 /// Runs `calls` through the executor, storing their events as they happen; their results by
-/// call id.
+/// call id. `approved`: the calls the person allowed in answer to their consent requests.
 pub(super) async fn execute(
     recorder: &mut Recorder<'_>,
     registry: &Arc<ToolRegistry>,
     calls: &[&CompletedToolCall],
+    approved: &[&str],
     options: &TurnOptions,
     cancel: &CancellationToken,
 ) -> Result<HashMap<String, Part>, TurnError> {
@@ -161,10 +163,15 @@ pub(super) async fn execute(
     }
     let request = tool_call_request(calls.iter().copied());
     let (tx, mut rx) = mpsc::unbounded_channel();
+    let gate = ConsentGate::new(Arc::clone(recorder.store), recorder.conversation_id.clone());
+    for call_id in approved {
+        gate.approve(call_id);
+    }
     let executor = Executor::new(
         Arc::clone(registry),
         Arc::new(ChannelSink(tx)),
         ExecutorOptions::new(recorder.conversation_id.clone())
+            .consent(Arc::new(gate))
             .run_id(recorder.shaper.run_id())
             .live_forms(options.live_forms.clone())
             .concurrency_limit(options.tool_concurrency),
@@ -304,6 +311,7 @@ pub(super) async fn run_round(
     let mut results: HashMap<String, Part> = HashMap::new();
     let mut ordinary = Vec::new();
     let mut asks = Vec::new();
+    let gate = ConsentGate::new(Arc::clone(recorder.store), recorder.conversation_id.clone());
     for call in calls {
         if call.name == REQUEST_FORM && options.interactions {
             let form_id = new_id();
@@ -326,19 +334,21 @@ pub(super) async fn run_round(
             continue;
         }
         let spec = registry.and_then(|r| r.get(&call.name)).map(|t| &t.spec);
-        let store = recorder.store;
-        let conversation = recorder.conversation_id.clone();
+        // Checked without spending a grant: the executor's gate spends it as the call runs.
         let allowed = match spec {
-            Some(spec) => super::blocking(|| allowed_without_asking(store, spec, &conversation))?,
+            Some(spec) => super::blocking(|| gate.would_allow(spec))?,
             // Unknown tools are the executor's to report.
             None => true,
         };
         match (allowed, spec) {
-            (false, Some(spec)) if options.interactions => asks.push(Ask::Consent(
-                call,
-                serde_json::to_value(request_payload(&new_id(), &call.id, spec, &call.arguments))
-                    .unwrap_or_default(),
-            )),
+            (false, Some(spec)) if options.interactions => {
+                let mut payload = request_payload(&new_id(), &call.id, spec, &call.arguments);
+                payload.requested_by = Some(RequestedBy::Agent.to_wire(&options.agent_name));
+                asks.push(Ask::Consent(
+                    call,
+                    serde_json::to_value(payload).unwrap_or_default(),
+                ))
+            }
             (false, Some(_)) => {
                 let error = json!({"code": "consent_required", "message":
                     "this tool needs the person's consent, and this client cannot ask for it"});
@@ -349,7 +359,7 @@ pub(super) async fn run_round(
         }
     }
     if let Some(registry) = registry {
-        results.extend(execute(recorder, registry, &ordinary, options, cancel).await?);
+        results.extend(execute(recorder, registry, &ordinary, &[], options, cancel).await?);
     } else if !ordinary.is_empty() {
         for call in ordinary {
             let error =

@@ -112,6 +112,9 @@ pub struct ConsentRequestPayload {
     /// The model's own words, shown only as a quotation attributed to the agent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_says: Option<String>,
+    /// Who made the call: the agent, or a specialist by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_by: Option<FormRequester>,
     /// Any other field.
     #[serde(flatten)]
     pub extra: JsonObject,

@@ -104,3 +104,37 @@ describe('consent dialog', () => {
     for (const name of ['允许一次', '在此会话中允许', '始终允许', '拒绝']) expect(within(dialog).getByRole('button', { name })).toBeInTheDocument();
   });
 });
+
+describe('consent dialog for a specialist', () => {
+  it('names the specialist that asked, in the UI language', () => {
+    for (const [language, expected] of [
+      ['en', 'the specialist writer'],
+      ['zh-CN', '专家 writer'],
+    ] as const) {
+      const i18n = createI18n(language);
+      const { unmount } = render(
+        <I18nextProvider i18n={i18n}>
+          <PendingConsentView
+            request={{ ...REQUEST, requested_by: { kind: 'specialist', name: 'writer' } }}
+            onDecide={vi.fn()}
+          />
+        </I18nextProvider>,
+      );
+      expect(screen.getByTestId('consent-requested-by').textContent).toBe(expected);
+      unmount();
+    }
+  });
+
+  it('says nothing of who asked when it was the agent itself', () => {
+    const i18n = createI18n('en');
+    render(
+      <I18nextProvider i18n={i18n}>
+        <PendingConsentView
+          request={{ ...REQUEST, requested_by: { kind: 'agent', name: 'assistant' } }}
+          onDecide={vi.fn()}
+        />
+      </I18nextProvider>,
+    );
+    expect(screen.queryByTestId('consent-requested-by')).toBeNull();
+  });
+});

@@ -90,6 +90,14 @@ export function ConsentDialog({ request, onDecide, onClose }: ConsentDialogProps
             <dd>
               <code data-testid="consent-tool">{request.tool}</code>
             </dd>
+            {request.requested_by?.kind === 'specialist' && (
+              <>
+                <dt>{t('consent.requestedBy')}</dt>
+                <dd data-testid="consent-requested-by">
+                  {t('consent.bySpecialist', { name: request.requested_by.name ?? '?' })}
+                </dd>
+              </>
+            )}
             <dt>{t('consent.arguments')}</dt>
             <dd>
               <pre className="tool-card-json" data-testid="consent-arguments">

@@ -3,29 +3,23 @@
 //! events, the terminal status and `done`, all under one run id, stored before they are
 //! published (so `GET /v1/conversations/{id}/events` shows them like a model run's).
 //!
-//! Calls that need the person's consent (USER_CONSENT, ALWAYS_ASK) run only when a stored grant
-//! allows them; otherwise they end `denied` with `PERMISSION_DENIED`: a client message cannot
-//! stand in for the person's answer.
+//! The engine's consent gate decides every call: one that needs the person's consent
+//! (USER_CONSENT, ALWAYS_ASK) runs only when a stored grant allows it; otherwise it ends
+//! `denied` with `PERMISSION_DENIED`: a client message cannot stand in for the person's answer.
 
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::http::StatusCode;
 use tessera_engine::engine::{Engine, ExternalRun};
 use tessera_engine::executor::{EventSink, Executor, ExecutorOptions};
-use tessera_engine::interactions::consent::allowed_without_asking;
-use tessera_engine::tools::{ToolFailure, ToolRegistry};
+use tessera_engine::tools::{ConsentGate, ToolRegistry};
 use tessera_protocol::easyflow::{
-    DonePayload, Event, EventBody, EventMeta, SystemState, SystemStatusPayload, ToolResultStatus,
+    DonePayload, Event, EventBody, EventMeta, SystemState, SystemStatusPayload,
 };
-use tessera_protocol::mcp_cp::PermissionLevel;
 use tessera_protocol::wire::JsonObject;
 use tokio_util::sync::CancellationToken;
 
 use super::super::ApiError;
-
-/// The error code of a call refused for want of consent.
-pub(super) const PERMISSION_DENIED: &str = "PERMISSION_DENIED";
 
 /// One direct run: its id, where its events go, and its place among the engine's runs (so
 /// `POST /v1/runs/{id}/cancel` reaches it).
@@ -33,6 +27,7 @@ pub(super) struct DirectRun {
     pub run_id: String,
     pub conversation_id: String,
     sink: Arc<dyn EventSink>,
+    gate: Arc<ConsentGate>,
     cancel: CancellationToken,
     /// Taken when the run ends.
     listed: Option<ExternalRun>,
@@ -40,11 +35,7 @@ pub(super) struct DirectRun {
 
 impl DirectRun {
     /// Starts the run: `system/status running` is stored and published.
-    pub fn begin(
-        engine: &Engine,
-        conversation_id: &str,
-        denied: Arc<Denied>,
-    ) -> Result<Self, ApiError> {
+    pub fn begin(engine: &Engine, conversation_id: &str) -> Result<Self, ApiError> {
         let run_id = uuid::Uuid::now_v7().to_string();
         let listed = engine
             .register_run(conversation_id, &run_id)
@@ -60,13 +51,13 @@ impl DirectRun {
             cancel: listed.cancel_token().clone(),
             listed: Some(listed),
             conversation_id: conversation_id.to_owned(),
-            sink: Arc::new(DeniedSink {
+            sink: Arc::new(MessageIdSink {
                 inner: engine.event_sink(conversation_id),
-                denied,
                 // A client groups a run's events by message: one id for the whole direct run,
                 // so its tool cards and plan show together, like a model run's.
                 message_id: uuid::Uuid::now_v7().to_string(),
             }),
+            gate: engine.consent_gate(conversation_id),
         };
         run.status(SystemState::Running);
         Ok(run)
@@ -102,7 +93,9 @@ impl DirectRun {
         Executor::new(
             registry,
             sink.unwrap_or_else(|| self.sink.clone()),
-            ExecutorOptions::new(self.conversation_id.clone()).run_id(self.run_id.clone()),
+            ExecutorOptions::new(self.conversation_id.clone())
+                .consent(self.gate.clone())
+                .run_id(self.run_id.clone()),
         )
     }
 
@@ -137,109 +130,17 @@ impl DirectRun {
     }
 }
 
-/// The calls refused for want of consent.
-#[derive(Default)]
-pub(super) struct Denied(Mutex<HashSet<String>>);
-
-impl Denied {
-    pub fn contains(&self, call_id: &str) -> bool {
-        self.0.lock().is_ok_and(|d| d.contains(call_id))
-    }
-
-    fn insert(&self, call_id: &str) {
-        if let Ok(mut d) = self.0.lock() {
-            d.insert(call_id.to_owned());
-        }
-    }
-}
-
-/// Marks the results of refused calls `denied` (the executor only knows `error`), and gives
-/// every event the run's message id.
-struct DeniedSink {
+/// Gives every event the run's message id.
+struct MessageIdSink {
     inner: Arc<dyn EventSink>,
-    denied: Arc<Denied>,
     message_id: String,
 }
 
-impl EventSink for DeniedSink {
+impl EventSink for MessageIdSink {
     fn emit(&self, mut event: Event) {
         if event.message_id.is_none() {
             event.message_id = Some(self.message_id.clone());
         }
-        if let EventBody::ToolResult(p) = &mut event.body {
-            let refused = p
-                .error
-                .as_ref()
-                .and_then(|e| e.get("code"))
-                .is_some_and(|c| c == PERMISSION_DENIED);
-            if refused && self.denied.contains(&p.tool_call_id) {
-                p.status = ToolResultStatus::Denied;
-            }
-        }
         self.inner.emit(event);
     }
-}
-
-/// The tools of a direct run in `conversation` (the engine's, and its client's), gated by
-/// [`consent_gated`], with where the refused calls are recorded.
-pub(super) fn gated_tools(
-    engine: &Engine,
-    conversation: &str,
-) -> Result<(Arc<ToolRegistry>, Arc<Denied>), ApiError> {
-    let base = engine
-        .tools_for(conversation)
-        .unwrap_or_else(|| Arc::new(ToolRegistry::new()));
-    let denied = Arc::new(Denied::default());
-    let registry = consent_gated(engine, conversation, &base, denied.clone())?;
-    Ok((registry, denied))
-}
-
-/// The registry of a direct run: every call of a tool that needs consent is checked against
-/// the stored grants as it is about to run (a `once` grant is spent by the call it lets
-/// through); a call without one is refused and recorded in `denied`.
-pub(super) fn consent_gated(
-    engine: &Engine,
-    conversation_id: &str,
-    registry: &ToolRegistry,
-    denied: Arc<Denied>,
-) -> Result<Arc<ToolRegistry>, ApiError> {
-    let store = engine.store().clone();
-    let conversation = conversation_id.to_owned();
-    let gate: tessera_engine::tools::registry::Gate = Arc::new(move |spec, call_id| {
-        if spec.permission == PermissionLevel::None {
-            return None;
-        }
-        match allowed_without_asking(&store, spec, &conversation) {
-            Ok(true) => None,
-            Ok(false) => {
-                denied.insert(call_id);
-                Some(ToolFailure::new(
-                    PERMISSION_DENIED,
-                    format!(
-                        "`{}` needs the person's consent ({}), and none was given for this \
-                         conversation; ask in a conversation turn, where the person can answer",
-                        spec.name,
-                        match spec.permission {
-                            PermissionLevel::AlwaysAsk => "ALWAYS_ASK",
-                            _ => "USER_CONSENT",
-                        }
-                    ),
-                ))
-            }
-            Err(error) => {
-                denied.insert(call_id);
-                Some(ToolFailure::new(
-                    PERMISSION_DENIED,
-                    format!("the consent of `{}` could not be read: {error}", spec.name),
-                ))
-            }
-        }
-    });
-    registry.gated(gate).map(Arc::new).map_err(|err| {
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL",
-            format!("the tools could not be prepared: {err}"),
-        )
-    })
 }

@@ -21,7 +21,7 @@ use tessera_protocol::vocabulary::InstructionState;
 use tessera_protocol::wire::JsonObject;
 
 use super::super::ApiError;
-use super::direct_run::{gated_tools, DirectRun};
+use super::direct_run::DirectRun;
 use super::tool_calls::refused;
 use super::{ack, ensure_conversation};
 
@@ -34,7 +34,9 @@ pub(super) async fn handle(engine: &Engine, message: Message) -> Result<Response
         ));
     };
     let conversation = message.context_id.clone();
-    let (registry, denied) = gated_tools(engine, &conversation)?;
+    let registry = engine
+        .tools_for(&conversation)
+        .unwrap_or_else(|| Arc::new(tessera_engine::tools::ToolRegistry::new()));
     // Planned first: a refused set leaves neither tasks nor events behind.
     Executor::new(
         registry.clone(),
@@ -44,7 +46,7 @@ pub(super) async fn handle(engine: &Engine, message: Message) -> Result<Response
     .plan_instructions(set)
     .map_err(|e| refused(&e))?;
     ensure_conversation(engine, &conversation, "Instructions")?;
-    let run = DirectRun::begin(engine, &conversation, denied)?;
+    let run = DirectRun::begin(engine, &conversation)?;
     let run_id = run.run_id.clone();
     let sink = match task_list_sink(engine.store().clone(), &conversation, set, run.sink()) {
         Ok(sink) => sink,

@@ -20,7 +20,7 @@ use tessera_protocol::mcp_cp::{
 use tessera_protocol::wire::JsonObject;
 
 use super::super::ApiError;
-use super::direct_run::{gated_tools, Denied, DirectRun, PERMISSION_DENIED};
+use super::direct_run::DirectRun;
 use super::{ack, ensure_conversation, reply};
 
 /// A set the scheduler refuses (a cycle, an unknown or duplicate id, a bad condition): 422
@@ -31,19 +31,6 @@ pub(super) fn refused(err: &tessera_scheduler::PlanError) -> ApiError {
         "INVALID_PLAN",
         format!("nothing was run: {err}"),
     )
-}
-
-/// Results of refused calls say DENIED (the executor reports them as errors).
-fn mark_denied(response: &mut ToolCallResponse, denied: &Denied) {
-    for result in &mut response.results {
-        let refused = result
-            .error
-            .as_ref()
-            .is_some_and(|e| e.code == PERMISSION_DENIED);
-        if refused && denied.contains(&result.call_id) {
-            result.status = McpToolStatus::Denied;
-        }
-    }
 }
 
 fn end_state(response: &ToolCallResponse) -> SystemState {
@@ -67,7 +54,9 @@ pub(super) async fn request(engine: &Engine, message: Message) -> Result<Respons
         ));
     };
     let conversation = message.context_id.clone();
-    let (registry, denied) = gated_tools(engine, &conversation)?;
+    let registry = engine
+        .tools_for(&conversation)
+        .unwrap_or_else(|| Arc::new(tessera_engine::tools::ToolRegistry::new()));
     // Refused before anything is stored or run.
     let planner = tessera_engine::executor::Executor::new(
         registry.clone(),
@@ -76,7 +65,7 @@ pub(super) async fn request(engine: &Engine, message: Message) -> Result<Respons
     );
     planner.plan_tool_calls(request).map_err(|e| refused(&e))?;
     ensure_conversation(engine, &conversation, "Tool calls")?;
-    let run = DirectRun::begin(engine, &conversation, denied.clone())?;
+    let run = DirectRun::begin(engine, &conversation)?;
     let executor = run.executor(registry, None);
     let mut metadata = JsonObject::new();
     metadata.insert("runId".into(), json!(run.run_id));
@@ -112,14 +101,13 @@ pub(super) async fn request(engine: &Engine, message: Message) -> Result<Respons
     }
     // The calls go on if the client disconnects; `POST /v1/runs/{id}/cancel` stops them.
     let outcome = executor.run_tool_calls(request, &run.cancel_token()).await;
-    let mut response = match outcome {
+    let response = match outcome {
         Ok(response) => response,
         Err(err) => {
             run.end(SystemState::Failed);
             return Err(refused(&err));
         }
     };
-    mark_denied(&mut response, &denied);
     run.end(end_state(&response));
     let answer = reply(
         &message,

@@ -1,0 +1,197 @@
+//! Every path that runs a tool, tried as an attacker would against a real `tessera serve`: a
+//! tool that needs the person's consent (`test_guarded_write`, which logs each run) must never
+//! run without a grant or the person's answer, whichever path reaches it — the model's own
+//! call, a direct TOOL_CALL_REQUEST or INSTRUCTION, a front-end tool's announced
+//! `USE_ALTERNATIVE` fallback (direct and in a model turn), a specialist's loop, a planner's
+//! plan. With a grant, the same paths run it (the gate is not simply closed).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+use support::api::{mcp_message, user_input_message, Api};
+use support::serve_scripted;
+use tessera_testkit::scripted::{Reply, ScriptedProvider};
+
+const GUARDED: &str = "test_guarded_write";
+
+fn serve(data: &Path, provider: &ScriptedProvider) -> Api {
+    Api::start(serve_scripted(data, provider, true))
+}
+
+/// Grants the guarded tool while no server holds the data folder (the person's "always" or
+/// "this conversation" answer, as stored).
+fn grant(data: &Path, conversation: Option<&str>) {
+    use tessera_store::consents::ConsentScope;
+    let store = tessera_store::Store::open(data).unwrap();
+    let scope = match conversation {
+        Some(_) => ConsentScope::Conversation,
+        None => ConsentScope::Always,
+    };
+    store.grant_consent(GUARDED, scope, conversation).unwrap();
+}
+
+/// How often the guarded tool actually ran.
+fn guarded_runs(data: &Path) -> usize {
+    std::fs::read_to_string(data.join("test-tool-runs.log"))
+        .map(|t| t.lines().filter(|l| l.contains(GUARDED)).count())
+        .unwrap_or(0)
+}
+
+/// A client announcing a front-end tool whose fallback, when nobody runs it within a second, is
+/// the guarded tool.
+async fn announce_trap(api: &Api, context: &str) {
+    let message = mcp_message(
+        context,
+        "CLIENT_CAPABILITIES",
+        json!({"clientId": "hostile", "supportedTools": [
+            {"toolId": "frontend_noop", "timeout": 1, "fallbackBehavior": "USE_ALTERNATIVE",
+             "alternative": GUARDED}
+        ]}),
+    );
+    api.post("/messages", &message).await.ok(200);
+}
+
+async fn direct_call(api: &Api, context: &str, name: &str) -> Value {
+    let request = mcp_message(
+        context,
+        "TOOL_CALL_REQUEST",
+        json!({"calls": [{"callId": "c1", "name": name, "parameters": {"ms": 0}}]}),
+    );
+    let body = api.post("/messages", &request).await.ok(200).clone();
+    body["content"]["results"][0].clone()
+}
+
+fn result_of<'a>(events: &'a [Value], call_id: &str) -> &'a Value {
+    events
+        .iter()
+        .find(|e| e["type"] == "tool_result" && e["payload"]["tool_call_id"] == call_id)
+        .unwrap_or_else(|| panic!("no tool_result for {call_id}"))
+}
+
+fn assert_denied(result: &Value) {
+    assert_eq!(result["status"], "DENIED", "{result}");
+    assert_eq!(result["error"]["code"], "PERMISSION_DENIED", "{result}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn direct_runs_and_announced_alternatives_are_gated() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = serve(data.path(), &provider);
+
+    // A direct call.
+    assert_denied(&direct_call(&api, "ctx_direct", GUARDED).await);
+    // An INSTRUCTION set.
+    let set = mcp_message(
+        "ctx_direct",
+        "INSTRUCTION",
+        json!({"instructions": [{"instructionId": "i1", "action": GUARDED,
+                                 "parameters": {"ms": 0}}]}),
+    );
+    let body = api.post("/messages", &set).await.ok(200).clone();
+    let listed = &body["content"]["data"]["results"][0];
+    assert_eq!(listed["status"], "FAILED", "{body}");
+    assert_eq!(listed["error"]["code"], "PERMISSION_DENIED", "{body}");
+    // The announced fallback of a front-end tool nobody runs.
+    announce_trap(&api, "ctx_direct").await;
+    let result = direct_call(&api, "ctx_direct", "frontend_noop").await;
+    assert_denied(&result);
+    assert!(
+        result["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(GUARDED),
+        "{result}"
+    );
+    assert_eq!(guarded_runs(data.path()), 0);
+
+    // With a grant for the conversation, the same paths run the tool.
+    drop(api);
+    grant(data.path(), Some("ctx_direct"));
+    let api = serve(data.path(), &provider);
+    announce_trap(&api, "ctx_direct").await;
+    assert_eq!(
+        direct_call(&api, "ctx_direct", GUARDED).await["status"],
+        "SUCCESS"
+    );
+    let result = direct_call(&api, "ctx_direct", "frontend_noop").await;
+    assert_eq!(result["status"], "SUCCESS", "{result}");
+    assert_eq!(guarded_runs(data.path()), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_models_call_through_an_announced_alternative_is_gated() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("call_trap", "frontend_noop", &[r#"{"ms": 0}"#])],
+    ));
+    provider.push(Reply::openai_text("m", &["Nothing ran."]));
+    let data = tempfile::tempdir().unwrap();
+    let api = serve(data.path(), &provider);
+    announce_trap(&api, "ctx_model").await;
+    let mut stream = api
+        .open_sse("/messages", Some(&user_input_message("ctx_model", "go")))
+        .await;
+    stream.until(|e| e["type"] == "done").await.unwrap();
+    let result = result_of(&stream.events, "call_trap");
+    assert_eq!(result["payload"]["status"], "denied", "{result}");
+    assert_eq!(guarded_runs(data.path()), 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_specialists_call_needs_the_same_consent_and_says_who_asked() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    // The coordinator asks the specialist; the specialist calls the guarded tool, then answers
+    // (its last turn offers no tools); the coordinator answers.
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("call_spec", "invoke_writer", &[r#"{"task": "write it"}"#])],
+    ));
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("call_inner", GUARDED, &[r#"{"ms": 0}"#])],
+    ));
+    provider.push(Reply::openai_text("m", &["I could not write it."]));
+    provider.push(Reply::openai_text("m", &["The writer could not write it."]));
+    let data = tempfile::tempdir().unwrap();
+    let api = serve(data.path(), &provider);
+    let writer = json!([{"name": "writer", "title": "Writer", "description": "Writes files.",
+        "system_prompt": "You write.", "tools": [GUARDED], "max_turns": 2}]);
+    api.put("/specialists", &writer).await.ok(200);
+    let mut stream = api
+        .open_sse("/messages", Some(&user_input_message("ctx_spec", "go")))
+        .await;
+    stream.until(|e| e["type"] == "done").await.unwrap();
+    assert_eq!(guarded_runs(data.path()), 0);
+    // The specialist was told its call was refused, and by whom it was asked for.
+    let specialist_read = provider.calls()[2].body["messages"].to_string();
+    assert!(
+        specialist_read.contains("PERMISSION_DENIED")
+            && specialist_read.contains("the specialist `writer`"),
+        "{specialist_read}"
+    );
+
+    // A grant lets the specialist's call through too.
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("call_spec2", "invoke_writer", &[r#"{"task": "write it"}"#])],
+    ));
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("call_inner2", GUARDED, &[r#"{"ms": 0}"#])],
+    ));
+    provider.push(Reply::openai_text("m", &["Written."]));
+    provider.push(Reply::openai_text("m", &["The writer wrote it."]));
+    drop(api);
+    grant(data.path(), None);
+    let api = serve(data.path(), &provider);
+    let mut stream = api
+        .open_sse("/messages", Some(&user_input_message("ctx_spec", "again")))
+        .await;
+    stream.until(|e| e["type"] == "done").await.unwrap();
+    assert_eq!(guarded_runs(data.path()), 1);
+}
