@@ -83,9 +83,12 @@ async fn fallbacks_use_an_alternative_skip_or_abort() -> R {
             ("next".into(), "SUCCESS")
         ]
     );
+    // The result says which tool answered, for the model that reads it alone.
     assert_eq!(
         resp.results[0].result,
-        Some(json!({"tool": "search_cache", "args": {"q": "x"}}))
+        Some(
+            json!({"tool": "search_cache", "args": {"q": "x"}, "alternativeTool": "search_cache"})
+        )
     );
     assert_eq!(
         resp.results[0].extra.get("alternativeTool"),

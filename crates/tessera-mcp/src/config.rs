@@ -41,6 +41,9 @@ pub struct ServerConfig {
     pub name: String,
     pub transport: Transport,
     pub disabled: bool,
+    /// The person trusts none of the server's claims (`alwaysAsk`): every call of its tools
+    /// asks, whatever its annotations say.
+    pub always_ask: bool,
     pub startup_timeout_secs: u64,
     pub call_timeout_secs: u64,
 }
@@ -203,7 +206,7 @@ fn seconds(at: &str, value: Option<&Value>, default: u64) -> Result<u64, ConfigE
 }
 
 /// Reads one server of the `mcpServers` shape: `{command, args, env, cwd}` or `{url, headers}`
-/// (`type` stdio / http / streamable-http / sse, optional), plus `disabled`,
+/// (`type` stdio / http / streamable-http / sse, optional), plus `disabled`, `alwaysAsk`,
 /// `startupTimeout` and `timeout` (seconds).
 pub fn parse_server(name: &str, value: &Value) -> Result<ServerConfig, ConfigError> {
     check_name(name)?;
@@ -261,6 +264,16 @@ pub fn parse_server(name: &str, value: &Value) -> Result<ServerConfig, ConfigErr
             .get("disabled")
             .and_then(Value::as_bool)
             .unwrap_or(false),
+        always_ask: match object.get("alwaysAsk") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => {
+                return Err(bad(
+                    format!("{at}.alwaysAsk"),
+                    format!("must be true or false, not {other}"),
+                ))
+            }
+        },
         startup_timeout_secs: seconds(
             &format!("{at}.startupTimeout"),
             object.get("startupTimeout"),
@@ -319,6 +332,9 @@ pub fn to_document_entry(server: &ServerConfig) -> Value {
     }
     if server.disabled {
         out.insert("disabled".into(), Value::Bool(true));
+    }
+    if server.always_ask {
+        out.insert("alwaysAsk".into(), Value::Bool(true));
     }
     if server.startup_timeout_secs != DEFAULT_STARTUP_SECS {
         out.insert("startupTimeout".into(), server.startup_timeout_secs.into());

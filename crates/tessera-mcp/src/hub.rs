@@ -134,6 +134,7 @@ impl McpHub {
             config: config::to_document_entry(&slot.config),
             uri: slot.config.uri(),
             disabled: slot.config.disabled,
+            always_ask: slot.config.always_ask,
             status: slot.shown(),
             tools,
             secrets: slot

@@ -1,6 +1,8 @@
 //! A server's tools in the engine's registry: named `server__tool`, with the server's schema;
-//! concurrency and consent from the tool's annotations (readOnlyHint: safe to run beside
-//! others; destructiveHint: the person consents first; neither: side-effecting); each call
+//! concurrency and consent from the tool's annotations, read with the MCP spec's defaults
+//! (readOnlyHint: safe to run beside others, no consent; `destructiveHint: false`: runs alone,
+//! no consent; anything else, no annotations included: the person consents first), unless
+//! the person marked the server `alwaysAsk` (every call asks); each call
 //! recorded with provider kind `mcp`, the server's name and URI.
 
 use std::sync::Arc;
@@ -25,13 +27,16 @@ use crate::server::ServerSlot;
 use tessera_protocol::mcp_api::McpToolSafety;
 
 pub fn safety_of(tool: &rmcp::model::Tool) -> McpToolSafety {
+    // The MCP spec's defaults: readOnlyHint false, destructiveHint true. A tool that claims
+    // nothing is destructive; only an explicit `destructiveHint: false` makes it merely
+    // side-effecting.
     let hints = tool.annotations.as_ref();
     if hints.and_then(|h| h.read_only_hint) == Some(true) {
         McpToolSafety::ReadOnly
-    } else if hints.and_then(|h| h.destructive_hint) == Some(true) {
-        McpToolSafety::Destructive
-    } else {
+    } else if hints.and_then(|h| h.destructive_hint) == Some(false) {
         McpToolSafety::SideEffecting
+    } else {
+        McpToolSafety::Destructive
     }
 }
 
@@ -69,8 +74,15 @@ pub fn spec_of(slot: &ServerSlot, tool: &rmcp::model::Tool) -> ToolSpec {
     .provider(server)
     .provider_uri(slot.config.uri())
     .timeout_ms(slot.config.call_timeout_secs.saturating_mul(1000))
-    .estimated_ms(2_000)
-    .safe(safety == McpToolSafety::ReadOnly);
+    .estimated_ms(2_000);
+    if slot.config.always_ask {
+        // None of the server's claims is trusted: runs alone, asks every time, never twice.
+        return spec
+            .safe(false)
+            .permission(PermissionLevel::AlwaysAsk)
+            .retry(RetryPolicy::none());
+    }
+    let spec = spec.safe(safety == McpToolSafety::ReadOnly);
     match safety {
         // Reading again does no harm; a change is never made twice.
         McpToolSafety::ReadOnly => spec,
@@ -292,7 +304,54 @@ mod tests {
             safety_of(&tool(json!({"destructiveHint": true}))),
             McpToolSafety::Destructive
         );
-        assert_eq!(safety_of(&tool(json!({}))), McpToolSafety::SideEffecting);
+        assert_eq!(
+            safety_of(&tool(json!({"destructiveHint": false}))),
+            McpToolSafety::SideEffecting
+        );
+        // The MCP spec's defaults: a tool that claims nothing is destructive.
+        assert_eq!(safety_of(&tool(json!({}))), McpToolSafety::Destructive);
+        let bare: rmcp::model::Tool =
+            serde_json::from_value(json!({"name": "t", "inputSchema": {"type": "object"}}))
+                .unwrap();
+        assert_eq!(safety_of(&bare), McpToolSafety::Destructive);
+    }
+
+    #[test]
+    fn a_server_marked_always_ask_has_no_claim_trusted() {
+        let document = json!({"mcpServers": {
+            "trusted": {"command": "srv"},
+            "doubted": {"command": "srv", "alwaysAsk": true}
+        }});
+        let configs = crate::config::parse_document(&document).unwrap();
+        let read_only: rmcp::model::Tool = serde_json::from_value(json!({"name": "look",
+            "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}))
+        .unwrap();
+        let keys: Arc<dyn tessera_providers::keys::KeyStore> =
+            Arc::new(tessera_providers::keys::MemoryKeyStore::default());
+        let spec = |i: usize| {
+            let slot = ServerSlot::new(
+                configs[i].clone(),
+                keys.clone(),
+                Arc::new(crate::log::ServerLog::new(None)),
+            );
+            spec_of(&slot, &read_only)
+        };
+        let (doubted, trusted) = if configs[0].name == "doubted" {
+            (spec(0), spec(1))
+        } else {
+            (spec(1), spec(0))
+        };
+        assert_eq!(trusted.permission, PermissionLevel::None);
+        assert!(trusted.is_concurrency_safe());
+        assert_eq!(doubted.permission, PermissionLevel::AlwaysAsk);
+        assert!(!doubted.is_concurrency_safe());
+        // The flag is kept in the file.
+        let entry =
+            crate::config::to_document_entry(configs.iter().find(|c| c.always_ask).unwrap());
+        assert_eq!(entry["alwaysAsk"], true);
+        let refused =
+            crate::config::parse_document(&json!({"s": {"command": "srv", "alwaysAsk": "yes"}}));
+        assert!(refused.is_err());
     }
 
     #[test]

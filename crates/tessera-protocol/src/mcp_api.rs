@@ -11,9 +11,9 @@ use ts_rs::TS;
 pub enum McpToolSafety {
     /// `readOnlyHint`: runs beside other calls, no consent.
     ReadOnly,
-    /// `destructiveHint`: the person consents first.
+    /// `destructiveHint` true or absent (the MCP spec's default): the person consents first.
     Destructive,
-    /// Neither: runs alone, no consent.
+    /// `destructiveHint: false`: runs alone, no consent.
     SideEffecting,
 }
 
@@ -50,6 +50,7 @@ pub struct McpToolView {
     pub title: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// What the server claims (its annotations, with the MCP spec's defaults).
     pub safety: McpToolSafety,
 }
 
@@ -64,6 +65,8 @@ pub struct McpServerView {
     /// Its command line or URL.
     pub uri: String,
     pub disabled: bool,
+    /// The person trusts none of its tools' claims: every call asks (`alwaysAsk`).
+    pub always_ask: bool,
     pub status: McpServerStatus,
     pub tools: Vec<McpToolView>,
     /// The env or header names whose values are kept in the keyring.

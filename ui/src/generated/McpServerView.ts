@@ -14,7 +14,11 @@ config: Record<string, unknown>,
 /**
  * Its command line or URL.
  */
-uri: string, disabled: boolean, status: McpServerStatus, tools: Array<McpToolView>, 
+uri: string, disabled: boolean, 
+/**
+ * The person trusts none of its tools' claims: every call asks (`alwaysAsk`).
+ */
+always_ask: boolean, status: McpServerStatus, tools: Array<McpToolView>, 
 /**
  * The env or header names whose values are kept in the keyring.
  */

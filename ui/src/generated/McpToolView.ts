@@ -12,4 +12,8 @@ name: string,
 /**
  * Its name on the server.
  */
-server_name: string, title?: string, description?: string, safety: McpToolSafety, };
+server_name: string, title?: string, description?: string, 
+/**
+ * What the server claims (its annotations, with the MCP spec's defaults).
+ */
+safety: McpToolSafety, };

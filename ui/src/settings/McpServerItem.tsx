@@ -241,6 +241,21 @@ export function McpServerItem({ api, server, conversation, onChanged, onRemoved 
         >
           {server.disabled ? t('mcp.turnOn') : t('mcp.turnOff')}
         </button>
+        <label className="settings-check">
+          <input
+            type="checkbox"
+            checked={server.always_ask}
+            disabled={busy !== null}
+            data-testid="mcp-always-ask"
+            onChange={() =>
+              void run('toggle', async () => {
+                const view = await api.putMcpServer(name, { ...server.config, alwaysAsk: !server.always_ask });
+                onChanged(view, view.always_ask ? t('mcp.alwaysAskOn', { name }) : t('mcp.alwaysAskOff', { name }));
+              })
+            }
+          />
+          {t('mcp.alwaysAsk')}
+        </label>
         <button
           type="button"
           className="button button-secondary button-small"
@@ -281,7 +296,11 @@ export function McpServerItem({ api, server, conversation, onChanged, onRemoved 
                 <code className="settings-code">{tool.name}</code>
                 {(tool.title ?? tool.description) && <span className="settings-hint">{tool.title ?? tool.description}</span>}
               </span>
-              <span className={`badge mcp-safety-${tool.safety}`}>{t(SAFETY_KEYS[tool.safety])}</span>
+              <span className={`badge mcp-safety-${tool.safety}`} title={t('mcp.claimHint')}>
+                {server.always_ask
+                  ? t('mcp.claimNotTrusted', { claim: t(SAFETY_KEYS[tool.safety]) })
+                  : t(SAFETY_KEYS[tool.safety])}
+              </span>
             </li>
           ))}
         </ul>

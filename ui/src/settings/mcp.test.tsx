@@ -15,6 +15,7 @@ const everything: McpServerView = {
   config: { command: 'node', args: ['/srv/everything/dist/index.js', 'stdio'] },
   uri: 'stdio:node /srv/everything/dist/index.js stdio',
   disabled: false,
+  always_ask: false,
   status: { state: 'ready', server: 'mcp-servers/everything 2.0.0' },
   tools: [
     { name: 'everything__echo', server_name: 'echo', title: 'Echo Tool', safety: 'read_only' },
@@ -29,6 +30,7 @@ const github: McpServerView = {
   config: { command: 'github-mcp', args: ['stdio'], env: { GITHUB_TOKEN: '${keyring}', LOG_LEVEL: 'debug' }, timeout: 30 },
   uri: 'stdio:github-mcp stdio',
   disabled: false,
+  always_ask: false,
   status: { state: 'failed', reason: 'the process exited (code 3) before it answered', attempts: 2, retry_in_ms: 4500 },
   tools: [],
   secrets: ['GITHUB_TOKEN'],
@@ -39,6 +41,7 @@ const remote: McpServerView = {
   config: { type: 'http', url: 'https://mcp.example.com/mcp', disabled: true },
   uri: 'https://mcp.example.com/mcp',
   disabled: true,
+  always_ask: false,
   status: { state: 'disabled' },
   tools: [],
   secrets: [],

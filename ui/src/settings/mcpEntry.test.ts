@@ -7,6 +7,7 @@ const remote: McpServerView = {
   config: { type: 'http', url: 'https://mcp.example.com/mcp', headers: { Authorization: '${keyring}', 'X-Client': 'tessera' }, startupTimeout: 20 },
   uri: 'https://mcp.example.com/mcp',
   disabled: false,
+  always_ask: false,
   status: { state: 'idle' },
   tools: [],
   secrets: ['Authorization'],

@@ -10,7 +10,7 @@ import type { ConnectionState } from '../transport/connection';
 import { ApiError, type TesseraClient } from '../transport/client';
 import type { WebToolsAnnouncer } from './announcer';
 import { DISPLAY_OVERLAY, HIGHLIGHT_ELEMENT } from './definitions';
-import { highlightElement } from './highlight';
+import { highlightElement, highlightedName } from './highlight';
 import { OverlayDialog } from './OverlayDialog';
 import { loadImage, parseOverlay, type OverlaySpec, type ShownImage } from './overlay';
 import { pendingWebCalls, stillWaiting, type PendingWebCall } from './pending';
@@ -120,10 +120,7 @@ export function WebToolsHost({ client, announcer, conversationId, chat, connecti
       let outcome: Outcome;
       if (call.name === HIGHLIGHT_ELEMENT) {
         outcome = highlightElement(call.arguments);
-        if (outcome.status === 'SUCCESS') {
-          const name = (outcome.result as { highlighted?: { name?: string; tag?: string } }).highlighted;
-          setSaid(t('webtools.highlighted', { name: name?.name || name?.tag || '' }));
-        }
+        if (outcome.status === 'SUCCESS') setSaid(t('webtools.highlighted', { name: highlightedName() }));
       } else if (call.name === DISPLAY_OVERLAY) {
         outcome = await showOverlay(call.callId, call.arguments);
       } else {

@@ -13,6 +13,8 @@ import type { JsonValue } from '../generated/serde_json/JsonValue';
 /** One id for every copy of the UI: whichever window shows the conversation answers its calls. */
 export const WEB_CLIENT_ID = 'tessera-ui';
 
+/** The longest selector highlight_element takes. */
+export const MAX_SELECTOR_CHARS = 200;
 export const HIGHLIGHT_ELEMENT = 'highlight_element';
 export const DISPLAY_OVERLAY = 'display_overlay';
 export type WebToolName = typeof HIGHLIGHT_ELEMENT | typeof DISPLAY_OVERLAY;
@@ -47,11 +49,16 @@ export const WEB_TOOLS: readonly WebToolDefinition[] = [
     runtime: 'FRONTEND',
     description:
       'Highlights one element of the Tessera window the person is looking at (the chat app itself), to show them where something is. ' +
-      'The element is the first one matching a CSS selector; it is scrolled into view. Returns its tag and accessible name.',
+      'The element is the first one matching a CSS selector; it is scrolled into view. Returns only whether it was found.',
     parameters: {
       type: 'object',
       properties: {
-        selector: { type: 'string', minLength: 1, description: 'A CSS selector of an element of the Tessera UI, e.g. "#composer-input".' },
+        selector: {
+          type: 'string',
+          minLength: 1,
+          maxLength: MAX_SELECTOR_CHARS,
+          description: 'A CSS selector of an element of the Tessera UI, e.g. "#composer-input" (no :has() or pseudo-elements).',
+        },
         style: { type: 'string', enum: ['pulse', 'outline', 'dim-others'], default: 'pulse', description: 'How it is highlighted.' },
         duration: { type: 'integer', minimum: 0, maximum: HIGHLIGHT_MAX_MS, default: HIGHLIGHT_DEFAULT_MS, description: 'Milliseconds the highlight stays.' },
       },

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { HIGHLIGHT_ATTRIBUTE, clearHighlight, highlightElement } from './highlight';
+import { HIGHLIGHT_ATTRIBUTE, clearHighlight, highlightElement, highlightedName, selectorProblem } from './highlight';
 
 function reducedMotion(reduce: boolean) {
   vi.spyOn(window, 'matchMedia').mockImplementation(
@@ -47,18 +47,23 @@ describe('highlight_element', () => {
     document.body.innerHTML = '';
   });
 
-  it('marks the matching element, says what it is, and lets go after the duration', () => {
+  it('marks the matching element, says only that it found it, and lets go after the duration', () => {
     reducedMotion(false);
     const outcome = highlightElement({ selector: '#send', style: 'pulse', duration: 2000 });
     expect(outcome).toEqual({
       status: 'SUCCESS',
-      result: expect.objectContaining({
-        highlighted: { tag: 'button', name: 'Send message', id: 'send' },
+      result: {
+        found: true,
+        selector: '#send',
         style: 'pulse',
+        requestedStyle: 'pulse',
         durationMs: 2000,
         reducedMotion: false,
-      }),
+      },
     });
+    // Nothing of the page's text goes back to the model; the app's own status line names it.
+    expect(JSON.stringify(outcome)).not.toContain('Send message');
+    expect(highlightedName()).toBe('Send message');
     const send = document.getElementById('send');
     expect(send).toHaveAttribute(HIGHLIGHT_ATTRIBUTE, 'pulse');
     expect(scrolled).toEqual([expect.objectContaining({ behavior: 'smooth', block: 'center' })]);
@@ -71,7 +76,8 @@ describe('highlight_element', () => {
   it('names a text field by its label, defaults to 3 s and caps the duration at 30 s', () => {
     reducedMotion(false);
     const first = highlightElement({ selector: 'textarea' });
-    expect(first.status === 'SUCCESS' && first.result).toMatchObject({ highlighted: { tag: 'textarea', name: 'Message' }, durationMs: 3000, style: 'pulse' });
+    expect(first.status === 'SUCCESS' && first.result).toMatchObject({ found: true, durationMs: 3000, style: 'pulse' });
+    expect(highlightedName()).toBe('Message');
     const capped = highlightElement({ selector: 'textarea', duration: 600000 });
     expect(capped.status === 'SUCCESS' && capped.result).toMatchObject({ durationMs: 30000 });
   });
@@ -104,5 +110,19 @@ describe('highlight_element', () => {
     highlightElement({ selector: '#send', style: 'dim-others', duration: 1000 });
     vi.advanceTimersByTime(1000);
     expect(document.querySelectorAll('.webtool-spotlight')).toHaveLength(0);
+  });
+});
+
+describe('highlight_element selectors', () => {
+  it('refuses selectors a hostile model could stall the page with, before matching them', () => {
+    const long = `${'div '.repeat(60)}p`;
+    expect(selectorProblem(long)).toMatch(/at most 200/);
+    expect(selectorProblem('div:has(p:has(span))')).toMatch(/may not use :has/);
+    expect(selectorProblem('p::before')).toMatch(/pseudo-elements/);
+    expect(selectorProblem(':not(a):not(b):not(c):not(d):not(e)')).toMatch(/at most 4/);
+    expect(selectorProblem('#composer button:first-child:not(.x)')).toBeNull();
+    expect(selectorProblem('[aria-label="a:b"]')).toBeNull();
+    const outcome = highlightElement({ selector: 'body:has(*)' });
+    expect(outcome).toMatchObject({ status: 'ERROR', code: 'INVALID_SELECTOR' });
   });
 });

@@ -3,14 +3,55 @@
  * something is. The visuals are CSS (`[data-tessera-highlight]` in styles.css); "dim-others"
  * adds a spotlight layer with a hole over the element. Never throws: a bad selector or no match
  * is an ERROR outcome the model can read.
+ *
+ * The model learns only whether an element was found: nothing of the page's text (a label, a
+ * message the person wrote) goes back to it. The selector is bounded in length and kind (no
+ * `:has()`, pseudo-classes from a short list) so a hostile one cannot stall the page.
  */
-import { HIGHLIGHT_DEFAULT_MS, HIGHLIGHT_MAX_MS } from './definitions';
+import { HIGHLIGHT_DEFAULT_MS, HIGHLIGHT_MAX_MS, MAX_SELECTOR_CHARS } from './definitions';
 import { fail, isRecord, ok, type Outcome } from './result';
 
 export type HighlightStyle = 'pulse' | 'outline' | 'dim-others';
 const STYLES: readonly HighlightStyle[] = ['pulse', 'outline', 'dim-others'];
 
 export const HIGHLIGHT_ATTRIBUTE = 'data-tessera-highlight';
+/** Pseudo-classes a selector may use: structural and state ones, each cheap to match. */
+const PSEUDO_CLASSES = new Set([
+  'first-child',
+  'last-child',
+  'only-child',
+  'first-of-type',
+  'last-of-type',
+  'only-of-type',
+  'nth-child',
+  'nth-of-type',
+  'nth-last-child',
+  'nth-last-of-type',
+  'not',
+  'focus',
+  'focus-visible',
+  'focus-within',
+  'hover',
+  'checked',
+  'disabled',
+  'enabled',
+  'empty',
+]);
+
+/** Why a selector is refused before it is matched, or null when it may be. */
+export function selectorProblem(selector: string): string | null {
+  if (selector.length > MAX_SELECTOR_CHARS) return `\`selector\` is ${selector.length} characters; at most ${MAX_SELECTOR_CHARS}`;
+  // Quoted attribute values may hold any text, colons included.
+  const unquoted = selector.replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, '""');
+  for (const match of unquoted.matchAll(/:{1,2}(-?[a-zA-Z][\w-]*)/g)) {
+    const [whole, name] = match;
+    if (whole.startsWith('::')) return `\`selector\` may not use pseudo-elements (${whole})`;
+    if (!PSEUDO_CLASSES.has((name ?? '').toLowerCase())) return `\`selector\` may not use ${whole}; allowed: ${[...PSEUDO_CLASSES].map((p) => `:${p}`).join(', ')}`;
+  }
+  const nots = unquoted.match(/:not\(/gi)?.length ?? 0;
+  if (nots > 4) return '`selector` may use :not() at most 4 times';
+  return null;
+}
 export const SPOTLIGHT_CLASS = 'webtool-spotlight';
 
 export function prefersReducedMotion(win: Window = window): boolean {
@@ -88,6 +129,8 @@ export function highlightElement(args: unknown, options: HighlightOptions = {}):
   if (!isRecord(args)) return fail('INVALID_ARGUMENTS', 'the arguments must be an object with a `selector`');
   const selector = args['selector'];
   if (typeof selector !== 'string' || !selector.trim()) return fail('INVALID_ARGUMENTS', '`selector` must be a non-empty CSS selector');
+  const problem = selectorProblem(selector);
+  if (problem) return fail('INVALID_SELECTOR', problem);
   const style = args['style'] ?? 'pulse';
   if (typeof style !== 'string' || !STYLES.includes(style as HighlightStyle)) {
     return fail('INVALID_ARGUMENTS', `\`style\` must be one of ${STYLES.join(', ')}, not ${JSON.stringify(style)}`);
@@ -139,14 +182,18 @@ export function highlightElement(args: unknown, options: HighlightOptions = {}):
   const timer = setTimeout(clearHighlight, duration);
   active = { element, spotlight, timer, detach };
 
-  const name = accessibleName(element);
-  const role = element.getAttribute('role');
   return ok({
-    highlighted: { tag: element.tagName.toLowerCase(), name, ...(role ? { role } : {}), ...(element.id ? { id: element.id } : {}) },
+    found: true,
     selector,
     style: shown,
     requestedStyle: style,
     durationMs: duration,
     reducedMotion: reduced,
   });
+}
+
+/** The accessible name of what is highlighted now, for the app's own status line (never the model's). */
+export function highlightedName(): string {
+  if (!active) return '';
+  return accessibleName(active.element) || active.element.tagName.toLowerCase();
 }
