@@ -1,5 +1,6 @@
 // An MCP server of ours for what the npm servers cannot show: a server that dies mid-session
-// (`exit_now`), a destructive tool (`forget_all`, logs when it runs), and a call that waits until the client cancels it (`wait`), which it logs, so a
+// (`exit_now`), a destructive tool (`forget_all`, logs when it runs), a tool without annotations
+// (`unclaimed`, logs when it runs), and a call that waits until the client cancels it (`wait`), which it logs, so a
 // test can see that the cancellation reached the server.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -21,6 +22,15 @@ server.registerTool(
   async () => {
     process.stderr.write("forget_all: ran\n");
     return { content: [{ type: "text", text: "forgot everything" }] };
+  },
+);
+
+server.registerTool(
+  "unclaimed",
+  { description: "Claims nothing about itself (no annotations)." },
+  async () => {
+    process.stderr.write("unclaimed: ran\n");
+    return { content: [{ type: "text", text: "done" }] };
   },
 );
 

@@ -17,6 +17,7 @@ use crate::log::ServerLog;
 use crate::server::ServerSlot;
 use crate::tools::{listing_wait, safety_of, spec_of, tool_name, McpToolHandler};
 use tessera_protocol::mcp_api::{McpPrompt, McpResource, McpServerView, McpToolView};
+use tessera_store::Store;
 
 /// Why a change to the servers was refused.
 #[derive(Debug, thiserror::Error)]
@@ -31,6 +32,14 @@ pub enum HubError {
     Unavailable { server: String, reason: String },
     #[error("`{server}` refused: {message}")]
     Server { server: String, message: String },
+    #[error(
+        "the document would replace {}: confirm to replace them (their tools' permissions are \
+         revoked when the command or URL changes)",
+        .0.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+    )]
+    WouldReplace(Vec<String>),
+    #[error("the permissions of the replaced server's tools could not be revoked: {0}")]
+    Grants(#[from] tessera_store::StoreError),
 }
 
 /// The servers of one data folder.
@@ -38,6 +47,8 @@ pub struct McpHub {
     file: PathBuf,
     logs: PathBuf,
     keyring: Arc<dyn KeyStore>,
+    /// Where the person's grants are: a server whose command or URL changes loses its tools'.
+    grants: Arc<Store>,
     slots: RwLock<BTreeMap<String, Arc<ServerSlot>>>,
     /// Logs outlive a slot (a server whose settings change keeps its history).
     server_logs: RwLock<BTreeMap<String, Arc<ServerLog>>>,
@@ -53,13 +64,18 @@ impl std::fmt::Debug for McpHub {
 
 impl McpHub {
     /// The servers configured in `data_dir/mcp.json` (none started yet).
-    pub fn open(data_dir: &Path, keyring: Arc<dyn KeyStore>) -> Result<Arc<Self>, HubError> {
+    pub fn open(
+        data_dir: &Path,
+        keyring: Arc<dyn KeyStore>,
+        grants: Arc<Store>,
+    ) -> Result<Arc<Self>, HubError> {
         let file = config::file_path(data_dir);
         let servers = config::load(&file)?;
         let hub = Arc::new(Self {
             file,
             logs: data_dir.join("logs").join("mcp"),
             keyring,
+            grants,
             slots: RwLock::new(BTreeMap::new()),
             server_logs: RwLock::new(BTreeMap::new()),
         });
@@ -192,6 +208,26 @@ impl McpHub {
             self.forget_dropped_secrets(&old.config, &server).await;
         }
         self.save()?;
+        // A grant was given to what the name stood for: another program or endpoint under the
+        // same name has to be trusted again.
+        if old.is_some_and(|old| old.config.uri() != server.uri()) {
+            let grants = Arc::clone(&self.grants);
+            let prefix = format!("{name}__");
+            let revoked =
+                tokio::task::spawn_blocking(move || grants.revoke_consents_of_tools(&prefix))
+                    .await
+                    .map_err(|e| HubError::Server {
+                        server: name.to_owned(),
+                        message: format!("revoking its grants stopped: {e}"),
+                    })??;
+            if revoked > 0 {
+                tracing::info!(
+                    server = name,
+                    revoked,
+                    "grants revoked: the server's command or URL changed"
+                );
+            }
+        }
         self.server(name)
     }
 
@@ -206,9 +242,20 @@ impl McpHub {
     }
 
     /// Adds every server of a pasted document (`{"mcpServers": {…}}`); the names added. Nothing
-    /// is changed when one entry is refused.
-    pub async fn import(&self, document: &Value) -> Result<Vec<String>, HubError> {
+    /// is changed when one entry is refused, nor when it names a server that exists and
+    /// `replace` is false ([`HubError::WouldReplace`] names them, for the person to confirm).
+    pub async fn import(&self, document: &Value, replace: bool) -> Result<Vec<String>, HubError> {
         let servers = config::parse_document(document)?;
+        if !replace {
+            let existing: Vec<String> = servers
+                .iter()
+                .filter(|s| self.slot(&s.name).is_ok())
+                .map(|s| s.name.clone())
+                .collect();
+            if !existing.is_empty() {
+                return Err(HubError::WouldReplace(existing));
+            }
+        }
         let mut names = Vec::new();
         for server in &servers {
             let entry = config::to_document_entry(server);

@@ -147,7 +147,11 @@ pub async fn open_engine_with(
         Err(err) => return Err(err),
     }
     // MCP servers join every run's tools; a broken mcp.json is reported, never fatal.
-    match tessera_mcp::McpHub::open(dir, Arc::new(tessera_providers::keys::OsKeyring::new())) {
+    match tessera_mcp::McpHub::open(
+        dir,
+        Arc::new(tessera_providers::keys::OsKeyring::new()),
+        store.clone(),
+    ) {
         Ok(hub) => engine.add_tool_source(hub),
         Err(err) => {
             tracing::warn!("MCP servers are not used: {err}");

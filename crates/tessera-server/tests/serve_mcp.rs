@@ -477,6 +477,137 @@ async fn a_destructive_tool_asks_consent_and_a_denial_keeps_it_from_running() {
     );
 }
 
+/// Denies the consent request the stream is waiting at, and reads the run to its end.
+async fn deny_consent(api: &Api, stream: &mut Stream, conversation: &str) -> Value {
+    stream.until(|e| e["type"] == "consent_request").await;
+    let consent = stream.data().last().unwrap()["payload"].clone();
+    let consent_id = consent["consent_id"].as_str().unwrap().to_owned();
+    api.post(
+        &format!("/interactions/{consent_id}"),
+        &json!({"decision": "deny"}),
+    )
+    .await
+    .ok(200);
+    let mut resumed =
+        Stream::follow(&api.server, conversation, stream.events.last().unwrap().0).await;
+    resumed.read_to_done().await;
+    consent
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_claiming_nothing_and_every_tool_of_a_doubted_server_ask_first() {
+    let mut doubted = own_server("flaky.mjs");
+    doubted["alwaysAsk"] = json!(true);
+    let (_data, provider, api) = start(json!({
+        "flaky": own_server("flaky.mjs"),
+        "doubted": doubted,
+    }))
+    .await;
+    let listed = api.get("/mcp/servers?connect=1").await;
+    let servers = listed.ok(200)["servers"].clone();
+    let flaky = servers
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "flaky")
+        .unwrap();
+    let unclaimed = find(&flaky["tools"], &|t| t["name"] == "flaky__unclaimed").unwrap();
+    // The MCP spec's default for a tool that says nothing: destructive.
+    assert_eq!(unclaimed["safety"], "destructive", "{flaky}");
+    assert_eq!(flaky["always_ask"], false);
+    let doubted = servers
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "doubted")
+        .unwrap();
+    assert_eq!(doubted["always_ask"], true, "{doubted}");
+
+    // No annotations: the person is asked; denied, it never runs.
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("c_unclaimed", "flaky__unclaimed", &["{}"])],
+    ));
+    provider.push(Reply::openai_text("m", &["Left alone."]));
+    let mut stream = Stream::post(&api.server, "ctx_claims", "do it").await;
+    let consent = deny_consent(&api, &mut stream, "ctx_claims").await;
+    assert_eq!(consent["tool"], "flaky__unclaimed");
+    let log = api.get("/mcp/servers/flaky/log").await;
+    assert!(
+        !log.ok(200)["lines"].to_string().contains("unclaimed: ran"),
+        "{}",
+        log.text
+    );
+
+    // A doubted server's tool claiming to be harmless (destructiveHint false) asks too.
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("c_exit", "doubted__exit_now", &["{}"])],
+    ));
+    provider.push(Reply::openai_text("m", &["Left alone."]));
+    let mut stream = Stream::post(&api.server, "ctx_claims", "stop it").await;
+    let consent = deny_consent(&api, &mut stream, "ctx_claims").await;
+    assert_eq!(consent["tool"], "doubted__exit_now");
+    let still = api.get("/mcp/servers").await;
+    let entry = status(still.ok(200), "doubted").clone();
+    assert_eq!(entry["state"], "ready", "{entry}");
+}
+
+/// The tools with an active grant, as the permissions page lists them.
+async fn granted_tools(api: &Api) -> Vec<String> {
+    let listed = api.get("/grants").await;
+    listed.ok(200)["grants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["tool"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn grants_go_with_what_was_granted_and_an_import_asks_before_replacing() {
+    let data = tempfile::tempdir().unwrap();
+    write_config(data.path(), json!({ "flaky": own_server("flaky.mjs") }));
+    {
+        let store = tessera_store::Store::open(data.path()).unwrap();
+        for tool in ["flaky__forget_all", "other__tool"] {
+            store
+                .grant_consent(tool, tessera_store::ConsentScope::Always, None)
+                .unwrap();
+        }
+    }
+    let provider = ScriptedProvider::start().await.unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    assert_eq!(granted_tools(&api).await.len(), 2);
+
+    // Settings changed, same program: the grant stays.
+    let mut same = own_server("flaky.mjs");
+    same["timeout"] = json!(45);
+    api.put("/mcp/servers/flaky", &same).await.ok(200);
+    assert_eq!(granted_tools(&api).await.len(), 2);
+
+    // Pasted over a server of the same name: refused until confirmed, nothing changed.
+    let hostile = json!({"mcpServers": {"flaky": {"command": "node", "args": ["-e", "0"]}}});
+    let refused = api.post("/mcp/import", &hostile).await;
+    let says = refused.error(409, "MCP_SERVERS_EXIST");
+    assert!(says.contains("`flaky`"), "{says}");
+    assert_eq!(
+        refused.body["content"]["details"]["servers"],
+        json!(["flaky"])
+    );
+    let kept = api.get("/mcp/servers/flaky").await;
+    assert!(
+        kept.ok(200)["uri"].as_str().unwrap().contains("flaky.mjs"),
+        "{}",
+        kept.text
+    );
+    assert_eq!(granted_tools(&api).await.len(), 2);
+
+    // Confirmed: another program under the same name loses the grants of its tools only.
+    api.post("/mcp/import?replace=1", &hostile).await.ok(200);
+    assert_eq!(granted_tools(&api).await, ["other__tool"]);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_url_elicitation_opens_the_page_once_the_person_agrees() {
     let data = tempfile::tempdir().unwrap();

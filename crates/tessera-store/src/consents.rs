@@ -216,6 +216,18 @@ impl WriteTx<'_> {
         Ok(n > 0)
     }
 
+    /// Revokes every active grant of a tool whose name starts with `prefix` (an MCP server's
+    /// `name__`, when what the name stands for changed); how many.
+    pub fn revoke_consents_of_tools(&mut self, prefix: &str) -> Result<usize> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "UPDATE consent_grants SET revoked_at = ?2
+                 WHERE revoked_at IS NULL AND substr(tool, 1, length(?1)) = ?1",
+            )?
+            .execute(params![prefix, clock::now().as_str()])?)
+    }
+
     /// Finds the grant that lets `tool` run in `conversation_id` and records the use (which
     /// spends a once grant). `None`: the person must be asked.
     pub fn use_consent(
@@ -252,6 +264,12 @@ impl Store {
     pub fn revoke_consent(&self, grant_id: &str) -> Result<bool> {
         let g = grant_id.to_owned();
         self.write(move |tx| tx.revoke_consent(&g))
+    }
+
+    /// See [`WriteTx::revoke_consents_of_tools`].
+    pub fn revoke_consents_of_tools(&self, prefix: &str) -> Result<usize> {
+        let p = prefix.to_owned();
+        self.write(move |tx| tx.revoke_consents_of_tools(&p))
     }
 
     /// Finds and, for once grants, spends consent; see [`WriteTx::use_consent`].

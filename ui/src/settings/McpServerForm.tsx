@@ -137,6 +137,27 @@ export function McpImportForm({ api, onImported, onCancel }: McpImportFormProps)
   const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  /** Servers the document would replace, waiting for the person to confirm. */
+  const [replacing, setReplacing] = useState<string[] | null>(null);
+
+  const send = async (document: unknown, replace: boolean) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const imported = await api.importMcpServers(document, replace);
+      setReplacing(null);
+      onImported(imported.added, imported.servers);
+    } catch (err) {
+      if (isApiError(err, 409) && err.code === 'MCP_SERVERS_EXIST') {
+        const names = err.details?.['servers'];
+        setReplacing(Array.isArray(names) ? names.map(String) : []);
+      } else {
+        setError(isApiError(err, 422) ? err.message : t('settings.failed', { error: messageOf(err) }));
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -151,16 +172,7 @@ export function McpImportForm({ api, onImported, onCancel }: McpImportFormProps)
       setError(t('mcp.notJson', { error: messageOf(err) }));
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
-      const imported = await api.importMcpServers(document);
-      onImported(imported.added, imported.servers);
-    } catch (err) {
-      setError(isApiError(err, 422) ? err.message : t('settings.failed', { error: messageOf(err) }));
-    } finally {
-      setBusy(false);
-    }
+    await send(document, false);
   };
 
   return (
@@ -168,7 +180,21 @@ export function McpImportForm({ api, onImported, onCancel }: McpImportFormProps)
       <Field label={t('mcp.document')} error={error} hint={t('mcp.documentHint')}>
         <textarea className="settings-input settings-code" rows={8} value={text} onChange={(e) => setText(e.target.value)} spellCheck={false} autoComplete="off" />
       </Field>
-      <FormActions submitText={t('mcp.import')} busy={busy} onCancel={onCancel} />
+      {replacing ? (
+        <div className="notice notice-warning" role="alert" data-testid="mcp-import-replace">
+          <p>{t('mcp.importWouldReplace', { names: replacing.join(', '), count: replacing.length })}</p>
+          <div className="settings-actions">
+            <button type="button" className="button button-danger button-small" disabled={busy} onClick={() => void send(JSON.parse(text), true)}>
+              {t('mcp.importReplace')}
+            </button>
+            <button type="button" className="button button-secondary button-small" disabled={busy} onClick={() => setReplacing(null)}>
+              {t('mcp.keep')}
+            </button>
+          </div>
+        </div>
+      ) : (
+        <FormActions submitText={t('mcp.import')} busy={busy} onCancel={onCancel} />
+      )}
     </form>
   );
 }

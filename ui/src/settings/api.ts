@@ -163,8 +163,9 @@ export class SettingsApi {
     await this.json({ method: 'DELETE', path: mcpPath(name) });
   }
 
-  importMcpServers(document: unknown): Promise<McpImported> {
-    return this.json({ method: 'POST', path: '/v1/mcp/import', body: document });
+  /** Without `replace`, a document naming a server that exists is refused (409 MCP_SERVERS_EXIST, `details.servers`). */
+  importMcpServers(document: unknown, replace = false): Promise<McpImported> {
+    return this.json({ method: 'POST', path: `/v1/mcp/import${replace ? '?replace=1' : ''}`, body: document });
   }
 
   restartMcpServer(name: string): Promise<McpServerView> {

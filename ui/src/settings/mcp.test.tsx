@@ -194,6 +194,34 @@ describe('MCP servers settings', () => {
     expect(screen.queryByRole('listitem', { name: 'github' })).not.toBeInTheDocument();
   });
 
+  it('asks before a pasted document replaces a server of the same name, and replaces it only when confirmed', async () => {
+    const document = { mcpServers: { everything: { command: 'evil', args: [] } } };
+    const { user, requests } = await openMcp({
+      'POST /v1/mcp/import': () =>
+        Response.json(
+          { type: 'ERROR_RESPONSE', content: { errorCode: 'MCP_SERVERS_EXIST', message: 'the document would replace `everything`', details: { servers: ['everything'] } } },
+          { status: 409 },
+        ),
+      'POST /v1/mcp/import?replace=1': () => Response.json({ added: ['everything'], servers: [{ ...everything, config: { command: 'evil', args: [] }, uri: 'stdio:evil' }] }),
+    });
+    await user.click(screen.getByRole('button', { name: 'Paste a configuration' }));
+    const form = screen.getByRole('form', { name: 'Paste an mcpServers configuration' });
+    const text = within(form).getByRole('textbox', { name: 'Configuration (JSON)' });
+    await user.click(text);
+    await user.paste(JSON.stringify(document));
+    await user.click(within(form).getByRole('button', { name: 'Import' }));
+    const warning = await screen.findByTestId('mcp-import-replace');
+    expect(warning).toHaveTextContent('This replaces the server everything you already have');
+    expect(warning).toHaveTextContent('permissions you gave its tools are revoked');
+    // Keeping it sends nothing more.
+    await user.click(within(warning).getByRole('button', { name: 'Keep it' }));
+    expect(requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    await user.click(within(form).getByRole('button', { name: 'Import' }));
+    await user.click(within(await screen.findByTestId('mcp-import-replace')).getByRole('button', { name: 'Replace' }));
+    expect(await screen.findByText('Added: everything.')).toBeInTheDocument();
+    expect(requests.at(-1)?.path).toBe('/v1/mcp/import?replace=1');
+  });
+
   it('turns a server off, shows its log, and removes it only once confirmed (Escape keeps it)', async () => {
     const { user, requests } = await openMcp({
       'PUT /v1/mcp/servers/everything': (r) => Response.json({ ...everything, config: r.body as Record<string, unknown>, disabled: true, status: { state: 'disabled' }, tools: [] }),

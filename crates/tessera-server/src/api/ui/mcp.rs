@@ -54,6 +54,16 @@ fn hub_error(error: HubError) -> ApiError {
         HubError::Keyring { .. } => (StatusCode::SERVICE_UNAVAILABLE, "KEYRING_UNAVAILABLE"),
         HubError::Unavailable { .. } => (StatusCode::BAD_GATEWAY, "MCP_SERVER_UNAVAILABLE"),
         HubError::Server { .. } => (StatusCode::BAD_GATEWAY, "MCP_SERVER_ERROR"),
+        HubError::WouldReplace(names) => {
+            let mut details = tessera_protocol::wire::JsonObject::new();
+            details.insert("servers".into(), json!(names));
+            return ApiError::new(StatusCode::CONFLICT, "MCP_SERVERS_EXIST", error.to_string())
+                .with_details(details);
+        }
+        HubError::Grants(_) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "CONTEXT_DATABASE_UNAVAILABLE",
+        ),
     };
     ApiError::new(status, code, error.to_string())
 }
@@ -109,14 +119,24 @@ async fn remove(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// `POST /v1/mcp/import`: `{"mcpServers": {…}}` as other apps write it.
+#[derive(Deserialize)]
+struct ImportQuery {
+    /// `1`: servers of the same name are replaced (the person confirmed it).
+    #[serde(default)]
+    replace: Option<String>,
+}
+
+/// `POST /v1/mcp/import[?replace=1]`: `{"mcpServers": {…}}` as other apps write it. A server
+/// of the same name is replaced only with `replace=1`; without it, 409 names them.
 async fn import(
     State(engine): State<Engine>,
+    Query(query): Query<ImportQuery>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let document = json_body(body)?;
     let hub = hub(&engine)?;
-    let added = hub.import(&document).await.map_err(hub_error)?;
+    let replace = query.replace.as_deref().is_some_and(|r| r != "0");
+    let added = hub.import(&document, replace).await.map_err(hub_error)?;
     Ok(Json(json!(McpImported {
         added,
         servers: hub.servers(),
