@@ -372,3 +372,103 @@ async fn events_describe_every_state_change_and_the_graph() -> R {
     }
     Ok(())
 }
+
+/// A chain where each call passes on its predecessor's result twice, through a tool that
+/// answers with its arguments: unbounded, 20 calls would hold 2^20 times the seed.
+fn doubling_chain(n: usize) -> Value {
+    let mut calls =
+        vec![json!({"callId": "c0", "name": "echo", "parameters": {"seed": "x".repeat(100)}})];
+    for k in 1..n {
+        let prev = format!("${{results.c{}.result}}", k - 1);
+        calls.push(json!({"callId": format!("c{k}"), "name": "echo",
+                          "parameters": {"a": prev, "b": prev}}));
+    }
+    json!({"calls": calls, "executionMode": "SEQUENTIAL"})
+}
+
+fn echo_registry() -> Result<ToolRegistry, Box<dyn std::error::Error>> {
+    let mut r = ToolRegistry::new();
+    r.register(
+        ToolSpec::new("echo", "answers with its arguments").safe(true),
+        |args: Value, _ctx: ToolContext| async move { Ok::<_, ToolFailure>(args) },
+    )?;
+    Ok(r)
+}
+
+#[tokio::test]
+async fn substituted_arguments_results_and_a_set_are_bounded() -> R {
+    // The defaults: the chain stops at the first call whose arguments pass 1 MiB.
+    let h = harness(echo_registry()?);
+    let resp = h
+        .executor
+        .run_tool_calls(&request(doubling_chain(20))?, &CancellationToken::new())
+        .await?;
+    let refused = resp
+        .results
+        .iter()
+        .find(|r| {
+            r.error
+                .as_ref()
+                .is_some_and(|e| e.code == "ARGUMENTS_TOO_LARGE")
+        })
+        .ok_or("no call was refused")?;
+    assert!(refused
+        .error
+        .as_ref()
+        .is_some_and(|e| e.message.contains("at most 1.0 MiB")));
+    let held: usize = resp
+        .results
+        .iter()
+        .filter_map(|r| r.result.as_ref())
+        .map(tessera_engine::executor::limits::json_size)
+        .sum();
+    assert!(held < 4 * 1024 * 1024, "{held} bytes of results held");
+
+    // Smaller limits, each one reached.
+    let limits = |a: usize, r: usize, s: usize| tessera_engine::executor::Limits {
+        arguments_bytes: a,
+        result_bytes: r,
+        set_bytes: s,
+    };
+    let run = |l: tessera_engine::executor::Limits| async move {
+        let executor = Executor::new(
+            Arc::new(echo_registry()?),
+            Arc::new(tessera_engine::executor::NullSink),
+            ExecutorOptions::new("conv_limits").limits(l),
+        );
+        let resp = executor
+            .run_tool_calls(&request(doubling_chain(6))?, &CancellationToken::new())
+            .await?;
+        Ok::<_, Box<dyn std::error::Error>>(
+            resp.results
+                .iter()
+                .map(|r| r.error.as_ref().map_or("OK".to_owned(), |e| e.code.clone()))
+                .collect::<Vec<_>>(),
+        )
+    };
+    // The set's budget: what ran is kept, the rest is refused before it runs.
+    assert_eq!(
+        run(limits(1 << 20, 1 << 20, 2_000)).await?,
+        [
+            "OK",
+            "OK",
+            "OK",
+            "SET_LIMIT_REACHED",
+            "DEPENDENCY_ERROR",
+            "DEPENDENCY_ERROR"
+        ]
+    );
+    // A result over its limit is an error, and is not kept.
+    assert_eq!(
+        run(limits(1 << 20, 500, 1 << 20)).await?,
+        [
+            "OK",
+            "OK",
+            "OK",
+            "RESULT_TOO_LARGE",
+            "DEPENDENCY_ERROR",
+            "DEPENDENCY_ERROR"
+        ]
+    );
+    Ok(())
+}

@@ -38,6 +38,30 @@ pub fn spec() -> ToolSpec {
     .retry(RetryPolicy::none())
 }
 
+/// The text without control characters (but line breaks and tabs), which some daemons act on.
+fn plain_text(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+        .collect()
+}
+
+/// The text as a daemon that reads the body as markup (`body-markup`: `<b>`, `<a href>`,
+/// `<img src>`) shows it literally: nothing a model writes becomes a link or fetches an image.
+fn markup_escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 pub fn handler() -> impl Fn(Value, ToolContext) -> Fut + Send + Sync {
     |args: Value, _ctx: ToolContext| {
         Box::pin(async move {
@@ -46,11 +70,10 @@ pub fn handler() -> impl Fn(Value, ToolContext) -> Fut + Send + Sync {
                 .and_then(Value::as_str)
                 .unwrap_or("Tessera")
                 .to_owned();
-            let body = args
-                .get("body")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
+            let title = plain_text(&title);
+            let body = markup_escaped(&plain_text(
+                args.get("body").and_then(Value::as_str).unwrap_or_default(),
+            ));
             let shown = tokio::time::timeout(
                 ANSWER_WITHIN,
                 tokio::task::spawn_blocking(move || {
@@ -77,5 +100,23 @@ pub fn handler() -> impl Fn(Value, ToolContext) -> Fut + Send + Sync {
                 )),
             }
         }) as Fut
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_is_shown_as_text_never_as_markup() {
+        let hostile =
+            "<a href=\"https://evil\">click</a> <img src=\"file:///etc/passwd\"/> & \u{1b}[31m";
+        let shown = markup_escaped(&plain_text(hostile));
+        assert_eq!(
+            shown,
+            "&lt;a href=&quot;https://evil&quot;&gt;click&lt;/a&gt; \
+             &lt;img src=&quot;file:///etc/passwd&quot;/&gt; &amp; [31m"
+        );
+        assert_eq!(plain_text("two\nlines\u{7}"), "two\nlines");
     }
 }

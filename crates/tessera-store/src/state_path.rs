@@ -11,6 +11,35 @@ pub enum StatePathError {
     Malformed,
     #[error("{at:?} is {found}, not an object, so the path cannot go through it")]
     ThroughNonObject { at: String, found: &'static str },
+    #[error("the path is {0} characters long; at most {MAX_PATH_CHARS}")]
+    TooLong(usize),
+    #[error(
+        "the path has {segments} segments and the value nests {value_depth} levels: at most \
+         {MAX_STATE_DEPTH} in all"
+    )]
+    TooDeep { segments: usize, value_depth: usize },
+}
+
+/// The longest state path taken.
+pub const MAX_PATH_CHARS: usize = 512;
+/// How deep the state may nest (path segments and the value's own levels together): well
+/// below serde_json's recursion limit of 128, so whatever is stored can always be read back.
+pub const MAX_STATE_DEPTH: usize = 64;
+
+/// How many levels `value` nests (a scalar: 0), without recursion.
+pub fn depth_of(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match v {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        deepest = deepest.max(d + 1);
+        stack.extend(children.map(|c| (c, d + 1)));
+    }
+    deepest
 }
 
 fn kind_of(value: &Value) -> &'static str {
@@ -26,9 +55,20 @@ fn kind_of(value: &Value) -> &'static str {
 
 /// Sets `path` in `root` to `value`.
 pub fn set(root: &mut Map<String, Value>, path: &str, value: Value) -> Result<(), StatePathError> {
+    let chars = path.chars().count();
+    if chars > MAX_PATH_CHARS {
+        return Err(StatePathError::TooLong(chars));
+    }
     let segments: Vec<&str> = path.split('.').collect();
     if segments.iter().any(|s| s.is_empty()) {
         return Err(StatePathError::Malformed);
+    }
+    let value_depth = depth_of(&value);
+    if segments.len() + value_depth > MAX_STATE_DEPTH {
+        return Err(StatePathError::TooDeep {
+            segments: segments.len(),
+            value_depth,
+        });
     }
     let Some((last, parents)) = segments.split_last() else {
         return Err(StatePathError::Malformed);
@@ -108,5 +148,38 @@ mod tests {
             Err(StatePathError::Malformed)
         );
         assert_eq!(state, before);
+    }
+
+    #[test]
+    fn refuses_paths_too_long_or_too_deep_to_read_back() {
+        let mut state = object(json!({}));
+        let deep = vec!["a"; 5000].join(".");
+        assert_eq!(
+            set(&mut state, &deep, json!(1)),
+            Err(StatePathError::TooLong(9999))
+        );
+        let many = vec!["a"; 200].join(".");
+        assert!(matches!(
+            set(&mut state, &many, json!(1)),
+            Err(StatePathError::TooDeep { segments: 200, .. })
+        ));
+        // The value's own nesting counts too.
+        let mut nested = json!(1);
+        for _ in 0..40 {
+            nested = json!([nested]);
+        }
+        let path = vec!["b"; 30].join(".");
+        assert!(matches!(
+            set(&mut state, &path, nested.clone()),
+            Err(StatePathError::TooDeep {
+                segments: 30,
+                value_depth: 40
+            })
+        ));
+        assert!(state.is_empty());
+        set(&mut state, &vec!["b"; 20].join("."), nested).unwrap();
+        // What was stored reads back.
+        let text = serde_json::to_string(&state).unwrap();
+        assert!(serde_json::from_str::<Value>(&text).is_ok());
     }
 }

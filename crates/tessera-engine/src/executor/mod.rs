@@ -27,6 +27,7 @@
 
 pub(crate) mod attempt;
 pub mod events;
+pub mod limits;
 pub mod nested_sink;
 pub mod outcome;
 pub mod result_evidence;
@@ -48,6 +49,7 @@ use crate::tools::ToolRegistry;
 use tokio_util::sync::CancellationToken;
 
 pub use events::{ChannelSink, CollectingSink, EventSink, NullSink};
+pub use limits::Limits;
 pub use nested_sink::NestedSink;
 pub use outcome::{codes, CallError, CallOutcome, InstructionRecord, InstructionResults};
 pub use store_sink::StoreSink;
@@ -70,6 +72,8 @@ pub struct ExecutorOptions {
     /// The consent gate every call passes before its tool runs. By default one with no grants
     /// to read: a tool that needs consent is refused.
     consent: Arc<crate::tools::ConsentGate>,
+    /// What a set may make Tessera hold ([`Limits`]).
+    pub limits: Limits,
 }
 
 impl ExecutorOptions {
@@ -83,7 +87,13 @@ impl ExecutorOptions {
             conversation_id,
             run_id: None,
             live_forms: None,
+            limits: Limits::default(),
         }
+    }
+
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
     }
 
     pub fn consent_gate(&self) -> &Arc<crate::tools::ConsentGate> {
@@ -278,6 +288,7 @@ impl Executor {
             registry: self.registry.clone(),
             emitter: self.emitter(),
             gate: self.options.consent.clone(),
+            limits: self.options.limits,
         };
         let outcomes = run_set(&shared, self.tool_spec(request, plan), cancel).await;
         Ok(Self::response(request, &outcomes))
@@ -293,6 +304,7 @@ impl Executor {
             registry: self.registry.clone(),
             emitter: self.emitter(),
             gate: self.options.consent.clone(),
+            limits: self.options.limits,
         };
         let cancel = CancellationToken::new();
         let task_cancel = cancel.clone();
@@ -351,6 +363,7 @@ impl Executor {
             registry: self.registry.clone(),
             emitter: self.emitter(),
             gate: self.options.consent.clone(),
+            limits: self.options.limits,
         };
         let outcomes = run_set(&shared, spec, cancel).await;
         Ok(InstructionResults {

@@ -23,6 +23,12 @@ pub mod codes {
     pub const TOOL_CRASHED: &str = "TOOL_CRASHED";
     /// Skipped: a condition was false or a dependency did not complete.
     pub const SKIPPED: &str = "SKIPPED";
+    /// The arguments after substitution are over the limit; the tool did not run.
+    pub const ARGUMENTS_TOO_LARGE: &str = "ARGUMENTS_TOO_LARGE";
+    /// The result is over the limit; it was not kept.
+    pub const RESULT_TOO_LARGE: &str = "RESULT_TOO_LARGE";
+    /// The set's arguments and results together reached their limit; the call did not run.
+    pub const SET_LIMIT_REACHED: &str = "SET_LIMIT_REACHED";
 }
 
 /// Why a call did not succeed.

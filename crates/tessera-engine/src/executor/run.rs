@@ -20,6 +20,7 @@ use tokio::time::Instant;
 
 use super::attempt::{run_call, Attempt};
 use super::events::Emitter;
+use super::limits::{bytes, json_size};
 use super::outcome::{codes, CallError, CallOutcome};
 use crate::tools::{RegisteredTool, ToolKind, ToolRegistry};
 use tokio_util::sync::CancellationToken;
@@ -59,6 +60,7 @@ pub(crate) struct Shared {
     pub registry: Arc<ToolRegistry>,
     pub emitter: Arc<Emitter>,
     pub gate: Arc<crate::tools::ConsentGate>,
+    pub limits: super::Limits,
 }
 
 struct Entries<'a> {
@@ -106,6 +108,8 @@ struct Run<'a> {
     states: Vec<&'static str>,
     group_deadline: [Option<Instant>; 2],
     inner_cancel: CancellationToken,
+    /// Bytes of arguments and results so far ([`super::Limits::set_bytes`]).
+    spent: usize,
 }
 
 impl Run<'_> {
@@ -224,6 +228,37 @@ impl Run<'_> {
                 ))
             }
         };
+        let limits = self.shared.limits;
+        let size = json_size(&arguments);
+        if size > limits.arguments_bytes {
+            return Step::Done(CallOutcome::not_run(
+                ToolOutcome::Error,
+                CallError::new(
+                    codes::ARGUMENTS_TOO_LARGE,
+                    format!(
+                        "the arguments of `{}` come to {} after substitution; at most {}",
+                        unit.id,
+                        bytes(size),
+                        bytes(limits.arguments_bytes)
+                    ),
+                ),
+            ));
+        }
+        if self.spent.saturating_add(size) > limits.set_bytes {
+            return Step::Done(CallOutcome::not_run(
+                ToolOutcome::Error,
+                CallError::new(
+                    codes::SET_LIMIT_REACHED,
+                    format!(
+                        "not run: the calls of this set already hold {} of arguments and \
+                         results, and at most {} are kept",
+                        bytes(self.spent),
+                        bytes(limits.set_bytes)
+                    ),
+                ),
+            ));
+        }
+        self.spent += size;
         let runtime = self.runtime(i);
         self.emitter().tool_call(
             &unit.id,
@@ -311,9 +346,28 @@ impl Run<'_> {
         self.states[i] = "RUNNING";
     }
 
-    fn finish(&mut self, i: usize, outcome: CallOutcome) {
+    fn finish(&mut self, i: usize, mut outcome: CallOutcome) {
         let spec = self.spec;
         let unit = &spec.units[i];
+        if let Some(result) = &outcome.result {
+            let size = json_size(result);
+            let limit = self.shared.limits.result_bytes;
+            if size > limit {
+                outcome.outcome = ToolOutcome::Error;
+                outcome.result = None;
+                outcome.error = Some(CallError::new(
+                    codes::RESULT_TOO_LARGE,
+                    format!(
+                        "`{}` answered {}; at most {} of a result is kept",
+                        unit.id,
+                        bytes(size),
+                        bytes(limit)
+                    ),
+                ));
+            } else {
+                self.spent = self.spent.saturating_add(size);
+            }
+        }
         let mut extra = JsonObject::new();
         if let Some(alt) = &outcome.alternative {
             extra.insert("alternative".into(), Value::String(alt.clone()));
@@ -429,6 +483,7 @@ pub(crate) async fn run_set(
         states: vec!["PENDING"; n],
         group_deadline: [None, None],
         inner_cancel: CancellationToken::new(),
+        spent: 0,
     };
     for (i, u) in spec.units.iter().enumerate() {
         run.emitter().tool_queued(&u.id, &u.name, i);
