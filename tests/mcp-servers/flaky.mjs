@@ -7,6 +7,12 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 
 const server = new McpServer({ name: "flaky", version: "1.0.0" });
 
+// A suite that passes secrets as arguments checks they arrived (and nowhere else).
+if (process.env.ARGS_FILE) {
+  const { writeFileSync } = await import("node:fs");
+  writeFileSync(process.env.ARGS_FILE, JSON.stringify(process.argv.slice(2)));
+}
+
 server.registerTool(
   "exit_now",
   { description: "Ends the server's process.", annotations: { destructiveHint: false } },

@@ -41,6 +41,11 @@ pub enum ProviderLookupError {
     #[error("cannot encode the settings of provider {name}: {message}")]
     Unencodable { name: String, message: String },
     #[error(
+        "the base URL of provider {name} (`{shown}`) holds credentials: give the URL without \
+         them and the key as the provider's API key"
+    )]
+    CredentialsInUrl { name: String, shown: String },
+    #[error(
         "no provider named {name}: add it with `tessera provider add {name} --kind …`, or use one of {presets}"
     )]
     Unknown { name: String, presets: String },
@@ -93,8 +98,16 @@ pub fn default_provider_name(store: &Store) -> Result<Option<String>, StoreError
     })
 }
 
-/// Saves `config` under its name.
+/// Saves `config` under its name. A base URL holding credentials is refused: a key lives in
+/// the secret store, never in the settings.
 pub fn save_provider(store: &Store, config: &ProviderConfig) -> Result<(), ProviderLookupError> {
+    let shown = tessera_protocol::secrets::redact_url_credentials(&config.base_url);
+    if shown != config.base_url {
+        return Err(ProviderLookupError::CredentialsInUrl {
+            name: config.name.clone(),
+            shown,
+        });
+    }
     let value = serde_json::to_value(config).map_err(|err| ProviderLookupError::Unencodable {
         name: config.name.clone(),
         message: err.to_string(),

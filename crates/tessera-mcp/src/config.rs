@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+use tessera_protocol::secrets::{redact_args, redact_url, secret_args, SecretArg, REDACTED};
 
 /// What the file holds in place of a secret kept in the keyring.
 pub const KEYRING_MARK: &str = "${keyring}";
@@ -49,32 +50,67 @@ pub struct ServerConfig {
 }
 
 impl ServerConfig {
-    /// Where the server lives, as recorded with each call (seed 004 `provider.uri`): its URL,
-    /// or its command line (without env values).
+    /// Where the server lives, as recorded with each call (seed 004 `provider.uri`), logged
+    /// and shown: its command line or URL with every secret taken out (values after a
+    /// secret-named flag, values that look like keys, URL user info and query values).
     pub fn uri(&self) -> String {
         match &self.transport {
             Transport::Stdio { command, args, .. } => {
                 let mut line = format!("stdio:{command}");
-                for arg in args {
+                for arg in redact_args(args) {
                     line.push(' ');
-                    line.push_str(arg);
+                    line.push_str(&arg.replace(KEYRING_MARK, REDACTED));
                 }
                 line
             }
-            Transport::Http { url, .. } => url.clone(),
+            Transport::Http { url, .. } => redact_url(url),
         }
     }
 
-    /// The (env or header) names whose value lives in the keyring.
+    /// Whether `other` starts the same program with the same arguments, or reaches the same
+    /// URL (secrets kept in the keyring compare by their place): what a grant was given to.
+    pub fn same_endpoint(&self, other: &ServerConfig) -> bool {
+        match (&self.transport, &other.transport) {
+            (
+                Transport::Stdio { command, args, .. },
+                Transport::Stdio {
+                    command: c2,
+                    args: a2,
+                    ..
+                },
+            ) => command == c2 && args == a2,
+            (Transport::Http { url, .. }, Transport::Http { url: u2, .. }) => url == u2,
+            _ => false,
+        }
+    }
+
+    /// Where each secret kept in the keyring goes: env or header names, argument indices,
+    /// parts of the URL.
     pub fn secret_names(&self) -> Vec<(SecretPlace, String)> {
+        let mut out = Vec::new();
         let (place, map) = match &self.transport {
             Transport::Stdio { env, .. } => (SecretPlace::Env, env),
             Transport::Http { headers, .. } => (SecretPlace::Header, headers),
         };
-        map.iter()
-            .filter(|(_, v)| v.as_str() == KEYRING_MARK)
-            .map(|(k, _)| (place, k.clone()))
-            .collect()
+        out.extend(
+            map.iter()
+                .filter(|(_, v)| v.as_str() == KEYRING_MARK)
+                .map(|(k, _)| (place, k.clone())),
+        );
+        match &self.transport {
+            Transport::Stdio { args, .. } => out.extend(
+                args.iter()
+                    .enumerate()
+                    .filter(|(_, a)| a.contains(KEYRING_MARK))
+                    .map(|(i, _)| (SecretPlace::Arg, i.to_string())),
+            ),
+            Transport::Http { url, .. } => {
+                if url.contains(KEYRING_MARK) {
+                    out.push((SecretPlace::Url, "url".to_owned()));
+                }
+            }
+        }
+        out
     }
 }
 
@@ -83,6 +119,10 @@ impl ServerConfig {
 pub enum SecretPlace {
     Env,
     Header,
+    /// A command-line argument, by index (the whole argument, or what follows `=`).
+    Arg,
+    /// The URL's secret parts (user info, query values), kept together.
+    Url,
 }
 
 impl SecretPlace {
@@ -90,6 +130,8 @@ impl SecretPlace {
         match self {
             SecretPlace::Env => "env",
             SecretPlace::Header => "header",
+            SecretPlace::Arg => "arg",
+            SecretPlace::Url => "url",
         }
     }
 }
@@ -102,27 +144,10 @@ pub fn keyring_account(server: &str, place: SecretPlace, name: &str) -> String {
 /// A value that should never be written to a file: by the name it is given (a token, a key,
 /// a password, credentials, an `Authorization` header) or by its look (`Bearer …`).
 pub fn looks_secret(name: &str, value: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    let by_name = [
-        "TOKEN",
-        "SECRET",
-        "PASSWORD",
-        "PASSWD",
-        "API_KEY",
-        "APIKEY",
-        "-KEY",
-        "_KEY",
-        "CREDENTIAL",
-        "AUTHORIZATION",
-        "COOKIE",
-        "PRIVATE",
-    ]
-    .iter()
-    .any(|word| upper.contains(word))
-        || upper == "KEY"
-        || upper.ends_with("_PAT");
-    let by_look = value.starts_with("Bearer ") || value.starts_with("Basic ");
-    value != KEYRING_MARK && !value.is_empty() && (by_name || by_look)
+    use tessera_protocol::secrets::{is_secret_name, looks_like_secret_value};
+    value != KEYRING_MARK
+        && !value.is_empty()
+        && (is_secret_name(name) || looks_like_secret_value(value))
 }
 
 /// A config that cannot be read.
@@ -346,13 +371,15 @@ pub fn to_document_entry(server: &ServerConfig) -> Value {
 }
 
 /// Takes the secrets out of `server`: each is returned (its place, name and value) and
-/// replaced by [`KEYRING_MARK`].
+/// replaced by [`KEYRING_MARK`]: secret env values and headers, secret arguments (or the
+/// value part of `--token=…`), and a URL with user info or a query (kept whole in the
+/// keyring; the file keeps its redacted form with the mark).
 pub fn split_secrets(server: &mut ServerConfig) -> Vec<(SecretPlace, String, String)> {
+    let mut taken = Vec::new();
     let (place, map) = match &mut server.transport {
         Transport::Stdio { env, .. } => (SecretPlace::Env, env),
         Transport::Http { headers, .. } => (SecretPlace::Header, headers),
     };
-    let mut taken = Vec::new();
     for (name, value) in map.iter_mut() {
         if looks_secret(name, value) {
             taken.push((
@@ -360,6 +387,30 @@ pub fn split_secrets(server: &mut ServerConfig) -> Vec<(SecretPlace, String, Str
                 name.clone(),
                 std::mem::replace(value, KEYRING_MARK.into()),
             ));
+        }
+    }
+    match &mut server.transport {
+        Transport::Stdio { args, .. } => {
+            for (i, at) in secret_args(args) {
+                let arg = &mut args[i];
+                let start = match at {
+                    SecretArg::Whole => 0,
+                    SecretArg::ValueFrom(start) => start,
+                };
+                if arg[start..].contains(KEYRING_MARK) {
+                    continue;
+                }
+                let value = arg.split_off(start);
+                arg.push_str(KEYRING_MARK);
+                taken.push((SecretPlace::Arg, i.to_string(), value));
+            }
+        }
+        Transport::Http { url, .. } => {
+            let shown = redact_url(url);
+            if shown != *url && !url.contains(KEYRING_MARK) {
+                let real = std::mem::replace(url, format!("{KEYRING_MARK}{shown}"));
+                taken.push((SecretPlace::Url, "url".to_owned(), real));
+            }
         }
     }
     taken
@@ -460,6 +511,61 @@ mod tests {
         assert_eq!(
             servers[1].secret_names(),
             vec![(SecretPlace::Header, "Authorization".to_owned())]
+        );
+    }
+
+    #[test]
+    fn secret_arguments_and_url_parts_leave_the_file_and_every_identity() {
+        let mut servers = parse_document(&json!({"mcpServers": {
+            "cli": {"command": "srv", "args": ["--port", "1", "--token", "hunter2",
+                                                "--api-key=abc123", "ghp_0123456789abcdefghij"]},
+            "web": {"url": "https://me:pw@x.example/mcp?access_token=tok&v=2"}
+        }}))
+        .unwrap();
+        for server in &servers {
+            let uri = server.uri();
+            for secret in ["hunter2", "abc123", "ghp_0123", ":pw@", "=tok"] {
+                assert!(!uri.contains(secret), "{uri}");
+            }
+        }
+        let before = servers.clone();
+        let taken: Vec<_> = servers.iter_mut().flat_map(split_secrets).collect();
+        let places: Vec<(SecretPlace, &str, &str)> = taken
+            .iter()
+            .map(|(p, n, v)| (*p, n.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            places,
+            vec![
+                (SecretPlace::Arg, "3", "hunter2"),
+                (SecretPlace::Arg, "4", "abc123"),
+                (SecretPlace::Arg, "5", "ghp_0123456789abcdefghij"),
+                (
+                    SecretPlace::Url,
+                    "url",
+                    "https://me:pw@x.example/mcp?access_token=tok&v=2"
+                ),
+            ]
+        );
+        let written =
+            serde_json::to_string(&servers.iter().map(to_document_entry).collect::<Vec<_>>())
+                .unwrap();
+        for secret in ["hunter2", "abc123", "ghp_0123", ":pw@", "=tok"] {
+            assert!(!written.contains(secret), "{written}");
+        }
+        assert!(written.contains("--api-key=${keyring}"), "{written}");
+        // Splitting again takes nothing more; the endpoint is still the same one.
+        let mut again = servers.clone();
+        assert!(again.iter_mut().flat_map(split_secrets).next().is_none());
+        assert!(servers[0].same_endpoint(&again[0]));
+        assert!(!servers[0].same_endpoint(&before[0]));
+        assert_eq!(
+            servers[0].secret_names(),
+            vec![
+                (SecretPlace::Arg, "3".to_owned()),
+                (SecretPlace::Arg, "4".to_owned()),
+                (SecretPlace::Arg, "5".to_owned())
+            ]
         );
     }
 

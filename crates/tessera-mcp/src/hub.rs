@@ -11,7 +11,7 @@ use tessera_engine::tools::{SourcedTools, ToolSource};
 use tessera_providers::keys::{delete_key, set_key, KeyStore, Secret};
 
 use crate::config::{
-    self, keyring_account, parse_server, split_secrets, ConfigError, ServerConfig,
+    self, keyring_account, parse_server, split_secrets, ConfigError, SecretPlace, ServerConfig,
 };
 use crate::log::ServerLog;
 use crate::server::ServerSlot;
@@ -157,7 +157,11 @@ impl McpHub {
                 .config
                 .secret_names()
                 .into_iter()
-                .map(|(_, n)| n)
+                .map(|(place, n)| match place {
+                    SecretPlace::Arg => format!("args[{n}]"),
+                    SecretPlace::Url => "url".to_owned(),
+                    SecretPlace::Env | SecretPlace::Header => n,
+                })
                 .collect(),
         }
     }
@@ -210,7 +214,7 @@ impl McpHub {
         self.save()?;
         // A grant was given to what the name stood for: another program or endpoint under the
         // same name has to be trusted again.
-        if old.is_some_and(|old| old.config.uri() != server.uri()) {
+        if old.is_some_and(|old| !old.config.same_endpoint(&server)) {
             let grants = Arc::clone(&self.grants);
             let prefix = format!("{name}__");
             let revoked =

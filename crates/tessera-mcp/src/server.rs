@@ -301,8 +301,19 @@ impl ServerSlot {
                 cwd,
             } => {
                 let env = self.resolved(crate::config::SecretPlace::Env, env).await?;
+                let mut real_args = Vec::with_capacity(args.len());
+                for (i, arg) in args.iter().enumerate() {
+                    real_args.push(if arg.contains(KEYRING_MARK) {
+                        let secret = self
+                            .secret(crate::config::SecretPlace::Arg, &i.to_string())
+                            .await?;
+                        arg.replacen(KEYRING_MARK, &secret, 1)
+                    } else {
+                        arg.clone()
+                    });
+                }
                 let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args).env_clear().kill_on_drop(true);
+                cmd.args(real_args).env_clear().kill_on_drop(true);
                 for name in PASSED_ENV {
                     if let Some(value) = std::env::var_os(name) {
                         cmd.env(name, value);
@@ -321,7 +332,8 @@ impl ServerSlot {
                     tokio::spawn(async move {
                         let mut lines = tokio::io::BufReader::new(stderr).lines();
                         while let Ok(Some(line)) = lines.next_line().await {
-                            log.server_line(&line);
+                            // A server may print its own key: the log never keeps one.
+                            log.server_line(&tessera_protocol::secrets::redact_words(&line));
                         }
                     });
                 }
@@ -334,11 +346,20 @@ impl ServerSlot {
                 let headers = self
                     .resolved(crate::config::SecretPlace::Header, headers)
                     .await?;
-                let transport = crate::http::transport(url, &headers)?;
-                client
-                    .serve(transport)
-                    .await
-                    .map_err(|e| format!("the MCP handshake with {url} failed: {e}"))?
+                let real_url = if url.starts_with(KEYRING_MARK) {
+                    self.secret(crate::config::SecretPlace::Url, "url").await?
+                } else {
+                    url.clone()
+                };
+                let transport = crate::http::transport(&real_url, &headers)
+                    .map_err(|e| tessera_protocol::secrets::redact_words(&e))?;
+                client.serve(transport).await.map_err(|e| {
+                    format!(
+                        "the MCP handshake with {} failed: {}",
+                        self.config.uri(),
+                        tessera_protocol::secrets::redact_words(&e.to_string())
+                    )
+                })?
             }
         };
         let implementation = service

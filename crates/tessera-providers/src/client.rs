@@ -599,6 +599,8 @@ impl ResponseStream {
             message.push_str(&inner.to_string());
             source = inner.source();
         }
+        // A base URL saved with credentials before they were refused never shows them.
+        let message = tessera_protocol::secrets::redact_text(&message);
         ProviderError::Network {
             provider: config.name.clone(),
             message,

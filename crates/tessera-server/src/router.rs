@@ -74,4 +74,22 @@ pub fn router(config: RouterConfig) -> Router {
         app = app.fallback_service(ServeDir::new(dir).fallback(index));
     }
     app.layer(middleware::from_fn_with_state(config.guard, check_host))
+        .layer(middleware::from_fn(no_framing))
+}
+
+/// No other page may frame the UI or an answer (clickjacking a consent dialog): every
+/// response says so, in the CSP that browsers read and the header older ones read.
+async fn no_framing(
+    request: axum::extract::Request,
+    next: middleware::Next,
+) -> axum::response::Response {
+    use axum::http::{header, HeaderValue};
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    headers.append(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("frame-ancestors 'none'"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    response
 }

@@ -17,6 +17,10 @@ use crate::{
     router::{router, RouterConfig},
 };
 
+/// The shortest API token taken from TESSERA_TOKEN or --token: a guessable token gives a page
+/// on this machine everything the person can do.
+pub const MIN_TOKEN_CHARS: usize = 32;
+
 #[derive(Debug, Error)]
 pub enum ServeError {
     #[error(
@@ -24,8 +28,11 @@ pub enum ServeError {
          unless --allow-remote is given to let other machines reach it"
     )]
     NotLoopback(IpAddr),
-    #[error("the token is empty: set TESSERA_TOKEN to a long random string, or leave it unset")]
-    EmptyToken,
+    #[error(
+        "the token is {0} characters long: set TESSERA_TOKEN (or --token) to a random string \
+         of at least {MIN_TOKEN_CHARS} characters, or leave it unset for a new one each start"
+    )]
+    ShortToken(usize),
     #[error("the UI folder {0} has no index.html (build it with `npm --prefix ui run build`, or pass --ui-dir)")]
     NoUi(PathBuf),
     #[error("cannot listen on {addr}: {source}")]
@@ -227,8 +234,11 @@ pub fn check_options(opts: &ServeOptions) -> Result<(), ServeError> {
     if !opts.host.is_loopback() && !opts.allow_remote {
         return Err(ServeError::NotLoopback(opts.host));
     }
-    if opts.token.as_deref().is_some_and(|t| t.trim().is_empty()) {
-        return Err(ServeError::EmptyToken);
+    if let Some(token) = &opts.token {
+        let chars = token.trim().chars().count();
+        if chars < MIN_TOKEN_CHARS {
+            return Err(ServeError::ShortToken(chars));
+        }
     }
     if let Some(dir) = &opts.ui_dir {
         if !dir.join("index.html").is_file() {

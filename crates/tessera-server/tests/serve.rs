@@ -119,6 +119,44 @@ fn serves_the_ui_with_a_fallback_to_index() {
     let deep = request(server.port, "GET", "/conversations/42", &[]).unwrap();
     assert_eq!(deep.status, 200);
     assert!(deep.body.contains("<div id=root>"));
+    // No other page may frame it (a consent dialog clicked through a hostile page's frame).
+    for page in [&index, &asset, &deep] {
+        assert_eq!(page.header("x-frame-options"), Some("DENY"));
+        assert_eq!(
+            page.header("content-security-policy"),
+            Some("frame-ancestors 'none'")
+        );
+    }
+}
+
+#[test]
+fn refuses_a_token_short_enough_to_guess() {
+    let data = tempfile::tempdir().unwrap();
+    for (how, token) in [
+        ("env", "hunter2"),
+        ("flag", "0123456789abcdef0123456789abcde"),
+    ] {
+        let mut cmd = Command::new(bin());
+        cmd.args([
+            "--data-dir",
+            data.path().to_str().unwrap(),
+            "serve",
+            "--port",
+            "0",
+        ]);
+        match how {
+            "env" => cmd.env("TESSERA_TOKEN", token),
+            _ => cmd.env_remove("TESSERA_TOKEN").args(["--token", token]),
+        };
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{how}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("at least 32 characters"), "{said}");
+        assert!(
+            !said.contains(token),
+            "the refused token was printed: {said}"
+        );
+    }
 }
 
 #[test]

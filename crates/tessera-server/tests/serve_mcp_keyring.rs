@@ -26,7 +26,7 @@ async fn a_server_secret_lives_in_the_keyring_and_reaches_only_the_server() {
         return;
     }
     let secret = format!("mcp-token-{}-5e6f7a8b", std::process::id());
-    let api_token = format!("tessera-api-token-{}", std::process::id());
+    let api_token = format!("tessera-api-token-{:0>24}", std::process::id());
     let provider = ScriptedProvider::start().await.unwrap();
     let data = tempfile::tempdir().unwrap();
     save_scripted_provider(data.path(), &provider);
@@ -85,4 +85,77 @@ async fn a_server_secret_lives_in_the_keyring_and_reaches_only_the_server() {
 
     api.delete("/mcp/servers/everything").await.ok(204);
     assert_eq!(secret_tool_lookup(account).unwrap(), None);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_secret_argument_reaches_the_server_and_no_record_of_its_identity() {
+    if !should_run(SUITE) {
+        return;
+    }
+    let secret = format!("ghp_{}0123456789abcdef", std::process::id());
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    save_scripted_provider(data.path(), &provider);
+    let mut cmd = tessera_std_with_keyring(data.path());
+    cmd.args(["serve", "--port", "0", "--provider", "local"]);
+    let api = Api::start(cmd);
+
+    let seen = data.path().join("args-seen.json");
+    let mut entry = support::mcp::own_server("flaky.mjs");
+    entry["args"]
+        .as_array_mut()
+        .unwrap()
+        .extend([json!("--token"), json!(secret)]);
+    entry["env"] = json!({"ARGS_FILE": seen});
+    let put = api.put("/mcp/servers/flaky", &entry).await;
+    let view = put.ok(200).clone();
+    assert!(!put.text.contains(&secret), "{}", put.text);
+    assert_eq!(view["secrets"], json!(["args[2]"]));
+    assert!(
+        view["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("--token [redacted]"),
+        "{view}"
+    );
+    let file = std::fs::read_to_string(data.path().join("mcp.json")).unwrap();
+    assert!(
+        !file.contains(&secret) && file.contains("${keyring}"),
+        "{file}"
+    );
+    assert_eq!(
+        secret_tool_lookup("mcp/flaky/arg/2").unwrap().as_deref(),
+        Some(secret.as_str())
+    );
+
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("c_exit", "flaky__exit_now", &["{}"])],
+    ));
+    provider.push(Reply::openai_text("m", &["Stopped."]));
+    Stream::post(&api.server, "ctx_args", "stop the server")
+        .await
+        .read_to_done()
+        .await;
+    // The server got the real argument.
+    let args = std::fs::read_to_string(&seen).unwrap();
+    assert!(args.contains(&secret), "{args}");
+    // Nothing that names the server keeps it: events, the exported conversation, the log.
+    let events = api.get("/conversations/ctx_args/events").await;
+    assert!(
+        events.text.contains("flaky.mjs --token [redacted]"),
+        "{}",
+        events.text
+    );
+    assert!(!events.text.contains(&secret));
+    for format in ["context", "messages", "markdown"] {
+        let export = api
+            .get(&format!("/conversations/ctx_args/export?format={format}"))
+            .await;
+        assert_eq!(export.status, 200, "{}", export.text);
+        assert!(!export.text.contains(&secret), "{format}: {}", export.text);
+    }
+    let log = std::fs::read_to_string(data.path().join("logs/mcp/flaky.log")).unwrap();
+    assert!(!log.contains(&secret), "{log}");
+    assert!(log.contains("[redacted]"), "{log}");
 }

@@ -286,3 +286,43 @@ async fn tools_are_listed_with_their_schema_safety_and_permission() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn credentials_in_a_base_url_are_refused_and_never_shown() {
+    let data = tempfile::tempdir().unwrap();
+    // One saved by an earlier version, with a password and a key in its URL.
+    {
+        let store = tessera_store::Store::open(data.path()).unwrap();
+        store
+            .set_provider_settings(
+                "old",
+                json!({"name": "old", "kind": "openai",
+                       "base_url": "https://me:hunter2@llm.example/v1?api_key=sk-abcdefghijklmnop1234",
+                       "requires_key": false}),
+            )
+            .unwrap();
+    }
+    let api = start(data.path());
+    let refused = api
+        .post(
+            "/providers",
+            &json!({"name": "leaky", "kind": "openai",
+                    "base_url": "https://me:hunter2@llm.example/v1", "requires_key": false}),
+        )
+        .await;
+    let says = refused.error(400, "INVALID_PROVIDER");
+    assert!(says.contains("holds credentials"), "{says}");
+    assert!(!refused.text.contains("hunter2"), "{}", refused.text);
+    let listed = api.get("/providers").await;
+    let old = provider(listed.ok(200), "old").unwrap().clone();
+    assert_eq!(
+        old["base_url"],
+        "https://[redacted]@llm.example/v1?api_key=[redacted]"
+    );
+    assert!(!listed.text.contains("hunter2") && !listed.text.contains("sk-abcdef"));
+    assert!(provider(listed.ok(200), "leaky").is_none());
+    // A key of a provider that does not exist is not looked for.
+    api.delete("/providers/mcp%2Fevil/key")
+        .await
+        .error(404, "UNKNOWN_PROVIDER");
+}

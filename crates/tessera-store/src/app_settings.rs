@@ -5,9 +5,10 @@ use rusqlite::{params, OptionalExtension};
 use serde_json::Value;
 
 use crate::error::{Result, StoreError};
-use crate::settings::{find_secret, is_secret_key};
+use crate::settings::find_secret;
 use crate::tx::{ReadTx, WriteTx};
 use crate::{clock, sql, Store};
+use tessera_protocol::secrets::is_secret_name;
 
 pub(crate) const SCHEMA_V4: &str = "
 CREATE TABLE app_settings (
@@ -32,7 +33,7 @@ impl ReadTx<'_> {
 impl WriteTx<'_> {
     /// Sets an app setting; refused (nothing written) if it names or holds a secret.
     pub fn set_app_setting(&mut self, key: &str, value: &Value) -> Result<()> {
-        if is_secret_key(key) {
+        if is_secret_name(key) {
             return Err(StoreError::SecretInSettings { path: key.into() });
         }
         if let Some(path) = find_secret(value) {

@@ -16,72 +16,7 @@ CREATE TABLE provider_settings (
 ) STRICT;
 ";
 
-/// The words of a key: `x-api-key` → x, api, key; `accessToken` → access, token.
-fn words(key: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut current = String::new();
-    let mut previous_lower = false;
-    for c in key.chars() {
-        if !c.is_alphanumeric() {
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
-            }
-            previous_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && previous_lower && !current.is_empty() {
-            words.push(std::mem::take(&mut current));
-        }
-        previous_lower = c.is_lowercase() || c.is_numeric();
-        current.extend(c.to_lowercase());
-    }
-    if !current.is_empty() {
-        words.push(current);
-    }
-    words
-}
-
-/// Whether a settings key names a secret. `max_tokens` and `token_limit` are settings;
-/// `api_key`, `access_token`, `client_secret`, `password`, `Authorization` are not.
-pub fn is_secret_key(key: &str) -> bool {
-    let words = words(key);
-    let joined: String = words.concat();
-    if [
-        "apikey",
-        "secret",
-        "password",
-        "passwd",
-        "passphrase",
-        "credential",
-        "authorization",
-        "bearer",
-        "privatekey",
-        "accesskey",
-    ]
-    .iter()
-    .any(|w| joined.contains(w))
-    {
-        return true;
-    }
-    match words.last().map(String::as_str) {
-        Some("token" | "pwd" | "cookie") => true,
-        Some("key") => {
-            words.len() == 1
-                || matches!(
-                    words[words.len() - 2].as_str(),
-                    "api"
-                        | "private"
-                        | "access"
-                        | "secret"
-                        | "signing"
-                        | "encryption"
-                        | "auth"
-                        | "license"
-                )
-        }
-        _ => false,
-    }
-}
+use tessera_protocol::secrets::is_secret_name;
 
 /// The path of the first key in `value` that names a secret.
 pub fn find_secret(value: &Value) -> Option<String> {
@@ -93,7 +28,7 @@ pub fn find_secret(value: &Value) -> Option<String> {
                 } else {
                     format!("{path}.{key}")
                 };
-                if is_secret_key(key) {
+                if is_secret_name(key) {
                     Some(here)
                 } else {
                     walk(inner, &here)
@@ -191,42 +126,6 @@ impl Store {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn secret_names_are_recognised() {
-        for secret in [
-            "api_key",
-            "apiKey",
-            "x-api-key",
-            "API_KEY",
-            "token",
-            "access_token",
-            "refreshToken",
-            "client_secret",
-            "secret",
-            "password",
-            "Authorization",
-            "private_key",
-            "key",
-            "aws_secret_access_key",
-            "bearer",
-        ] {
-            assert!(is_secret_key(secret), "{secret}");
-        }
-        for setting in [
-            "max_tokens",
-            "token_limit",
-            "base_url",
-            "model",
-            "temperature",
-            "keyboard",
-            "monkey",
-            "tokenizer",
-            "key_prefix",
-        ] {
-            assert!(!is_secret_key(setting), "{setting}");
-        }
-    }
 
     #[test]
     fn nested_secrets_are_found_with_their_path() {

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
-use tessera_store::settings::is_secret_key;
+use tessera_protocol::secrets::is_secret_name;
 
 use super::values::{compile, field_schema, first_message, values_schema};
 use super::{FieldKind, FormField, FormSchema, SchemaIssue, TextFormat};
@@ -187,7 +187,7 @@ impl Checker {
     fn field(&mut self, name: &str, schema: &Value, required: bool) -> Option<FormField> {
         let path = format!("properties.{name}");
         let at = |key: &str| format!("{path}.{key}");
-        if is_secret_key(name) {
+        if is_secret_name(name) {
             self.issue(&path, SECRET);
         }
         let Some(obj) = schema.as_object() else {

@@ -30,6 +30,14 @@ pub(crate) fn check_name(name: &str) -> Outcome {
 /// An http(s) URL with a host; `label` names the flag or field in the message.
 pub(crate) fn check_url(label: &str, url: &str) -> Outcome<String> {
     let url = url.trim();
+    let shown = tessera_protocol::secrets::redact_url_credentials(url);
+    if shown != url {
+        // Said without the credentials: the message is printed and may be logged.
+        return Err(usage(format!(
+            "{label} `{shown}` holds credentials (a user name and password, or a key in its \
+             query): give the URL without them and the key as the provider's API key"
+        )));
+    }
     let parsed = url::Url::parse(url)
         .map_err(|err| usage(format!("{label} `{url}` is not a URL: {err}")))?;
     if !matches!(parsed.scheme(), "http" | "https") {

@@ -145,7 +145,7 @@ pub(crate) fn summary(row: &Row, default: Option<&str>) -> ProviderSummary {
         kind: config.kind,
         source: *source,
         default: default == Some(name.as_str()),
-        base_url: config.base_url.clone(),
+        base_url: tessera_protocol::secrets::redact_url_credentials(&config.base_url),
         default_model: config.default_model.clone(),
         fallback_model: config.fallback_model.clone(),
         models: config.models.keys().cloned().collect(),
@@ -198,7 +198,7 @@ pub(super) async fn list(store: &Store, keyring: &Arc<dyn KeyStore>, as_json: bo
                 source.as_str().to_owned(),
                 config.default_model.clone().unwrap_or_else(|| "-".into()),
                 key.label(),
-                config.base_url.clone(),
+                tessera_protocol::secrets::redact_url_credentials(&config.base_url),
             ]);
         }
         table[0][0] = format!("  {}", table[0][0]);

@@ -62,6 +62,9 @@ pub(super) fn api_error(failure: Failure) -> ApiError {
             ProviderLookupError::Unreadable { .. } => {
                 ApiError::new(StatusCode::CONFLICT, "PROVIDER_UNREADABLE", message)
             }
+            ProviderLookupError::CredentialsInUrl { .. } => {
+                ApiError::new(StatusCode::BAD_REQUEST, "INVALID_PROVIDER", message)
+            }
             _ => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "STORE_ERROR", message),
         };
     }
@@ -82,10 +85,12 @@ pub(super) fn api_error(failure: Failure) -> ApiError {
     }
 }
 
-/// The configuration as saved, with any proxy credentials of old settings hidden.
+/// The configuration as saved, with any credentials of old settings (in the proxy, in the
+/// base URL) hidden.
 fn shown_config(config: &ProviderConfig) -> ProviderConfig {
     let mut config = config.clone();
     config.proxy = config.proxy.as_deref().map(redact_userinfo);
+    config.base_url = tessera_protocol::secrets::redact_url_credentials(&config.base_url);
     config
 }
 
@@ -125,7 +130,7 @@ async fn save(
     // A key sent along would be dropped silently by the configuration's fields: say where it goes.
     if let Some(field) = body
         .keys()
-        .find(|k| tessera_store::settings::is_secret_key(k))
+        .find(|k| tessera_protocol::secrets::is_secret_name(k))
     {
         return Err(bad_request(format!(
             "`{field}` is not saved with the configuration: an API key goes to \
@@ -232,26 +237,26 @@ async fn set_key(
     }))
 }
 
-/// `DELETE /v1/providers/{name}/key`: removes the key from the keyring; 404 when the provider
-/// is unknown and had no key.
+/// `DELETE /v1/providers/{name}/key`: removes the key from the keyring; 404, the keyring
+/// untouched, when no provider has that name.
 async fn delete_key(
     State(engine): State<Engine>,
     flags: Flags,
     Path(name): Path<String>,
 ) -> Result<Json<KeyRemoved>, ApiError> {
-    let removed = cmd::remove_key(&keyring(), &name)
-        .await
-        .map_err(api_error)?;
     let known = find_provider(engine.store(), &name)
         .map_err(|err| api_error(Failure::Usage(err.into())))?
         .is_some();
-    if !removed && !known {
+    if !known {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
             "UNKNOWN_PROVIDER",
-            format!("no provider named {name}, and no key of it in the keyring"),
+            format!("no provider named {name}; the keyring was not touched"),
         ));
     }
+    let removed = cmd::remove_key(&keyring(), &name)
+        .await
+        .map_err(api_error)?;
     let model = refresh_model(&engine, flags).await;
     Ok(Json(KeyRemoved {
         provider: name,
