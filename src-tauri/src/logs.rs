@@ -28,7 +28,12 @@ pub fn init(data_dir: &Path) -> Option<WorkerGuard> {
         .with_writer(std::io::stderr)
         .with_filter(filter("warn"));
     // The appender lists the folder to prune old files: it must exist first.
-    let _ = std::fs::create_dir_all(folder(data_dir));
+    // Private: the appender makes its files with the umask's mode, the folder keeps them ours.
+    let _ = tessera_engine::file_modes::create_private_dir(&folder(data_dir));
+    let _ = tessera_engine::file_modes::tighten(
+        &folder(data_dir),
+        tessera_engine::file_modes::FOLDER_MODE,
+    );
     let appender = Builder::new()
         .rotation(Rotation::DAILY)
         .filename_prefix(LOG_FILE_PREFIX)

@@ -7,6 +7,15 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 
 const server = new McpServer({ name: "flaky", version: "1.0.0" });
 
+// A server that starts a helper process of its own (as `npx` or a shell does): a suite checks
+// that the helper ends with the server.
+if (process.env.HELPER_PID_FILE) {
+  const { spawn } = await import("node:child_process");
+  const { writeFileSync } = await import("node:fs");
+  const helper = spawn("sleep", ["300"], { stdio: "ignore" });
+  writeFileSync(process.env.HELPER_PID_FILE, String(helper.pid));
+}
+
 // A suite that passes secrets as arguments checks they arrived (and nowhere else).
 if (process.env.ARGS_FILE) {
   const { writeFileSync } = await import("node:fs");

@@ -37,3 +37,6 @@ pub mod specialists;
 pub mod summary;
 pub mod tools;
 pub mod turn;
+
+/// Who may read the data folder (modes of what the shells write there, such as logs).
+pub use tessera_store::file_modes;

@@ -151,7 +151,7 @@ async fn a_form_suspends_the_run_bad_values_keep_it_waiting_and_the_answer_resum
     drop(first);
     let second = engine(
         &provider,
-        Arc::new(Store::open(dir.path()).unwrap()),
+        Arc::new(run_support::reopen(dir.path())),
         counter,
         None,
     );

@@ -109,7 +109,7 @@ async fn a_json_answer_that_does_not_match_is_corrected_and_resumed_runs_keep_th
     // A new engine over the same folder, as after a restart, takes the answer.
     drop(sub);
     drop(first);
-    let second = engine(&provider, Arc::new(Store::open(dir.path()).unwrap()), 8);
+    let second = engine(&provider, Arc::new(run_support::reopen(dir.path())), 8);
     second.recover().unwrap();
     let mut sub = second
         .subscribe(&run.conversation_id, Some(events.last().unwrap().seq))

@@ -455,7 +455,17 @@ pub fn save(path: &Path, servers: &[ServerConfig]) -> Result<(), ConfigError> {
         source,
     };
     let temp = path.with_extension("json.tmp");
-    std::fs::write(&temp, text + "\n").map_err(io)?;
+    // Private whatever the umask: server names, commands and keyring marks.
+    let mut file = tessera_store::file_modes::private_file()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&temp)
+        .map_err(io)?;
+    std::io::Write::write_all(&mut file, (text + "\n").as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(io)?;
+    tessera_store::file_modes::tighten(&temp, tessera_store::file_modes::FILE_MODE).map_err(io)?;
     std::fs::rename(&temp, path).map_err(io)
 }
 

@@ -24,7 +24,7 @@ impl ServerLog {
     /// A log also written to `file` (its folder is made when needed).
     pub fn new(file: Option<PathBuf>) -> Self {
         if let Some(dir) = file.as_ref().and_then(|f| f.parent()) {
-            let _ = std::fs::create_dir_all(dir);
+            let _ = tessera_store::file_modes::create_private_dir(dir);
         }
         Self {
             lines: Mutex::new(VecDeque::new()),
@@ -54,7 +54,7 @@ impl ServerLog {
             if std::fs::metadata(path).is_ok_and(|m| m.len() > FILE_BYTES) {
                 let _ = std::fs::rename(path, path.with_extension("log.1"));
             }
-            if let Ok(mut file) = std::fs::OpenOptions::new()
+            if let Ok(mut file) = tessera_store::file_modes::private_file()
                 .create(true)
                 .append(true)
                 .open(path)

@@ -323,7 +323,13 @@ impl ServerSlot {
                 if let Some(cwd) = cwd {
                     cmd.current_dir(cwd);
                 }
-                let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+                // The server leads a process group of its own, ended whole with it: a server
+                // started through `npx` or a shell leaves no orphan behind.
+                let mut wrapped = process_wrap::tokio::CommandWrap::from(cmd);
+                wrapped
+                    .wrap(process_wrap::tokio::ProcessGroup::leader())
+                    .wrap(process_wrap::tokio::KillOnDrop);
+                let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(wrapped)
                     .stderr(Stdio::piped())
                     .spawn()
                     .map_err(|e| format!("cannot start `{command}`: {e}"))?;

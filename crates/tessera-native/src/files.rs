@@ -266,10 +266,24 @@ async fn read_picked(
             MAX_FILE_BYTES / 1_048_576
         ));
     }
-    let bytes = tokio::fs::read(path)
+    // The size read above may be stale (the file grows, or is a device): the read stops at the
+    // limit whatever it said.
+    let bytes = read_at_most(path, MAX_FILE_BYTES)
         .await
-        .map_err(|e| format!("it cannot be read ({e})"))?;
+        .map_err(|e| format!("it cannot be read ({e})"))?
+        .ok_or_else(|| format!("it grew past the {} MB limit", MAX_FILE_BYTES / 1_048_576))?;
     classify(env, bytes, name, size).await
+}
+
+/// The file's bytes, or None when it holds more than `max`.
+pub(crate) async fn read_at_most(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use tokio::io::AsyncReadExt;
+    let file = tokio::fs::File::open(path).await?;
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .await?;
+    Ok((bytes.len() as u64 <= max).then_some(bytes))
 }
 
 async fn classify(
@@ -368,6 +382,18 @@ pub fn save_handler(env: NativeEnv) -> impl Fn(Value, ToolContext) -> Fut + Send
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    #[tokio::test]
+    async fn a_read_stops_at_its_limit_whatever_the_size_said() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, b"0123456789").unwrap();
+        assert_eq!(read_at_most(&path, 10).await.unwrap().unwrap().len(), 10);
+        assert!(read_at_most(&path, 9).await.unwrap().is_none());
+        // A device that never ends is read only up to the limit.
+        let endless = read_at_most(Path::new("/dev/zero"), 1024).await.unwrap();
+        assert!(endless.is_none());
+    }
 
     fn env() -> (tempfile::TempDir, NativeEnv) {
         let dir = tempfile::tempdir().unwrap();

@@ -73,12 +73,23 @@ pub async fn capture(
                 format!("the portal gave no file: {}", shot.uri()),
             )
         })?;
-    let bytes = tokio::fs::read(&path).await.map_err(|e| {
-        ToolFailure::new(
-            "CAPTURE_FAILED",
-            format!("the screenshot file cannot be read: {e}"),
-        )
-    })?;
+    // A screenshot of the largest screens is tens of MB; the portal's file is not trusted
+    // further than that.
+    const MAX_SHOT_BYTES: u64 = 256 * 1024 * 1024;
+    let bytes = crate::files::read_at_most(&path, MAX_SHOT_BYTES)
+        .await
+        .map_err(|e| {
+            ToolFailure::new(
+                "CAPTURE_FAILED",
+                format!("the screenshot file cannot be read: {e}"),
+            )
+        })?
+        .ok_or_else(|| {
+            ToolFailure::new(
+                "CAPTURE_FAILED",
+                "the screenshot file is larger than any screen's (over 256 MB)",
+            )
+        })?;
     image::load_from_memory(&bytes)
         .map(|i| i.to_rgba8())
         .map_err(|e| {

@@ -151,7 +151,10 @@ impl ProviderClient {
 }
 
 type Events = Pin<
-    Box<dyn Stream<Item = std::result::Result<Event, EventStreamError<reqwest::Error>>> + Send>,
+    Box<
+        dyn Stream<Item = std::result::Result<Event, EventStreamError<crate::limits::BodyError>>>
+            + Send,
+    >,
 >;
 
 enum Decoder {
@@ -581,7 +584,9 @@ impl ResponseStream {
         let body = response
             .bytes_stream()
             .chain(stream::once(async { Ok(Bytes::from_static(b"\n\n")) }));
-        Ok(Some(Box::pin(body.eventsource())))
+        Ok(Some(Box::pin(
+            crate::limits::bounded_body(body).eventsource(),
+        )))
     }
 
     fn transport_error(&self, err: reqwest::Error) -> ProviderError {

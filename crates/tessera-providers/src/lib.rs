@@ -18,6 +18,7 @@ pub mod cost;
 pub mod error;
 pub mod http;
 pub mod keys;
+pub mod limits;
 pub mod models;
 pub mod openai;
 pub mod presets;

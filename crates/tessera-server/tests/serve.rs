@@ -223,3 +223,49 @@ fn without_a_data_dir_the_default_data_folder_serves_the_ui_endpoints() {
         server.stderr()
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn the_data_folder_is_the_persons_only_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let data = tempfile::tempdir().unwrap();
+    let folder = data.path().join("tessera");
+    // A session whose umask lets everyone read everything.
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg("umask 000; exec \"$0\" \"$@\"")
+        .arg(bin())
+        .arg("--data-dir")
+        .arg(&folder)
+        .args(["serve", "--port", "0"])
+        .env_remove("TESSERA_TOKEN")
+        .env_remove("DBUS_SESSION_BUS_ADDRESS");
+    let server = RunningServer::spawn(cmd).unwrap();
+    let bearer = format!("Bearer {}", server.token);
+    let put = tessera_testkit::http::request_with_body(
+        server.port,
+        "PUT",
+        "/v1/mcp/servers/notes",
+        &[
+            ("Authorization", &bearer),
+            ("Content-Type", "application/json"),
+        ],
+        r#"{"command": "notes-mcp", "args": ["--stdio"]}"#,
+    )
+    .unwrap();
+    assert_eq!(put.status, 200, "{}", put.body);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&folder), 0o700);
+    for sub in ["attachments", "backups", "logs/mcp"] {
+        assert_eq!(mode(&folder.join(sub)), 0o700, "{sub}");
+    }
+    for file in [
+        "tessera.sqlite",
+        "tessera.sqlite-wal",
+        "tessera.sqlite-shm",
+        "tessera.lock",
+        "mcp.json",
+    ] {
+        assert_eq!(mode(&folder.join(file)), 0o600, "{file}");
+    }
+}

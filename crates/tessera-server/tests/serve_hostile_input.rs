@@ -13,10 +13,63 @@ use support::serve_scripted;
 use tessera_testkit::scripted::ScriptedProvider;
 
 async fn start() -> (tempfile::TempDir, Api) {
+    let (data, _provider, api) = start_with_provider().await;
+    (data, api)
+}
+
+async fn start_with_provider() -> (tempfile::TempDir, ScriptedProvider, Api) {
     let provider = ScriptedProvider::start().await.unwrap();
     let data = tempfile::tempdir().unwrap();
     let api = Api::start(serve_scripted(data.path(), &provider, false));
-    (data, api)
+    (data, provider, api)
+}
+
+/// Sends `text` as a message and reads the run to its end: every event's data.
+async fn run_to_end(api: &Api, context: &str, text: &str) -> Vec<Value> {
+    let mut stream = api
+        .open_sse(
+            "/messages",
+            Some(&support::api::user_input_message(context, text)),
+        )
+        .await;
+    stream.until(|e| e["type"] == "done").await;
+    stream.events
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_model_server_cannot_make_tessera_hold_without_end() {
+    use tessera_testkit::scripted::{Reply, Step};
+    let (_data, provider, api) = start_with_provider().await;
+    // A line that never ends (9 MB without a newline).
+    let endless = format!("data: {}", "x".repeat(9 * 1024 * 1024));
+    provider.push(Reply::sse(vec![Step::Raw(endless)]));
+    let events = run_to_end(&api, "ctx_endless", "hi").await;
+    let said = serde_json::to_string(&events).unwrap();
+    assert!(said.contains("8388608 bytes without ending"), "{said}");
+
+    // An answer of 300 tool calls.
+    let calls: Vec<(String, String)> = (0..300)
+        .map(|i| (format!("call_{i}"), "get_current_datetime".to_owned()))
+        .collect();
+    let calls: Vec<(&str, &str, &[&str])> = calls
+        .iter()
+        .map(|(id, name)| (id.as_str(), name.as_str(), &["{}"][..]))
+        .collect();
+    provider.push(Reply::openai_tool_calls("m", &calls));
+    let events = run_to_end(&api, "ctx_many", "hi").await;
+    let said = serde_json::to_string(&events).unwrap();
+    assert!(said.contains("more than 256 tool calls"), "{said}");
+    assert!(
+        !said.contains("\"tool_result\""),
+        "no call of that answer ran"
+    );
+
+    // The server is still there for the next question.
+    provider.push(Reply::openai_text("m", &["Still here."]));
+    let events = run_to_end(&api, "ctx_after", "hi").await;
+    assert!(serde_json::to_string(&events)
+        .unwrap()
+        .contains("Still here."));
 }
 
 #[tokio::test(flavor = "multi_thread")]

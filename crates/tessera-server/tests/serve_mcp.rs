@@ -609,6 +609,39 @@ async fn grants_go_with_what_was_granted_and_an_import_asks_before_replacing() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_removed_server_leaves_no_process_of_its_own_behind() {
+    let data = tempfile::tempdir().unwrap();
+    let pid_file = data.path().join("helper.pid");
+    let mut entry = own_server("flaky.mjs");
+    entry["env"] = json!({"HELPER_PID_FILE": pid_file});
+    write_config(data.path(), json!({ "flaky": entry }));
+    let provider = ScriptedProvider::start().await.unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    api.get("/mcp/servers?connect=1").await.ok(200);
+    let helper: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let alive = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            !s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+    };
+    assert!(alive(helper));
+    api.delete("/mcp/servers/flaky").await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while alive(helper) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(!alive(helper), "the server's helper {helper} outlived it");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_url_elicitation_opens_the_page_once_the_person_agrees() {
     let data = tempfile::tempdir().unwrap();
     write_config(data.path(), json!({ "everything": everything() }));

@@ -213,7 +213,10 @@ impl Store {
         let dir = self.paths().attachments.clone();
         let temp = dir.join(format!("{TEMP_PREFIX}{}", ids::new_id()));
         let written = (|| -> std::io::Result<(String, u64)> {
-            let mut file = fs::File::create(&temp)?;
+            let mut file = crate::file_modes::private_file()
+                .write(true)
+                .create_new(true)
+                .open(&temp)?;
             let mut hasher = Sha256::new();
             let mut size = 0u64;
             let mut buffer = vec![0u8; 64 * 1024];

@@ -41,6 +41,7 @@ pub mod event_folding;
 pub mod events;
 pub mod evidences;
 pub mod export;
+pub mod file_modes;
 mod ids;
 pub mod import;
 pub mod interactions;

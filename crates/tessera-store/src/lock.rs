@@ -1,13 +1,20 @@
-//! One engine owns a data folder at a time. The lock is a file holding the owner's pid, created
-//! atomically; a stale lock (its process is gone) is taken over.
+//! One engine owns a data folder at a time. The lock is the operating system's (an exclusive
+//! `flock` on `tessera.lock`, std's `File::try_lock`): two starts at the same moment cannot
+//! both win, and a crash never leaves a stale lock, since the lock ends with the process. The
+//! file also names the owner's pid, for the message a second start shows. It is never
+//! removed: removing it while another start has it open would let two processes lock two
+//! different files.
 
 use std::{
-    fs::{self, OpenOptions},
-    io::{ErrorKind, Write},
+    fs::{self, File, TryLockError},
+    io::{Read, Seek, SeekFrom, Write},
     path::{Path, PathBuf},
+    sync::{Arc, Mutex, Weak},
 };
 
 use thiserror::Error;
+
+use crate::file_modes::{create_private_dir, private_file};
 
 const LOCK_NAME: &str = "tessera.lock";
 
@@ -15,6 +22,8 @@ const LOCK_NAME: &str = "tessera.lock";
 pub enum LockError {
     #[error("the data folder {folder} is in use by another Tessera process (pid {pid}); close it or choose another folder")]
     Held { folder: PathBuf, pid: u32 },
+    #[error("the data folder {folder} is in use by another Tessera process; close it or choose another folder")]
+    HeldByUnknown { folder: PathBuf },
     #[error("cannot create the data folder {folder}: {source}")]
     CreateFolder {
         folder: PathBuf,
@@ -27,143 +36,140 @@ pub enum LockError {
     },
 }
 
-/// Held for as long as the process uses the folder; removed on drop.
+/// The open, locked file, shared by every store of this process over the same folder.
+#[derive(Debug)]
+struct Held {
+    path: PathBuf,
+    folder: PathBuf,
+    _file: File,
+}
+
+/// The folders this process holds. A second open in the same process (a test's "restart",
+/// an engine reopened while the last one's tasks end) shares the lock: the operating system's
+/// lock is between processes, and ends with the last holder here.
+static HELD: Mutex<Vec<Weak<Held>>> = Mutex::new(Vec::new());
+
+/// Held for as long as the process uses the folder.
 #[derive(Debug)]
 pub struct DataFolderLock {
-    path: PathBuf,
+    held: Arc<Held>,
 }
 
 impl DataFolderLock {
-    /// Takes the lock on `folder`, creating the folder if needed.
+    /// Takes the lock on `folder`, creating the folder (0700) if needed.
     pub fn acquire(folder: &Path) -> Result<Self, LockError> {
-        fs::create_dir_all(folder).map_err(|source| LockError::CreateFolder {
+        create_private_dir(folder).map_err(|source| LockError::CreateFolder {
             folder: folder.to_path_buf(),
             source,
         })?;
-        let path = folder.join(LOCK_NAME);
-        // Two attempts: the second after removing a lock whose owner is gone.
-        for _ in 0..2 {
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(mut file) => {
-                    write!(file, "{}", std::process::id())
-                        .and_then(|()| file.sync_all())
-                        .map_err(|source| LockError::Write {
-                            path: path.clone(),
-                            source,
-                        })?;
-                    return Ok(Self { path });
-                }
-                Err(e) if e.kind() == ErrorKind::AlreadyExists => {
-                    let owner = fs::read_to_string(&path)
-                        .ok()
-                        .and_then(|s| s.trim().parse::<u32>().ok());
-                    match owner {
-                        Some(pid) if pid != std::process::id() && process_alive(pid) => {
-                            return Err(LockError::Held {
-                                folder: folder.to_path_buf(),
-                                pid,
-                            });
-                        }
-                        _ => {
-                            let _ = fs::remove_file(&path);
-                        }
-                    }
-                }
-                Err(source) => {
-                    return Err(LockError::Write {
-                        path: path.clone(),
-                        source,
-                    })
-                }
-            }
+        let canonical = fs::canonicalize(folder).map_err(|source| LockError::CreateFolder {
+            folder: folder.to_path_buf(),
+            source,
+        })?;
+        let mut held = HELD
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        held.retain(|h| h.strong_count() > 0);
+        if let Some(shared) = held
+            .iter()
+            .filter_map(Weak::upgrade)
+            .find(|h| h.folder == canonical)
+        {
+            return Ok(Self { held: shared });
         }
-        Err(LockError::Write {
+        let path = folder.join(LOCK_NAME);
+        let write_error = |source| LockError::Write {
+            path: path.clone(),
+            source,
+        };
+        let mut file = private_file()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(write_error)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                let mut text = String::new();
+                let _ = file.read_to_string(&mut text);
+                return Err(match text.trim().parse::<u32>() {
+                    Ok(pid) => LockError::Held {
+                        folder: folder.to_path_buf(),
+                        pid,
+                    },
+                    Err(_) => LockError::HeldByUnknown {
+                        folder: folder.to_path_buf(),
+                    },
+                });
+            }
+            Err(TryLockError::Error(source)) => return Err(write_error(source)),
+        }
+        // Ours now: whatever pid an earlier owner left is replaced by this one.
+        file.set_len(0)
+            .and_then(|()| file.seek(SeekFrom::Start(0)))
+            .and_then(|_| write!(file, "{}", std::process::id()))
+            .and_then(|()| file.sync_all())
+            .map_err(write_error)?;
+        let shared = Arc::new(Held {
             path,
-            source: std::io::Error::other("the lock file keeps reappearing"),
-        })
+            folder: canonical,
+            _file: file,
+        });
+        held.push(Arc::downgrade(&shared));
+        Ok(Self { held: shared })
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.held.path
     }
-}
-
-impl Drop for DataFolderLock {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.path);
-    }
-}
-
-/// A zombie (exited, not yet reaped: an app whose parent died without waiting for it, under an
-/// init that does not reap) holds nothing any more, so it does not own the folder.
-#[cfg(target_os = "linux")]
-fn process_alive(pid: u32) -> bool {
-    match fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => {
-            let state = stat
-                .rfind(')')
-                .and_then(|end| stat[end + 1..].split_whitespace().next());
-            !matches!(state, Some("Z") | Some("X"))
-        }
-        Err(_) => false,
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn process_alive(_pid: u32) -> bool {
-    // Without a cheap portable check, assume the owner is alive: refusing is the safe side.
-    true
 }
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
     use super::*;
 
-    #[cfg(target_os = "linux")]
     #[test]
-    fn a_lock_left_by_a_zombie_is_taken_over() {
+    fn this_process_shares_the_lock_until_its_last_holder_lets_go() {
         let dir = tempfile::tempdir().unwrap();
-        // Not waited for: once it exits it stays a zombie until this test ends.
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let pid = child.id();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while process_alive(pid) && std::time::Instant::now() < deadline {
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        assert!(
-            Path::new(&format!("/proc/{pid}")).exists(),
-            "the child is a zombie"
-        );
-        fs::write(dir.path().join(LOCK_NAME), pid.to_string()).unwrap();
+        let first = DataFolderLock::acquire(dir.path()).unwrap();
+        let second = DataFolderLock::acquire(dir.path()).unwrap();
+        // Another open of the file (as another process would) finds it locked.
+        let probe = || {
+            let file = File::open(dir.path().join(LOCK_NAME)).unwrap();
+            matches!(file.try_lock(), Err(TryLockError::WouldBlock))
+        };
+        assert!(probe());
+        drop(first);
+        assert!(probe(), "still held by the second");
+        drop(second);
+        assert!(!probe(), "released with the last");
+    }
+
+    #[test]
+    fn a_pid_left_by_a_crash_locks_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        // pid 1 is alive, but holds no lock: only the OS lock counts.
+        fs::write(dir.path().join(LOCK_NAME), "1").unwrap();
         let lock = DataFolderLock::acquire(dir.path()).unwrap();
         assert_eq!(
             fs::read_to_string(lock.path()).unwrap(),
             std::process::id().to_string()
         );
-        let _ = child.wait();
     }
 
+    #[cfg(unix)]
     #[test]
-    fn a_second_owner_is_refused_with_the_owners_pid() {
+    fn the_folder_and_the_lock_are_the_owners_only() {
+        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let _held = DataFolderLock::acquire(dir.path()).unwrap();
-        // Pretend another live process holds it: pid 1 is always alive.
-        fs::write(dir.path().join(LOCK_NAME), "1").unwrap();
-        let err = DataFolderLock::acquire(dir.path()).unwrap_err();
-        assert!(matches!(err, LockError::Held { pid: 1, .. }), "{err}");
-        assert!(err.to_string().contains("pid 1"));
-    }
-
-    #[test]
-    fn a_stale_lock_is_taken_over_and_released_on_drop() {
-        let dir = tempfile::tempdir().unwrap();
-        // A pid far above pid_max belongs to no process.
-        fs::write(dir.path().join(LOCK_NAME), "4194305").unwrap();
-        let lock = DataFolderLock::acquire(dir.path()).unwrap();
-        let written = fs::read_to_string(lock.path()).unwrap();
-        assert_eq!(written, std::process::id().to_string());
-        let path = lock.path().to_path_buf();
-        drop(lock);
-        assert!(!path.exists());
+        let folder = dir.path().join("new");
+        let lock = DataFolderLock::acquire(&folder).unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&folder), 0o700);
+        assert_eq!(mode(lock.path()), 0o600);
     }
 }

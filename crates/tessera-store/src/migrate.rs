@@ -229,6 +229,12 @@ fn back_up(conn: &Connection, paths: &DataPaths, from: i64, to: i64) -> Result<P
             source: std::io::Error::other("the path is not UTF-8"),
         });
     };
+    // Made empty and private first: VACUUM INTO fills an empty file and keeps its mode.
+    crate::file_modes::private_file()
+        .write(true)
+        .create_new(true)
+        .open(&target)
+        .map_err(StoreError::io("cannot create the backup", &target))?;
     conn.execute("VACUUM INTO ?1", [text])
         .map_err(|source| StoreError::Backup {
             path: paths.database.clone(),

@@ -42,6 +42,7 @@ impl Store {
     /// the owner's pid), creates the folder layout, migrates the database (after copying it to
     /// `backups/`), and starts the writer thread.
     pub fn open(data_dir: impl AsRef<Path>) -> Result<Self> {
+        let made_now = !data_dir.as_ref().exists();
         let lock = DataFolderLock::acquire(data_dir.as_ref())?;
         let paths = DataPaths::new(data_dir.as_ref());
         paths.create_folders()?;
@@ -71,7 +72,42 @@ impl Store {
             }),
         };
         store.sweep_attachments()?;
+        if !made_now {
+            store.tighten_once()?;
+        }
         Ok(store)
+    }
+
+    /// Tightens the modes of a data folder an earlier version made (once: recorded in the
+    /// app settings). The folder itself only when it holds nothing but Tessera's files.
+    fn tighten_once(&self) -> Result<()> {
+        use crate::file_modes::{holds_only_tessera, tighten, tighten_tree, TIGHTENED_SETTING};
+        if self.app_setting(TIGHTENED_SETTING)?.is_some() {
+            return Ok(());
+        }
+        let paths = self.paths();
+        let io = |path: &Path| StoreError::io("cannot protect", path.to_path_buf());
+        let changed = if holds_only_tessera(&paths.root) {
+            tighten_tree(&paths.root).map_err(io(&paths.root))?
+        } else {
+            let mut changed = 0;
+            for dir in [&paths.attachments, &paths.backups, &paths.root.join("logs")] {
+                changed += tighten_tree(dir).map_err(io(dir))?;
+            }
+            for name in ["tessera.lock", "mcp.json", "secrets.json"] {
+                let file = paths.root.join(name);
+                changed +=
+                    usize::from(tighten(&file, crate::file_modes::FILE_MODE).map_err(io(&file))?);
+            }
+            changed
+        };
+        if changed > 0 {
+            tracing::info!(changed, folder = %paths.root.display(), "tightened the data folder's modes");
+        }
+        self.set_app_setting(
+            TIGHTENED_SETTING,
+            serde_json::json!({"at": crate::clock::now().as_str(), "changed": changed}),
+        )
     }
 
     /// The data folder's paths.

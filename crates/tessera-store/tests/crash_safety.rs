@@ -29,6 +29,13 @@ fn child_process() {
     let Ok(dir) = std::env::var(CHILD_DIR) else {
         return;
     };
+    if std::env::var(CHILD_MODE).as_deref() == Ok("race") {
+        let outcome = Store::open(&dir);
+        println!("{}", if outcome.is_ok() { "won" } else { "lost" });
+        std::io::stdout().flush().unwrap();
+        let _ = std::io::stdin().read(&mut [0u8; 1]);
+        return;
+    }
     let store = Store::open(&dir).unwrap();
     if std::env::var(CHILD_MODE).as_deref() == Ok("hold") {
         println!("ready {}", std::process::id());
@@ -269,5 +276,34 @@ fn a_second_process_is_refused_with_the_owners_pid() {
     assert!(err.to_string().contains(&format!("pid {pid}")), "{err}");
     drop(child.stdin.take());
     child.wait().unwrap();
+    Store::open(dir.path()).unwrap();
+}
+
+#[test]
+fn processes_starting_at_the_same_moment_have_one_winner() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut children: Vec<Child> = (0..6).map(|_| spawn(dir.path(), "race")).collect();
+    let said: Vec<String> = children
+        .iter_mut()
+        .map(|child| {
+            let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+            // libtest may print the test's name on the same line first.
+            lines
+                .find_map(|l| {
+                    let l = l.ok()?;
+                    ["won", "lost"]
+                        .into_iter()
+                        .find(|w| l.ends_with(w))
+                        .map(str::to_owned)
+                })
+                .unwrap()
+        })
+        .collect();
+    for child in &mut children {
+        drop(child.stdin.take());
+        child.wait().unwrap();
+    }
+    assert_eq!(said.iter().filter(|s| *s == "won").count(), 1, "{said:?}");
+    // The winner is gone: the lock went with it, nothing stale is left.
     Store::open(dir.path()).unwrap();
 }

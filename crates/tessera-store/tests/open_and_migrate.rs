@@ -33,10 +33,8 @@ fn open_creates_the_layout_and_a_wal_database() {
     assert_eq!(version, SCHEMA_VERSION);
     drop(conn);
     drop(store);
-    assert!(
-        !data.join("tessera.lock").exists(),
-        "the lock goes with the store"
-    );
+    // The lock goes with the store (the file stays: the OS lock on it is what counts).
+    assert!(tessera_store::lock::DataFolderLock::acquire(&data).is_ok());
 }
 
 #[test]
@@ -78,7 +76,7 @@ fn refused_untouched(journal_mode: &str) {
     assert!(!wal.exists(), "not even a WAL was started");
     assert_eq!(fs::read_dir(dir.path().join("backups")).unwrap().count(), 0);
     assert!(
-        !dir.path().join("tessera.lock").exists(),
+        tessera_store::lock::DataFolderLock::acquire(dir.path()).is_ok(),
         "the lock is released"
     );
 }
@@ -97,4 +95,96 @@ fn a_file_that_is_not_sqlite_is_refused_untouched() {
     let err = Store::open(dir.path()).unwrap_err();
     assert!(matches!(err, StoreError::NotOurDatabase { .. }), "{err}");
     assert_eq!(fs::read(&db).unwrap(), vec![7u8; 4096]);
+}
+
+#[cfg(unix)]
+mod modes {
+    use std::fs;
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::Path;
+
+    use tessera_store::Store;
+
+    fn mode(path: &Path) -> u32 {
+        fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn a_new_data_folder_is_the_persons_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        {
+            let store = Store::open(&data).unwrap();
+            let info = store
+                .put_attachment(b"a picture", Some("image/png"))
+                .unwrap();
+            store
+                .set_app_setting("theme", serde_json::json!("dark"))
+                .unwrap();
+            let attachment = data.join("attachments").join(&info.sha256);
+            assert_eq!(mode(&data), 0o700);
+            for folder in ["attachments", "backups"] {
+                assert_eq!(mode(&data.join(folder)), 0o700, "{folder}");
+            }
+            for file in [
+                "tessera.sqlite",
+                "tessera.sqlite-wal",
+                "tessera.sqlite-shm",
+                "tessera.lock",
+            ] {
+                assert_eq!(mode(&data.join(file)), 0o600, "{file}");
+            }
+            let stored: Vec<_> = fs::read_dir(data.join("attachments"))
+                .unwrap()
+                .flatten()
+                .filter(|e| e.file_type().unwrap().is_file())
+                .collect();
+            assert!(!stored.is_empty());
+            for entry in stored {
+                assert_eq!(mode(&entry.path()), 0o600, "{}", entry.path().display());
+            }
+            let _ = attachment;
+        }
+    }
+
+    #[test]
+    fn an_older_folder_is_tightened_once_and_a_persons_own_folder_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        drop(Store::open(&data).unwrap());
+        // As an earlier version (or a loose umask) left it.
+        for (path, m) in [
+            (data.clone(), 0o755),
+            (data.join("attachments"), 0o755),
+            (data.join("tessera.sqlite"), 0o644),
+        ] {
+            fs::set_permissions(&path, fs::Permissions::from_mode(m)).unwrap();
+        }
+        let store = Store::open(&data).unwrap();
+        assert_eq!(mode(&data), 0o700);
+        assert_eq!(mode(&data.join("attachments")), 0o700);
+        assert_eq!(mode(&data.join("tessera.sqlite")), 0o600);
+        let recorded = store
+            .app_setting(tessera_store::file_modes::TIGHTENED_SETTING)
+            .unwrap()
+            .unwrap();
+        assert!(recorded["changed"].as_u64().unwrap() >= 1, "{recorded}");
+        drop(store);
+        // Once: a mode the person sets afterwards stays.
+        fs::set_permissions(&data, fs::Permissions::from_mode(0o750)).unwrap();
+        drop(Store::open(&data).unwrap());
+        assert_eq!(mode(&data), 0o750);
+
+        // A folder the person keeps their own files in: Tessera's parts only.
+        let own = dir.path().join("documents");
+        fs::create_dir(&own).unwrap();
+        fs::write(own.join("thesis.odt"), "mine").unwrap();
+        fs::set_permissions(&own, fs::Permissions::from_mode(0o755)).unwrap();
+        fs::set_permissions(own.join("thesis.odt"), fs::Permissions::from_mode(0o644)).unwrap();
+        drop(Store::open(&own).unwrap());
+        assert_eq!(mode(&own), 0o755);
+        assert_eq!(mode(&own.join("thesis.odt")), 0o644);
+        assert_eq!(mode(&own.join("tessera.sqlite")), 0o600);
+        assert_eq!(mode(&own.join("attachments")), 0o700);
+    }
 }

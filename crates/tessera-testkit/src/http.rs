@@ -41,6 +41,17 @@ pub fn request(
     path: &str,
     headers: &[(&str, &str)],
 ) -> Result<Response, HttpError> {
+    request_with_body(port, method, path, headers, "")
+}
+
+/// [`request`] with a body (its `Content-Length` added).
+pub fn request_with_body(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Result<Response, HttpError> {
     let mut stream = TcpStream::connect(("127.0.0.1", port))?;
     stream.set_read_timeout(Some(Duration::from_secs(30)))?;
     let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
@@ -50,7 +61,11 @@ pub fn request(
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
     }
+    if !body.is_empty() {
+        req.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
     req.push_str("\r\n");
+    req.push_str(body);
     stream.write_all(req.as_bytes())?;
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw)?;

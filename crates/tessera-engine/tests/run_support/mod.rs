@@ -71,3 +71,18 @@ pub fn json_of(events: &[StoredEvent]) -> Vec<Value> {
         .map(|e| serde_json::to_value(&e.event).unwrap())
         .collect()
 }
+
+/// The data folder opened again, as after a restart: a real restart comes after the old
+/// process ended, so this waits until the engine dropped before lets go of the folder's lock
+/// (its last task may still be ending).
+pub fn reopen(dir: &std::path::Path) -> tessera_store::Store {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match tessera_store::Store::open(dir) {
+            Err(tessera_store::StoreError::Lock(_)) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => return other.unwrap(),
+        }
+    }
+}

@@ -11,6 +11,7 @@ use serde_json::Value;
 use tessera_protocol::mcp_cp::FinishReason;
 
 use crate::error::ProviderError;
+use crate::limits::{MAX_ARGUMENT_BYTES, MAX_TOOL_CALLS};
 use crate::openai::decode_error_fields;
 use crate::stream::{parse_arguments, IncompleteReason, StreamItem, Usage};
 
@@ -169,12 +170,19 @@ impl Decoder {
             "content_block_start" => {
                 let index = event.index.unwrap_or(self.blocks.len());
                 let block = event.content_block.unwrap_or(Value::Null);
+                let is_tool = block.get("type").and_then(Value::as_str) == Some("tool_use");
+                if self.blocks.len() >= MAX_TOOL_CALLS || (is_tool && self.tools >= MAX_TOOL_CALLS)
+                {
+                    return Err(self.too_much(format!(
+                        "the answer has more than {MAX_TOOL_CALLS} tool calls or open blocks"
+                    )));
+                }
                 let block = self.start_block(&block, out);
                 self.blocks.push((index, block));
             }
             "content_block_delta" => {
                 if let (Some(index), Some(delta)) = (event.index, event.delta) {
-                    self.block_delta(index, delta, out);
+                    self.block_delta(index, delta, out)?;
                 }
             }
             "content_block_stop" => {
@@ -264,9 +272,22 @@ impl Decoder {
         }
     }
 
-    fn block_delta(&mut self, index: usize, delta: EventDelta<'_>, out: &mut Vec<StreamItem>) {
+    fn too_much(&self, what: String) -> ProviderError {
+        ProviderError::Decode {
+            provider: self.provider.clone(),
+            message: what,
+        }
+    }
+
+    fn block_delta(
+        &mut self,
+        index: usize,
+        delta: EventDelta<'_>,
+        out: &mut Vec<StreamItem>,
+    ) -> Result<(), ProviderError> {
+        let provider = &self.provider;
         let Some((_, block)) = self.blocks.iter_mut().find(|(i, _)| *i == index) else {
-            return;
+            return Ok(());
         };
         match (delta.kind.as_deref(), block) {
             (Some("text_delta"), _) => {
@@ -290,8 +311,21 @@ impl Decoder {
                     });
                 }
             }
-            (Some("input_json_delta"), Block::Tool { index, json, .. }) => {
+            (
+                Some("input_json_delta"),
+                Block::Tool {
+                    index, json, id, ..
+                },
+            ) => {
                 if let Some(fragment) = delta.partial_json.filter(|f| !f.is_empty()) {
+                    if json.len() + fragment.len() > MAX_ARGUMENT_BYTES {
+                        return Err(ProviderError::Decode {
+                            provider: provider.clone(),
+                            message: format!(
+                                "the arguments of tool call {id} passed {MAX_ARGUMENT_BYTES} bytes"
+                            ),
+                        });
+                    }
                     json.push_str(&fragment);
                     out.push(StreamItem::ToolCallDelta {
                         index: *index,
@@ -301,6 +335,7 @@ impl Decoder {
             }
             _ => {} // citations and kinds this version does not know
         }
+        Ok(())
     }
 
     /// The model said why it stopped: tool blocks still open were cut off (or broken).

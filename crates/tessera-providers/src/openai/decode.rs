@@ -12,6 +12,7 @@ use serde_json::Value;
 use tessera_protocol::mcp_cp::FinishReason;
 
 use crate::error::ProviderError;
+use crate::limits::{MAX_ARGUMENT_BYTES, MAX_TOOL_CALLS};
 use crate::stream::{parse_arguments, IncompleteReason, StreamItem, Usage};
 
 #[derive(Deserialize)]
@@ -206,7 +207,7 @@ impl Decoder {
                 continue; // we ask for one choice; others are not ours to show
             }
             if let Some(delta) = choice.delta {
-                self.delta(delta, out);
+                self.delta(delta, out)?;
             }
             if let Some(raw) = choice.finish_reason {
                 let reason = finish_reason(&raw);
@@ -226,7 +227,7 @@ impl Decoder {
         Ok(())
     }
 
-    fn delta(&mut self, delta: Delta<'_>, out: &mut Vec<StreamItem>) {
+    fn delta(&mut self, delta: Delta<'_>, out: &mut Vec<StreamItem>) -> Result<(), ProviderError> {
         for reasoning in [delta.reasoning_content, delta.reasoning]
             .into_iter()
             .flatten()
@@ -248,15 +249,29 @@ impl Decoder {
             });
         }
         for call in delta.tool_calls.into_iter().flatten() {
-            self.tool_call(call, out);
+            self.tool_call(call, out)?;
+        }
+        Ok(())
+    }
+
+    fn too_much(&self, what: String) -> ProviderError {
+        ProviderError::Decode {
+            provider: self.provider.clone(),
+            message: what,
         }
     }
 
-    fn tool_call(&mut self, call: ToolCallDelta<'_>, out: &mut Vec<StreamItem>) {
+    fn tool_call(
+        &mut self,
+        call: ToolCallDelta<'_>,
+        out: &mut Vec<StreamItem>,
+    ) -> Result<(), ProviderError> {
         let wire_index = call.index.unwrap_or_else(|| {
             // Without an index, a fragment continues the newest call unless it names a new id.
             match (&call.id, self.calls.last()) {
-                (Some(id), Some(last)) if !id.is_empty() && *id != last.id => last.wire_index + 1,
+                (Some(id), Some(last)) if !id.is_empty() && *id != last.id => {
+                    last.wire_index.saturating_add(1)
+                }
                 (_, Some(last)) => last.wire_index,
                 (_, None) => 0,
             }
@@ -273,6 +288,11 @@ impl Decoder {
             Some(i) => i,
             None => {
                 let index = self.calls.len();
+                if index >= MAX_TOOL_CALLS {
+                    return Err(self.too_much(format!(
+                        "the answer has more than {MAX_TOOL_CALLS} tool calls"
+                    )));
+                }
                 let id = call
                     .id
                     .as_deref()
@@ -302,12 +322,19 @@ impl Decoder {
             }
         }
         if let Some(fragment) = fragment.filter(|f| !f.is_empty()) {
+            if open.arguments.len() + fragment.len() > MAX_ARGUMENT_BYTES {
+                let id = open.id.clone();
+                return Err(self.too_much(format!(
+                    "the arguments of tool call {id} passed {MAX_ARGUMENT_BYTES} bytes"
+                )));
+            }
             open.arguments.push_str(&fragment);
             out.push(StreamItem::ToolCallDelta {
                 index: position,
                 arguments: fragment.into_owned(),
             });
         }
+        Ok(())
     }
 
     /// Ends every open call: complete when its arguments parse, else incomplete.
