@@ -18,14 +18,14 @@ RELEASE_DEB_DIR := $(CARGO_TARGET_DIR)/release/bundle/deb
 
 .PHONY: figures package run test deps deps-build ui desktop serve lint gen \
         test-generated test-rust test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop \
-        bench-ui
+        bench-ui fuzz test-fuzz-corpus
 
 ## make run: install what is missing, build, open the desktop app.
 run: deps-build ui desktop
 	$(DESKTOP_BIN)
 
 ## make test: install what is missing, run every suite.
-test: deps lint test-generated test-rust test-keyring test-ui test-ui-e2e test-desktop
+test: deps lint test-generated test-rust test-fuzz-corpus test-keyring test-ui test-ui-e2e test-desktop
 	@echo "make test: every suite passed"
 
 deps:
@@ -61,6 +61,16 @@ test-generated:
 # Without the Secret Service of test-keyring, the keyring tests in here skip and say so.
 test-rust:
 	cargo test --workspace --exclude tessera-desktop
+
+## Every fuzz corpus (fuzz/corpus) replayed through its target on stable: what fuzzing found
+## once stays fixed. The fuzzing itself is `make fuzz`.
+test-fuzz-corpus:
+	cargo test -q --manifest-path fuzz/Cargo.toml
+
+## Coverage-guided fuzzing of every parser of outside input, FUZZ_SECONDS (600) per target:
+## about two hours. Not part of `make test`.
+fuzz:
+	scripts/fuzz.sh
 
 ## API keys in a real keyring: gnome-keyring in a private D-Bus session, unlocked with an
 ## empty password. Built first so the timeout covers only the run (a hung keyring call).

@@ -112,7 +112,8 @@ describe('front-end tools in the web UI', () => {
     const calls = await modelCalls(stack.providerUrl);
     const result = lastToolResult(calls.at(-1));
     assert.match(result, /"reducedMotion":\s*true/);
-    assert.match(result, /"name":\s*"Open settings"/);
+    assert.match(result, /"found":\s*true/);
+    assert.doesNotMatch(result, /Open settings/);
     assert.deepEqual(errors, []);
   });
 });

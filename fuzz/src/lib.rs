@@ -1,0 +1,160 @@
+//! One entry point per parser of outside input. Each takes whatever bytes a fuzzer (or a
+//! corpus file) gives and must neither panic, nor overflow the stack, nor hang: a bad input is
+//! an error value, never a crash. The fuzz targets in `fuzz_targets/` call these; the replay
+//! test in `tests/replay.rs` runs every corpus file through them on stable.
+
+use serde_json::{json, Value};
+
+/// The targets, by name (the corpus folder and the binary share it).
+pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("condition", condition),
+    ("reference", reference),
+    ("selector", selector),
+    ("state_path", state_path),
+    ("validate", validate),
+    ("openai_stream", openai_stream),
+    ("anthropic_stream", anthropic_stream),
+    ("form", form),
+    ("mcp_config", mcp_config),
+    ("calculator", calculator),
+];
+
+fn text(data: &[u8]) -> Option<&str> {
+    std::str::from_utf8(data).ok()
+}
+
+/// The input split at its first line: a head (an expression, a path…) and a JSON body.
+fn head_and_json(data: &[u8]) -> Option<(&str, Value)> {
+    let text = text(data)?;
+    let (head, body) = text.split_once('\n').unwrap_or((text, "null"));
+    let value = serde_json::from_str(body).unwrap_or(Value::Null);
+    Some((head, value))
+}
+
+/// The condition language (seed 000 §6.2): parsed, then evaluated against the JSON after the
+/// first line.
+pub fn condition(data: &[u8]) {
+    let Some((expr, context)) = head_and_json(data) else {
+        return;
+    };
+    if let Ok(parsed) = tessera_scheduler::Condition::parse(expr) {
+        let _ = parsed.evaluate(&context);
+        let _ = parsed.to_string();
+    }
+}
+
+/// `${…}` references: found in any JSON, and substituted from a source that has every id.
+pub fn reference(data: &[u8]) {
+    struct Everything(Value);
+    impl tessera_scheduler::ReferenceSource for Everything {
+        fn entry(&self, _root: &str, _id: &str) -> Result<&Value, String> {
+            Ok(&self.0)
+        }
+    }
+    let Some(text) = text(data) else { return };
+    let value = serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()));
+    let _ = tessera_scheduler::reference::find_references(&value, "parameters");
+    let source =
+        Everything(json!({"result": {"items": [1, "two", {"x": null}]}, "status": "SUCCESS"}));
+    let _ = tessera_scheduler::reference::substitute(&value, "parameters", &source);
+}
+
+/// Evidence selectors (seed 004), against the JSON after the first line.
+pub fn selector(data: &[u8]) {
+    let Some((selector, content)) = head_and_json(data) else {
+        return;
+    };
+    let _ = tessera_store::selector::select(selector, &content);
+}
+
+/// State paths: a `CONTEXT_UPDATE` path set in a state, and dotted paths of the scheduler.
+pub fn state_path(data: &[u8]) {
+    let Some((path, value)) = head_and_json(data) else {
+        return;
+    };
+    let mut state = serde_json::Map::new();
+    if tessera_store::state_path::set(&mut state, path, value).is_ok() {
+        // What was stored reads back.
+        let written = serde_json::to_string(&state).unwrap_or_default();
+        assert!(
+            serde_json::from_str::<Value>(&written).is_ok(),
+            "stored state unreadable"
+        );
+    }
+    let _ = tessera_scheduler::path::Path::parse(path);
+}
+
+/// `tessera validate` of each document kind.
+pub fn validate(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    for kind in tessera_protocol::validate::DocumentKind::ALL {
+        let _ = tessera_protocol::validate::validate_str(kind, text);
+    }
+}
+
+/// The OpenAI-compatible stream decoder: one SSE `data` payload per line, then the end; and
+/// the whole-answer decoder.
+pub fn openai_stream(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    let mut decoder = tessera_providers::openai::Decoder::new("fuzz");
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if decoder.feed(line, &mut out).is_err() {
+            break;
+        }
+    }
+    let _ = decoder.feed("[DONE]", &mut out);
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        let _ = tessera_providers::openai::decode_response("fuzz", &value);
+    }
+}
+
+/// The Anthropic stream decoder, the same way.
+pub fn anthropic_stream(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    let mut decoder = tessera_providers::anthropic::Decoder::new("fuzz");
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if decoder.feed(line, &mut out).is_err() {
+            break;
+        }
+    }
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        let _ = tessera_providers::anthropic::decode_response("fuzz", &value);
+    }
+}
+
+/// Form schemas (the elicitation subset) and the values given for them: the first line is the
+/// schema, the rest the answer.
+pub fn form(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    let (schema, values) = text.split_once('\n').unwrap_or((text, "{}"));
+    let Ok(schema) = serde_json::from_str::<Value>(schema) else {
+        return;
+    };
+    if let Ok(form) = tessera_engine::forms::check_form_schema(&schema) {
+        let values = serde_json::from_str(values).unwrap_or(Value::Null);
+        let _ = tessera_engine::forms::validate_values(&form, &values);
+    }
+}
+
+/// A pasted MCP configuration (`{"mcpServers": …}`), and what is split out of it as secrets.
+pub fn mcp_config(data: &[u8]) {
+    let Ok(document) = serde_json::from_slice::<Value>(data) else {
+        return;
+    };
+    if let Ok(mut servers) = tessera_mcp::config::parse_document(&document) {
+        for server in &mut servers {
+            let _ = server.uri();
+            let _ = tessera_mcp::config::split_secrets(server);
+            let _ = tessera_mcp::config::to_document_entry(server);
+        }
+    }
+}
+
+/// The calculator's expressions.
+pub fn calculator(data: &[u8]) {
+    if let Some(text) = text(data) {
+        let _ = tessera_engine::builtin_tools::calc::evaluate(text);
+    }
+}
