@@ -449,25 +449,15 @@ async fn a_server_that_dies_starts_again_and_a_cancel_reaches_the_server() {
 async fn a_destructive_tool_asks_consent_and_a_denial_keeps_it_from_running() {
     let (_data, provider, api) = start(json!({ "flaky": own_server("flaky.mjs") })).await;
 
-    provider.push(Reply::openai_tool_calls(
-        "m",
-        &[("c_forget", "flaky__forget_all", &["{}"])],
-    ));
-    provider.push(Reply::openai_text("m", &["Left alone."]));
-    let mut stream = Stream::post(&api.server, "ctx_consent", "forget it all").await;
-    stream.until(|e| e["type"] == "consent_request").await;
-    let consent = stream.data().last().unwrap()["payload"].clone();
-    assert_eq!(consent["tool"], "flaky__forget_all");
-    let consent_id = consent["consent_id"].as_str().unwrap().to_owned();
-    api.post(
-        &format!("/interactions/{consent_id}"),
-        &json!({"decision": "deny"}),
+    let (consent, resumed) = call_and_deny(
+        &api,
+        &provider,
+        "ctx_consent",
+        "c_forget",
+        "flaky__forget_all",
     )
-    .await
-    .ok(200);
-    let mut resumed =
-        Stream::follow(&api.server, "ctx_consent", stream.events.last().unwrap().0).await;
-    resumed.read_to_done().await;
+    .await;
+    assert_eq!(consent["tool"], "flaky__forget_all");
     assert_eq!(resumed.tool_result("c_forget")["status"], "denied");
     let log = api.get("/mcp/servers/flaky/log").await;
     assert!(
@@ -477,8 +467,18 @@ async fn a_destructive_tool_asks_consent_and_a_denial_keeps_it_from_running() {
     );
 }
 
-/// Denies the consent request the stream is waiting at, and reads the run to its end.
-async fn deny_consent(api: &Api, stream: &mut Stream, conversation: &str) -> Value {
+/// The model calls `tool`; the person denies the consent request; the run goes to its end.
+/// Returns the request and the resumed stream.
+async fn call_and_deny(
+    api: &Api,
+    provider: &ScriptedProvider,
+    conversation: &str,
+    call_id: &str,
+    tool: &str,
+) -> (Value, Stream) {
+    provider.push(Reply::openai_tool_calls("m", &[(call_id, tool, &["{}"])]));
+    provider.push(Reply::openai_text("m", &["Left alone."]));
+    let mut stream = Stream::post(&api.server, conversation, "do it").await;
     stream.until(|e| e["type"] == "consent_request").await;
     let consent = stream.data().last().unwrap()["payload"].clone();
     let consent_id = consent["consent_id"].as_str().unwrap().to_owned();
@@ -491,7 +491,7 @@ async fn deny_consent(api: &Api, stream: &mut Stream, conversation: &str) -> Val
     let mut resumed =
         Stream::follow(&api.server, conversation, stream.events.last().unwrap().0).await;
     resumed.read_to_done().await;
-    consent
+    (consent, resumed)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -524,13 +524,14 @@ async fn a_tool_claiming_nothing_and_every_tool_of_a_doubted_server_ask_first() 
     assert_eq!(doubted["always_ask"], true, "{doubted}");
 
     // No annotations: the person is asked; denied, it never runs.
-    provider.push(Reply::openai_tool_calls(
-        "m",
-        &[("c_unclaimed", "flaky__unclaimed", &["{}"])],
-    ));
-    provider.push(Reply::openai_text("m", &["Left alone."]));
-    let mut stream = Stream::post(&api.server, "ctx_claims", "do it").await;
-    let consent = deny_consent(&api, &mut stream, "ctx_claims").await;
+    let (consent, _) = call_and_deny(
+        &api,
+        &provider,
+        "ctx_claims",
+        "c_unclaimed",
+        "flaky__unclaimed",
+    )
+    .await;
     assert_eq!(consent["tool"], "flaky__unclaimed");
     let log = api.get("/mcp/servers/flaky/log").await;
     assert!(
@@ -540,13 +541,8 @@ async fn a_tool_claiming_nothing_and_every_tool_of_a_doubted_server_ask_first() 
     );
 
     // A doubted server's tool claiming to be harmless (destructiveHint false) asks too.
-    provider.push(Reply::openai_tool_calls(
-        "m",
-        &[("c_exit", "doubted__exit_now", &["{}"])],
-    ));
-    provider.push(Reply::openai_text("m", &["Left alone."]));
-    let mut stream = Stream::post(&api.server, "ctx_claims", "stop it").await;
-    let consent = deny_consent(&api, &mut stream, "ctx_claims").await;
+    let (consent, _) =
+        call_and_deny(&api, &provider, "ctx_claims", "c_exit", "doubted__exit_now").await;
     assert_eq!(consent["tool"], "doubted__exit_now");
     let still = api.get("/mcp/servers").await;
     let entry = status(still.ok(200), "doubted").clone();
