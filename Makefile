@@ -18,14 +18,14 @@ RELEASE_DEB_DIR := $(CARGO_TARGET_DIR)/release/bundle/deb
 
 .PHONY: figures package run test deps deps-build ui desktop serve lint gen \
         test-generated test-rust test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop \
-        bench-ui fuzz test-fuzz-corpus
+        bench-ui fuzz
 
 ## make run: install what is missing, build, open the desktop app.
 run: deps-build ui desktop
 	$(DESKTOP_BIN)
 
 ## make test: install what is missing, run every suite.
-test: deps lint test-generated test-rust test-fuzz-corpus test-keyring test-ui test-ui-e2e test-desktop
+test: deps lint test-generated test-rust test-keyring test-ui test-ui-e2e test-desktop
 	@echo "make test: every suite passed"
 
 deps:
@@ -62,13 +62,9 @@ test-generated:
 test-rust:
 	cargo test --workspace --exclude tessera-desktop
 
-## Every fuzz corpus (fuzz/corpus) replayed through its target on stable: what fuzzing found
-## once stays fixed. The fuzzing itself is `make fuzz`.
-test-fuzz-corpus:
-	cargo test -q --manifest-path fuzz/Cargo.toml
-
 ## Coverage-guided fuzzing of every parser of outside input, FUZZ_SECONDS (600) per target:
-## about two hours. Not part of `make test`.
+## about two hours. Not part of `make test`, whose Rust suites replay every corpus
+## (tests/tests/fuzz_corpus.rs).
 fuzz:
 	scripts/fuzz.sh
 
