@@ -177,13 +177,15 @@ pub fn check_name(name: &str) -> Result<(), ConfigError> {
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        && !name.contains("__");
+        && !name.contains("__")
+        // `a_` + `b` and `a` + `_b` would both name a tool `a___b`.
+        && !name.ends_with('_');
     if fine {
         Ok(())
     } else {
         Err(bad(
             format!("mcpServers.{name}"),
-            "a server's name is 1–32 letters, digits, `-` or `_` (no `__`): it prefixes its tools' names",
+            "a server's name is 1–32 letters, digits, `-` or `_` (no `__`, not ending in `_`): it prefixes its tools' names",
         ))
     }
 }

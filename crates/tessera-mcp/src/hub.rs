@@ -215,22 +215,7 @@ impl McpHub {
         // A grant was given to what the name stood for: another program or endpoint under the
         // same name has to be trusted again.
         if old.is_some_and(|old| !old.config.same_endpoint(&server)) {
-            let grants = Arc::clone(&self.grants);
-            let prefix = format!("{name}__");
-            let revoked =
-                tokio::task::spawn_blocking(move || grants.revoke_consents_of_tools(&prefix))
-                    .await
-                    .map_err(|e| HubError::Server {
-                        server: name.to_owned(),
-                        message: format!("revoking its grants stopped: {e}"),
-                    })??;
-            if revoked > 0 {
-                tracing::info!(
-                    server = name,
-                    revoked,
-                    "grants revoked: the server's command or URL changed"
-                );
-            }
+            self.revoke_grants(name).await?;
         }
         self.server(name)
     }
@@ -282,7 +267,29 @@ impl McpHub {
         for (place, key) in slot.config.secret_names() {
             let _ = delete_key(&self.keyring, &keyring_account(name, place, &key)).await;
         }
-        self.save()
+        self.save()?;
+        // Whatever is added under this name later is another program: trusted anew.
+        self.revoke_grants(name).await
+    }
+
+    /// Revokes the grants of server `name`'s tools.
+    async fn revoke_grants(&self, name: &str) -> Result<(), HubError> {
+        let grants = Arc::clone(&self.grants);
+        let prefix = format!("{name}__");
+        let revoked = tokio::task::spawn_blocking(move || grants.revoke_consents_of_tools(&prefix))
+            .await
+            .map_err(|e| HubError::Server {
+                server: name.to_owned(),
+                message: format!("revoking its grants stopped: {e}"),
+            })??;
+        if revoked > 0 {
+            tracing::info!(
+                server = name,
+                revoked,
+                "grants revoked: the server changed or was removed"
+            );
+        }
+        Ok(())
     }
 
     /// Starts server `name` again now.

@@ -563,7 +563,10 @@ async fn granted_tools(api: &Api) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread")]
 async fn grants_go_with_what_was_granted_and_an_import_asks_before_replacing() {
     let data = tempfile::tempdir().unwrap();
-    write_config(data.path(), json!({ "flaky": own_server("flaky.mjs") }));
+    write_config(
+        data.path(),
+        json!({ "flaky": own_server("flaky.mjs"), "other": own_server("flaky.mjs") }),
+    );
     {
         let store = tessera_store::Store::open(data.path()).unwrap();
         for tool in ["flaky__forget_all", "other__tool"] {
@@ -602,6 +605,9 @@ async fn grants_go_with_what_was_granted_and_an_import_asks_before_replacing() {
     // Confirmed: another program under the same name loses the grants of its tools only.
     api.post("/mcp/import?replace=1", &hostile).await.ok(200);
     assert_eq!(granted_tools(&api).await, ["other__tool"]);
+    // A removed server's grants go with it: what is added under its name later is new.
+    assert_eq!(api.delete("/mcp/servers/other").await.status, 204);
+    assert!(granted_tools(&api).await.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -88,8 +88,9 @@ pub struct ConsentGate {
     /// Where grants are read; None: none can be (every tool that needs consent is refused).
     grants: Option<Arc<Store>>,
     requested_by: RequestedBy,
-    /// Calls the person allowed in answer to their own consent request.
-    approved: Mutex<HashSet<String>>,
+    /// Calls the person allowed in answer to their own consent request: the call id and the
+    /// tool it named (an approval never lets another tool through, an alternative included).
+    approved: Mutex<HashSet<(String, String)>>,
 }
 
 impl ConsentGate {
@@ -133,22 +134,21 @@ impl ConsentGate {
         &self.conversation_id
     }
 
-    /// Records that the person allowed call `call_id` (their answer to its consent request).
-    pub(crate) fn approve(&self, call_id: &str) {
+    /// Records that the person allowed call `call_id` of `tool` (their answer to its consent
+    /// request).
+    pub(crate) fn approve(&self, call_id: &str, tool: &str) {
+        let key = (call_id.to_owned(), tool.to_owned());
         match self.approved.lock() {
-            Ok(mut a) => {
-                a.insert(call_id.to_owned());
-            }
-            Err(poisoned) => {
-                poisoned.into_inner().insert(call_id.to_owned());
-            }
-        }
+            Ok(mut a) => a.insert(key),
+            Err(poisoned) => poisoned.into_inner().insert(key),
+        };
     }
 
-    fn take_approval(&self, call_id: &str) -> bool {
+    fn take_approval(&self, call_id: &str, tool: &str) -> bool {
+        let key = (call_id.to_owned(), tool.to_owned());
         match self.approved.lock() {
-            Ok(mut a) => a.remove(call_id),
-            Err(poisoned) => poisoned.into_inner().remove(call_id),
+            Ok(mut a) => a.remove(&key),
+            Err(poisoned) => poisoned.into_inner().remove(&key),
         }
     }
 
@@ -173,7 +173,7 @@ impl ConsentGate {
             tool: spec.name.clone(),
             call_id: call_id.to_owned(),
         };
-        if spec.permission == PermissionLevel::None || self.take_approval(call_id) {
+        if spec.permission == PermissionLevel::None || self.take_approval(call_id, &spec.name) {
             return Ok(pass());
         }
         let level = match spec.permission {
@@ -228,8 +228,11 @@ mod tests {
     fn an_approval_lets_one_call_through_once() {
         let gate = ConsentGate::without_grants("c");
         let always = ToolSpec::new("wipe", "w").permission(PermissionLevel::AlwaysAsk);
-        gate.approve("call_1");
+        gate.approve("call_1", "wipe");
         assert!(gate.clear(&always, "call_2").is_err());
+        // Not another tool under the same call id (an alternative, a reused id).
+        let other = ToolSpec::new("format_disk", "f").permission(PermissionLevel::AlwaysAsk);
+        assert!(gate.clear(&other, "call_1").is_err());
         let pass = gate.clear(&always, "call_1");
         assert_eq!(pass.as_ref().map(Clearance::tool).ok(), Some("wipe"));
         assert!(gate.clear(&always, "call_1").is_err(), "spent");
@@ -238,7 +241,7 @@ mod tests {
     #[test]
     fn a_nested_gate_keeps_no_approvals_of_the_outer_run() {
         let gate = ConsentGate::without_grants("c");
-        gate.approve("call_1");
+        gate.approve("call_1", "wipe");
         let inner = gate.nested(RequestedBy::Specialist("researcher".into()));
         let always = ToolSpec::new("wipe", "w").permission(PermissionLevel::AlwaysAsk);
         let why = inner.clear(&always, "call_1").err().map(|f| f.message);

@@ -149,8 +149,15 @@ pub async fn resume_turn(
         user_message,
         ..TurnState::default()
     };
-    let records: HashMap<String, ToolCallRecord> = store
-        .tool_calls(conversation_id)?
+    let all_records = store.tool_calls(conversation_id)?;
+    // Call ids a record of another run holds: a provider reuses ids like `call_1`, and a later
+    // run's record replaces this one's. Such a call may have run already: never again.
+    let taken_by_others: std::collections::HashSet<String> = all_records
+        .iter()
+        .filter(|r| r.extra.get(RUN_ID_KEY).and_then(Value::as_str) != Some(run_id))
+        .map(|r| r.tool_call_id.clone())
+        .collect();
+    let records: HashMap<String, ToolCallRecord> = all_records
         .into_iter()
         .filter(|r| r.extra.get(RUN_ID_KEY).and_then(Value::as_str) == Some(run_id))
         .map(|r| (r.tool_call_id.clone(), r))
@@ -210,8 +217,23 @@ pub async fn resume_turn(
                             .as_ref()
                             .and_then(|a| a.get("decision"))
                             .and_then(|d| serde_json::from_value(d.clone()).ok());
-                        if decision.is_some_and(allows) {
+                        if decision.is_some_and(allows) && !taken_by_others.contains(&call.id) {
                             allowed.push(call);
+                            continue;
+                        }
+                        if taken_by_others.contains(&call.id) {
+                            let error = json!({"code": "interrupted", "message":
+                                "another run's call took this call id, so whether this one ran \
+                                 is not known; it was not run again"});
+                            let part = settle(
+                                &mut recorder,
+                                call,
+                                ToolOutcome::Interrupted,
+                                None,
+                                Some(error),
+                                announce,
+                            )?;
+                            parts.insert(call.id.clone(), part);
                             continue;
                         }
                         let error = json!({"code": "denied", "message": "the person did not allow this call"});
@@ -260,7 +282,10 @@ pub async fn resume_turn(
             parts.insert(call.id.clone(), part);
         }
         if let (false, Some(registry)) = (allowed.is_empty(), options.tools.as_ref()) {
-            let approved: Vec<&str> = allowed.iter().map(|c| c.id.as_str()).collect();
+            let approved: Vec<(&str, &str)> = allowed
+                .iter()
+                .map(|c| (c.id.as_str(), c.name.as_str()))
+                .collect();
             parts.extend(
                 execute(
                     &mut recorder,

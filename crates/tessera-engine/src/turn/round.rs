@@ -149,12 +149,13 @@ pub(crate) fn tool_call_request<'a>(
 }
 
 /// Runs `calls` through the executor, storing their events as they happen; their results by
-/// call id. `approved`: the calls the person allowed in answer to their consent requests.
+/// call id. `approved`: the calls (id and tool) the person allowed in answer to their consent
+/// requests.
 pub(super) async fn execute(
     recorder: &mut Recorder<'_>,
     registry: &Arc<ToolRegistry>,
     calls: &[&CompletedToolCall],
-    approved: &[&str],
+    approved: &[(&str, &str)],
     options: &TurnOptions,
     cancel: &CancellationToken,
 ) -> Result<HashMap<String, Part>, TurnError> {
@@ -164,8 +165,8 @@ pub(super) async fn execute(
     let request = tool_call_request(calls.iter().copied());
     let (tx, mut rx) = mpsc::unbounded_channel();
     let gate = ConsentGate::new(Arc::clone(recorder.store), recorder.conversation_id.clone());
-    for call_id in approved {
-        gate.approve(call_id);
+    for (call_id, tool) in approved {
+        gate.approve(call_id, tool);
     }
     let executor = Executor::new(
         Arc::clone(registry),
