@@ -13,6 +13,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 use support::api::{mcp_message, user_input_message, Api};
 use support::serve_scripted;
+use support::stream::Stream;
 use tessera_testkit::scripted::{Reply, ScriptedProvider};
 
 const GUARDED: &str = "test_guarded_write";
@@ -193,5 +194,63 @@ async fn a_specialists_call_needs_the_same_consent_and_says_who_asked() {
         .open_sse("/messages", Some(&user_input_message("ctx_spec", "again")))
         .await;
     stream.until(|e| e["type"] == "done").await.unwrap();
+    assert_eq!(guarded_runs(data.path()), 1);
+}
+
+/// Answers the consent request `stream` saw last with `decision`; the stream that follows.
+async fn answer_last_consent(api: &Api, stream: &Stream, decision: &str) -> Stream {
+    let consent = stream
+        .data()
+        .into_iter()
+        .rev()
+        .find(|e| e["type"] == "consent_request")
+        .unwrap();
+    let id = consent["payload"]["consent_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    api.post(
+        &format!("/interactions/{id}"),
+        &json!({"decision": decision}),
+    )
+    .await
+    .ok(200);
+    Stream::follow(&api.server, "ctx_reuse", stream.events.last().unwrap().0).await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_allowed_call_never_runs_twice_when_another_run_reuses_its_id() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    // The model asks for the guarded tool in two rounds, with ids providers reuse.
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("call_1", GUARDED, &[r#"{"ms": 0}"#])],
+    ));
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("call_2", GUARDED, &[r#"{"ms": 0}"#])],
+    ));
+    provider.push(Reply::openai_text("m", &["Done."]));
+    let data = tempfile::tempdir().unwrap();
+    let api = serve(data.path(), &provider);
+    let mut stream = Stream::post(&api.server, "ctx_reuse", "write twice").await;
+    stream.until(|e| e["type"] == "consent_request").await;
+    // Allowed once: it runs once, and the next round asks again.
+    let mut resumed = answer_last_consent(&api, &stream, "allow_once").await;
+    resumed
+        .until(|e| e["type"] == "consent_request" && e["payload"]["tool_call_id"] == "call_2")
+        .await;
+    assert_eq!(guarded_runs(data.path()), 1);
+    // Meanwhile a client runs a harmless call under the same id `call_1`.
+    let request = mcp_message(
+        "ctx_reuse",
+        "TOOL_CALL_REQUEST",
+        json!({"calls": [{"callId": "call_1", "name": "get_current_datetime", "parameters": {}}]}),
+    );
+    let body = api.post("/messages", &request).await.ok(200).clone();
+    assert_eq!(body["content"]["results"][0]["status"], "SUCCESS", "{body}");
+    let mut last = answer_last_consent(&api, &resumed, "deny").await;
+    last.read_to_done().await;
+    // The first call's old "allow" did not run it a second time.
     assert_eq!(guarded_runs(data.path()), 1);
 }
