@@ -217,34 +217,27 @@ pub async fn resume_turn(
                             .as_ref()
                             .and_then(|a| a.get("decision"))
                             .and_then(|d| serde_json::from_value(d.clone()).ok());
-                        if decision.is_some_and(allows) && !taken_by_others.contains(&call.id) {
+                        let taken = taken_by_others.contains(&call.id);
+                        if decision.is_some_and(allows) && !taken {
                             allowed.push(call);
                             continue;
                         }
-                        if taken_by_others.contains(&call.id) {
-                            let error = json!({"code": "interrupted", "message":
-                                "another run's call took this call id, so whether this one ran \
-                                 is not known; it was not run again"});
-                            let part = settle(
-                                &mut recorder,
-                                call,
+                        let (outcome, error) = if taken {
+                            // It may have run before another run's record replaced its own.
+                            (
                                 ToolOutcome::Interrupted,
-                                None,
-                                Some(error),
-                                announce,
-                            )?;
-                            parts.insert(call.id.clone(), part);
-                            continue;
-                        }
-                        let error = json!({"code": "denied", "message": "the person did not allow this call"});
-                        settle(
-                            &mut recorder,
-                            call,
-                            ToolOutcome::Denied,
-                            None,
-                            Some(error),
-                            announce,
-                        )?
+                                json!({"code": "interrupted", "message":
+                                    "another run's call took this call id, so whether this \
+                                     one ran is not known; it was not run again"}),
+                            )
+                        } else {
+                            (
+                                ToolOutcome::Denied,
+                                json!({"code": "denied",
+                                       "message": "the person did not allow this call"}),
+                            )
+                        };
+                        settle(&mut recorder, call, outcome, None, Some(error), announce)?
                     }
                 },
                 Some(i) => {
