@@ -92,17 +92,22 @@ pub fn validate(data: &[u8]) {
     }
 }
 
-/// The OpenAI-compatible stream decoder: one SSE `data` payload per line, then the end; and
-/// the whole-answer decoder.
+/// Feeds each line of `text` (one SSE `data` payload per line) to `feed` until one fails.
+fn feed_lines<E>(text: &str, mut feed: impl FnMut(&str) -> Result<(), E>) {
+    for line in text.lines() {
+        if feed(line).is_err() {
+            break;
+        }
+    }
+}
+
+/// The OpenAI-compatible stream decoder: the payloads, then the end; and the whole-answer
+/// decoder.
 pub fn openai_stream(data: &[u8]) {
     let Some(text) = text(data) else { return };
     let mut decoder = tessera_providers::openai::Decoder::new("fuzz");
     let mut out = Vec::new();
-    for line in text.lines() {
-        if decoder.feed(line, &mut out).is_err() {
-            break;
-        }
-    }
+    feed_lines(text, |line| decoder.feed(line, &mut out));
     let _ = decoder.feed("[DONE]", &mut out);
     if let Ok(value) = serde_json::from_str::<Value>(text) {
         let _ = tessera_providers::openai::decode_response("fuzz", &value);
@@ -114,11 +119,7 @@ pub fn anthropic_stream(data: &[u8]) {
     let Some(text) = text(data) else { return };
     let mut decoder = tessera_providers::anthropic::Decoder::new("fuzz");
     let mut out = Vec::new();
-    for line in text.lines() {
-        if decoder.feed(line, &mut out).is_err() {
-            break;
-        }
-    }
+    feed_lines(text, |line| decoder.feed(line, &mut out));
     if let Ok(value) = serde_json::from_str::<Value>(text) {
         let _ = tessera_providers::anthropic::decode_response("fuzz", &value);
     }
