@@ -38,5 +38,7 @@ pub mod summary;
 pub mod tools;
 pub mod turn;
 
+/// The secret store (keyring or key file), for the shells.
+pub use tessera_secrets as secrets;
 /// Who may read the data folder (modes of what the shells write there, such as logs).
 pub use tessera_store::file_modes;

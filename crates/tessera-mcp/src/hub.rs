@@ -8,7 +8,7 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 use tessera_engine::tools::{SourcedTools, ToolSource};
-use tessera_providers::keys::{delete_key, set_key, KeyStore, Secret};
+use tessera_secrets::{delete_secret, set_secret, KeyStore, Secret};
 
 use crate::config::{
     self, keyring_account, parse_server, split_secrets, ConfigError, SecretPlace, ServerConfig,
@@ -199,7 +199,7 @@ impl McpHub {
         let secrets = split_secrets(&mut server);
         for (place, key, value) in secrets {
             let account = keyring_account(name, place, &key);
-            set_key(&self.keyring, &account, Secret::new(value))
+            set_secret(&self.keyring, &account, Secret::new(value))
                 .await
                 .map_err(|e| HubError::Keyring {
                     name: key.clone(),
@@ -225,7 +225,8 @@ impl McpHub {
         let kept = new.secret_names();
         for (place, key) in old.secret_names() {
             if !kept.contains(&(place, key.clone())) {
-                let _ = delete_key(&self.keyring, &keyring_account(&old.name, place, &key)).await;
+                let _ =
+                    delete_secret(&self.keyring, &keyring_account(&old.name, place, &key)).await;
             }
         }
     }
@@ -265,7 +266,7 @@ impl McpHub {
             .ok_or_else(|| HubError::NotFound(name.to_owned()))?;
         slot.stop().await;
         for (place, key) in slot.config.secret_names() {
-            let _ = delete_key(&self.keyring, &keyring_account(name, place, &key)).await;
+            let _ = delete_secret(&self.keyring, &keyring_account(name, place, &key)).await;
         }
         self.save()?;
         // Whatever is added under this name later is another program: trusted anew.
@@ -452,6 +453,18 @@ impl ToolSource for McpHub {
             }
             out
         })
+    }
+
+    fn secret_accounts(&self) -> Vec<String> {
+        self.slots()
+            .iter()
+            .flat_map(|slot| {
+                slot.config
+                    .secret_names()
+                    .into_iter()
+                    .map(|(place, key)| keyring_account(slot.name(), place, &key))
+            })
+            .collect()
     }
 
     fn as_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {

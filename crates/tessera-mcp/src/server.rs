@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::ServiceExt;
-use tessera_providers::keys::{get_key, KeyStore};
+use tessera_secrets::{get_secret, KeyStore};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::watch;
 
@@ -261,12 +261,12 @@ impl ServerSlot {
         name: &str,
     ) -> Result<String, String> {
         let account = keyring_account(&self.config.name, place, name);
-        match get_key(&self.keyring, &account).await {
+        match get_secret(&self.keyring, &account).await {
             Ok(Some(secret)) => Ok(secret.expose().to_owned()),
             Ok(None) => Err(format!(
-                "the secret `{name}` is not in the keyring any more: enter it again in the server's settings"
+                "the secret `{name}` is not in the secret store any more: enter it again in the server's settings"
             )),
-            Err(error) => Err(format!("cannot read the secret `{name}` from the keyring: {error}")),
+            Err(error) => Err(format!("cannot read the secret `{name}`: {error}")),
         }
     }
 

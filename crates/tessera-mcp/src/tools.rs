@@ -326,8 +326,8 @@ mod tests {
         let read_only: rmcp::model::Tool = serde_json::from_value(json!({"name": "look",
             "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}))
         .unwrap();
-        let keys: Arc<dyn tessera_providers::keys::KeyStore> =
-            Arc::new(tessera_providers::keys::MemoryKeyStore::default());
+        let keys: Arc<dyn tessera_secrets::KeyStore> =
+            Arc::new(tessera_secrets::MemoryKeyStore::default());
         let spec = |i: usize| {
             let slot = ServerSlot::new(
                 configs[i].clone(),

@@ -131,6 +131,9 @@ pub fn typescript_files(roots: Roots<'_>) -> Result<BTreeMap<PathBuf, String>, G
     collector.visit::<crate::views::RunContext>();
     collector.visit::<crate::settings_api::ProviderCheck>();
     collector.visit::<crate::settings_api::SettingsView>();
+    collector.visit::<crate::settings_api::SecretStoreView>();
+    collector.visit::<crate::settings_api::SecretStoreChoice>();
+    collector.visit::<crate::settings_api::SecretStoreMoved>();
     collector.visit::<crate::mcp_api::McpServerList>();
     collector.visit::<crate::mcp_api::McpImported>();
     collector.visit::<crate::mcp_api::McpServerLog>();

@@ -77,3 +77,68 @@ pub struct SettingsView {
     #[ts(optional)]
     pub model: Option<ModelStatus>,
 }
+
+/// Where Tessera keeps secrets (API keys, MCP servers' secret arguments, headers and URLs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum SecretBackend {
+    /// The operating system's keyring (Secret Service, Keychain, Credential Manager).
+    Keyring,
+    /// `secrets.json` in the data folder (owner-only, never in backups or exports): less safe
+    /// (any program running as the person can read it), chosen by the person where no keyring
+    /// can be reached.
+    File,
+}
+
+impl SecretBackend {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Keyring => "keyring",
+            Self::File => "file",
+        }
+    }
+}
+
+/// Whether the OS keyring answered a probe just now.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
+pub struct KeyringHealth {
+    pub reachable: bool,
+    /// Why not, in words for a person (no Secret Service, locked, no answer in time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// `GET /v1/secrets/store`: where secrets are kept now, and whether the keyring can be used.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SecretStoreView {
+    pub store: SecretBackend,
+    /// The key file's path (it exists only while `store` is `file`).
+    pub key_file: String,
+    pub keyring: KeyringHealth,
+}
+
+/// `PUT /v1/secrets/store`'s body.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SecretStoreChoice {
+    pub store: SecretBackend,
+}
+
+/// A secret that stayed where it was when the store changed, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SecretNotMoved {
+    /// Its name: a provider's, or `mcp/<server>/…` for an MCP server's.
+    pub account: String,
+    pub reason: String,
+}
+
+/// `PUT /v1/secrets/store`'s answer: the store now, and what moved to it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct SecretStoreMoved {
+    pub store: SecretBackend,
+    pub key_file: String,
+    /// The secrets now in the chosen store.
+    pub moved: Vec<String>,
+    /// Secrets the old store could not give (an unreachable keyring): enter them again.
+    pub not_moved: Vec<SecretNotMoved>,
+}

@@ -1,275 +1,21 @@
-//! API keys: in the OS keyring only (Secret Service on Linux, Keychain on macOS, Credential
-//! Manager on Windows), behind the small [`KeyStore`] trait, with environment variables on top
-//! for the command line and CI.
+//! API keys: in Tessera's one secret store ([`tessera_secrets`]: the OS keyring, or the key
+//! file the person chose), with environment variables on top for the command line and CI.
 //!
-//! A key is held in a [`Secret`], which never prints its value; nothing here logs one. Keyring
-//! calls block (Secret Service is a D-Bus round trip, and an unlock prompt may wait for a
-//! person), so the async helpers run them off the runtime with a timeout.
+//! A key is held in a [`Secret`], which never prints its value; nothing here logs one.
 
-use std::collections::HashMap;
-use std::fmt;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
+
+pub use tessera_secrets::{
+    run_blocking, KeyStore, MemoryKeyStore, OsKeyring, Secret, SecretError, SecretStore,
+    KEYRING_SERVICE, KEYRING_TIMEOUT,
+};
 
 use crate::config::{ProviderConfig, WireKind};
 use crate::error::{ProviderError, Result};
 
-/// The keyring service every Tessera key is stored under; the user is the provider's name.
-pub const KEYRING_SERVICE: &str = "dev.tessera.desktop";
-
-/// How long a keyring call may take before it is reported as hung. Long enough for a person
-/// to answer an unlock prompt, short enough that a dead Secret Service is not a silent hang.
-pub const KEYRING_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// An API key. Its `Debug` and `Display` never show the value; [`Secret::expose`] does, for
-/// the one place that puts it in a request header.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    pub fn new(value: impl Into<String>) -> Self {
-        Self(value.into())
-    }
-
-    /// The key itself. Only for building the request; never for logs or errors.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl From<String> for Secret {
-    fn from(value: String) -> Self {
-        Self(value)
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Secret(***)")
-    }
-}
-
-impl fmt::Display for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("***")
-    }
-}
-
-/// Where keys are kept, by provider name. Calls may block: use the async helpers
-/// ([`get_key`], [`set_key`], [`delete_key`]) from async code.
-pub trait KeyStore: Send + Sync {
-    /// The key of `provider`, if one is stored.
-    fn get(&self, provider: &str) -> Result<Option<Secret>>;
-    /// Stores (or replaces) the key of `provider`.
-    fn set(&self, provider: &str, key: &Secret) -> Result<()>;
-    /// Removes the key of `provider`; returns whether there was one.
-    fn delete(&self, provider: &str) -> Result<bool>;
-}
-
-/// The operating system's keyring.
-#[derive(Clone, Debug)]
-pub struct OsKeyring {
-    service: String,
-}
-
-impl Default for OsKeyring {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl OsKeyring {
-    /// The keyring under [`KEYRING_SERVICE`].
-    pub fn new() -> Self {
-        Self::with_service(KEYRING_SERVICE)
-    }
-
-    /// The keyring under another service name (tests that must not touch real keys).
-    pub fn with_service(service: impl Into<String>) -> Self {
-        Self {
-            service: service.into(),
-        }
-    }
-
-    pub fn service(&self) -> &str {
-        &self.service
-    }
-}
-
-fn check_provider_name(provider: &str) -> Result<()> {
-    if provider.trim().is_empty() {
-        return Err(ProviderError::Keyring(
-            "a key needs a provider name to be stored under".into(),
-        ));
-    }
-    Ok(())
-}
-
-#[cfg(any(target_os = "linux", target_os = "macos", target_os = "windows"))]
-mod os {
-    use super::{check_provider_name, OsKeyring, Secret};
-    use crate::error::{ProviderError, Result};
-
-    fn entry(ring: &OsKeyring, provider: &str) -> Result<keyring::Entry> {
-        check_provider_name(provider)?;
-        keyring::Entry::new(&ring.service, provider).map_err(|err| failure(provider, &err))
-    }
-
-    /// The keyring's error, worded for a person. keyring's own messages never contain the
-    /// secret (a badly encoded one is described, not shown).
-    fn failure(provider: &str, err: &keyring::Error) -> ProviderError {
-        let reason = match err {
-            keyring::Error::NoStorageAccess(inner) => {
-                format!("the keyring is locked or refused access ({inner})")
-            }
-            keyring::Error::PlatformFailure(inner) => {
-                format!("the system keyring is not available ({inner})")
-            }
-            keyring::Error::BadEncoding(_) => "the stored key is not text".to_owned(),
-            keyring::Error::Ambiguous(items) => format!(
-                "{} keyring entries match; remove the extra ones in your keyring manager",
-                items.len()
-            ),
-            other => other.to_string(),
-        };
-        ProviderError::Keyring(format!("key of provider `{provider}`: {reason}"))
-    }
-
-    pub(super) fn get(ring: &OsKeyring, provider: &str) -> Result<Option<Secret>> {
-        match entry(ring, provider)?.get_password() {
-            Ok(value) => Ok(Some(Secret::new(value))),
-            Err(keyring::Error::NoEntry) => Ok(None),
-            Err(err) => Err(failure(provider, &err)),
-        }
-    }
-
-    pub(super) fn set(ring: &OsKeyring, provider: &str, key: &Secret) -> Result<()> {
-        entry(ring, provider)?
-            .set_password(key.expose())
-            .map_err(|err| failure(provider, &err))
-    }
-
-    pub(super) fn delete(ring: &OsKeyring, provider: &str) -> Result<bool> {
-        match entry(ring, provider)?.delete_credential() {
-            Ok(()) => Ok(true),
-            Err(keyring::Error::NoEntry) => Ok(false),
-            Err(err) => Err(failure(provider, &err)),
-        }
-    }
-}
-
-// Without a store feature the keyring crate silently keeps keys in memory; on a platform we
-// have not chosen a store for, say so instead.
-#[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "windows")))]
-mod os {
-    use super::{OsKeyring, Secret};
-    use crate::error::{ProviderError, Result};
-
-    fn unsupported() -> ProviderError {
-        ProviderError::Keyring("this platform has no supported keyring".into())
-    }
-    pub(super) fn get(_: &OsKeyring, _: &str) -> Result<Option<Secret>> {
-        Err(unsupported())
-    }
-    pub(super) fn set(_: &OsKeyring, _: &str, _: &Secret) -> Result<()> {
-        Err(unsupported())
-    }
-    pub(super) fn delete(_: &OsKeyring, _: &str) -> Result<bool> {
-        Err(unsupported())
-    }
-}
-
-impl KeyStore for OsKeyring {
-    fn get(&self, provider: &str) -> Result<Option<Secret>> {
-        os::get(self, provider)
-    }
-    fn set(&self, provider: &str, key: &Secret) -> Result<()> {
-        os::set(self, provider, key)
-    }
-    fn delete(&self, provider: &str) -> Result<bool> {
-        os::delete(self, provider)
-    }
-}
-
-/// Keys in memory, for tests.
-#[derive(Default)]
-pub struct MemoryKeyStore {
-    keys: Mutex<HashMap<String, Secret>>,
-}
-
-impl MemoryKeyStore {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    fn keys(&self) -> Result<std::sync::MutexGuard<'_, HashMap<String, Secret>>> {
-        self.keys
-            .lock()
-            .map_err(|_| ProviderError::Keyring("the in-memory key store was poisoned".into()))
-    }
-}
-
-impl fmt::Debug for MemoryKeyStore {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let count = self.keys.lock().map(|k| k.len()).unwrap_or(0);
-        f.debug_struct("MemoryKeyStore")
-            .field("keys", &count)
-            .finish()
-    }
-}
-
-impl KeyStore for MemoryKeyStore {
-    fn get(&self, provider: &str) -> Result<Option<Secret>> {
-        check_provider_name(provider)?;
-        Ok(self.keys()?.get(provider).cloned())
-    }
-    fn set(&self, provider: &str, key: &Secret) -> Result<()> {
-        check_provider_name(provider)?;
-        self.keys()?.insert(provider.to_owned(), key.clone());
-        Ok(())
-    }
-    fn delete(&self, provider: &str) -> Result<bool> {
-        check_provider_name(provider)?;
-        Ok(self.keys()?.remove(provider).is_some())
-    }
-}
-
-/// Runs a blocking keyring call on its own thread and waits for it at most `timeout`.
-///
-/// A plain thread rather than `spawn_blocking`: a Secret Service call can hang for good (a
-/// prompt nobody answers, a wedged daemon), and a runtime waits for its blocking tasks when it
-/// shuts down, so one stuck call would keep the app from quitting. A detached thread is simply
-/// abandoned after the timeout and dies with the process.
-pub async fn run_blocking<T, F>(what: &str, timeout: Duration, call: F) -> Result<T>
-where
-    T: Send + 'static,
-    F: FnOnce() -> Result<T> + Send + 'static,
-{
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    std::thread::Builder::new()
-        .name("tessera-keyring".into())
-        .spawn(move || {
-            // The receiver may be gone (timed out); nothing to do then.
-            let _ = tx.send(call());
-        })
-        .map_err(|err| ProviderError::Keyring(format!("{what}: cannot start a thread: {err}")))?;
-    match tokio::time::timeout(timeout, rx).await {
-        Ok(Ok(result)) => result,
-        Ok(Err(_)) => Err(ProviderError::Keyring(format!(
-            "{what}: the keyring call ended without an answer"
-        ))),
-        Err(_) => {
-            tracing::warn!(what, ?timeout, "keyring call timed out");
-            Err(ProviderError::Keyring(format!(
-                "{what}: the keyring did not answer within {} s (is it locked, or waiting for \
-                 an unlock prompt?)",
-                timeout.as_secs()
-            )))
-        }
+impl From<SecretError> for ProviderError {
+    fn from(error: SecretError) -> Self {
+        ProviderError::Keyring(error.to_string())
     }
 }
 
@@ -282,6 +28,7 @@ pub async fn get_key(store: &Arc<dyn KeyStore>, provider: &str) -> Result<Option
         move || store.get(&name),
     )
     .await
+    .map_err(ProviderError::from)
 }
 
 /// Stores the key of `provider`, within [`KEYRING_TIMEOUT`].
@@ -293,6 +40,7 @@ pub async fn set_key(store: &Arc<dyn KeyStore>, provider: &str, key: Secret) -> 
         move || store.set(&name, &key),
     )
     .await
+    .map_err(ProviderError::from)
 }
 
 /// Removes the key of `provider`, within [`KEYRING_TIMEOUT`]; returns whether there was one.
@@ -304,6 +52,7 @@ pub async fn delete_key(store: &Arc<dyn KeyStore>, provider: &str) -> Result<boo
         move || store.delete(&name),
     )
     .await
+    .map_err(ProviderError::from)
 }
 
 /// `TESSERA_<PROVIDER>_API_KEY`: the name upper-cased, anything not ASCII alphanumeric as `_`.
@@ -417,6 +166,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+    use std::time::Duration;
 
     fn config(name: &str, kind: WireKind) -> ProviderConfig {
         ProviderConfig::new(name, kind, kind.default_base_url())
@@ -538,13 +288,13 @@ mod tests {
     /// A store that would fail the test if it were asked anything.
     struct Untouchable;
     impl KeyStore for Untouchable {
-        fn get(&self, _: &str) -> Result<Option<Secret>> {
+        fn get(&self, _: &str) -> tessera_secrets::Result<Option<Secret>> {
             panic!("the keyring was consulted")
         }
-        fn set(&self, _: &str, _: &Secret) -> Result<()> {
+        fn set(&self, _: &str, _: &Secret) -> tessera_secrets::Result<()> {
             panic!("the keyring was consulted")
         }
-        fn delete(&self, _: &str) -> Result<bool> {
+        fn delete(&self, _: &str) -> tessera_secrets::Result<bool> {
             panic!("the keyring was consulted")
         }
     }
@@ -570,15 +320,15 @@ mod tests {
     /// A keyring that never answers, like a Secret Service waiting on a prompt nobody sees.
     struct Hung;
     impl KeyStore for Hung {
-        fn get(&self, _: &str) -> Result<Option<Secret>> {
+        fn get(&self, _: &str) -> tessera_secrets::Result<Option<Secret>> {
             std::thread::sleep(Duration::from_secs(3600));
             Ok(None)
         }
-        fn set(&self, _: &str, _: &Secret) -> Result<()> {
+        fn set(&self, _: &str, _: &Secret) -> tessera_secrets::Result<()> {
             std::thread::sleep(Duration::from_secs(3600));
             Ok(())
         }
-        fn delete(&self, _: &str) -> Result<bool> {
+        fn delete(&self, _: &str) -> tessera_secrets::Result<bool> {
             std::thread::sleep(Duration::from_secs(3600));
             Ok(false)
         }

@@ -10,7 +10,7 @@ use anyhow::{anyhow, bail, Context};
 use tessera_engine::provider_settings::{default_provider_name, require_provider};
 use tessera_engine::turn::{run_turn, TurnInput, TurnOptions};
 use tessera_protocol::easyflow::{EventBody, SystemState};
-use tessera_providers::keys::{resolve_key, KeyStore, OsKeyring};
+use tessera_providers::keys::{resolve_key, KeyStore, SecretStore};
 use tessera_providers::{presets, ProviderClient, ProviderConfig, WireKind};
 use tessera_store::Store;
 use tokio_util::sync::CancellationToken;
@@ -74,7 +74,7 @@ pub async fn model_client(
                 config.name
             )
         })?;
-    let keyring: Arc<dyn KeyStore> = Arc::new(OsKeyring::new());
+    let keyring: Arc<dyn KeyStore> = Arc::new(SecretStore::open(&store.paths().root));
     let key = resolve_key(&config, keyring).await?;
     Ok((ProviderClient::new(config, key)?, model))
 }

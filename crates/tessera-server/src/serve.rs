@@ -154,11 +154,7 @@ pub async fn open_engine_with(
         Err(err) => return Err(err),
     }
     // MCP servers join every run's tools; a broken mcp.json is reported, never fatal.
-    match tessera_mcp::McpHub::open(
-        dir,
-        Arc::new(tessera_providers::keys::OsKeyring::new()),
-        store.clone(),
-    ) {
+    match tessera_mcp::McpHub::open(dir, engine.secrets(), store.clone()) {
         Ok(hub) => engine.add_tool_source(hub),
         Err(err) => {
             tracing::warn!("MCP servers are not used: {err}");

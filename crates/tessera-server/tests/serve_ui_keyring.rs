@@ -167,3 +167,82 @@ async fn a_key_put_through_the_api_lives_only_in_the_keyring_and_is_used() {
         "the key is in the data folder"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn secrets_move_between_the_keyring_and_the_key_file_and_stay_usable() {
+    if !should_run(SUITE) {
+        return;
+    }
+    let name = format!("move-keyring-{}", std::process::id());
+    let key = format!("sk-move-keyring-{}-4d5e6f70", std::process::id());
+    let scripted = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let mut cmd = tessera_std_with_keyring(data.path());
+    cmd.args(["serve", "--port", "0"]);
+    let api = Api::start(cmd);
+    let view = api.get("/secrets/store").await;
+    assert_eq!(
+        view.ok(200)["keyring"],
+        json!({"reachable": true}),
+        "{}",
+        view.text
+    );
+    let config = json!({"name": name, "kind": "openai", "base_url": scripted.openai_base(),
+                        "default_model": "m", "proxy": "none"});
+    api.post("/providers", &config).await.ok(201);
+    api.post(&format!("/providers/{name}/default"), &json!({}))
+        .await
+        .ok(200);
+    api.put(&format!("/providers/{name}/key"), &json!({"key": key}))
+        .await
+        .ok(200);
+    assert!(secret_tool_lookup(&name).unwrap().is_some());
+
+    // To the file: out of the keyring (another program no longer finds it), into the file.
+    let moved = api.put("/secrets/store", &json!({"store": "file"})).await;
+    let body = moved.ok(200);
+    assert_eq!(body["store"], "file");
+    assert_eq!(body["moved"], json!([name]));
+    assert!(!moved.text.contains(&key));
+    assert_eq!(secret_tool_lookup(&name).unwrap(), None);
+    let file = std::fs::read_to_string(data.path().join("secrets.json")).unwrap();
+    assert!(file.contains(&key));
+    scripted.push(Reply::openai_text("m", &["from the file"]));
+    let message = json!({
+        "messageId": "msg_move_1", "contextId": "ctx_move", "timestamp": "2026-11-26T10:00:00Z",
+        "type": "USER_INPUT", "sender": {"id": "user_1", "type": "USER"},
+        "content": {"text": "hi"}
+    });
+    assert_eq!(
+        api.post("/messages", &message).await.ok(200)["content"]["text"],
+        "from the file"
+    );
+
+    // And back: in the keyring again, the file gone, the key still used.
+    let back = api
+        .put("/secrets/store", &json!({"store": "keyring"}))
+        .await;
+    assert_eq!(back.ok(200)["moved"], json!([name]));
+    assert!(!data.path().join("secrets.json").exists());
+    assert_eq!(
+        secret_tool_lookup(&name)
+            .unwrap()
+            .as_deref()
+            .map(str::trim_end),
+        Some(key.as_str())
+    );
+    scripted.push(Reply::openai_text("m", &["from the keyring"]));
+    let mut again = message.clone();
+    again["messageId"] = json!("msg_move_2");
+    assert_eq!(
+        api.post("/messages", &again).await.ok(200)["content"]["text"],
+        "from the keyring"
+    );
+    let bearer = format!("Bearer {key}");
+    assert!(scripted
+        .calls()
+        .iter()
+        .all(|r| r.header("authorization") == Some(bearer.as_str())));
+    api.delete(&format!("/providers/{name}")).await.ok(200);
+    assert_eq!(secret_tool_lookup(&name).unwrap(), None);
+}

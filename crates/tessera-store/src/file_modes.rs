@@ -25,6 +25,8 @@ const OWN_NAMES: &[&str] = &[
     "mcp.json",
     "tessera.lock",
     "secrets.json",
+    // The key file's next version, between its write and its rename.
+    "secrets.json.tmp",
 ];
 
 /// Creates `dir` (and its parents) with [`FOLDER_MODE`]; an existing folder is left as it is.

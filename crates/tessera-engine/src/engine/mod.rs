@@ -94,6 +94,8 @@ pub enum EngineError {
     },
     #[error("message {0} is not the person's: only what the person said can be answered again")]
     NotUserMessage(String),
+    #[error(transparent)]
+    Secrets(tessera_secrets::SecretError),
 }
 
 /// Where the message a run answers goes: [`Said`], owned for the run's task.
@@ -194,6 +196,9 @@ pub struct Engine {
     live_forms: Arc<crate::interactions::LiveForms>,
     /// Tools that come and go while the engine runs (MCP servers), asked at each run's start.
     tool_sources: Arc<RwLock<Vec<Arc<dyn crate::tools::ToolSource>>>>,
+    /// Every secret of the data folder (API keys, MCP servers' secrets): the keyring or the
+    /// key file, as the person chose.
+    secrets: Arc<tessera_secrets::SecretStore>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -217,7 +222,9 @@ impl Engine {
         // Long answers pass multi-megabyte texts around; see `heap`.
         crate::heap::keep_large_blocks_apart();
         let bus = Arc::new(EventBus::new());
+        let secrets = Arc::new(tessera_secrets::SecretStore::open(&store.paths().root));
         Self {
+            secrets,
             live_forms: Arc::new(crate::interactions::LiveForms::new(
                 store.clone(),
                 bus.clone(),
@@ -291,6 +298,41 @@ impl Engine {
 
     pub fn store(&self) -> &Arc<Store> {
         &self.store
+    }
+
+    /// Where the data folder's secrets are kept (the keyring or the key file), with the
+    /// person's choice between them.
+    pub fn secret_store(&self) -> &Arc<tessera_secrets::SecretStore> {
+        &self.secrets
+    }
+
+    /// Moves every secret of the data folder to `to` (the person's choice): the providers'
+    /// keys (saved providers and presets) and the secrets of every tool source.
+    pub async fn choose_secret_store(
+        &self,
+        to: tessera_secrets::SecretBackend,
+    ) -> Result<tessera_secrets::SecretStoreMoved, EngineError> {
+        let mut accounts: Vec<String> =
+            crate::turn::blocking(|| self.store.read(|r| r.all_provider_settings()))?
+                .into_iter()
+                .map(|(name, _)| name)
+                .chain(tessera_providers::presets::preset_names().map(str::to_owned))
+                .collect();
+        let sources: Vec<_> = self
+            .tool_sources
+            .read()
+            .map(|s| s.clone())
+            .unwrap_or_default();
+        accounts.extend(sources.iter().flat_map(|s| s.secret_accounts()));
+        self.secrets
+            .switch(to, &accounts)
+            .await
+            .map_err(EngineError::Secrets)
+    }
+
+    /// The data folder's secrets, as the key store every reader of one uses.
+    pub fn secrets(&self) -> Arc<dyn tessera_secrets::KeyStore> {
+        self.secrets.clone()
     }
 
     /// The tools a run in `conversation_id` may call: the model's, plus the front-end tools a

@@ -18,6 +18,12 @@ pub trait ToolSource: Send + Sync + 'static {
     /// The source itself, so that the shells can reach its own API (an MCP hub's settings)
     /// through [`crate::engine::Engine::tool_source`].
     fn as_any(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync>;
+
+    /// The accounts under which the source keeps secrets in the secret store (an MCP server's
+    /// secret arguments, headers, URL): carried along when the person moves the store.
+    fn secret_accounts(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// `base` with the tools of `sources` (those `allowed` names, when a profile restricts them).

@@ -133,6 +133,19 @@ impl From<tessera_engine::engine::EngineError> for ApiError {
                 "STORE_ERROR",
                 err.to_string(),
             ),
+            EngineError::Secrets(
+                tessera_engine::secrets::SecretError::Keyring(_)
+                | tessera_engine::secrets::SecretError::Timeout { .. },
+            ) => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "KEYRING_UNAVAILABLE",
+                err.to_string(),
+            ),
+            EngineError::Secrets(_) => ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "KEY_FILE_ERROR",
+                err.to_string(),
+            ),
         }
     }
 }

@@ -13,6 +13,7 @@ mod grants;
 mod mcp;
 mod provider_check;
 mod providers;
+mod secrets;
 mod settings;
 mod tools;
 
@@ -29,6 +30,9 @@ use tessera_protocol::settings_api::ModelStatus;
 use super::ApiError;
 use crate::serve::ModelFlags;
 
+/// How handlers receive the flags the model is rebuilt with.
+type Flags = Option<Extension<Arc<ModelFlags>>>;
+
 /// The UI's routes; `api::routes` merges them (the caller adds authentication).
 pub fn ui_routes() -> Router<Engine> {
     Router::new()
@@ -39,6 +43,7 @@ pub fn ui_routes() -> Router<Engine> {
         .merge(grants::routes())
         .merge(mcp::routes())
         .merge(providers::routes())
+        .merge(secrets::routes())
         .merge(settings::routes())
         .merge(tools::routes())
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use anyhow::anyhow;
 use clap::{Args, Subcommand};
-use tessera_providers::keys::{KeyStore, OsKeyring};
+use tessera_providers::keys::{KeyStore, SecretStore};
 use tessera_providers::models::OLLAMA_URL;
 use tessera_providers::{ProviderConfig, ProviderError, WireKind};
 use tessera_store::Store;
@@ -209,7 +209,7 @@ async fn run(dir: &Path, cmd: ProviderCommand) -> Outcome {
             anyhow!(err).context(format!("cannot open the data folder {}", dir.display())),
         )
     })?;
-    let keyring: Arc<dyn KeyStore> = Arc::new(OsKeyring::new());
+    let keyring: Arc<dyn KeyStore> = Arc::new(SecretStore::open(dir));
     match cmd {
         ProviderCommand::List { json } => list(&store, &keyring, json).await,
         ProviderCommand::Add(args) => add(&store, args),

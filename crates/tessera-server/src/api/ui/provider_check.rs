@@ -92,7 +92,7 @@ pub(super) async fn check(
         problem: None,
         message: None,
     };
-    let key = match resolve_key(&config, keyring()).await {
+    let key = match resolve_key(&config, keyring(&engine)).await {
         Ok(key) => key,
         Err(err @ ProviderError::MissingKey { .. }) => {
             answer.problem = Some(CheckProblem::MissingKey);

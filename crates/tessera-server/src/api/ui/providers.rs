@@ -15,7 +15,7 @@ use serde_json::Value;
 use tessera_engine::engine::Engine;
 use tessera_engine::provider_settings::{find_provider, save_provider, ProviderLookupError};
 use tessera_providers::http::redact_userinfo;
-use tessera_providers::keys::{KeyStore, OsKeyring};
+use tessera_providers::keys::KeyStore;
 use tessera_providers::{ProviderConfig, ProviderError};
 
 use super::{bad_request, kind_of, model_status, object_body, refresh_model};
@@ -42,8 +42,9 @@ pub(super) fn routes() -> Router<Engine> {
         )
 }
 
-pub(super) fn keyring() -> Arc<dyn KeyStore> {
-    Arc::new(OsKeyring::new())
+/// Where keys are kept: the engine's secret store (the keyring or the key file).
+pub(super) fn keyring(engine: &Engine) -> Arc<dyn KeyStore> {
+    engine.secrets()
 }
 
 /// A `tessera provider` failure as an API error: a wrong request is a 4xx (404 for an unknown
@@ -98,7 +99,7 @@ fn shown_config(config: &ProviderConfig) -> ProviderConfig {
 /// provider list --json` shows it, plus `has_key` (null: the keyring could not be read) and the
 /// whole configuration; which one is the default; the model new runs use.
 async fn list(State(engine): State<Engine>) -> Result<Json<ProviderList>, ApiError> {
-    let listing = cmd::provider_rows(engine.store(), &keyring())
+    let listing = cmd::provider_rows(engine.store(), &keyring(&engine))
         .await
         .map_err(api_error)?;
     let providers = listing
@@ -180,7 +181,7 @@ async fn remove(
             },
         ));
     }
-    let removal = cmd::remove_provider(store, &keyring(), &name)
+    let removal = cmd::remove_provider(store, &keyring(&engine), &name)
         .await
         .map_err(api_error)?;
     let (key_removed, keyring_warning) = match &removal.key {
@@ -224,7 +225,7 @@ async fn set_key(
         }
         None => return Err(bad_request("send {\"key\": \"…\"}")),
     };
-    let notes = cmd::save_key(engine.store(), &keyring(), &name, key)
+    let notes = cmd::save_key(engine.store(), &keyring(&engine), &name, key)
         .await
         .map_err(api_error)?;
     let model = refresh_model(&engine, flags).await;
@@ -254,7 +255,7 @@ async fn delete_key(
             format!("no provider named {name}; the keyring was not touched"),
         ));
     }
-    let removed = cmd::remove_key(&keyring(), &name)
+    let removed = cmd::remove_key(&keyring(&engine), &name)
         .await
         .map_err(api_error)?;
     let model = refresh_model(&engine, flags).await;
@@ -284,7 +285,7 @@ async fn models(
     State(engine): State<Engine>,
     Path(name): Path<String>,
 ) -> Result<Json<ProviderModels>, ApiError> {
-    let (_, models) = cmd::fetch_models(engine.store(), keyring(), &name)
+    let (_, models) = cmd::fetch_models(engine.store(), keyring(&engine), &name)
         .await
         .map_err(api_error)?;
     Ok(Json(ProviderModels {

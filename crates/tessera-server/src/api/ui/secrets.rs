@@ -1,0 +1,44 @@
+//! Where secrets are kept: `GET /v1/secrets/store` (the store in use, the key file's path, and
+//! whether the keyring answers now) and `PUT /v1/secrets/store {"store": "keyring"|"file"}`,
+//! which moves every secret (API keys, MCP servers' secrets) to the chosen store. No secret's
+//! value is ever in an answer.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use tessera_engine::engine::Engine;
+use tessera_protocol::settings_api::{SecretStoreChoice, SecretStoreMoved, SecretStoreView};
+
+use super::{bad_request, json_body, refresh_model, Flags};
+use crate::api::ApiError;
+
+pub(super) fn routes() -> Router<Engine> {
+    Router::new().route("/secrets/store", get(show).put(choose))
+}
+
+async fn show(State(engine): State<Engine>) -> Json<SecretStoreView> {
+    let secrets = engine.secret_store();
+    Json(SecretStoreView {
+        store: secrets.backend(),
+        key_file: secrets.key_file().display().to_string(),
+        keyring: secrets.keyring_health().await,
+    })
+}
+
+async fn choose(
+    State(engine): State<Engine>,
+    flags: Flags,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<SecretStoreMoved>, ApiError> {
+    let choice: SecretStoreChoice = serde_json::from_value(json_body(body)?).map_err(|err| {
+        bad_request(format!(
+            "the body must be {{\"store\": \"keyring\"}} or {{\"store\": \"file\"}}: {err}"
+        ))
+    })?;
+    let moved = engine.choose_secret_store(choice.store).await?;
+    // A key the model could not read before may be readable now.
+    refresh_model(&engine, flags).await;
+    Ok(Json(moved))
+}
