@@ -109,7 +109,10 @@ fn result_of(reply: LiveReply) -> ElicitResult {
             ElicitResult::new(ElicitationAction::Accept).with_content(values)
         }
         LiveReply::Decline => ElicitResult::new(ElicitationAction::Decline),
-        LiveReply::Cancel(_) => ElicitResult::new(ElicitationAction::Cancel),
+        // A form is never answered with a consent decision.
+        LiveReply::Cancel(_) | LiveReply::Decided(_) => {
+            ElicitResult::new(ElicitationAction::Cancel)
+        }
     }
 }
 

@@ -143,58 +143,128 @@ async fn a_models_call_through_an_announced_alternative_is_gated() {
     assert_eq!(guarded_runs(data.path()), 0);
 }
 
+/// The specialist `writer`'s turn: the coordinator invokes it, it calls the guarded tool,
+/// then answers `said` (its last turn offers no tools), and the coordinator answers.
+fn push_writer_turn(provider: &ScriptedProvider, n: u32, said: &str) {
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[(
+            &format!("call_spec{n}"),
+            "invoke_writer",
+            &[r#"{"task": "write it"}"#],
+        )],
+    ));
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[(&format!("call_inner{n}"), GUARDED, &[r#"{"ms": 0}"#])],
+    ));
+    provider.push(Reply::openai_text("m", &[said]));
+    provider.push(Reply::openai_text("m", &["The writer is done."]));
+}
+
+/// Waits in `stream` for the specialist's consent request, checks who it names, and answers it.
+async fn answer_specialists_request(
+    api: &Api,
+    stream: &mut support::api::SseReader,
+    decision: &str,
+) {
+    let asked = stream
+        .until(|e| e["type"] == "consent_request")
+        .await
+        .expect("the specialist's call asks the person");
+    let payload = &asked["payload"];
+    assert_eq!(payload["tool"], GUARDED, "{asked}");
+    assert_eq!(
+        payload["requested_by"],
+        json!({"kind": "specialist", "name": "writer"}),
+        "{asked}"
+    );
+    let id = payload["consent_id"].as_str().unwrap();
+    api.post(
+        &format!("/interactions/{id}"),
+        &json!({"decision": decision}),
+    )
+    .await
+    .ok(200);
+}
+
 #[tokio::test(flavor = "multi_thread")]
-async fn a_specialists_call_needs_the_same_consent_and_says_who_asked() {
+async fn a_specialists_call_asks_the_person_in_a_model_turn_and_is_refused_in_a_direct_run() {
     let provider = ScriptedProvider::start().await.unwrap();
-    // The coordinator asks the specialist; the specialist calls the guarded tool, then answers
-    // (its last turn offers no tools); the coordinator answers.
-    provider.push(Reply::openai_tool_calls(
-        "m",
-        &[("call_spec", "invoke_writer", &[r#"{"task": "write it"}"#])],
-    ));
-    provider.push(Reply::openai_tool_calls(
-        "m",
-        &[("call_inner", GUARDED, &[r#"{"ms": 0}"#])],
-    ));
-    provider.push(Reply::openai_text("m", &["I could not write it."]));
-    provider.push(Reply::openai_text("m", &["The writer could not write it."]));
     let data = tempfile::tempdir().unwrap();
     let api = serve(data.path(), &provider);
     let writer = json!([{"name": "writer", "title": "Writer", "description": "Writes files.",
         "system_prompt": "You write.", "tools": [GUARDED], "max_turns": 2}]);
     api.put("/specialists", &writer).await.ok(200);
+
+    // In a model turn the person is asked, the specialist named; it waits, and "deny" is what
+    // the specialist reads.
+    push_writer_turn(&provider, 1, "I could not write it.");
     let mut stream = api
         .open_sse("/messages", Some(&user_input_message("ctx_spec", "go")))
         .await;
+    answer_specialists_request(&api, &mut stream, "deny").await;
     stream.until(|e| e["type"] == "done").await.unwrap();
     assert_eq!(guarded_runs(data.path()), 0);
-    // The specialist was told its call was refused, and by whom it was asked for.
     let specialist_read = provider.calls()[2].body["messages"].to_string();
     assert!(
         specialist_read.contains("PERMISSION_DENIED")
+            && specialist_read.contains("did not allow")
             && specialist_read.contains("the specialist `writer`"),
         "{specialist_read}"
     );
 
-    // A grant lets the specialist's call through too.
+    // Allowed once: it runs once, inside the specialist's loop.
+    push_writer_turn(&provider, 2, "Written.");
+    let mut stream = api
+        .open_sse("/messages", Some(&user_input_message("ctx_spec", "again")))
+        .await;
+    answer_specialists_request(&api, &mut stream, "allow_once").await;
+    stream.until(|e| e["type"] == "done").await.unwrap();
+    assert_eq!(guarded_runs(data.path()), 1);
+    let specialist_read = provider.calls()[6].body["messages"].to_string();
+    assert!(
+        !specialist_read.contains("PERMISSION_DENIED"),
+        "{specialist_read}"
+    );
+
+    // In a direct run nobody is asked: the specialist's call is refused, naming it.
     provider.push(Reply::openai_tool_calls(
         "m",
-        &[("call_spec2", "invoke_writer", &[r#"{"task": "write it"}"#])],
+        &[("call_inner3", GUARDED, &[r#"{"ms": 0}"#])],
     ));
-    provider.push(Reply::openai_tool_calls(
-        "m",
-        &[("call_inner2", GUARDED, &[r#"{"ms": 0}"#])],
-    ));
-    provider.push(Reply::openai_text("m", &["Written."]));
-    provider.push(Reply::openai_text("m", &["The writer wrote it."]));
+    provider.push(Reply::openai_text("m", &["I could not write it."]));
+    let request = mcp_message(
+        "ctx_spec",
+        "TOOL_CALL_REQUEST",
+        json!({"calls": [{"callId": "d1", "name": "invoke_writer",
+                          "parameters": {"task": "write it"}}]}),
+    );
+    let body = api.post("/messages", &request).await.ok(200).clone();
+    assert_eq!(body["content"]["results"][0]["status"], "SUCCESS", "{body}");
+    assert_eq!(guarded_runs(data.path()), 1);
+    let specialist_read = provider.calls()[9].body["messages"].to_string();
+    assert!(
+        specialist_read.contains("PERMISSION_DENIED")
+            && specialist_read.contains("no grant allows it")
+            && specialist_read.contains("the specialist `writer`"),
+        "{specialist_read}"
+    );
+
+    // A grant lets the specialist's call through without asking.
+    push_writer_turn(&provider, 4, "Written.");
     drop(api);
     grant(data.path(), None);
     let api = serve(data.path(), &provider);
     let mut stream = api
-        .open_sse("/messages", Some(&user_input_message("ctx_spec", "again")))
+        .open_sse(
+            "/messages",
+            Some(&user_input_message("ctx_spec", "once more")),
+        )
         .await;
     stream.until(|e| e["type"] == "done").await.unwrap();
-    assert_eq!(guarded_runs(data.path()), 1);
+    assert!(!stream.events.iter().any(|e| e["type"] == "consent_request"));
+    assert_eq!(guarded_runs(data.path()), 2);
 }
 
 /// Answers the consent request `stream` saw last with `decision`; the stream that follows.
@@ -253,4 +323,43 @@ async fn an_allowed_call_never_runs_twice_when_another_run_reuses_its_id() {
     last.read_to_done().await;
     // The first call's old "allow" did not run it a second time.
     assert_eq!(guarded_runs(data.path()), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_specialists_request_left_open_by_a_crash_is_withdrawn_and_nothing_runs() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = serve(data.path(), &provider);
+    let writer = json!([{"name": "writer", "title": "Writer", "description": "Writes files.",
+        "system_prompt": "You write.", "tools": [GUARDED], "max_turns": 2}]);
+    api.put("/specialists", &writer).await.ok(200);
+    push_writer_turn(&provider, 1, "Written.");
+    let mut stream = api
+        .open_sse("/messages", Some(&user_input_message("ctx_crash", "go")))
+        .await;
+    let asked = stream
+        .until(|e| e["type"] == "consent_request")
+        .await
+        .unwrap();
+    let id = asked["payload"]["consent_id"].as_str().unwrap().to_owned();
+    // The app is killed while the specialist waits.
+    drop(stream);
+    drop(api);
+    let api = serve(data.path(), &provider);
+    // The specialist that asked is gone with its process: its request is withdrawn, the run
+    // ends interrupted, and a late "allow" runs nothing.
+    let pending = api.get("/interactions?conversation_id=ctx_crash").await;
+    assert_eq!(
+        pending.ok(200)["interactions"],
+        json!([]),
+        "{}",
+        pending.text
+    );
+    api.post(
+        &format!("/interactions/{id}"),
+        &json!({"decision": "allow_once"}),
+    )
+    .await
+    .error(409, "INTERACTION_CLOSED");
+    assert_eq!(guarded_runs(data.path()), 0);
 }

@@ -11,7 +11,12 @@ use tokio::time::Instant;
 
 use super::events::Emitter;
 use super::outcome::{codes, CallError, CallOutcome};
-use crate::tools::{ConsentGate, RegisteredTool, ToolContext, ToolRegistry, PERMISSION_DENIED};
+use crate::interactions::consent::{allows, request_payload};
+use crate::interactions::LiveReply;
+use crate::tools::{
+    Clearance, ConsentGate, RegisteredTool, RequestedBy, ToolContext, ToolRegistry,
+    PERMISSION_DENIED,
+};
 use tokio_util::sync::CancellationToken;
 
 pub(crate) struct Attempt {
@@ -93,6 +98,70 @@ fn alternative(a: &Attempt, failed: &CallOutcome) -> Option<Arc<RegisteredTool>>
     Some(alt.clone())
 }
 
+/// A specialist's call the gate refused, in a run where the person can be asked (a model
+/// turn): the person is asked now, with the specialist named, and the specialist waits for the
+/// answer (the run's own calls ask before they start: [`crate::turn`]). None where nobody can
+/// be asked (a direct run): the call stays refused.
+async fn ask_person(a: &Attempt, tool: &RegisteredTool) -> Option<Result<Clearance, CallOutcome>> {
+    let RequestedBy::Specialist(who) = a.gate.requested_by() else {
+        return None;
+    };
+    let forms = Arc::clone(a.emitter.live_forms()?);
+    let mut consent = request_payload(&crate::turn::new_id(), &a.call_id, &tool.spec, &a.arguments);
+    consent.requested_by = Some(a.gate.requested_by().to_wire(who));
+    let emitter = Arc::clone(&a.emitter);
+    let reply = forms
+        .ask_consent(
+            a.emitter.conversation_id(),
+            a.emitter.run_id(),
+            &a.call_id,
+            consent,
+            move |body| emitter.emit(body),
+        )
+        .await;
+    let name = &tool.spec.name;
+    let refused = |outcome, code: &str, message: String| {
+        Some(Err(CallOutcome::not_run(
+            outcome,
+            CallError::new(code, message),
+        )))
+    };
+    match reply {
+        Ok(LiveReply::Decided(decision)) if allows(decision) => {
+            a.gate.approve(&a.call_id, name);
+            Some(a.gate.clear(&tool.spec, &a.call_id).map_err(|still| {
+                CallOutcome::not_run(
+                    ToolOutcome::Denied,
+                    CallError::new(PERMISSION_DENIED, still.message),
+                )
+            }))
+        }
+        Ok(LiveReply::Decided(_)) => refused(
+            ToolOutcome::Denied,
+            PERMISSION_DENIED,
+            format!(
+                "the person did not allow `{name}`, asked for by the specialist `{who}`; it \
+                 was not run"
+            ),
+        ),
+        Ok(LiveReply::Cancel(reason)) => refused(
+            ToolOutcome::Cancelled,
+            codes::CANCELLED,
+            format!("the consent `{name}` needs was not given ({reason}); it was not run"),
+        ),
+        Ok(LiveReply::Accept(_) | LiveReply::Decline) => refused(
+            ToolOutcome::Denied,
+            PERMISSION_DENIED,
+            format!("the consent `{name}` needs was answered as a form; it was not run"),
+        ),
+        Err(error) => refused(
+            ToolOutcome::Denied,
+            PERMISSION_DENIED,
+            format!("the person could not be asked for `{name}` ({error}); it was not run"),
+        ),
+    }
+}
+
 async fn run_tool(
     a: &Attempt,
     tool: &Arc<RegisteredTool>,
@@ -102,16 +171,26 @@ async fn run_tool(
     // The one gate: without its clearance the tool cannot run (its context needs one).
     let clearance = match a.gate.clear(&tool.spec, &a.call_id) {
         Ok(clearance) => clearance,
-        Err(refused) => {
-            return CallOutcome::not_run(
-                ToolOutcome::Denied,
-                CallError {
-                    code: PERMISSION_DENIED.to_owned(),
-                    message: refused.message,
-                    details: refused.details,
-                },
-            )
-        }
+        Err(refused) => match tokio::time::timeout_at(deadline, ask_person(a, tool)).await {
+            Ok(Some(Ok(clearance))) => clearance,
+            Ok(Some(Err(outcome))) => return outcome,
+            Ok(None) => {
+                return CallOutcome::not_run(
+                    ToolOutcome::Denied,
+                    CallError {
+                        code: PERMISSION_DENIED.to_owned(),
+                        message: refused.message,
+                        details: refused.details,
+                    },
+                )
+            }
+            Err(_) => {
+                return CallOutcome::not_run(
+                    ToolOutcome::Timeout,
+                    CallError::new(codes::TIMEOUT, timeout_reason),
+                )
+            }
+        },
     };
     let policy = tool.spec.retry;
     let mut attempt = 1u32;

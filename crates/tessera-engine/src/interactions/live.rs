@@ -1,5 +1,6 @@
-//! Forms a running tool asks for (an MCP server's elicitation). Unlike `request_form`, the run
-//! does not suspend: the tool stays connected and waits for the answer. The form is stored and
+//! Forms a running tool asks for (an MCP server's elicitation), and consent a running
+//! specialist's own calls need. Unlike `request_form`, the run does not suspend: the tool stays
+//! connected (the specialist keeps its loop) and waits for the answer. The form is stored and
 //! answered like every other interaction (`POST /v1/interactions/{id}`, field errors and all),
 //! so the person sees no difference; it is withdrawn when the call ends without an answer
 //! (cancelled, timed out, expired). After a restart whoever asked is gone: the run is closed as
@@ -9,7 +10,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
-use tessera_protocol::easyflow::{EventBody, FormAction, FormRequestPayload};
+use tessera_protocol::easyflow::{
+    ConsentDecision, ConsentRequestPayload, EventBody, FormAction, FormRequestPayload,
+};
 use tessera_store::interactions::{Interaction, InteractionKind, InteractionState, NewInteraction};
 use tessera_store::Store;
 use tokio::sync::oneshot;
@@ -29,6 +32,8 @@ pub enum LiveReply {
     Decline,
     /// Cancelled by the person, or withdrawn (expired, the run moved on); the reason.
     Cancel(String),
+    /// The person's decision on a consent request.
+    Decided(ConsentDecision),
 }
 
 /// Why a live form could not be asked.
@@ -78,6 +83,14 @@ fn reply_of(interaction: &Interaction) -> Option<LiveReply> {
                 .unwrap_or("cancelled")
                 .to_owned(),
         )),
+        InteractionState::Answered if interaction.kind == InteractionKind::Consent => {
+            Some(LiveReply::Decided(
+                answer
+                    .and_then(|a| a.get("decision"))
+                    .and_then(|d| serde_json::from_value(d.clone()).ok())
+                    .unwrap_or(ConsentDecision::Deny),
+            ))
+        }
         InteractionState::Answered => {
             let action = answer
                 .and_then(|a| a.get("action"))
@@ -186,28 +199,73 @@ impl LiveForms {
         if form.form_id.is_empty() {
             form.form_id = crate::turn::new_id();
         }
-        let mut request = serde_json::to_value(&form)
+        let request = serde_json::to_value(&form)
             .map_err(|e| LiveFormError::BadSchema(format!("the form cannot be written: {e}")))?;
-        if let Some(object) = request.as_object_mut() {
-            object.insert(LIVE_KEY.into(), json!(call_id));
-        }
-        let (tx, rx) = oneshot::channel();
-        let new = NewInteraction {
-            interaction_id: Some(form.form_id.clone()),
-            run_id: run_id.map(str::to_owned),
+        let asked = Asked {
+            conversation_id,
+            run_id,
+            call_id,
+            id: form.form_id.clone(),
             kind: InteractionKind::Form,
             request,
         };
-        let conversation = conversation_id.to_owned();
+        self.wait(asked, EventBody::FormRequest(form), emit).await
+    }
+
+    /// Asks the person whether call `call_id` may run (a specialist's call without a grant)
+    /// and waits for the decision; a decision beyond this call is recorded as a grant when
+    /// the answer is taken, as for every consent request.
+    pub(crate) async fn ask_consent(
+        &self,
+        conversation_id: &str,
+        run_id: Option<&str>,
+        call_id: &str,
+        consent: ConsentRequestPayload,
+        emit: impl FnOnce(EventBody),
+    ) -> Result<LiveReply, LiveFormError> {
+        let request = serde_json::to_value(&consent).map_err(|e| {
+            LiveFormError::BadSchema(format!("the consent request cannot be written: {e}"))
+        })?;
+        let asked = Asked {
+            conversation_id,
+            run_id,
+            call_id,
+            id: consent.consent_id.clone(),
+            kind: InteractionKind::Consent,
+            request,
+        };
+        self.wait(asked, EventBody::ConsentRequest(consent), emit)
+            .await
+    }
+
+    /// Stores the interaction, shows it, and waits for its answer.
+    async fn wait(
+        &self,
+        asked: Asked<'_>,
+        body: EventBody,
+        emit: impl FnOnce(EventBody),
+    ) -> Result<LiveReply, LiveFormError> {
+        let mut request = asked.request;
+        if let Some(object) = request.as_object_mut() {
+            object.insert(LIVE_KEY.into(), json!(asked.call_id));
+        }
+        let (tx, rx) = oneshot::channel();
+        let new = NewInteraction {
+            interaction_id: Some(asked.id.clone()),
+            run_id: asked.run_id.map(str::to_owned),
+            kind: asked.kind,
+            request,
+        };
+        let conversation = asked.conversation_id.to_owned();
         let store = Arc::clone(&self.store);
         let interaction =
             crate::turn::blocking(move || store.create_interaction(&conversation, new))?;
-        // Waiting before the form is shown, so no answer can come unseen.
+        // Waiting before the request is shown, so no answer can come unseen.
         if let Ok(mut waiting) = self.waiting.lock() {
             waiting.insert(
-                form.form_id.clone(),
+                asked.id,
                 Waiting {
-                    call_id: call_id.to_owned(),
+                    call_id: asked.call_id.to_owned(),
                     reply: tx,
                     interaction: interaction.clone(),
                 },
@@ -217,9 +275,9 @@ impl LiveForms {
             forms: self,
             interaction: Some(interaction.clone()),
         };
-        emit(EventBody::FormRequest(form));
+        emit(body);
         // The call's own timeout bounds the wait: when it fires, this future is dropped and
-        // the guard withdraws the form.
+        // the guard withdraws the request.
         match rx.await {
             Ok(reply) => {
                 guard.interaction = None;
@@ -227,8 +285,18 @@ impl LiveForms {
             }
             Err(_) => {
                 drop(guard);
-                Ok(LiveReply::Cancel("the engine let go of the form".into()))
+                Ok(LiveReply::Cancel("the engine let go of the request".into()))
             }
         }
     }
+}
+
+/// An interaction a running call asks for.
+struct Asked<'a> {
+    conversation_id: &'a str,
+    run_id: Option<&'a str>,
+    call_id: &'a str,
+    id: String,
+    kind: InteractionKind,
+    request: Value,
 }

@@ -8,9 +8,10 @@
 //! very call (their answer to its consent request), or when a stored grant allows the tool in
 //! this conversation (a `once` grant is spent by the call it lets through). Anything else is
 //! refused with [`PERMISSION_DENIED`]: the call ends `denied` and its tool never runs. Asking
-//! the person happens before a call reaches the executor (a model turn suspends for it,
-//! [`crate::turn`]); where nobody is asked — a direct run, a specialist's or a plan's own
-//! calls — a call without a grant is refused here.
+//! the person happens before a coordinator's call reaches the executor (a model turn suspends
+//! for it, [`crate::turn`]); a specialist's or a plan's own calls are asked for while the
+//! specialist waits, in a run where the person can be asked (the executor's `ask_person`);
+//! where nobody is asked — a direct run — a call without a grant is refused here.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
