@@ -49,11 +49,7 @@ pub async fn api_request(
 ) -> Result<ApiResponseHead, String> {
     let (head, mut body) = host.call(request).await;
     let pump = tauri::async_runtime::spawn(async move {
-        while let Some(chunk) = body.next().await {
-            let frame = match chunk {
-                Ok(text) => BodyFrame::Chunk { text },
-                Err(message) => BodyFrame::Error { message },
-            };
+        while let Some(frame) = body.next_frame().await {
             // The webview went away (reload, closed window): nobody reads on.
             if on_body.send(frame).is_err() {
                 return;

@@ -203,7 +203,23 @@ test('a screen capture with consent is a PNG of the screen, shown in the chat an
     assert.ok(dataUrl, 'the model received the screenshot as an image');
     assert.deepEqual(decodePng(Buffer.from(dataUrl, 'base64')).pixel(1270, 890), [0x12, 0xab, 0x34]);
 
+    // The picture a person sees: loaded with its natural size, showing the painted colour.
     await until('the screenshot in the chat', () => driver.find('[data-testid="tool-card"] img'));
+    const shownImage = await until('the screenshot loaded with its pixels', async () => {
+      const seen = await driver.exec(
+        'const img = document.querySelector(\'[data-testid="tool-card"] img\');' +
+          'if (!img || !img.complete || img.naturalWidth === 0) return null;' +
+          'const c = document.createElement("canvas"); c.width = img.naturalWidth; c.height = img.naturalHeight;' +
+          'const g = c.getContext("2d"); g.drawImage(img, 0, 0);' +
+          'const p = g.getImageData(1270, 890, 1, 1).data;' +
+          'const r = img.getBoundingClientRect();' +
+          'return { w: img.naturalWidth, h: img.naturalHeight, pixel: [p[0], p[1], p[2]], shownWidth: r.width };',
+      );
+      return seen ?? false;
+    });
+    assert.deepEqual([shownImage.w, shownImage.h], [1280, 900], 'the picture has its natural size');
+    assert.deepEqual(shownImage.pixel, [0x12, 0xab, 0x34], 'the picture shows the painted screen');
+    assert.ok(shownImage.shownWidth > 0, 'the picture takes room in the chat');
     await driver.screenshot(join(resultsDir, 'desktop-screen-capture.png'));
   } catch (error) {
     throw await shown(driver, error, 'desktop-screen-capture');

@@ -429,6 +429,7 @@ async fn substituted_arguments_results_and_a_set_are_bounded() -> R {
         arguments_bytes: a,
         result_bytes: r,
         set_bytes: s,
+        ..Default::default()
     };
     let run = |l: tessera_engine::executor::Limits| async move {
         let executor = Executor::new(

@@ -409,3 +409,82 @@ async fn a_store_failure_mid_answer_ends_the_turn_with_the_store_error() {
         .iter()
         .any(|e| matches!(e.event.body, EventBody::Done(_))));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_whose_tool_results_reach_its_limit_ends_failed_and_stays_readable() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    for i in 0..6 {
+        let id = format!("call_{i}");
+        provider.push(Reply::openai_tool_calls(
+            "m",
+            &[(id.as_str(), "big_page", &["{}"])],
+        ));
+    }
+    let runs = Arc::new(AtomicUsize::new(0));
+    let mut registry = ToolRegistry::new();
+    let counter = runs.clone();
+    registry
+        .register(
+            ToolSpec::new("big_page", "A page of 100 KB"),
+            move |_args: Value, _ctx: ToolContext| {
+                let counter = counter.clone();
+                async move {
+                    counter.fetch_add(1, Ordering::SeqCst);
+                    Ok::<_, ToolFailure>(json!({"text": "x".repeat(100 * 1024)}))
+                }
+            },
+        )
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let options = TurnOptions {
+        tools: Some(Arc::new(registry)),
+        max_model_calls: 8,
+        tool_limits: tessera_engine::executor::Limits {
+            run_bytes: 250 * 1024,
+            ..Default::default()
+        },
+        ..TurnOptions::default()
+    };
+    let mut seen = Vec::new();
+    let outcome = run_turn(
+        &store,
+        &client(&provider, WireKind::Openai),
+        TurnInput {
+            conversation: None,
+            text: "read everything",
+            said: Default::default(),
+            model: "m",
+            options: &options,
+            run_id: None,
+        },
+        CancellationToken::new(),
+        |e: StoredEvent| seen.push(e.event),
+    )
+    .await
+    .unwrap();
+    // Rounds run while the run is under its limit; the one that crosses it is the last.
+    assert_eq!(runs.load(Ordering::SeqCst), 3);
+    assert_eq!(outcome.model_calls, 3);
+    assert_eq!(outcome.state, SystemState::Failed);
+    let error = seen
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::SystemError(p) => Some(p.clone()),
+            _ => None,
+        })
+        .expect("the limit is reported");
+    assert_eq!(error.code, "RUN_LIMIT_REACHED");
+    assert!(error.message.contains("250.0 KiB"), "{}", error.message);
+    let json: Vec<Value> = seen
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    assert_eq!(tessera_testkit::event_order::check_run(&json), Ok(()));
+    // What it stored stays readable.
+    let stored = store
+        .run_events(&outcome.conversation_id, &outcome.run_id)
+        .unwrap();
+    assert_eq!(stored.len(), seen.len());
+    assert_eq!(store.tool_calls(&outcome.conversation_id).unwrap().len(), 3);
+}

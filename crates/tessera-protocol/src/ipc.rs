@@ -27,12 +27,16 @@ pub struct ApiResponseHead {
     pub headers: Vec<(String, String)>,
 }
 
-/// A piece of a response body, in order: text chunks, then `end` or `error`.
+/// A piece of a response body, in order: text chunks (or byte chunks, for a body that is not
+/// text), then `end` or `error`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum BodyFrame {
     /// Whole UTF-8 text (a character is never split between two chunks).
     Chunk { text: String },
+    /// Bytes of a body that is not text (an image, a PDF), as standard base64: carried as they
+    /// are, never through a text decoding.
+    Bytes { base64: String },
     /// The body ended.
     End,
     /// The body broke off (the in-process equivalent of a dropped connection).

@@ -233,7 +233,14 @@ pub fn redact_url(url: &str) -> String {
 
 fn redact_url_with(url: &str, secret_query: impl Fn(&str, &str) -> bool) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
-        return redact_words(url);
+        // `user:pass@proxy:3128` (a proxy written without its scheme) has user info too.
+        let authority_end = url.find(['?', '#']).unwrap_or(url.len());
+        return match url[..authority_end].rfind('@') {
+            Some(at) if !url.contains(char::is_whitespace) => {
+                format!("{REDACTED}{}", &url[at..])
+            }
+            _ => redact_words(url),
+        };
     };
     let (before_fragment, fragment) = match rest.split_once('#') {
         Some((b, f)) => (b, Some(f)),
@@ -243,15 +250,13 @@ fn redact_url_with(url: &str, secret_query: impl Fn(&str, &str) -> bool) -> Stri
         Some((b, q)) => (b, Some(q)),
         None => (before_fragment, None),
     };
-    let (authority, path) = match before_query.find('/') {
-        Some(i) => before_query.split_at(i),
-        None => (before_query, ""),
+    // Everything before the last `@` is user info, even past a `/`: a password may hold one
+    // unescaped, and showing too little of a URL is better than showing its password.
+    let host_and_path = match before_query.rsplit_once('@') {
+        Some((_, after)) => format!("{REDACTED}@{after}"),
+        None => before_query.to_owned(),
     };
-    let host = match authority.rsplit_once('@') {
-        Some((_, host)) => format!("{REDACTED}@{host}"),
-        None => authority.to_owned(),
-    };
-    let mut out = format!("{scheme}://{host}{path}");
+    let mut out = format!("{scheme}://{host_and_path}");
     if let Some(query) = query {
         let pairs: Vec<String> = query
             .split('&')

@@ -17,17 +17,12 @@ pub fn has_userinfo(url: &str) -> bool {
     url.contains('@')
 }
 
-/// `url` with whatever stands before its last `@` (after `scheme://`) replaced by `***`, so
-/// that it can be shown: `http://user:pass@host:8080` becomes `http://***@host:8080`.
+/// `url` with its user info (whatever stands before its last `@`) and secret query values
+/// replaced by `[redacted]`, so that it can be shown: `http://user:pass@host:8080` becomes
+/// `http://[redacted]@host:8080`. The project's one URL redaction
+/// ([`tessera_protocol::secrets::redact_url_credentials`]).
 pub fn redact_userinfo(url: &str) -> String {
-    let (scheme, rest) = match url.find("://") {
-        Some(i) => url.split_at(i + 3),
-        None => ("", url),
-    };
-    match rest.rfind('@') {
-        Some(at) => format!("{scheme}***{}", &rest[at..]),
-        None => url.to_owned(),
-    }
+    tessera_protocol::secrets::redact_url_credentials(url)
 }
 
 /// Builds the client for `config`. A per-provider proxy with credentials (from settings saved
@@ -115,10 +110,16 @@ mod tests {
     #[test]
     fn userinfo_is_redacted() {
         for (url, shown) in [
-            ("http://user:pass@proxy:8080", "http://***@proxy:8080"),
-            ("https://user@proxy:8080/", "https://***@proxy:8080/"),
-            ("http://us@er:p@ss/w:rd@proxy:3128", "http://***@proxy:3128"),
-            ("user:pass@proxy:8080", "***@proxy:8080"),
+            (
+                "http://user:pass@proxy:8080",
+                "http://[redacted]@proxy:8080",
+            ),
+            ("https://user@proxy:8080/", "https://[redacted]@proxy:8080/"),
+            (
+                "http://us@er:p@ss/w:rd@proxy:3128",
+                "http://[redacted]@proxy:3128",
+            ),
+            ("user:pass@proxy:8080", "[redacted]@proxy:8080"),
             ("http://proxy:8080", "http://proxy:8080"),
             ("not a url", "not a url"),
         ] {
@@ -146,7 +147,7 @@ mod tests {
                 !text.contains("s3cret") && !text.contains("alice"),
                 "{text}"
             );
-            assert!(text.contains("***@"), "{text}");
+            assert!(text.contains("[redacted]@"), "{text}");
             assert!(text.contains("HTTPS_PROXY or HTTP_PROXY"), "{text}");
         }
     }

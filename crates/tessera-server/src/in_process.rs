@@ -120,6 +120,21 @@ pub fn error_answer(
     split(ApiError::new(status, code, message).into_response())
 }
 
+/// Whether a body of this content type is text (JSON, an event stream, Markdown…): anything
+/// else (images, PDFs, octet streams) is carried as bytes. A body without a type is the API's
+/// own JSON.
+fn is_text(content_type: Option<&str>) -> bool {
+    let Some(kind) = content_type else {
+        return true;
+    };
+    let kind = kind.split(';').next().unwrap_or_default().trim();
+    kind.starts_with("text/")
+        || kind.ends_with("json")
+        || kind.ends_with("+xml")
+        || kind == "application/xml"
+        || kind == "application/javascript"
+}
+
 fn split(response: axum::response::Response) -> (ApiResponseHead, BodyText) {
     let head = ApiResponseHead {
         status: response.status().as_u16(),
@@ -131,24 +146,63 @@ fn split(response: axum::response::Response) -> (ApiResponseHead, BodyText) {
             })
             .collect(),
     };
-    (head, BodyText::new(response.into_body()))
+    let binary = !is_text(
+        response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok()),
+    );
+    (head, BodyText::new(response.into_body(), binary))
 }
 
-/// A response body as UTF-8 text chunks. A chunk boundary may fall inside a character; its first
-/// bytes wait for the next chunk, so every chunk handed out is whole text.
+/// A response body, as the frames the shell carries: UTF-8 text chunks for a text body (a chunk
+/// boundary may fall inside a character; its first bytes wait for the next chunk, so every
+/// chunk handed out is whole text), byte chunks for any other.
 pub struct BodyText {
     stream: BodyDataStream,
     pending: Vec<u8>,
     done: bool,
+    /// Not text: handed out as bytes.
+    binary: bool,
 }
 
 impl BodyText {
-    fn new(body: Body) -> Self {
+    fn new(body: Body, binary: bool) -> Self {
         Self {
             stream: body.into_data_stream(),
             pending: Vec::new(),
             done: false,
+            binary,
         }
+    }
+
+    /// The next frame of the body (`chunk`, `bytes` or `error`); `None` once it has ended.
+    pub async fn next_frame(&mut self) -> Option<BodyFrame> {
+        if !self.binary {
+            return Some(match self.next().await? {
+                Ok(text) => BodyFrame::Chunk { text },
+                Err(message) => BodyFrame::Error { message },
+            });
+        }
+        use base64::Engine as _;
+        while !self.done {
+            match self.stream.next().await {
+                Some(Ok(bytes)) if bytes.is_empty() => {}
+                Some(Ok(bytes)) => {
+                    return Some(BodyFrame::Bytes {
+                        base64: base64::engine::general_purpose::STANDARD.encode(&bytes),
+                    })
+                }
+                Some(Err(error)) => {
+                    self.done = true;
+                    return Some(BodyFrame::Error {
+                        message: error.to_string(),
+                    });
+                }
+                None => self.done = true,
+            }
+        }
+        None
     }
 
     /// The next piece of text; `None` once the body has ended. An error means the body broke

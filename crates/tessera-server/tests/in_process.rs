@@ -135,3 +135,55 @@ async fn malformed_requests_get_a_clear_error_and_nothing_else() {
     .await;
     assert_eq!(status, 400, "{}", chunks.concat());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_picture_arrives_byte_for_byte_while_text_stays_text() {
+    use base64::Engine as _;
+    use tessera_server::in_process::BodyFrame;
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    // Bytes that are not UTF-8 (a PNG's signature starts with 0x89), every value once.
+    let mut picture = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
+    picture.extend((0..=255u8).cycle().take(300_000));
+    support::save_scripted_provider(data.path(), &provider);
+    let args = ModelArgs {
+        provider: Some("local".into()),
+        ..ModelArgs::default()
+    };
+    let engine = open_engine(data.path(), &args).await.unwrap();
+    let sha = engine
+        .store()
+        .put_attachment(&picture, Some("image/png"))
+        .unwrap()
+        .sha256;
+    let api = InProcessApi::new(engine, ModelFlags::new(args));
+    let (head, mut body) = api
+        .call(request("GET", &format!("/v1/attachments/{sha}"), &[], None))
+        .await;
+    assert_eq!(head.status, 200);
+    let mut received = Vec::new();
+    while let Some(frame) = body.next_frame().await {
+        match frame {
+            BodyFrame::Bytes { base64 } => received.extend(
+                base64::engine::general_purpose::STANDARD
+                    .decode(base64)
+                    .unwrap(),
+            ),
+            other => panic!("a picture came as {other:?}"),
+        }
+    }
+    assert_eq!(received.len(), picture.len());
+    assert!(
+        received == picture,
+        "the picture's bytes changed on the way"
+    );
+
+    // A JSON answer is still text.
+    let (_, mut body) = api
+        .call(request("GET", "/v1/conversations", &[], None))
+        .await;
+    match body.next_frame().await {
+        Some(BodyFrame::Chunk { text }) => assert!(text.starts_with('{'), "{text}"),
+        other => panic!("JSON came as {other:?}"),
+    }
+}

@@ -266,7 +266,10 @@ async fn proxy_credentials_are_refused_never_saved_nor_shown() {
         .await;
         assert_exit(&out, 2);
         let err = stderr(&out);
-        assert!(err.contains("--proxy") && err.contains("***@"), "{err}");
+        assert!(
+            err.contains("--proxy") && err.contains("[redacted]@"),
+            "{err}"
+        );
         assert!(err.contains("HTTPS_PROXY or HTTP_PROXY"), "{err}");
         assert!(!err.contains(secret) && !err.contains("alice"), "{err}");
         assert_eq!(stdout(&out), "");
@@ -306,7 +309,10 @@ async fn proxy_credentials_are_refused_never_saved_nor_shown() {
     assert_exit(&out, 0);
     assert!(!stdout(&out).contains(secret), "{}", stdout(&out));
     let list: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(entry(&list, "p")["proxy"], "http://***@127.0.0.1:3128");
+    assert_eq!(
+        entry(&list, "p")["proxy"],
+        "http://[redacted]@127.0.0.1:3128"
+    );
     let out = provider(data.path(), &["add", "p", "--model", "m"]).await;
     assert_exit(&out, 2);
     let err = stderr(&out);

@@ -52,7 +52,20 @@ static HELD: Mutex<Vec<Weak<Held>>> = Mutex::new(Vec::new());
 /// Held for as long as the process uses the folder.
 #[derive(Debug)]
 pub struct DataFolderLock {
-    held: Arc<Held>,
+    // Always Some until dropped (taken in `drop`).
+    held: Option<Arc<Held>>,
+}
+
+impl Drop for DataFolderLock {
+    fn drop(&mut self) {
+        // The last holder closes the file (ending the OS lock) while [`HELD`] is locked, so an
+        // open in another thread of this process never finds the folder still locked by a
+        // holder that is on its way out (it would read its own pid as the owner).
+        let _held = HELD
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.held.take();
+    }
 }
 
 impl DataFolderLock {
@@ -75,7 +88,7 @@ impl DataFolderLock {
             .filter_map(Weak::upgrade)
             .find(|h| h.folder == canonical)
         {
-            return Ok(Self { held: shared });
+            return Ok(Self { held: Some(shared) });
         }
         let path = folder.join(LOCK_NAME);
         let write_error = |source| LockError::Write {
@@ -89,11 +102,13 @@ impl DataFolderLock {
             .truncate(false)
             .open(&path)
             .map_err(write_error)?;
-        match file.try_lock() {
+        match try_lock_own(&mut file) {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
                 let mut text = String::new();
-                let _ = file.read_to_string(&mut text);
+                let _ = file
+                    .seek(SeekFrom::Start(0))
+                    .and_then(|_| file.read_to_string(&mut text));
                 return Err(match text.trim().parse::<u32>() {
                     Ok(pid) => LockError::Held {
                         folder: folder.to_path_buf(),
@@ -118,12 +133,39 @@ impl DataFolderLock {
             _file: file,
         });
         held.push(Arc::downgrade(&shared));
-        Ok(Self { held: shared })
+        Ok(Self { held: Some(shared) })
     }
 
     pub fn path(&self) -> &Path {
-        &self.held.path
+        self.held.as_ref().map_or(Path::new(""), |h| &h.path)
     }
+}
+
+/// `file.try_lock()`, waiting a moment when the holder is this very process: a lock this
+/// process just let go of stays held while a child it is starting (fork, then exec) still
+/// shares the closed file's description, for the few milliseconds until the exec closes it.
+fn try_lock_own(file: &mut File) -> Result<(), TryLockError> {
+    let mut waited = std::time::Duration::ZERO;
+    let step = std::time::Duration::from_millis(10);
+    loop {
+        match file.try_lock() {
+            Err(TryLockError::WouldBlock)
+                if waited < std::time::Duration::from_secs(2) && owner_is_me(file) =>
+            {
+                std::thread::sleep(step);
+                waited += step;
+            }
+            other => return other,
+        }
+    }
+}
+
+fn owner_is_me(file: &mut File) -> bool {
+    let mut text = String::new();
+    let read = file
+        .seek(SeekFrom::Start(0))
+        .and_then(|_| file.read_to_string(&mut text));
+    read.is_ok() && text.trim().parse::<u32>().ok() == Some(std::process::id())
 }
 
 #[cfg(test)]

@@ -41,6 +41,20 @@ describe('ipcTransport', () => {
     });
   });
 
+  it('carries a picture as its bytes, every byte value intact', async () => {
+    const bytes = new Uint8Array(512);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + 0x89) % 256;
+    const half = (part: Uint8Array) => btoa(String.fromCharCode(...part));
+    const shell = scriptedShell(200, [
+      { kind: 'bytes', base64: half(bytes.subarray(0, 300)) },
+      { kind: 'bytes', base64: half(bytes.subarray(300)) },
+      { kind: 'end' },
+    ]);
+    const response = await ipcTransport(shell.bridge).send({ method: 'GET', path: '/v1/attachments/abc' });
+    const received = new Uint8Array(await response.arrayBuffer());
+    expect(received).toEqual(bytes);
+  });
+
   it('keeps frames that arrive before the head', async () => {
     const shell = scriptedShell(200, [{ kind: 'chunk', text: 'early' }, { kind: 'end' }], { framesBeforeHead: true });
     const response = await ipcTransport(shell.bridge).send({ method: 'GET', path: '/v1/x' });

@@ -34,6 +34,14 @@ function abortError(): DOMException {
   return new DOMException('The operation was aborted.', 'AbortError');
 }
 
+/** The bytes of a `bytes` frame (a picture, a PDF: never decoded as text on the way). */
+export function fromBase64(base64: string): Uint8Array {
+  const binary = atob(base64);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
 /** Statuses whose Response must have no body. */
 const NO_BODY = new Set([101, 204, 205, 304]);
 
@@ -56,14 +64,25 @@ export function ipcTransport(bridge: IpcBridge = tauriBridge()): Transport {
           early.push(frame);
           return;
         }
-        if (frame.kind === 'chunk') {
-          controller.enqueue(encoder.encode(frame.text));
-        } else if (frame.kind === 'end') {
-          finished = true;
-          controller.close();
-        } else {
-          finished = true;
-          controller.error(new NetworkError(new Error(frame.message)));
+        switch (frame.kind) {
+          case 'chunk':
+            controller.enqueue(encoder.encode(frame.text));
+            break;
+          case 'bytes':
+            controller.enqueue(fromBase64(frame.base64));
+            break;
+          case 'end':
+            finished = true;
+            controller.close();
+            break;
+          case 'error':
+            finished = true;
+            controller.error(new NetworkError(new Error(frame.message)));
+            break;
+          default: {
+            const never: never = frame;
+            throw new Error(`unknown body frame ${JSON.stringify(never)}`);
+          }
         }
       };
       const body = new ReadableStream<Uint8Array>({

@@ -17,6 +17,10 @@ pub struct Limits {
     /// Every argument and result of one set together (default 64 MiB). Once it is reached the
     /// calls not yet started are refused; what ran is kept.
     pub set_bytes: usize,
+    /// Every tool argument and result of one run — a model turn's rounds together, across
+    /// suspensions — (default 256 MiB). A round's set gets what is left of it; a run that
+    /// reaches it ends failed with `RUN_LIMIT_REACHED`, and what it stored stays readable.
+    pub run_bytes: usize,
 }
 
 impl Default for Limits {
@@ -25,6 +29,7 @@ impl Default for Limits {
             arguments_bytes: 1024 * 1024,
             result_bytes: 4 * 1024 * 1024,
             set_bytes: 64 * 1024 * 1024,
+            run_bytes: 256 * 1024 * 1024,
         }
     }
 }

@@ -29,6 +29,8 @@ pub mod codes {
     pub const RESULT_TOO_LARGE: &str = "RESULT_TOO_LARGE";
     /// The set's arguments and results together reached their limit; the call did not run.
     pub const SET_LIMIT_REACHED: &str = "SET_LIMIT_REACHED";
+    /// A run's tool arguments and results together reached [`super::super::Limits::run_bytes`].
+    pub const RUN_LIMIT_REACHED: &str = "RUN_LIMIT_REACHED";
 }
 
 /// Why a call did not succeed.

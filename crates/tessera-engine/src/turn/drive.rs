@@ -47,6 +47,9 @@ pub struct TurnState {
     /// The person's message the turn answers: the answer is stored after it (None: after
     /// the branch shown).
     pub user_message: Option<String>,
+    /// Why the run stopped calling tools: its tool arguments and results reached the run's
+    /// limit.
+    pub over_run_limit: Option<String>,
 }
 
 impl Default for TurnState {
@@ -62,6 +65,7 @@ impl Default for TurnState {
             json_answer: None,
             invalid_answer: None,
             user_message: None,
+            over_run_limit: None,
         }
     }
 }
@@ -234,6 +238,16 @@ pub(super) async fn drive(
         for spent in recorder.take_agent_usage() {
             state.add_usage(&spent.model, &spent.usage(), spent.cost_usd);
         }
+        let spent = recorder.tool_bytes();
+        if spent >= options.tool_limits.run_bytes {
+            state.over_run_limit = Some(format!(
+                "the run's tool calls hold {} of arguments and results, and at most {} are kept \
+                 for one run; it was stopped (what it stored stays readable)",
+                crate::executor::limits::bytes(spent),
+                crate::executor::limits::bytes(options.tool_limits.run_bytes)
+            ));
+            break (response, None);
+        }
         match round {
             RoundOutcome::Results(results) => state.messages.push(results),
             RoundOutcome::Suspended => {
@@ -316,7 +330,9 @@ fn finish(
     };
 
     let run_state = match &error {
-        None if state.invalid_answer.is_some() => SystemState::Failed,
+        None if state.invalid_answer.is_some() || state.over_run_limit.is_some() => {
+            SystemState::Failed
+        }
         None => SystemState::Completed,
         Some(ProviderError::Cancelled) => SystemState::Cancelled,
         Some(_) => SystemState::Failed,
@@ -332,6 +348,14 @@ fn finish(
                 .shaper
                 .turn_limit(u64::from(state.calls), u64::from(options.max_model_calls)),
         )?;
+    }
+    if let Some(problem) = &state.over_run_limit {
+        recorder.put(recorder.shaper.system_error(
+            crate::executor::codes::RUN_LIMIT_REACHED,
+            problem.clone(),
+            false,
+            None,
+        ))?;
     }
     if let Some(problem) = &state.invalid_answer {
         recorder.put(recorder.shaper.system_error(

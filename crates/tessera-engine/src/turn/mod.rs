@@ -68,6 +68,17 @@ pub const PROFILE_KEY: &str = "profile";
 /// branch is shown by then).
 pub const USER_MESSAGE_KEY: &str = "user_message_id";
 
+/// The bytes of a tool call's arguments or a tool result's value, as the run limit counts them.
+pub(crate) fn tool_bytes_of(body: &tessera_protocol::easyflow::EventBody) -> usize {
+    use crate::executor::limits::json_size;
+    use tessera_protocol::easyflow::EventBody;
+    match body {
+        EventBody::ToolCall(p) => json_size(&p.arguments),
+        EventBody::ToolResult(p) => p.result.as_ref().map_or(0, json_size),
+        _ => 0,
+    }
+}
+
 /// How to run the turn.
 #[derive(Clone, Debug)]
 pub struct TurnOptions {
@@ -103,6 +114,8 @@ pub struct TurnOptions {
     /// The final answer must be one JSON document valid against this schema; it is checked
     /// before the turn ends and the model is asked to correct it while it has calls left.
     pub response_schema: Option<serde_json::Value>,
+    /// What the run's tool calls may make Tessera hold and store.
+    pub tool_limits: crate::executor::Limits,
 }
 
 impl Default for TurnOptions {
@@ -123,6 +136,7 @@ impl Default for TurnOptions {
             agent_name: "assistant".to_owned(),
             profile: None,
             response_schema: None,
+            tool_limits: crate::executor::Limits::default(),
         }
     }
 }
@@ -205,6 +219,8 @@ pub(crate) struct Recorder<'a> {
     /// The assembler's explanation of the prompt, kept with the run's first model call as it
     /// is recorded (so it is there before the run's `done` is sent).
     assembly: Option<serde_json::Value>,
+    /// Bytes of tool arguments and results the run has stored ([`crate::executor::Limits::run_bytes`]).
+    tool_bytes: usize,
 }
 
 /// The answers to a recorder's writes, by ticket, left by the writer thread.
@@ -271,7 +287,18 @@ impl<'a> Recorder<'a> {
             handed_on: 0,
             agent_usage: Vec::new(),
             assembly: None,
+            tool_bytes: 0,
         }
+    }
+
+    /// Bytes of tool arguments and results this run has stored so far.
+    pub(crate) fn tool_bytes(&self) -> usize {
+        self.tool_bytes
+    }
+
+    /// Counts what the run stored before this stretch of it (a resumed run's earlier rounds).
+    pub(crate) fn count_earlier_tool_bytes(&mut self, bytes: usize) {
+        self.tool_bytes = self.tool_bytes.saturating_add(bytes);
     }
 
     /// The specialists' usage seen since the last call.
@@ -378,6 +405,7 @@ impl<'a> Recorder<'a> {
     /// A tool event: stored with the call record it updates.
     fn put_tool_event(&mut self, event: Event) -> Result<(), TurnError> {
         self.flush()?;
+        self.tool_bytes = self.tool_bytes.saturating_add(tool_bytes_of(&event.body));
         if let tessera_protocol::easyflow::EventBody::ToolResult(p) = &event.body {
             if let Some(result) = &p.result {
                 if let Some(tool) = self.tool_sink.tool_of(&p.tool_call_id) {

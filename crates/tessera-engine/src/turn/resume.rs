@@ -130,6 +130,13 @@ pub async fn resume_turn(
     let mut shaper = EventShaper::new(conversation_id, &message_id, run_id);
     shaper.continue_after(last_block, wrote_text);
     let mut recorder = Recorder::new(store, shaper, conversation_id, &mut emit);
+    // The run's limit counts its earlier stretches too.
+    recorder.count_earlier_tool_bytes(
+        events
+            .iter()
+            .map(|e| super::tool_bytes_of(&e.event.body))
+            .sum(),
+    );
     recorder.put(recorder.shaper.status(SystemState::Resumed))?;
     recorder.put(recorder.shaper.status(SystemState::Running))?;
 

@@ -148,6 +148,16 @@ pub(crate) fn tool_call_request<'a>(
     }
 }
 
+/// The limits of one round's set: what the run has left, at most a set's own limit.
+fn round_limits(limits: &crate::executor::Limits, run_spent: usize) -> crate::executor::Limits {
+    crate::executor::Limits {
+        set_bytes: limits
+            .set_bytes
+            .min(limits.run_bytes.saturating_sub(run_spent)),
+        ..*limits
+    }
+}
+
 /// Runs `calls` through the executor, storing their events as they happen; their results by
 /// call id. `approved`: the calls (id and tool) the person allowed in answer to their consent
 /// requests.
@@ -175,7 +185,8 @@ pub(super) async fn execute(
             .consent(Arc::new(gate))
             .run_id(recorder.shaper.run_id())
             .live_forms(options.live_forms.clone())
-            .concurrency_limit(options.tool_concurrency),
+            .concurrency_limit(options.tool_concurrency)
+            .limits(round_limits(&options.tool_limits, recorder.tool_bytes())),
     );
     // Events are stored (and passed on) while the calls run, in the order they happen.
     let response = {
