@@ -21,38 +21,17 @@ impl From<SecretError> for ProviderError {
 
 /// The key of `provider` from `store`, within [`KEYRING_TIMEOUT`].
 pub async fn get_key(store: &Arc<dyn KeyStore>, provider: &str) -> Result<Option<Secret>> {
-    let (store, name) = (Arc::clone(store), provider.to_owned());
-    run_blocking(
-        &format!("reading the key of `{provider}`"),
-        KEYRING_TIMEOUT,
-        move || store.get(&name),
-    )
-    .await
-    .map_err(ProviderError::from)
+    Ok(tessera_secrets::get_secret(store, provider).await?)
 }
 
 /// Stores the key of `provider`, within [`KEYRING_TIMEOUT`].
 pub async fn set_key(store: &Arc<dyn KeyStore>, provider: &str, key: Secret) -> Result<()> {
-    let (store, name) = (Arc::clone(store), provider.to_owned());
-    run_blocking(
-        &format!("storing the key of `{provider}`"),
-        KEYRING_TIMEOUT,
-        move || store.set(&name, &key),
-    )
-    .await
-    .map_err(ProviderError::from)
+    Ok(tessera_secrets::set_secret(store, provider, key).await?)
 }
 
 /// Removes the key of `provider`, within [`KEYRING_TIMEOUT`]; returns whether there was one.
 pub async fn delete_key(store: &Arc<dyn KeyStore>, provider: &str) -> Result<bool> {
-    let (store, name) = (Arc::clone(store), provider.to_owned());
-    run_blocking(
-        &format!("removing the key of `{provider}`"),
-        KEYRING_TIMEOUT,
-        move || store.delete(&name),
-    )
-    .await
-    .map_err(ProviderError::from)
+    Ok(tessera_secrets::delete_secret(store, provider).await?)
 }
 
 /// `TESSERA_<PROVIDER>_API_KEY`: the name upper-cased, anything not ASCII alphanumeric as `_`.
@@ -340,7 +319,7 @@ mod tests {
         let err = get_key(&store, "openai").await.unwrap_err();
         assert_eq!(err.code(), "keyring_error");
         let text = err.to_string();
-        assert!(text.contains("reading the key of `openai`"), "{text}");
+        assert!(text.contains("reading the secret `openai`"), "{text}");
         assert!(text.contains("did not answer within 30 s"), "{text}");
         // Through resolve_key the message also says how to do without the keyring.
         let cfg = config("openai", WireKind::Openai);

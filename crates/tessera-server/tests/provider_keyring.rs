@@ -13,7 +13,9 @@ use std::path::Path;
 use std::process::Output;
 
 use serde_json::Value;
-use support::{assert_exit, run, run_with_stdin, stderr, stdout, tessera_with_keyring};
+use support::{
+    assert_exit, files_holding, run, run_with_stdin, stderr, stdout, tessera_with_keyring,
+};
 use tessera_testkit::keyring::{secret_tool_lookup, should_run};
 use tessera_testkit::scripted::{Reply, ScriptedProvider};
 
@@ -35,25 +37,6 @@ fn key_state(out: &Output, name: &str) -> String {
     let list: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     let entry = list.iter().find(|p| p["name"] == name).unwrap();
     entry["key"].as_str().unwrap().to_owned()
-}
-
-/// Every file in the data folder (the database and its -wal and -shm included), as bytes.
-fn folder_contains(dir: &Path, needle: &str) -> Vec<String> {
-    let mut hits = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if let Ok(bytes) = std::fs::read(&path) {
-                if bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
-                    hits.push(path.display().to_string());
-                }
-            }
-        }
-    }
-    hits
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -124,9 +107,9 @@ async fn a_key_set_from_stdin_lives_only_in_the_keyring_and_is_used() {
         .all(|r| r.header("authorization") == Some(bearer.as_str())));
     assert_eq!(scripted.requests().len(), 2);
     assert!(
-        folder_contains(data.path(), &key).is_empty(),
+        files_holding(data.path(), &key).is_empty(),
         "the key is in {:?}",
-        folder_contains(data.path(), &key)
+        files_holding(data.path(), &key)
     );
 
     // delete-key: gone from the keyring; a second time says there was none.
@@ -156,5 +139,5 @@ async fn a_key_set_from_stdin_lives_only_in_the_keyring_and_is_used() {
         format!("removed provider {name} and its key in the keyring\n")
     );
     assert_eq!(secret_tool_lookup(&name).unwrap(), None);
-    assert!(folder_contains(data.path(), &key).is_empty());
+    assert!(files_holding(data.path(), &key).is_empty());
 }

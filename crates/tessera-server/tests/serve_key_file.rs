@@ -13,41 +13,12 @@ mod support;
 
 use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use support::api::Api;
 use support::mcp::{everything, tool_message};
 use support::stream::Stream;
-use support::tessera_std;
+use support::{files_holding, has_key, tessera_std};
 use tessera_testkit::scripted::{Reply, ScriptedProvider};
-
-fn has_key(list: &Value, name: &str) -> Value {
-    list["providers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == name)
-        .map(|p| p["has_key"].clone())
-        .unwrap()
-}
-
-/// The files of `dir` (recursively) that hold `needle`, by path relative to it.
-fn files_holding(dir: &Path, needle: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut stack = vec![dir.to_owned()];
-    while let Some(here) = stack.pop() {
-        for entry in std::fs::read_dir(&here).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if std::fs::read(&path)
-                .is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle.as_bytes()))
-            {
-                found.push(path.strip_prefix(dir).unwrap().display().to_string());
-            }
-        }
-    }
-    found
-}
 
 fn serve(data: &Path) -> Api {
     let mut cmd = tessera_std(data);

@@ -9,43 +9,14 @@
 
 mod support;
 
-use std::path::Path;
 
-use serde_json::{json, Value};
+use serde_json::json;
 use support::api::Api;
-use support::tessera_std_with_keyring;
+use support::{files_holding, has_key, tessera_std_with_keyring};
 use tessera_testkit::keyring::{secret_tool_lookup, should_run};
 use tessera_testkit::scripted::{Reply, ScriptedProvider};
 
 const SUITE: &str = "serve keyring tests";
-
-fn has_key(list: &Value, name: &str) -> Value {
-    list["providers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == name)
-        .map(|p| p["has_key"].clone())
-        .unwrap()
-}
-
-/// Whether any file in `dir` (the database and its -wal and -shm included) holds `needle`.
-fn folder_contains(dir: &Path, needle: &str) -> bool {
-    let mut stack = vec![dir.to_owned()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if std::fs::read(&path)
-                .is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle.as_bytes()))
-            {
-                return true;
-            }
-        }
-    }
-    false
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_key_put_through_the_api_lives_only_in_the_keyring_and_is_used() {
@@ -163,7 +134,7 @@ async fn a_key_put_through_the_api_lives_only_in_the_keyring_and_is_used() {
     assert!(!log.contains(&key), "the key reached the log: {log}");
     drop(api);
     assert!(
-        !folder_contains(data.path(), &key),
+        files_holding(data.path(), &key).is_empty(),
         "the key is in the data folder"
     );
 }

@@ -182,3 +182,34 @@ pub fn seed_conversation(store: &tessera_store::Store, id: &str, title: &str, te
             .unwrap();
     }
 }
+
+/// The files under `dir` (the database and its -wal and -shm included) whose bytes hold
+/// `needle`, by path relative to `dir`.
+pub fn files_holding(dir: &Path, needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(here) = stack.pop() {
+        for entry in std::fs::read_dir(&here).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if std::fs::read(&path)
+                .is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle.as_bytes()))
+            {
+                found.push(path.strip_prefix(dir).unwrap().display().to_string());
+            }
+        }
+    }
+    found
+}
+
+/// `has_key` of provider `name` in a `GET /v1/providers` answer.
+pub fn has_key(list: &serde_json::Value, name: &str) -> serde_json::Value {
+    list["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .map(|p| p["has_key"].clone())
+        .unwrap()
+}
