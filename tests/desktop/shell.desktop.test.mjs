@@ -212,14 +212,17 @@ test('a screen capture with consent is a PNG of the screen, shown in the chat an
           'const c = document.createElement("canvas"); c.width = img.naturalWidth; c.height = img.naturalHeight;' +
           'const g = c.getContext("2d"); g.drawImage(img, 0, 0);' +
           'const p = g.getImageData(1270, 890, 1, 1).data;' +
-          'const r = img.getBoundingClientRect();' +
-          'return { w: img.naturalWidth, h: img.naturalHeight, pixel: [p[0], p[1], p[2]], shownWidth: r.width };',
+          'img.scrollIntoView({ block: "center" }); const r = img.getBoundingClientRect();' +
+          'const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);' +
+          'return { w: img.naturalWidth, h: img.naturalHeight, pixel: [p[0], p[1], p[2]],' +
+          '  shownWidth: r.width, shownHeight: r.height, onTop: top === img };',
       );
       return seen ?? false;
     });
     assert.deepEqual([shownImage.w, shownImage.h], [1280, 900], 'the picture has its natural size');
     assert.deepEqual(shownImage.pixel, [0x12, 0xab, 0x34], 'the picture shows the painted screen');
-    assert.ok(shownImage.shownWidth > 0, 'the picture takes room in the chat');
+    assert.ok(shownImage.shownWidth > 40 && shownImage.shownHeight > 20, `the picture takes room in the chat: ${JSON.stringify(shownImage)}`);
+    assert.ok(shownImage.onTop, 'the picture is what a person sees there, not hidden or covered');
     await driver.screenshot(join(resultsDir, 'desktop-screen-capture.png'));
   } catch (error) {
     throw await shown(driver, error, 'desktop-screen-capture');

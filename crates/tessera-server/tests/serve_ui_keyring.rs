@@ -9,7 +9,6 @@
 
 mod support;
 
-
 use serde_json::json;
 use support::api::Api;
 use support::{files_holding, has_key, tessera_std_with_keyring};

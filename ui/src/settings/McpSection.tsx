@@ -4,6 +4,7 @@ import type { McpServerView, SettingsApi } from './api';
 import { messageOf } from './fields';
 import { McpImportForm, McpServerForm } from './McpServerForm';
 import { McpServerItem, type CurrentConversation } from './McpServerItem';
+import { SecretStoreNotice } from './SecretStoreNotice';
 import './mcp.css';
 
 export type { CurrentConversation };
@@ -64,6 +65,7 @@ export function McpSection({ api, conversation }: McpSectionProps) {
   return (
     <div className="mcp-section">
       <p className="settings-hint">{t('mcp.intro')}</p>
+      <SecretStoreNotice api={api} />
       {loadError && (
         <p className="notice notice-error" role="alert">
           {t('settings.loadFailed', { error: loadError })}

@@ -4,6 +4,7 @@ import type { CheckProblem } from '../generated/CheckProblem';
 import type { ModelInfo, ModelStatus, ProviderCheck, ProviderList, ProviderRow, SettingsApi } from './api';
 import { isApiError, messageOf } from './fields';
 import { KeyForm, ProviderForm } from './ProviderForm';
+import { SecretStoreNotice } from './SecretStoreNotice';
 
 function ModelLine({ model }: { model: ModelStatus }) {
   const { t } = useTranslation();
@@ -215,7 +216,7 @@ export function ProvidersSection({ api }: { api: SettingsApi | null }) {
         </p>
       )}
       {list && <ModelLine model={list.model} />}
-      {list?.keyring_error && <p className="notice notice-warning">{t('providers.keyringError', { error: list.keyring_error })}</p>}
+      <SecretStoreNotice api={api} onChanged={() => void reload()} />
       {note && (
         <p className="settings-saved" role="status">
           {note}

@@ -30,6 +30,9 @@ import type { McpServerLog } from '../generated/McpServerLog';
 import type { McpServerView } from '../generated/McpServerView';
 import type { ModelStatus } from '../generated/ModelStatus';
 import type { ProviderCheck } from '../generated/ProviderCheck';
+import type { SecretBackend } from '../generated/SecretBackend';
+import type { SecretStoreMoved } from '../generated/SecretStoreMoved';
+import type { SecretStoreView } from '../generated/SecretStoreView';
 import type { SettingValues } from '../generated/SettingValues';
 import type { SettingsView } from '../generated/SettingsView';
 import type { SpecialistSpec } from '../generated/SpecialistSpec';
@@ -48,6 +51,9 @@ export type {
   ProviderConfig,
   ProviderList,
   ProviderRow,
+  SecretBackend,
+  SecretStoreMoved,
+  SecretStoreView,
   SettingsView,
   SpecialistSpec,
   ToolInfo,
@@ -114,6 +120,16 @@ export class SettingsApi {
 
   check(name: string, model?: string): Promise<ProviderCheck> {
     return this.json({ method: 'POST', path: `/v1/providers/${encodeURIComponent(name)}/check`, body: model ? { model } : {} });
+  }
+
+  /** Where secrets are kept, and whether the system keyring answers now. */
+  secretStore(): Promise<SecretStoreView> {
+    return this.json({ method: 'GET', path: '/v1/secrets/store' });
+  }
+
+  /** Moves every secret (API keys, MCP servers' secrets) to `store`. */
+  chooseSecretStore(store: SecretBackend): Promise<SecretStoreMoved> {
+    return this.json({ method: 'PUT', path: '/v1/secrets/store', body: { store } });
   }
 
   settings(): Promise<SettingsView> {

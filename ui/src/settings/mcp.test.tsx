@@ -85,7 +85,7 @@ describe('MCP servers settings', () => {
     expect(within(failed).getByTestId('mcp-state')).toHaveTextContent('Failed');
     expect(within(failed).getByTestId('mcp-failure')).toHaveTextContent('Why: the process exited (code 3) before it answered');
     expect(within(failed).getByTestId('mcp-failure')).toHaveTextContent('Next try in 5 s (attempt 2).');
-    expect(within(within(failed).getByRole('list', { name: 'Secrets of github' })).getByRole('listitem')).toHaveTextContent('GITHUB_TOKEN ••• kept in the keyring');
+    expect(within(within(failed).getByRole('list', { name: 'Secrets of github' })).getByRole('listitem')).toHaveTextContent('GITHUB_TOKEN ••• kept with your secrets');
     expect(document.body.textContent).not.toContain('${keyring}');
 
     const off = item('remote');
@@ -141,7 +141,7 @@ describe('MCP servers settings', () => {
     await user.type(args, '{Enter}/tmp/notes');
     await user.click(within(form).getByRole('button', { name: 'Add server' }));
     expect(await screen.findByText('files saved.')).toBeInTheDocument();
-    expect(within(item('files')).getByText('••• kept in the keyring')).toBeInTheDocument();
+    expect(within(item('files')).getByText('••• kept with your secrets')).toBeInTheDocument();
     expect(screen.queryByRole('form', { name: 'New MCP server' })).not.toBeInTheDocument();
   });
 
@@ -154,7 +154,7 @@ describe('MCP servers settings', () => {
     expect(within(form).getByRole('textbox', { name: 'Name' })).toHaveAttribute('readonly');
     const env = within(form).getByRole('textbox', { name: 'Environment' });
     expect(env).toHaveValue('LOG_LEVEL=debug');
-    expect(within(within(form).getByRole('list', { name: 'Kept in the keyring' })).getByRole('listitem')).toHaveTextContent('GITHUB_TOKEN ••• kept in the keyring');
+    expect(within(within(form).getByRole('list', { name: 'Kept with your secrets' })).getByRole('listitem')).toHaveTextContent('GITHUB_TOKEN ••• kept with your secrets');
 
     await user.clear(env);
     await user.type(env, 'LOG_LEVEL=info');
@@ -240,7 +240,7 @@ describe('MCP servers settings', () => {
 
     const remove = within(item('github')).getByRole('button', { name: 'Remove github' });
     await user.click(remove);
-    const question = screen.getByRole('group', { name: 'Remove github and the secrets it keeps in the keyring?' });
+    const question = screen.getByRole('group', { name: 'Remove github and the secrets kept for it?' });
     expect(within(question).getByRole('button', { name: 'Yes, remove' })).toHaveFocus();
     await user.keyboard('{Escape}');
     expect(screen.queryByRole('group', { name: /Remove github/ })).not.toBeInTheDocument();

@@ -133,6 +133,46 @@ describe('providers', () => {
     expect(requests.find((r) => r.method === 'POST')?.body).toMatchObject({ name: 'mine', kind: 'openai', base_url: 'ftp://x', requires_key: true });
   });
 
+  it('an unreachable keyring is said once, and the key file can be chosen for every secret', async () => {
+    let store: 'keyring' | 'file' = 'keyring';
+    const view = () =>
+      Response.json({
+        store,
+        key_file: '/home/me/.local/share/dev.tessera.desktop/secrets.json',
+        keyring: { reachable: false, reason: 'the system keyring is not available (no session bus)' },
+      });
+    const { user, requests } = await openSettings({
+      'GET /v1/providers': () =>
+        Response.json({ providers: [localRow], default: null, keyring_error: 'no session bus', model: { ready: false, reason: 'no default provider' } }),
+      'GET /v1/secrets/store': view,
+      'PUT /v1/secrets/store': () => {
+        store = 'file';
+        return Response.json({ store, key_file: '/home/me/.local/share/dev.tessera.desktop/secrets.json', moved: [], not_moved: [] });
+      },
+    });
+    await openSection(user, 'Providers');
+    const notice = await screen.findByTestId('secret-store-notice');
+    expect(notice).toHaveTextContent('Your system keyring cannot be reached');
+    expect(notice).toHaveTextContent('less safe');
+    // Said once: the list's own keyring error is not repeated beside it.
+    expect(screen.queryByText(/The keyring cannot be read/)).not.toBeInTheDocument();
+    await user.click(within(notice).getByRole('button', { name: 'Use a key file' }));
+    await waitFor(() => expect(screen.getByTestId('secret-store-notice')).toHaveTextContent('kept in the key file /home/me/.local/share/dev.tessera.desktop/secrets.json'));
+    expect(screen.getByTestId('secret-store-notice')).toHaveTextContent('Less safe than the system keyring');
+    // No way back while the keyring cannot be reached.
+    expect(within(screen.getByTestId('secret-store-notice')).queryByRole('button')).not.toBeInTheDocument();
+    expect(requests.filter((r) => r.method === 'PUT' && r.path === '/v1/secrets/store').map((r) => r.body)).toEqual([{ store: 'file' }]);
+  });
+
+  it('a working keyring shows no notice at all', async () => {
+    const { user } = await openSettings({
+      'GET /v1/secrets/store': () => Response.json({ store: 'keyring', key_file: '/x/secrets.json', keyring: { reachable: true } }),
+    });
+    await openSection(user, 'Providers');
+    await screen.findByTestId('provider-list');
+    expect(screen.queryByTestId('secret-store-notice')).not.toBeInTheDocument();
+  });
+
   it('the API key is sent once, never shown again, and an unreachable keyring is said plainly', async () => {
     let keyring = false;
     const { user, requests } = await openSettings({
@@ -152,7 +192,7 @@ describe('providers', () => {
 
     keyring = true;
     await user.click(within(keyForm).getByRole('button', { name: 'Save key' }));
-    expect(await within(keyForm).findByText('Key stored in the system keyring.')).toBeInTheDocument();
+    expect(await within(keyForm).findByText('Key stored.')).toBeInTheDocument();
     expect(field).toHaveValue('');
     expect(document.body.innerHTML).not.toContain('sk-secret-123');
     expect(requests.filter((r) => r.path === '/v1/providers/local/key').map((r) => r.body)).toEqual([{ key: 'sk-secret-123' }, { key: 'sk-secret-123' }]);

@@ -68,7 +68,6 @@ export function ToolCardView({ card, tools }: { card: ToolCard; tools: ChatState
             <>
               <h4 className="tool-card-heading">{t('tool.result')}</h4>
               <pre className="tool-card-json" data-testid="tool-result">{pretty(card.result)}</pre>
-              <ToolImages tool={card.name} result={card.result} />
             </>
           )}
           {card.error !== undefined && (
@@ -87,6 +86,8 @@ export function ToolCardView({ card, tools }: { card: ToolCard; tools: ChatState
           )}
         </div>
       </details>
+      {/* Pictures a tool returned are what a person looks for: shown with the card folded too. */}
+      {card.result !== undefined && <ToolImages tool={card.name} result={card.result} />}
     </section>
   );
 }
