@@ -3,7 +3,7 @@
 // picked per run; everything started here is ended by pid.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -345,5 +345,53 @@ test('a form pending when the app closed is there and submittable when it opens 
   } finally {
     await again?.quit();
     if (again) stop(again.child);
+  }
+});
+
+test('with no Secret Service the settings say so once and a key saved after choosing the key file is kept', async () => {
+  // This suite's session bus has no keyring daemon: the keyring cannot be reached.
+  const data = dataDir();
+  const driver = await openApp('en_US.UTF-8', ['--data-dir', data]);
+  const key = `sk-desktop-key-file-${process.pid}-5a6b7c8d`;
+  try {
+    await driver.click('[data-testid="open-settings"]');
+    await until('the settings sections', () => driver.find('nav[aria-label="Settings sections"]'));
+    await driver.exec(
+      'const nav = document.querySelector(\'nav[aria-label="Settings sections"]\');' +
+        '[...nav.querySelectorAll("button")].find((b) => b.textContent.trim() === "Providers").click();',
+    );
+    await until('the keyring notice', () => driver.find('[data-testid="secret-store-notice"]'));
+    const notice = await driver.text('[data-testid="secret-store-notice"]');
+    assert.match(notice, /system keyring cannot be reached/);
+    assert.match(notice, /less safe/i);
+    assert.equal(
+      await driver.exec('return document.querySelectorAll(\'[data-testid="secret-store-notice"]\').length'),
+      1,
+      'said once',
+    );
+    await driver.screenshot(join(resultsDir, 'desktop-keyring-unreachable.png'));
+    await driver.click('[data-testid="secret-store-choose"]');
+    await until('the key file in use', async () =>
+      /kept in the key file/.test(await driver.text('[data-testid="secret-store-notice"]')),
+    );
+    assert.ok(existsSync(join(data, 'secrets.json')), 'the key file was made in the data folder');
+
+    // A key for the OpenAI preset, saved through the form.
+    await driver.exec(
+      'const list = document.querySelector(\'[data-testid="provider-list"]\');' +
+        '[...list.querySelectorAll(".settings-list-name")].find((n) => n.textContent.trim() === "openai").closest("button").click();',
+    );
+    await until('the key form', () => driver.find('form[aria-label="API key of openai"]'));
+    await driver.type('form[aria-label="API key of openai"] input[type="password"]', `${key}\uE007`);
+    await until('the key stored', async () => (await driver.text('form[aria-label="API key of openai"]')).includes('Key stored.'));
+    const file = readFileSync(join(data, 'secrets.json'), 'utf8');
+    assert.ok(file.includes(key), 'the key is in the key file');
+    assert.equal(statSync(join(data, 'secrets.json')).mode & 0o777, 0o600, 'readable by the person alone');
+    await driver.screenshot(join(resultsDir, 'desktop-key-file.png'));
+  } catch (error) {
+    throw await shown(driver, error, 'desktop-key-file');
+  } finally {
+    await driver.quit();
+    stop(driver.child);
   }
 });

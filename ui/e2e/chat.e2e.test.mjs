@@ -178,7 +178,7 @@ describe('chatting with the engine', () => {
     const { page, errors } = await open('en-US');
     await page.getByRole('button', { name: 'New conversation' }).click();
     await sendMessage(page, 'Write the log');
-    const dialog = page.getByRole('dialog', { name: 'Allow test_guarded_write?' });
+    const dialog = page.getByRole('dialog', { name: 'Allow the tool test_guarded_write to run?' });
     await dialog.waitFor({ timeout: 15_000 });
     assert.deepEqual(JSON.parse((await dialog.getByTestId('consent-arguments').textContent()) ?? ''), { ms: 0, tag: 'e2e' });
     assert.equal(await dialog.getByTestId('consent-touches').textContent(), 'writes test-tool-log');

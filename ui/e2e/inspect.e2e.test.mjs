@@ -23,7 +23,7 @@ describe('permissions and the context inspector', () => {
     await pushReplies(stack.providerUrl, [toolCallReply('call_a', 'test_guarded_write', { ms: 0, tag: 'always' }), textReply(['Written.'])]);
     const { page, errors } = await open('en-US');
     await sendMessage(page, 'Write the log');
-    const dialog = page.getByRole('dialog', { name: 'Allow test_guarded_write?' });
+    const dialog = page.getByRole('dialog', { name: 'Allow the tool test_guarded_write to run?' });
     await dialog.waitFor({ timeout: 15_000 });
     await dialog.getByRole('button', { name: 'Always allow' }).click();
     await page.getByText('Written.').waitFor({ timeout: 15_000 });

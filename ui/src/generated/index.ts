@@ -145,6 +145,7 @@ export type { ResponseFormat } from "./ResponseFormat";
 export type { ResponseStatus } from "./ResponseStatus";
 export type { RetryPolicy } from "./RetryPolicy";
 export type { Risk } from "./Risk";
+export type { RiskReason } from "./RiskReason";
 export type { Role } from "./Role";
 export type { RouteRule } from "./RouteRule";
 export type { RunContext } from "./RunContext";

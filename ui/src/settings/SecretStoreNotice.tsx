@@ -45,7 +45,9 @@ export function SecretStoreNotice({ api, onChanged }: Props) {
       setNote(
         moved.not_moved.length > 0
           ? t('secrets.movedSome', { n: moved.moved.length, names: moved.not_moved.map((m) => m.account).join(', ') })
-          : t('secrets.moved', { n: moved.moved.length }),
+          : moved.moved.length > 0
+            ? t('secrets.moved', { n: moved.moved.length })
+            : null,
       );
       await load();
       onChanged?.();

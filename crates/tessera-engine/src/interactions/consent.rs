@@ -3,22 +3,73 @@
 //! decision grants.
 
 use serde_json::Value;
-use tessera_protocol::easyflow::{ConsentDecision, ConsentRequestPayload, Risk};
-use tessera_protocol::mcp_cp::Runtime;
+use tessera_protocol::easyflow::{ConsentDecision, ConsentRequestPayload, Risk, RiskReason};
+use tessera_protocol::mcp_cp::{PermissionLevel, Runtime};
 use tessera_protocol::wire::JsonObject;
 use tessera_store::consents::ConsentScope;
 use tessera_store::{StoreError, WriteTx};
 
-use crate::tools::ToolSpec;
+use crate::tools::{ToolKind, ToolSpec};
 
-/// The risk the dialog shows: a front-end call that changes something is high, any other call
-/// with side effects medium, a read-only call low.
-pub fn risk_of(spec: &ToolSpec) -> Risk {
-    let side_effects = !spec.is_concurrency_safe() || !spec.writes.is_empty();
-    match (side_effects, spec.runtime) {
-        (true, Runtime::Frontend) => Risk::High,
-        (true, Runtime::Backend) => Risk::Medium,
-        (false, _) => Risk::Low,
+/// Resources whose reading exposes the person: what is on their screen, what they copied,
+/// their files, their camera and microphone.
+fn is_personal(resource: &str) -> bool {
+    matches!(
+        resource,
+        "screen" | "clipboard" | "filesystem" | "camera" | "microphone" | "location"
+    ) || resource.starts_with("file:")
+}
+
+/// Writes that can destroy what the person has (a file overwritten).
+fn is_destructive_write(resource: &str) -> bool {
+    resource == "filesystem" || resource.starts_with("file:")
+}
+
+/// The risk the dialog shows, rated by what the call exposes or changes, with why: reading the
+/// person's screen, clipboard or files, overwriting files, or an MCP tool that may change or
+/// delete data is high; another change (the clipboard written, a notification) medium; a call
+/// that only reads what is not personal low.
+pub fn risk_of(spec: &ToolSpec) -> (Risk, Vec<RiskReason>) {
+    let mut risk = Risk::Low;
+    let mut reasons = Vec::new();
+    let mut raise = |to: Risk| {
+        if rank(to) > rank(risk) {
+            risk = to;
+        }
+    };
+    for read in spec.reads.iter().filter(|r| is_personal(r)) {
+        raise(Risk::High);
+        reasons.push(RiskReason::Reads {
+            resource: read.clone(),
+        });
+    }
+    for write in &spec.writes {
+        raise(if is_destructive_write(write) {
+            Risk::High
+        } else {
+            Risk::Medium
+        });
+        reasons.push(RiskReason::Writes {
+            resource: write.clone(),
+        });
+    }
+    if spec.kind == ToolKind::Mcp && spec.permission != PermissionLevel::None {
+        raise(Risk::High);
+        reasons.push(RiskReason::MayDestroy {
+            server: spec.provider.clone(),
+        });
+    } else if reasons.is_empty() && !spec.is_concurrency_safe() {
+        raise(Risk::Medium);
+        reasons.push(RiskReason::SideEffects);
+    }
+    (risk, reasons)
+}
+
+fn rank(risk: Risk) -> u8 {
+    match risk {
+        Risk::Low => 0,
+        Risk::Medium => 1,
+        Risk::High => 2,
     }
 }
 
@@ -29,6 +80,7 @@ pub fn request_payload(
     spec: &ToolSpec,
     arguments: &Value,
 ) -> ConsentRequestPayload {
+    let (risk, risk_reasons) = risk_of(spec);
     let mut touches: Vec<String> = spec
         .writes
         .iter()
@@ -47,7 +99,7 @@ pub fn request_payload(
         tool: spec.name.clone(),
         arguments: arguments.clone(),
         touches,
-        risk: risk_of(spec),
+        risk,
         // The model's own words, if it gave a reason: shown only as its quotation.
         agent_says: arguments
             .get("userPrompt")
@@ -55,6 +107,7 @@ pub fn request_payload(
             .and_then(Value::as_str)
             .map(str::to_owned),
         requested_by: None,
+        risk_reasons,
         extra: JsonObject::new(),
     }
 }
@@ -81,4 +134,48 @@ pub(crate) fn grant(
         ConsentDecision::AllowOnce | ConsentDecision::Deny => {}
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn risk_follows_what_a_call_exposes_or_changes() {
+        let screen = ToolSpec::new("screen_capture", "s")
+            .runtime(Runtime::Frontend)
+            .reads(["screen"]);
+        assert_eq!(
+            risk_of(&screen),
+            (
+                Risk::High,
+                vec![RiskReason::Reads {
+                    resource: "screen".into()
+                }]
+            )
+        );
+        let copy = ToolSpec::new("clipboard_write", "c")
+            .runtime(Runtime::Frontend)
+            .writes(["clipboard"]);
+        assert_eq!(risk_of(&copy).0, Risk::Medium);
+        let save = ToolSpec::new("save_file", "f").writes(["filesystem"]);
+        assert_eq!(risk_of(&save).0, Risk::High);
+        let mcp = ToolSpec::new("gh__delete_repo", "d")
+            .kind(ToolKind::Mcp)
+            .provider("gh")
+            .permission(PermissionLevel::UserConsent);
+        assert_eq!(
+            risk_of(&mcp),
+            (
+                Risk::High,
+                vec![RiskReason::MayDestroy {
+                    server: "gh".into()
+                }]
+            )
+        );
+        let time = ToolSpec::new("get_current_datetime", "t").safe(true);
+        assert_eq!(risk_of(&time), (Risk::Low, vec![]));
+        let act = ToolSpec::new("send_message", "m").safe(false);
+        assert_eq!(risk_of(&act), (Risk::Medium, vec![RiskReason::SideEffects]));
+    }
 }

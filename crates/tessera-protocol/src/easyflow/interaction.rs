@@ -115,9 +115,29 @@ pub struct ConsentRequestPayload {
     /// Who made the call: the agent, or a specialist by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub requested_by: Option<FormRequester>,
+    /// Why `risk` is what it is (what the call exposes or changes), for the dialog to say in
+    /// the person's language.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<RiskReason>>", optional)]
+    pub risk_reasons: Vec<RiskReason>,
     /// Any other field.
     #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+/// What makes a call risky: what it exposes or changes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema, TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RiskReason {
+    /// It reads something of the person's: `screen`, `clipboard`, `filesystem`, a `file:…`.
+    Reads { resource: String },
+    /// It changes something: `clipboard`, `filesystem`, `notifications`…
+    Writes { resource: String },
+    /// An MCP server's tool that does not claim to only read (its `destructiveHint` is true or
+    /// unsaid), or of a server the person marked "always ask": it may change or delete data.
+    MayDestroy { server: String },
+    /// It acts outside Tessera, with effects its declaration does not name.
+    SideEffects,
 }
 
 /// Risk of a tool call (closed).

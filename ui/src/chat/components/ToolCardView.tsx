@@ -87,7 +87,11 @@ export function ToolCardView({ card, tools }: { card: ToolCard; tools: ChatState
         </div>
       </details>
       {/* Pictures a tool returned are what a person looks for: shown with the card folded too. */}
-      {card.result !== undefined && <ToolImages tool={card.name} result={card.result} />}
+      {card.result !== undefined && (
+        <div className="tool-card-pictures">
+          <ToolImages tool={card.name} result={card.result} />
+        </div>
+      )}
     </section>
   );
 }

@@ -39,14 +39,14 @@ describe('consent dialog', () => {
         </section>
       </I18nextProvider>,
     );
-    const dialog = screen.getByRole('dialog', { name: 'Allow test_guarded_write?' });
+    const dialog = screen.getByRole('dialog', { name: 'Allow the tool test_guarded_write to run?' });
     expect(screen.getByRole('log', { name: 'Messages' })).not.toContainElement(dialog);
     expect(dialog.closest('.dialog-backdrop')?.parentElement).toBe(document.body);
   });
 
   it('shows the tool, its exact arguments, what it touches, the risk, and the agent only as a quotation', () => {
     renderConsent(vi.fn());
-    const dialog = screen.getByRole('dialog', { name: 'Allow test_guarded_write?' });
+    const dialog = screen.getByRole('dialog', { name: 'Allow the tool test_guarded_write to run?' });
     expect(dialog).toHaveAttribute('aria-modal', 'true');
     expect(dialog).toHaveFocus();
     expect(within(dialog).getByTestId('consent-tool')).toHaveTextContent('test_guarded_write');
@@ -100,7 +100,7 @@ describe('consent dialog', () => {
 
   it('speaks Chinese', () => {
     renderConsent(vi.fn(), 'zh-CN');
-    const dialog = screen.getByRole('dialog', { name: '允许 test_guarded_write？' });
+    const dialog = screen.getByRole('dialog', { name: '允许运行工具 test_guarded_write？' });
     for (const name of ['允许一次', '在此会话中允许', '始终允许', '拒绝']) expect(within(dialog).getByRole('button', { name })).toBeInTheDocument();
   });
 });
@@ -136,5 +136,42 @@ describe('consent dialog for a specialist', () => {
       </I18nextProvider>,
     );
     expect(screen.queryByTestId('consent-requested-by')).toBeNull();
+  });
+
+  it('names what the tool does, says why the risk is what it is, and has one main choice', () => {
+    const i18n = createI18n('en');
+    const capture: ConsentRequestPayload = {
+      ...REQUEST,
+      tool: 'screen_capture',
+      arguments: { target: 'screen' },
+      touches: ['reads screen'],
+      risk: 'high',
+      risk_reasons: [{ kind: 'reads', resource: 'screen' }],
+      agent_says: undefined,
+    };
+    render(
+      <I18nextProvider i18n={i18n}>
+        <PendingConsentView request={capture} onDecide={vi.fn()} />
+      </I18nextProvider>,
+    );
+    const dialog = screen.getByRole('dialog', { name: 'Allow Tessera to capture your screen?' });
+    expect(within(dialog).getByTestId('consent-risk')).toHaveTextContent('High');
+    expect(within(dialog).getByTestId('consent-reasons')).toHaveTextContent('It sees everything on your screen, other windows included.');
+    const primary = dialog.querySelectorAll('.button-primary');
+    expect(primary).toHaveLength(1);
+    expect(primary[0]).toHaveTextContent('Allow once');
+  });
+
+  it('says in Chinese why an MCP tool may destroy data', () => {
+    const i18n = createI18n('zh-CN');
+    render(
+      <I18nextProvider i18n={i18n}>
+        <PendingConsentView
+          request={{ ...REQUEST, tool: 'gh__delete_repo', risk: 'high', risk_reasons: [{ kind: 'may_destroy', server: 'gh' }] }}
+          onDecide={vi.fn()}
+        />
+      </I18nextProvider>,
+    );
+    expect(screen.getByTestId('consent-reasons')).toHaveTextContent('它的 MCP 服务器（gh）没有声明它只读取');
   });
 });

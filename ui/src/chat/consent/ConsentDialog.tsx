@@ -1,9 +1,11 @@
 import { useId, useRef, useState, type KeyboardEvent } from 'react';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { Overlay } from '../../components/Overlay';
 import { useModalFocus } from '../../components/useModalFocus';
 import type { ConsentDecision } from '../../generated/ConsentDecision';
 import type { ConsentRequestPayload } from '../../generated/ConsentRequestPayload';
+import type { RiskReason } from '../../generated/RiskReason';
 import { pretty } from '../components/ToolCardView';
 
 export interface ConsentDialogProps {
@@ -14,6 +16,37 @@ export interface ConsentDialogProps {
 }
 
 const RISK_KEYS = { low: 'consent.riskLow', medium: 'consent.riskMedium', high: 'consent.riskHigh' } as const;
+
+/** The dialog's title for the tools a person knows by what they do. */
+const TITLE_KEYS: Partial<Record<string, 'consent.titleScreen' | 'consent.titleClipboardRead' | 'consent.titleClipboardWrite' | 'consent.titleSaveFile'>> = {
+  screen_capture: 'consent.titleScreen',
+  clipboard_read: 'consent.titleClipboardRead',
+  clipboard_write: 'consent.titleClipboardWrite',
+  save_file: 'consent.titleSaveFile',
+};
+
+/** Why the risk is what it is, in the person's words. */
+export function reasonText(t: TFunction, reason: RiskReason): string {
+  switch (reason.kind) {
+    case 'reads':
+      if (reason.resource === 'screen') return t('consent.reasonReadsScreen');
+      if (reason.resource === 'clipboard') return t('consent.reasonReadsClipboard');
+      if (reason.resource === 'filesystem' || reason.resource.startsWith('file:')) return t('consent.reasonReadsFiles');
+      return t('consent.reasonReads', { resource: reason.resource });
+    case 'writes':
+      if (reason.resource === 'clipboard') return t('consent.reasonWritesClipboard');
+      if (reason.resource === 'filesystem' || reason.resource.startsWith('file:')) return t('consent.reasonWritesFiles');
+      return t('consent.reasonWrites', { resource: reason.resource });
+    case 'may_destroy':
+      return t('consent.reasonMayDestroy', { server: reason.server });
+    case 'side_effects':
+      return t('consent.reasonSideEffects');
+    default: {
+      const never: never = reason;
+      return JSON.stringify(never);
+    }
+  }
+}
 
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
@@ -82,7 +115,7 @@ export function ConsentDialog({ request, onDecide, onClose }: ConsentDialogProps
           data-testid="consent-dialog"
         >
           <h2 id={titleId} className="dialog-title">
-            {t('consent.title', { tool: request.tool })}
+            {t(TITLE_KEYS[request.tool] ?? 'consent.title', { tool: request.tool })}
           </h2>
           <p id={descId}>{t('consent.intro')}</p>
           <dl className="consent-facts">
@@ -122,6 +155,18 @@ export function ConsentDialog({ request, onDecide, onClose }: ConsentDialogProps
                 {risk}
               </span>
             </dd>
+            {(request.risk_reasons?.length ?? 0) > 0 && (
+              <>
+                <dt>{t('consent.why')}</dt>
+                <dd>
+                  <ul className="consent-reasons" data-testid="consent-reasons">
+                    {request.risk_reasons?.map((reason, i) => (
+                      <li key={i}>{reasonText(t, reason)}</li>
+                    ))}
+                  </ul>
+                </dd>
+              </>
+            )}
           </dl>
           {request.agent_says && (
             <figure className="consent-quote">
@@ -138,7 +183,7 @@ export function ConsentDialog({ request, onDecide, onClose }: ConsentDialogProps
             <button type="button" className="button button-secondary" disabled={busy} onClick={() => void decide('deny')}>
               {t('consent.deny')}
             </button>
-            <button type="button" className="button button-secondary" disabled={busy} onClick={() => void decide('allow_once')}>
+            <button type="button" className="button button-primary" disabled={busy} onClick={() => void decide('allow_once')}>
               {t('consent.allowOnce')}
             </button>
             <button type="button" className="button button-secondary" disabled={busy} onClick={() => void decide('allow_conversation')}>
