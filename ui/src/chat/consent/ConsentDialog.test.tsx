@@ -141,13 +141,13 @@ describe('consent dialog for a specialist', () => {
   it('names what the tool does, says why the risk is what it is, and has one main choice', () => {
     const i18n = createI18n('en');
     const capture: ConsentRequestPayload = {
-      ...REQUEST,
+      consent_id: 'k2',
+      tool_call_id: 'call_shot',
       tool: 'screen_capture',
       arguments: { target: 'screen' },
       touches: ['reads screen'],
       risk: 'high',
       risk_reasons: [{ kind: 'reads', resource: 'screen' }],
-      agent_says: undefined,
     };
     render(
       <I18nextProvider i18n={i18n}>
