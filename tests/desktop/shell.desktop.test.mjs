@@ -376,14 +376,14 @@ test('with no Secret Service the settings say so once and a key saved after choo
     );
     assert.ok(existsSync(join(data, 'secrets.json')), 'the key file was made in the data folder');
 
-    // A key for the OpenAI preset, saved through the form.
+    // A key for the Qwen preset, saved through the form.
     await driver.exec(
       'const list = document.querySelector(\'[data-testid="provider-list"]\');' +
-        '[...list.querySelectorAll(".settings-list-name")].find((n) => n.textContent.trim() === "openai").closest("button").click();',
+        '[...list.querySelectorAll(".settings-list-name")].find((n) => n.textContent.trim() === "qwen").closest("button").click();',
     );
-    await until('the key form', () => driver.find('form[aria-label="API key of openai"]'));
-    await driver.type('form[aria-label="API key of openai"] input[type="password"]', `${key}\uE007`);
-    await until('the key stored', async () => (await driver.text('form[aria-label="API key of openai"]')).includes('Key stored.'));
+    await until('the key form', () => driver.find('form[aria-label="API key of qwen"]'));
+    await driver.type('form[aria-label="API key of qwen"] input[type="password"]', `${key}\uE007`);
+    await until('the key stored', async () => (await driver.text('form[aria-label="API key of qwen"]')).includes('Key stored'));
     const file = readFileSync(join(data, 'secrets.json'), 'utf8');
     assert.ok(file.includes(key), 'the key is in the key file');
     assert.equal(statSync(join(data, 'secrets.json')).mode & 0o777, 0o600, 'readable by the person alone');

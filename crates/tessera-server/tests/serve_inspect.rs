@@ -72,6 +72,8 @@ async fn grants_are_listed_and_a_revoked_always_grant_asks_again() {
     assert_eq!(grant["conversation_id"], Value::Null);
     assert_eq!(grant["revoked_at"], Value::Null);
     assert!(grant["created_at"].is_string());
+    // The call the answer allowed was the grant's first use: never "not used yet" after it.
+    assert!(grant["used_at"].is_string(), "{grant}");
     let id = grant["grant_id"].as_str().unwrap().to_owned();
 
     // A second call runs under the grant without asking, and the grant says when it was used.

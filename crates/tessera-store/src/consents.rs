@@ -248,7 +248,30 @@ impl WriteTx<'_> {
     }
 }
 
+impl WriteTx<'_> {
+    /// Records that a call of `tool` in `conversation_id` ran under a standing grant (always,
+    /// or for this conversation) that the person's own answer made, without spending any
+    /// `once` grant: the permissions page then says it was used. Whether one was found.
+    pub fn note_consent_used(&mut self, tool: &str, conversation_id: &str) -> Result<bool> {
+        let changed = self
+            .conn
+            .prepare_cached(
+                "UPDATE consent_grants SET used_at = ?3
+                 WHERE tool = ?1 AND revoked_at IS NULL AND (
+                     scope = 'always' OR (scope = 'conversation' AND conversation_id = ?2))",
+            )?
+            .execute(params![tool, conversation_id, clock::now().as_str()])?;
+        Ok(changed > 0)
+    }
+}
+
 impl Store {
+    /// See [`WriteTx::note_consent_used`].
+    pub fn note_consent_used(&self, tool: &str, conversation_id: &str) -> Result<bool> {
+        let (t, c) = (tool.to_owned(), conversation_id.to_owned());
+        self.write(move |tx| tx.note_consent_used(&t, &c))
+    }
+
     /// Grants consent; see [`WriteTx::grant_consent`].
     pub fn grant_consent(
         &self,

@@ -371,6 +371,8 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       if (!sent && text !== null && gen === generation.current) {
         // The branch may have been cut for a resend that never started: show the stored one again.
         void reloadHistory(conversationId, gen);
+        // A conversation stored before its run failed to start belongs in the list too.
+        void refreshList();
       }
       if (failure !== null) throw failure;
     },

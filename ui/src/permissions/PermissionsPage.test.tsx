@@ -87,6 +87,9 @@ describe('permissions page', () => {
     const row = await screen.findByTestId('grant');
     expect(within(row).getByText('revoked')).toBeInTheDocument();
     expect(within(row).queryByRole('button')).not.toBeInTheDocument();
+    // Listed apart: never under what is allowed.
+    expect(within(screen.getByRole('region', { name: /Revoked/ })).getByTestId('grant')).toBe(row);
+    expect(screen.queryByRole('region', { name: /Always allowed/ })).not.toBeInTheDocument();
   });
 
   it('says when the list or a revocation fails', async () => {

@@ -152,7 +152,8 @@ export function PermissionsPage({ client, heading = true }: PermissionsPageProps
       )}
       {grants !== null &&
         SCOPES.map((scope) => {
-          const inScope = grants.filter((g) => g.scope === scope);
+          // A revoked grant allows nothing: it is listed apart, never under what is allowed.
+          const inScope = grants.filter((g) => g.scope === scope && g.revoked_at === null);
           if (inScope.length === 0) return null;
           return (
             <section key={scope} className="grant-group" aria-labelledby={`${headingId}-${scope}`} data-testid={`grants-${scope}`}>
@@ -168,6 +169,21 @@ export function PermissionsPage({ client, heading = true }: PermissionsPageProps
             </section>
           );
         })}
+      {grants !== null && grants.some((g) => g.revoked_at !== null) && (
+        <section className="grant-group" aria-labelledby={`${headingId}-revoked`} data-testid="grants-revoked">
+          <h3 id={`${headingId}-revoked`}>
+            {t('permissions.groupRevoked')} <span className="grant-count">({grants.filter((g) => g.revoked_at !== null).length})</span>
+          </h3>
+          <p className="permissions-hint">{t('permissions.hintRevoked')}</p>
+          <ul className="grant-list">
+            {grants
+              .filter((g) => g.revoked_at !== null)
+              .map((grant) => (
+                <GrantRow key={grant.grant_id} grant={grant} onRevoke={onRevoke} />
+              ))}
+          </ul>
+        </section>
+      )}
     </section>
   );
 }

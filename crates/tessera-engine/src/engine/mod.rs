@@ -312,22 +312,35 @@ impl Engine {
         &self,
         to: tessera_secrets::SecretBackend,
     ) -> Result<tessera_secrets::SecretStoreMoved, EngineError> {
-        let mut accounts: Vec<String> =
+        let saved: Vec<String> =
             crate::turn::blocking(|| self.store.read(|r| r.all_provider_settings()))?
                 .into_iter()
                 .map(|(name, _)| name)
-                .chain(tessera_providers::presets::preset_names().map(str::to_owned))
                 .collect();
         let sources: Vec<_> = self
             .tool_sources
             .read()
             .map(|s| s.clone())
             .unwrap_or_default();
-        accounts.extend(sources.iter().flat_map(|s| s.secret_accounts()));
-        self.secrets
+        // Secrets known to exist: the MCP servers' (their config marks each) and, maybe, the
+        // saved providers' keys. A preset's key is carried when found, but a keyring that
+        // cannot be asked is no reason to name every preset the person never used.
+        let known: Vec<String> = saved
+            .into_iter()
+            .chain(sources.iter().flat_map(|s| s.secret_accounts()))
+            .collect();
+        let accounts: Vec<String> = known
+            .iter()
+            .cloned()
+            .chain(tessera_providers::presets::preset_names().map(str::to_owned))
+            .collect();
+        let mut moved = self
+            .secrets
             .switch(to, &accounts)
             .await
-            .map_err(EngineError::Secrets)
+            .map_err(EngineError::Secrets)?;
+        moved.not_moved.retain(|n| known.contains(&n.account));
+        Ok(moved)
     }
 
     /// The data folder's secrets, as the key store every reader of one uses.

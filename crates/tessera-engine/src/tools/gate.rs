@@ -174,7 +174,17 @@ impl ConsentGate {
             tool: spec.name.clone(),
             call_id: call_id.to_owned(),
         };
-        if spec.permission == PermissionLevel::None || self.take_approval(call_id, &spec.name) {
+        if spec.permission == PermissionLevel::None {
+            return Ok(pass());
+        }
+        if self.take_approval(call_id, &spec.name) {
+            // An answer of "this conversation" or "always" made a grant this call is the first
+            // use of: the permissions page says so.
+            if let (Some(store), PermissionLevel::UserConsent) = (&self.grants, spec.permission) {
+                if let Err(error) = store.note_consent_used(&spec.name, &self.conversation_id) {
+                    tracing::warn!(%error, tool = %spec.name, "a grant's use was not recorded");
+                }
+            }
             return Ok(pass());
         }
         let level = match spec.permission {

@@ -231,6 +231,8 @@ const en = {
     groupAlways: 'Always allowed',
     groupConversation: 'Allowed in one conversation',
     groupOnce: 'Allowed once',
+    groupRevoked: 'Revoked',
+    hintRevoked: 'These allow nothing any more: the agent asks again before using these tools.',
     hintAlways: 'These tools run in every conversation without asking.',
     hintConversation: 'These tools run without asking in the conversation named.',
     hintOnce: 'Each of these lets one call run; once used it is spent.',

@@ -230,6 +230,8 @@ const zhCN: Messages = {
     groupAlways: '始终允许',
     groupConversation: '在某个对话中允许',
     groupOnce: '允许一次',
+    groupRevoked: '已撤销',
+    hintRevoked: '这些权限已不再生效：智能体使用这些工具前会重新询问你。',
     hintAlways: '这些工具在所有对话中运行时都不再询问。',
     hintConversation: '这些工具在所列对话中运行时不再询问。',
     hintOnce: '每项只允许运行一次调用，用过即失效。',
