@@ -7,6 +7,7 @@
 
 mod diagnostics;
 mod engine_host;
+mod export;
 mod ipc;
 mod logs;
 mod native;
@@ -63,10 +64,11 @@ fn main() {
     tracing::info!(version = env!("CARGO_PKG_VERSION"), data = %data_dir.display(), "starting");
 
     let app_slot = native::AppSlot::default();
+    let dialog = native::file_dialog(app_slot.clone());
     let host = tauri::async_runtime::block_on(engine_host::EngineHost::open(
         &data_dir,
         cli.model,
-        native::tools(app_slot.clone()),
+        native::tools(dialog.clone()),
     ));
     let mut builder = tauri::Builder::default();
     // With the usual data folder, a second start hands over to the window already open. An
@@ -92,10 +94,12 @@ fn main() {
         .manage(host)
         .manage(ipc::Pumps::default())
         .manage(diagnostics::DataDir(data_dir))
+        .manage(native::Dialogs(dialog))
         .invoke_handler(tauri::generate_handler![
             ipc::api_request,
             ipc::api_abort,
             diagnostics::diagnostics,
+            export::save_export,
             ui_ready
         ])
         .build(tauri::generate_context!());

@@ -87,15 +87,22 @@ impl FileDialog for TauriDialog {
     }
 }
 
-/// The registration the engine runs for every model it builds.
-pub fn tools(app: AppSlot) -> ExtraTools {
-    let dialog: Arc<dyn FileDialog> = match CommandDialog::from_env() {
+/// The file dialogs of the app: the window's own, or the program `TESSERA_FILE_DIALOG` names.
+pub fn file_dialog(app: AppSlot) -> Arc<dyn FileDialog> {
+    match CommandDialog::from_env() {
         Some(command) => {
             tracing::info!(program = %command.program.display(), "file dialogs replaced by a program");
             Arc::new(command)
         }
         None => Arc::new(TauriDialog { app }),
-    };
+    }
+}
+
+/// The app's file dialogs, for the shell's own commands (an export's save dialog).
+pub struct Dialogs(pub Arc<dyn FileDialog>);
+
+/// The registration the engine runs for every model it builds.
+pub fn tools(dialog: Arc<dyn FileDialog>) -> ExtraTools {
     Arc::new(move |registry, store| {
         let env = NativeEnv {
             store: store.clone(),

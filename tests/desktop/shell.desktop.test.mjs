@@ -3,7 +3,7 @@
 // picked per run; everything started here is ended by pid.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -390,6 +390,39 @@ test('with no Secret Service the settings say so once and a key saved after choo
     await driver.screenshot(join(resultsDir, 'desktop-key-file.png'));
   } catch (error) {
     throw await shown(driver, error, 'desktop-key-file');
+  } finally {
+    await driver.quit();
+    stop(driver.child);
+  }
+});
+
+test('an export goes through the save dialog to where the person chose, and the app says where', async () => {
+  const folder = dataDir();
+  const target = join(folder, 'chosen', 'Trip.md');
+  mkdirSync(join(folder, 'chosen'));
+  // The save dialog the test stands in for: records what it was asked, answers with a path.
+  const dialog = join(folder, 'save.sh');
+  writeFileSync(dialog, `#!/bin/sh\necho "$@" > "${folder}/dialog-args"\necho "${target}"\n`);
+  chmodSync(dialog, 0o755);
+  const { driver } = await chatApp([textReply(['Oslo in March is cold.'])], { TESSERA_FILE_DIALOG: dialog });
+  try {
+    await driver.type('[data-testid="composer-input"]', 'Plan a trip to Oslo\uE007');
+    await until('the answer', async () => (await lastAnswer(driver)).includes('Oslo in March is cold.'));
+    // The menu button shows on hover; a click from script is what a keyboard user's Enter does.
+    await driver.exec('document.querySelector(\'[data-testid="sidebar"] button[aria-label^="Actions for"]\').click()');
+    await until('the conversation menu', () => driver.find('[data-testid="conversation-menu"]'));
+    await driver.exec('document.querySelector(\'[data-testid="conversation-menu"] [data-action="exportMarkdown"]\').click()');
+    await until('the file written', () => existsSync(target));
+    const written = readFileSync(target, 'utf8');
+    assert.match(written, /Plan a trip to Oslo/);
+    assert.match(written, /Oslo in March is cold\./);
+    assert.match(readFileSync(join(folder, 'dialog-args'), 'utf8'), /^save .*--name .+\.md/);
+    await until('where it went, said', async () =>
+      (await driver.text('[data-testid="export-notice"]')).includes(target),
+    );
+    await driver.screenshot(join(resultsDir, 'desktop-export.png'));
+  } catch (error) {
+    throw await shown(driver, error, 'desktop-export');
   } finally {
     await driver.quit();
     stop(driver.child);

@@ -1,9 +1,9 @@
-import { memo, useId } from 'react';
+import { memo, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ArchiveIcon, ChevronLeftIcon, PlusIcon, SearchIcon, TesseraMark } from '../components/icons';
 import type { ConversationSummary, TesseraClient } from '../transport/client';
 import { ConversationItem, type ItemAction } from './ConversationItem';
-import { downloadText, fileNameFor } from './download';
+import { fileNameFor, saveExport, type ExportPlace } from './download';
 import { ImportButton } from './ImportButton';
 import { describeError, useConversationList, type Failure } from './useConversationList';
 
@@ -53,6 +53,7 @@ export const Sidebar = memo(function Sidebar({ onNewConversation, client = null,
   });
   const trimmed = list.query.trim();
   const archivedView = list.view === 'archived';
+  const [exported, setExported] = useState<ExportPlace | null>(null);
 
   const act = async (id: string, action: Exclude<ItemAction, 'rename'>) => {
     const row = list.rows.find((r) => r.id === id);
@@ -70,7 +71,8 @@ export const Sidebar = memo(function Sidebar({ onNewConversation, client = null,
         const markdown = action === 'exportMarkdown';
         try {
           const text = await client.exportConversation(id, markdown ? 'markdown' : 'context');
-          downloadText(fileNameFor(row.title, markdown ? 'md' : 'json'), text, markdown ? 'text/markdown' : 'application/json');
+          const place = await saveExport(fileNameFor(row.title, markdown ? 'md' : 'json'), text, markdown ? 'text/markdown' : 'application/json');
+          if (place) setExported(place);
         } catch (err) {
           list.setFailure({ kind: 'export', title: row.title, error: describeError(err) });
         }
@@ -178,6 +180,14 @@ export const Sidebar = memo(function Sidebar({ onNewConversation, client = null,
               </button>
             </div>
           ))}
+          {exported && (
+            <div className="notice notice-ok" role="status" data-testid="export-notice">
+              <span>{exported.kind === 'saved' ? t('conversations.exportedTo', { path: exported.path }) : t('conversations.downloaded', { name: exported.name })}</span>
+              <button type="button" className="link-button" onClick={() => setExported(null)}>
+                {t('conversations.dismiss')}
+              </button>
+            </div>
+          )}
           {list.failure && (
             <div className="notice notice-error" role="alert" data-testid="list-failure">
               <span>

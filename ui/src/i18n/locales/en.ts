@@ -55,6 +55,8 @@ const en = {
     importFailed: 'Could not import {{file}}: {{error}}',
     importMore: '… and {{count}} more',
     dismiss: 'Dismiss',
+    exportedTo: 'Exported to {{path}}',
+    downloaded: 'Downloaded {{name}} (see your browser’s downloads)',
   },
   branches: {
     edit: 'Edit',

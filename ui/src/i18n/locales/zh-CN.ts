@@ -54,6 +54,8 @@ const zhCN: Messages = {
     importFailed: '无法导入 {{file}}：{{error}}',
     importMore: '……另有 {{count}} 处',
     dismiss: '关闭',
+    exportedTo: '已导出到 {{path}}',
+    downloaded: '已下载 {{name}}（见浏览器的下载列表）',
   },
   branches: {
     edit: '编辑',
