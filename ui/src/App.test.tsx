@@ -97,6 +97,33 @@ describe('chat layout', () => {
     expect(within(log).getByTestId('usage')).toHaveTextContent('12 in / 3 out tokens');
   });
 
+  it('a first conversation whose answer could not start is in the sidebar all the same', async () => {
+    let stored = false;
+    const { client } = fakeEngine({
+      'GET /v1/conversations': () =>
+        Response.json({
+          conversations: stored
+            ? [{ id: 'c1', title: 'Hello there', pinned: false, archived: false, created_at: '2026-11-26T10:00:00Z', updated_at: '2026-11-26T10:00:00Z' }]
+            : [],
+        }),
+      'POST /v1/messages': (r) => {
+        const body = r.body as { type: string };
+        if (body.type === 'CLIENT_CAPABILITIES') return Response.json({ type: 'SYSTEM_MESSAGE', content: { action: 'INFO', text: 'announced' } });
+        // The message is stored; the run cannot start (no model yet).
+        stored = true;
+        return Response.json(
+          { type: 'ERROR_RESPONSE', content: { errorCode: 'NO_MODEL', message: 'no model is set up' } },
+          { status: 503 },
+        );
+      },
+    });
+    const { user } = renderApp({ client });
+    await waitFor(() => expect(screen.queryByText('Connecting to the engine…')).not.toBeInTheDocument());
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Hello there{Enter}');
+    const sidebar = screen.getByTestId('sidebar');
+    expect(await within(sidebar).findByText('Hello there')).toBeInTheDocument();
+  });
+
   it('"New conversation" clears the draft and puts the cursor in the composer', async () => {
     const { user } = renderApp();
     const input = screen.getByRole('textbox', { name: 'Message' });
