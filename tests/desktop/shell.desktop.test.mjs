@@ -421,11 +421,11 @@ test('an export goes through the save dialog to where the person chose, and the 
       (await driver.text('[data-testid="export-notice"]')).includes(target),
     );
     // "Dismiss" stays on one line beside a long path.
-    const dismissLines = await driver.exec(
+    const oneLine = await driver.exec(
       'const b = document.querySelector(\'[data-testid="export-notice"] button\'); const r = b.getBoundingClientRect();' +
-        'return Math.round(r.height / parseFloat(getComputedStyle(b).lineHeight || "16"));',
+        'return r.height < parseFloat(getComputedStyle(b).fontSize) * 2;',
     );
-    assert.equal(dismissLines, 1, 'the Dismiss button is one line');
+    assert.equal(oneLine, true, 'the Dismiss button is one line');
     await driver.screenshot(join(resultsDir, 'desktop-export.png'));
   } catch (error) {
     throw await shown(driver, error, 'desktop-export');
