@@ -65,6 +65,9 @@ test('the installed app opens its window with the chat layout, in English', asyn
     assert.equal(await driver.exec('return document.documentElement.lang'), 'en');
     const title = await driver.exec('return document.title');
     assert.match(title, /Tessera/);
+    // The first window fits a screen 800 pixels high, with room for a panel and its title bar.
+    const outer = await driver.exec('return window.outerHeight');
+    assert.ok(outer <= 740, `the window is ${outer} px high`);
     await driver.screenshot(join(resultsDir, 'desktop-en.png'));
   } finally {
     await driver.quit();

@@ -76,7 +76,7 @@ describe('permissions and the context inspector', () => {
     await budget.waitFor({ timeout: 10_000 });
     assert.match((await budget.getByTestId('budget-history').textContent()) ?? '', /^Conversation[\d,]+ tokens$/);
     assert.match((await budget.getByTestId('budget-reserved').textContent()) ?? '', /^Kept for the answer[\d,]+ tokens$/);
-    assert.match((await inspector.getByRole('region', { name: 'Messages' }).textContent()) ?? '', /1 messages sent/);
+    assert.match((await inspector.getByRole('region', { name: 'Messages' }).textContent()) ?? '', /One message sent/);
     await page.screenshot({ path: path.join(RESULTS_DIR, 'inspector.png') });
     await page.keyboard.press('Escape');
     await inspector.waitFor({ state: 'detached' });

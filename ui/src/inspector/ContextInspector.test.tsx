@@ -74,7 +74,7 @@ describe('context inspector', () => {
     const budget = await within(dialog).findByRole('figure', { name: 'Token budget: a window of 128,000 tokens' });
     expect(within(budget).getByTestId('budget-system')).toHaveTextContent('System50 tokens');
     expect(within(budget).getByTestId('budget-blocks')).toHaveTextContent('Blocks40 tokens');
-    expect(within(budget).getByTestId('budget-evidences')).toHaveTextContent('Evidences60 tokens');
+    expect(within(budget).getByTestId('budget-evidences')).toHaveTextContent('Evidence60 tokens');
     expect(within(budget).getByTestId('budget-history')).toHaveTextContent('Conversation300 tokens');
     expect(within(budget).getByTestId('budget-reserved')).toHaveTextContent('Kept for the answer8,000 tokens');
     expect(within(budget).getByTestId('budget-free')).toHaveTextContent('Free119,550 tokens');
@@ -89,7 +89,7 @@ describe('context inspector', () => {
     const dialog = await screen.findByRole('dialog');
     const used = await within(dialog).findByRole('region', { name: 'Blocks used' });
     expect(within(used).getAllByTestId('used-block').map((li) => li.querySelector('code')?.textContent)).toEqual(['blk_memory', 'blk_search']);
-    const evidences = within(dialog).getByRole('region', { name: 'Evidences used' });
+    const evidences = within(dialog).getByRole('region', { name: 'Evidence used' });
     const hit = within(evidences).getByTestId('used-evidence');
     expect(hit).toHaveTextContent('ev_hit');
     expect(hit).toHaveTextContent('rag doc from rag · search_context');
