@@ -29,6 +29,15 @@ fn seed(data: &Path) {
         &["Plan a trip to Oslo in March", "Here is a plan for Oslo."],
     );
     support::seed_conversation(&store, "title", "Renewal checklist", &["hello", "hi"]);
+    support::seed_conversation(
+        &store,
+        "md",
+        "Formatting",
+        &[
+            "How do I bold?",
+            "## Bold\n\nUse **double asterisks** around `words`, see [the guide](https://example.com/g).",
+        ],
+    );
     support::seed_conversation(&store, "old", "Archived notes", &["Oslo again, archived"]);
     store
         .update_conversation(
@@ -94,6 +103,15 @@ async fn search_finds_conversations_by_message_and_title_chinese_too() {
     assert_eq!(ids(&search(&api, "续").await), ["zh"]);
     assert_eq!(ids(&search(&api, "接口").await), ["zh"]);
 
+    // A snippet is the text a person reads, not the Markdown's marks.
+    let found = search(&api, "asterisks").await;
+    assert_eq!(ids(&found), ["md"]);
+    assert_eq!(
+        found[0]["match"]["snippet"],
+        "Bold Use double asterisks around words, see the guide."
+    );
+    assert_eq!(highlighted(&found[0]), "asterisks");
+
     // English, any case; every word must be in one message.
     let found = search(&api, "OSLO march").await;
     assert_eq!(ids(&found), ["en"]);
@@ -115,7 +133,7 @@ async fn search_finds_conversations_by_message_and_title_chinese_too() {
 
     // Quotes and operators are text to find, never syntax; a blank query is the whole list.
     assert!(search(&api, "\"Oslo NEAR(").await.is_empty());
-    assert_eq!(search(&api, "   ").await.len(), 4);
+    assert_eq!(search(&api, "   ").await.len(), 5);
     assert_eq!(
         api.get("/conversations?query=x")
             .await

@@ -52,6 +52,7 @@ pub mod mcp_messages;
 pub mod messages;
 pub mod migrate;
 pub mod model_turns;
+mod plain_text;
 mod refs;
 pub mod search;
 mod search_pieces;

@@ -72,6 +72,9 @@ impl Default for SearchOptions {
 fn snippet(text: &str, words: &[String]) -> (String, Option<(usize, usize)>) {
     const BEFORE: usize = 20;
     const AFTER: usize = 60;
+    // What a person reads, not the Markdown's marks.
+    let plain = crate::plain_text::plain_text(text);
+    let text = plain.as_str();
     let lower = text.to_ascii_lowercase();
     let found = words
         .iter()
