@@ -113,6 +113,25 @@ describe('chatting with the engine', () => {
     assert.deepEqual(errors, []);
   });
 
+  test('Esc stops a running answer too, and a finished answer can be copied', async () => {
+    const pieces = Array.from({ length: 40 }, (_, i) => `esc${i} `);
+    await pushReplies(stack.providerUrl, [textReply(pieces, 250)]);
+    const { page, errors } = await open('en-US');
+    await sendMessage(page, 'Take your time again');
+    const log = page.getByRole('log', { name: 'Messages' });
+    await log.getByText('esc1', { exact: false }).waitFor({ timeout: 15_000 });
+    await page.keyboard.press('Escape');
+    await log.getByTestId('run-cancelled').waitFor({ timeout: 15_000 });
+    assert.ok(!((await log.textContent()) ?? '').includes('esc39'));
+    const copy = log.getByTestId('copy-answer').last();
+    await copy.click();
+    await page.waitForFunction(() => {
+      const buttons = document.querySelectorAll('[data-testid="copy-answer"]');
+      return buttons[buttons.length - 1]?.textContent === 'Copied';
+    });
+    assert.deepEqual(errors, []);
+  });
+
   test('a tool call shows as a card with its arguments and result', async () => {
     await pushReplies(stack.providerUrl, [toolCallReply('call_calc', 'calculator', { expression: '6*7' }), textReply(['It is 42.'])]);
     const { page, errors } = await open('en-US');

@@ -1,4 +1,4 @@
-import { memo, useLayoutEffect, type KeyboardEvent, type RefObject } from 'react';
+import { memo, useEffect, useLayoutEffect, type KeyboardEvent, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ConnectionState } from '../transport/connection';
 import { SendIcon, StopIcon } from './icons';
@@ -33,6 +33,19 @@ export const Composer = memo(function Composer({ draft, onDraftChange, connectio
     el.style.height = 'auto';
     if (el.scrollHeight > 0) el.style.height = `${Math.min(el.scrollHeight, MAX_INPUT_HEIGHT_PX)}px`;
   }, [draft, inputRef]);
+
+  // Esc stops a running answer, wherever the focus is, unless a dialog or menu takes the key.
+  useEffect(() => {
+    if (!running || !onStop) return;
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      if (document.querySelector('[role="dialog"], [role="menu"]')) return;
+      event.preventDefault();
+      onStop();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [running, onStop]);
 
   const send = () => {
     if (!canSend || !onSend) return;
@@ -89,7 +102,7 @@ export const Composer = memo(function Composer({ draft, onDraftChange, connectio
           onKeyDown={onKeyDown}
         />
         {running && onStop ? (
-          <button type="button" className="button stop-button" data-testid="stop-button" onClick={onStop}>
+          <button type="button" className="button stop-button" data-testid="stop-button" aria-keyshortcuts="Escape" title={t('chat.stopHint')} onClick={onStop}>
             <StopIcon />
             <span>{t('chat.stop')}</span>
           </button>

@@ -1,10 +1,68 @@
-import { Fragment } from 'react';
+import { Fragment, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ContextButton } from '../../inspector/ContextInspector';
 import { PlanGraph } from '../plan/PlanGraph';
 import { isLive, type AssistantMessage, type ChatState, type RunInfo } from '../reducer';
 import { Markdown } from './Markdown';
 import { ToolCardView } from './ToolCardView';
+
+/** Retries are one line that updates (the latest), not a stack; other notices all show. */
+function shownNotices(notices: AssistantMessage['notices']): AssistantMessage['notices'] {
+  const lastRetry = notices.filter((n) => n.retryable).at(-1);
+  return notices.filter((n) => !n.retryable || n === lastRetry);
+}
+
+/** The answer's text, as the person would paste it (its Markdown). */
+function answerText(message: AssistantMessage): string {
+  return message.parts
+    .flatMap((p) => (p.kind === 'text' ? [p.text] : []))
+    .join('\n\n')
+    .trim();
+}
+
+/** Copies `text`, through the clipboard API or, where a webview lacks it, a selection. */
+export async function copyText(text: string): Promise<void> {
+  if (navigator.clipboard?.writeText) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return;
+    } catch {
+      // Refused (no permission, not focused): the selection below still works.
+    }
+  }
+  const area = document.createElement('textarea');
+  area.value = text;
+  area.setAttribute('readonly', '');
+  area.style.position = 'fixed';
+  area.style.opacity = '0';
+  document.body.append(area);
+  area.select();
+  const copied = document.execCommand('copy');
+  area.remove();
+  if (!copied) throw new Error('the clipboard refused the text');
+}
+
+function CopyAnswer({ text }: { text: string }) {
+  const { t } = useTranslation();
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  if (!text) return null;
+  return (
+    <button
+      type="button"
+      className="button button-small button-secondary copy-answer"
+      data-testid="copy-answer"
+      onClick={() => {
+        copyText(text).then(
+          () => setState('copied'),
+          () => setState('failed'),
+        );
+        setTimeout(() => setState('idle'), 2000);
+      }}
+    >
+      {state === 'copied' ? t('chat.copied') : state === 'failed' ? t('chat.copyFailed') : t('chat.copyAnswer')}
+    </button>
+  );
+}
 
 /** An assistant message as it streams: thinking, text (Markdown), tool cards, plan, usage, errors. */
 export function AssistantMessageView({ message, tools, run }: { message: AssistantMessage; tools: ChatState['tools']; run: RunInfo | undefined }) {
@@ -45,8 +103,8 @@ export function AssistantMessageView({ message, tools, run }: { message: Assista
         return <Markdown key={part.key} text={part.text} />;
       })}
       {empty && live && <p className="message-pending">{t('chat.working')}</p>}
-      {message.notices.map((n, i) => (
-        <p key={i} className="notice" role="note">
+      {shownNotices(message.notices).map((n, i) => (
+        <p key={i} className="notice" role="note" data-testid={n.retryable ? 'retry-notice' : undefined}>
           {n.retryable ? t('chat.retrying', { message: n.message }) : t('chat.notice', { message: n.message, code: n.code })}
         </p>
       ))}
@@ -66,6 +124,7 @@ export function AssistantMessageView({ message, tools, run }: { message: Assista
           {` · ${usage.costUsd !== undefined ? t('chat.cost', { cost: usage.costUsd.toFixed(4) }) : t('chat.costUnknown')}`}
         </p>
       )}
+      {!live && !empty && <CopyAnswer text={answerText(message)} />}
       {!live && <ContextButton runId={message.runId} />}
     </article>
   );

@@ -81,6 +81,8 @@ const en = {
     loadFailed: 'Could not load this conversation: {{error}}',
     sendFailed: 'Not sent: {{error}}',
     stop: 'Stop',
+    stopHint: 'Stop the answer (Esc)',
+    copyAnswer: 'Copy answer',
     stopFailed: 'Could not stop the run: {{error}}',
     thinking: 'Thinking',
     working: 'Working…',

@@ -80,6 +80,8 @@ const zhCN: Messages = {
     loadFailed: '无法加载此会话：{{error}}',
     sendFailed: '未发送：{{error}}',
     stop: '停止',
+    stopHint: '停止回答（Esc）',
+    copyAnswer: '复制回答',
     stopFailed: '无法停止运行：{{error}}',
     thinking: '思考过程',
     working: '处理中…',

@@ -1,0 +1,46 @@
+import { render, screen } from '@testing-library/react';
+import { I18nextProvider } from 'react-i18next';
+import { describe, expect, it } from 'vitest';
+import { createI18n } from '../../i18n';
+import type { AssistantMessage, RunInfo } from '../reducer';
+import { AssistantMessageView } from './AssistantMessageView';
+
+function show(message: AssistantMessage, run: RunInfo) {
+  render(
+    <I18nextProvider i18n={createI18n('en')}>
+      <AssistantMessageView message={message} tools={{}} run={run} />
+    </I18nextProvider>,
+  );
+}
+
+describe('an assistant message', () => {
+  it('shows its retries as one line that updates, and other notices all', () => {
+    show(
+      {
+        id: 'm1',
+        runId: 'r1',
+        parts: [{ kind: 'text', key: 't', text: 'Hello' }],
+        notices: [
+          { code: 'rate_limited', message: 'attempt 2 of 4', retryable: true },
+          { code: 'business', message: 'quota nearly used', retryable: false },
+          { code: 'rate_limited', message: 'attempt 3 of 4', retryable: true },
+        ],
+      },
+      { id: 'r1', messageId: 'm1', state: 'running', done: false },
+    );
+    const retries = screen.getAllByTestId('retry-notice');
+    expect(retries).toHaveLength(1);
+    expect(retries[0]).toHaveTextContent('Retrying: attempt 3 of 4');
+    expect(screen.getByText(/quota nearly used/)).toBeInTheDocument();
+    // While it streams there is nothing to copy yet.
+    expect(screen.queryByTestId('copy-answer')).not.toBeInTheDocument();
+  });
+
+  it('offers to copy a finished answer', () => {
+    show(
+      { id: 'm2', runId: 'r2', parts: [{ kind: 'text', key: 't', text: '**Done**' }], notices: [] },
+      { id: 'r2', messageId: 'm2', state: 'completed', done: true },
+    );
+    expect(screen.getByTestId('copy-answer')).toHaveTextContent('Copy answer');
+  });
+});
