@@ -34,7 +34,8 @@ describe('permissions and the context inspector', () => {
     await always.waitFor({ timeout: 10_000 });
     const grant = always.getByTestId('grant');
     assert.equal(await grant.locator('code').textContent(), 'test_guarded_write');
-    assert.match((await grant.textContent()) ?? '', /Granted .* · not used yet/);
+    // The call the answer allowed was its first use: never "not used yet" after it.
+    assert.match((await grant.textContent()) ?? '', /Granted .* · last used /);
     await page.screenshot({ path: path.join(RESULTS_DIR, 'permissions.png') });
 
     // Revoke by keyboard: the button, then the confirmation that takes the focus.

@@ -346,6 +346,9 @@ impl EventShaper {
             meta.first_token_latency_ms = summary.first_token_latency_ms;
             meta.extra
                 .insert("state".into(), json!(summary.state.as_str()));
+            if summary.usage_estimated {
+                meta.extra.insert("usage_estimated".into(), json!(true));
+            }
         }
         event
     }
@@ -360,4 +363,6 @@ pub struct DoneSummary {
     pub first_token_latency_ms: Option<u64>,
     /// How the run ended.
     pub state: SystemState,
+    /// Some of `usage` was counted by Tessera, not reported by the provider.
+    pub usage_estimated: bool,
 }

@@ -119,6 +119,18 @@ async fn cancelling_mid_stream_keeps_the_partial_answer() {
         Ok(())
     );
     assert_eq!(states(&events), [SystemState::Cancelled]);
+    // The provider never said what the stopped call used: Tessera counted it, and says so.
+    let done = events
+        .iter()
+        .find(|e| matches!(e.event.body, EventBody::Done(_)))
+        .and_then(|e| e.event.meta.clone())
+        .expect("done");
+    assert!(done.prompt_tokens.is_some_and(|n| n > 0), "{done:?}");
+    assert!(done.completion_tokens.is_some_and(|n| n > 0), "{done:?}");
+    assert_eq!(
+        done.extra.get("usage_estimated"),
+        Some(&serde_json::json!(true))
+    );
     gate.open();
     let branch = engine.store().active_branch(&run.conversation_id).unwrap();
     let answer = &branch.last().unwrap().message;

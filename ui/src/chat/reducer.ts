@@ -57,6 +57,8 @@ export interface Usage {
   latencyMs?: number;
   firstTokenLatencyMs?: number;
   costUsd?: number;
+  /** Tessera counted some of it (the provider reported none: the answer was stopped or cut). */
+  estimated?: boolean;
 }
 
 export interface RunError {
@@ -448,6 +450,7 @@ function apply(state: ChatState, event: Event, folded: boolean): ChatState {
       if (completion !== undefined) usage.completionTokens = completion;
       if (latency !== undefined) usage.latencyMs = latency;
       if (first !== undefined) usage.firstTokenLatencyMs = first;
+      if (meta['usage_estimated'] === true) usage.estimated = true;
       const perModel = meta.usage;
       if (perModel && typeof perModel === 'object') {
         let cost: number | undefined;

@@ -198,6 +198,7 @@ pub fn close_run(
         latency_ms,
         first_token_latency_ms: None,
         state,
+        usage_estimated: false,
     });
     // Folded before `done`: a client that saw `done` and reconnects gets the whole message.
     store.fold_run(conversation_id, run_id)?;

@@ -50,6 +50,8 @@ pub struct TurnState {
     /// Why the run stopped calling tools: its tool arguments and results reached the run's
     /// limit.
     pub over_run_limit: Option<String>,
+    /// Some call's usage was counted by Tessera (the provider reported none: stopped, cut).
+    pub usage_estimated: bool,
 }
 
 impl Default for TurnState {
@@ -66,6 +68,7 @@ impl Default for TurnState {
             invalid_answer: None,
             user_message: None,
             over_run_limit: None,
+            usage_estimated: false,
         }
     }
 }
@@ -191,6 +194,12 @@ pub(super) async fn drive(
         }
         if let Some(u) = result.usage {
             state.add_usage(&result.model, &u, result.cost);
+        } else if result.error.is_some() {
+            // Stopped or cut before the provider said what it used: counted here instead,
+            // and marked as an estimate (never "0 in / 0 out").
+            let estimate = estimated_usage(&state, &result.response.text, &result.model);
+            state.add_usage(&result.model, &estimate, None);
+            state.usage_estimated = true;
         }
         let response = result.response;
         let wants_tools = !response.tool_calls.is_empty() && result.error.is_none();
@@ -271,6 +280,36 @@ pub(super) async fn drive(
         }
     };
     finish(recorder, options, state, response, error, hit_limit)
+}
+
+/// A call's usage counted with the model's tokenizer (or its nearest): the prompt as sent and
+/// the answer as far as it came.
+fn estimated_usage(state: &TurnState, answer: &str, model: &str) -> Usage {
+    let mut prompt = state.system.clone().unwrap_or_default();
+    for message in &state.messages {
+        for part in &message.parts {
+            match part {
+                Part::Text { text } | Part::Reasoning { text, .. } => prompt.push_str(text),
+                Part::File {
+                    text: Some(text), ..
+                } => prompt.push_str(text),
+                _ => {}
+            }
+            prompt.push('\n');
+        }
+    }
+    let encoding = crate::assembler::tokens::encoding_for_model(model).encoding;
+    // A tokenizer that cannot load falls back to four characters a token.
+    let count = |text: &str| {
+        encoding
+            .count(text)
+            .unwrap_or_else(|_| (text.chars().count() as u64).div_ceil(4))
+    };
+    Usage {
+        input_tokens: count(&prompt),
+        output_tokens: count(answer),
+        ..Usage::default()
+    }
 }
 
 /// Stores the answer (or what arrived of it, marked when it was cut short) and ends the run.
@@ -393,6 +432,7 @@ fn summary(state: &TurnState, run_state: SystemState) -> DoneSummary {
         latency_ms: state.started.elapsed().as_millis() as u64,
         first_token_latency_ms: state.first_output.map(|d| d.as_millis() as u64),
         state: run_state,
+        usage_estimated: state.usage_estimated,
     }
 }
 

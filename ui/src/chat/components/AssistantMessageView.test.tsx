@@ -43,4 +43,21 @@ describe('an assistant message', () => {
     );
     expect(screen.getByTestId('copy-answer')).toHaveTextContent('Copy answer');
   });
+
+  it('a stopped answer shows the tokens Tessera counted, marked as estimated, never 0 in / 0 out', () => {
+    show(
+      { id: 'm3', runId: 'r3', parts: [{ kind: 'text', key: 't', text: 'Part' }], notices: [], usage: { promptTokens: 12, completionTokens: 3, latencyMs: 40, estimated: true } },
+      { id: 'r3', messageId: 'm3', state: 'cancelled', done: true },
+    );
+    expect(screen.getByTestId('usage')).toHaveTextContent('≈ 12 in / 3 out tokens (estimated)');
+  });
+
+  it('a run that reported no tokens says so', () => {
+    show(
+      { id: 'm4', runId: 'r4', parts: [{ kind: 'text', key: 't', text: 'Part' }], notices: [], usage: { promptTokens: 0, completionTokens: 0, latencyMs: 40 } },
+      { id: 'r4', messageId: 'm4', state: 'cancelled', done: true },
+    );
+    expect(screen.getByTestId('usage')).toHaveTextContent('No tokens reported');
+    expect(screen.getByTestId('usage')).not.toHaveTextContent('0 in / 0 out');
+  });
 });

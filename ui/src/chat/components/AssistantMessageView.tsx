@@ -120,7 +120,9 @@ export function AssistantMessageView({ message, tools, run }: { message: Assista
       )}
       {usage && (
         <p className="message-usage" data-testid="usage">
-          {t('chat.usage', { prompt: usage.promptTokens ?? 0, completion: usage.completionTokens ?? 0, latency: usage.latencyMs ?? 0 })}
+          {!usage.promptTokens && !usage.completionTokens
+            ? t('chat.usageNone', { latency: usage.latencyMs ?? 0 })
+            : t(usage.estimated ? 'chat.usageEstimated' : 'chat.usage', { prompt: usage.promptTokens ?? 0, completion: usage.completionTokens ?? 0, latency: usage.latencyMs ?? 0 })}
           {` · ${usage.costUsd !== undefined ? t('chat.cost', { cost: usage.costUsd.toFixed(4) }) : t('chat.costUnknown')}`}
         </p>
       )}

@@ -93,6 +93,8 @@ const en = {
     retrying: 'Retrying: {{message}}',
     notice: '{{message}} ({{code}})',
     usage: '{{prompt}} in / {{completion}} out tokens · {{latency}} ms',
+    usageEstimated: '≈ {{prompt}} in / {{completion}} out tokens (estimated) · {{latency}} ms',
+    usageNone: 'No tokens reported · {{latency}} ms',
     cost: '≈ ${{cost}}',
     costUnknown: 'cost unknown',
     copy: 'Copy code',

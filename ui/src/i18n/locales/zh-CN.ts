@@ -92,6 +92,8 @@ const zhCN: Messages = {
     retrying: '正在重试：{{message}}',
     notice: '{{message}}（{{code}}）',
     usage: '输入 {{prompt}} / 输出 {{completion}} 个 token · {{latency}} 毫秒',
+    usageEstimated: '≈ 输入 {{prompt}} / 输出 {{completion}} 个 token（估算） · {{latency}} 毫秒',
+    usageNone: '未报告 token 用量 · {{latency}} 毫秒',
     cost: '约 ${{cost}}',
     costUnknown: '费用未知',
     copy: '复制代码',
