@@ -183,6 +183,9 @@ describe('chatting with the engine', () => {
     await card.waitFor({ state: 'detached', timeout: 10_000 });
     const tool = page.getByRole('region', { name: 'Tool request_form' });
     assert.equal(await tool.getAttribute('data-phase'), 'success');
+    // What was answered reads as the form's labels and values, not JSON.
+    const summary = tool.getByRole('region', { name: 'Your answers: Your trip' });
+    assert.match((await summary.textContent()) ?? '', /Emailada@example\.comNights2/);
     await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-form-answered.png') });
     // Chromium logs the refused answer (the expected 422) as a failed resource; nothing else.
     assert.deepEqual(

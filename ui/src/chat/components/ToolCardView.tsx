@@ -1,6 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import type { JsonValue } from '../../generated/serde_json/JsonValue';
 import type { ChatState, ToolCard, ToolPhase } from '../reducer';
+import { FormSummary } from '../forms/FormSummary';
 import { ToolImages } from './ToolImages';
 
 const PHASE_KEYS = {
@@ -87,6 +88,11 @@ export function ToolCardView({ card, tools }: { card: ToolCard; tools: ChatState
         </div>
       </details>
       {/* Pictures a tool returned are what a person looks for: shown with the card folded too. */}
+      {card.name === 'request_form' && card.result !== undefined && (
+        <div className="tool-card-pictures">
+          <FormSummary args={card.arguments} result={card.result} />
+        </div>
+      )}
       {card.result !== undefined && (
         <div className="tool-card-pictures">
           <ToolImages tool={card.name} result={card.result} />

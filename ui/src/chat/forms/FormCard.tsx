@@ -1,4 +1,4 @@
-import { useId, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { FormAction } from '../../generated/FormAction';
 import type { FormRequestPayload } from '../../generated/FormRequestPayload';
@@ -35,6 +35,12 @@ export function FormCard({ request, onAnswer }: FormCardProps) {
   const [busy, setBusy] = useState<FormAction | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const formRef = useRef<HTMLFormElement | null>(null);
+  const titleRef = useRef<HTMLHeadingElement | null>(null);
+
+  // A form that appears is brought into view, its title first, so the person sees it was asked.
+  useEffect(() => {
+    titleRef.current?.scrollIntoView?.({ block: 'start', behavior: 'smooth' });
+  }, []);
 
   const idOf = (name: string) => `${baseId}-${name}`;
   const errorText = (shown: Shown) => {
@@ -109,7 +115,7 @@ export function FormCard({ request, onAnswer }: FormCardProps) {
 
   return (
     <form ref={formRef} className="form-card" aria-labelledby={titleId} data-testid="form-card" onSubmit={submit} noValidate>
-      <h3 id={titleId} className="form-card-title">
+      <h3 id={titleId} ref={titleRef} className="form-card-title">
         {request.title}
       </h3>
       <p className="form-card-requester" data-testid="form-requester">

@@ -152,6 +152,10 @@ const en = {
     imageFailed: '{{alt}} could not be loaded.',
   },
   form: {
+    answers: 'Your answers',
+    answersTo: 'Your answers: {{title}}',
+    yes: 'Yes',
+    no: 'No',
     label: 'Form: {{title}}',
     askedBy: 'Asked by {{name}}',
     askedByAgent: 'Asked by the agent',
@@ -165,7 +169,6 @@ const en = {
     failed: 'Not sent: {{error}}',
     fixErrors: 'Some values are not accepted: see the fields marked below.',
     chooseOne: 'Choose…',
-    yes: 'Yes',
     lengthBetween: '{{min}} to {{max}} characters',
     lengthMin: 'at least {{min}} characters',
     lengthMax: 'at most {{max}} characters',

@@ -151,6 +151,10 @@ const zhCN: Messages = {
     imageFailed: '{{alt}} 无法加载。',
   },
   form: {
+    answers: '你的回答',
+    answersTo: '你的回答：{{title}}',
+    yes: '是',
+    no: '否',
     label: '表单：{{title}}',
     askedBy: '由 {{name}} 请求',
     askedByAgent: '由助手请求',
@@ -164,7 +168,6 @@ const zhCN: Messages = {
     failed: '未发送：{{error}}',
     fixErrors: '有些值未被接受：请查看下方标出的字段。',
     chooseOne: '请选择…',
-    yes: '是',
     lengthBetween: '{{min}} 到 {{max}} 个字符',
     lengthMin: '至少 {{min}} 个字符',
     lengthMax: '最多 {{max}} 个字符',
