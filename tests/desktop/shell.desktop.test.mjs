@@ -437,3 +437,42 @@ test('an export goes through the save dialog to where the person chose, and the 
     stop(driver.child);
   }
 });
+
+test('the keyboard shortcuts work in the desktop app: Ctrl+K, ?, Ctrl+Shift+C, Esc and Ctrl+N', async () => {
+  const pieces = Array.from({ length: 30 }, (_, i) => `slow${i} `);
+  const { driver } = await chatApp([textReply(['Copy ', 'me.']), textReply(pieces, 300)]);
+  const active = () => driver.exec('const a = document.activeElement; return a ? (a.getAttribute("data-testid") || a.getAttribute("type") || a.tagName) : "";');
+  try {
+    await driver.type('[data-testid="composer-input"]', 'First\uE007');
+    await until('the first answer', async () => (await lastAnswer(driver)).includes('Copy me.'));
+    // Ctrl+K: the search field.
+    await driver.type('[data-testid="composer-input"]', '\uE009k\uE000');
+    await until('the search field focused', async () => (await active()) === 'search');
+    // ? outside a text field: the list of shortcuts; Esc closes it.
+    await driver.exec('document.activeElement.blur()');
+    await driver.type('body', '?');
+    await until('the shortcuts sheet', () => driver.find('[data-testid="shortcuts-sheet"]'));
+    await driver.screenshot(join(resultsDir, 'desktop-shortcuts.png'));
+    await driver.type('[data-testid="shortcuts-sheet"]', '\uE00C');
+    await until('the sheet closed', async () => !(await driver.exec('return !!document.querySelector(\'[data-testid="shortcuts-sheet"]\')')));
+    // Ctrl+Shift+C: the last answer is copied (the app says so).
+    await driver.type('[data-testid="composer-input"]', '\uE009\uE008c\uE000');
+    await until('the copy announced', async () => (await driver.text('[data-testid="shortcut-note"]')).length > 0);
+    // Esc stops a running answer.
+    await driver.type('[data-testid="composer-input"]', 'Second\uE007');
+    await until('the second answer streaming', async () => (await lastAnswer(driver)).includes('slow1'));
+    await driver.type('[data-testid="composer-input"]', '\uE00C');
+    await until('the answer stopped', () => driver.find('[data-testid="run-cancelled"]'));
+    // Ctrl+N: a new conversation, the cursor in the composer.
+    await driver.type('[data-testid="composer-input"]', '\uE009n\uE000');
+    await until('a new conversation', async () =>
+      (await driver.exec('return document.querySelectorAll(\'[data-testid="assistant-message"]\').length')) === 0,
+    );
+    assert.equal(await active(), 'composer-input');
+  } catch (error) {
+    throw await shown(driver, error, 'desktop-shortcuts');
+  } finally {
+    await driver.quit();
+    stop(driver.child);
+  }
+});

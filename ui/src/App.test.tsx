@@ -124,6 +124,26 @@ describe('chat layout', () => {
     expect(await within(sidebar).findByText('Hello there')).toBeInTheDocument();
   });
 
+  it('has the desktop shortcuts: Ctrl+K search, ? the list of shortcuts, Ctrl+N a new conversation', async () => {
+    const { client } = fakeEngine({ 'GET /v1/conversations': () => Response.json({ conversations: [] }) });
+    const { user } = renderApp({ client });
+    await waitFor(() => expect(screen.queryByText('Connecting to the engine…')).not.toBeInTheDocument());
+    await user.keyboard('{Control>}k{/Control}');
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('searchbox', { name: 'Search conversations' })));
+    // In a text field, ? is a character; elsewhere it shows the shortcuts.
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'why?');
+    expect(screen.queryByRole('dialog', { name: 'Keyboard shortcuts' })).not.toBeInTheDocument();
+    (document.activeElement as HTMLElement).blur();
+    await user.keyboard('?');
+    const sheet = await screen.findByRole('dialog', { name: 'Keyboard shortcuts' });
+    expect(sheet).toHaveTextContent('Ctrl+Shift+CCopy the last answer');
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog', { name: 'Keyboard shortcuts' })).not.toBeInTheDocument();
+    await user.keyboard('{Control>}n{/Control}');
+    expect(screen.getByRole('textbox', { name: 'Message' })).toHaveValue('');
+    expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Message' }));
+  });
+
   it('"New conversation" clears the draft and puts the cursor in the composer', async () => {
     const { user } = renderApp();
     const input = screen.getByRole('textbox', { name: 'Message' });

@@ -4,6 +4,8 @@ import { useChatSession } from './chat/useChatSession';
 import { ChatView } from './components/ChatView';
 import { FontWarmup } from './components/FontWarmup';
 import { SettingsIcon } from './components/icons';
+import { ShortcutsSheet } from './components/ShortcutsSheet';
+import { copyText } from './chat/components/AssistantMessageView';
 import { LanguageSelect, ThemeSelect } from './components/Settings';
 import { Sidebar } from './conversations/Sidebar';
 import { LazyPart } from './lazy/ChunkBoundary';
@@ -38,17 +40,46 @@ export function App({ client = null }: AppProps) {
 
   const focusComposer = () => composerRef.current?.focus();
 
-  // Ctrl+, (⌘, on macOS) opens Settings, as in most desktop apps.
+  const [shortcutsOpen, setShortcutsOpen] = useState(false);
+  const [shortcutNote, setShortcutNote] = useState('');
+  const newConversationRef = useRef<() => void>(() => undefined);
+
+  // The desktop shortcuts (⌘ on macOS): Ctrl+, Settings, Ctrl+N a new conversation, Ctrl+K
+  // search, Ctrl+Shift+C copy the last answer, ? the list of them.
   useEffect(() => {
+    const typing = (target: EventTarget | null) =>
+      target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
     const onKey = (event: KeyboardEvent) => {
-      if (event.key === ',' && (event.ctrlKey || event.metaKey) && !event.altKey) {
+      const mod = (event.ctrlKey || event.metaKey) && !event.altKey;
+      const key = event.key.toLowerCase();
+      if (mod && event.key === ',') {
         event.preventDefault();
         setView('settings');
+      } else if (mod && !event.shiftKey && key === 'n') {
+        event.preventDefault();
+        setView('chat');
+        newConversationRef.current();
+      } else if (mod && !event.shiftKey && key === 'k') {
+        event.preventDefault();
+        setView('chat');
+        requestAnimationFrame(() => document.querySelector<HTMLInputElement>('[data-testid="sidebar"] .search-field input')?.focus());
+      } else if (mod && event.shiftKey && key === 'c') {
+        const answers = document.querySelectorAll<HTMLElement>('[data-testid="assistant-message"] .markdown');
+        const last = answers[answers.length - 1];
+        if (!last) return;
+        event.preventDefault();
+        copyText(last.innerText.trim()).then(
+          () => setShortcutNote(t('shortcuts.copiedLast')),
+          () => setShortcutNote(t('chat.copyFailed')),
+        );
+      } else if (event.key === '?' && !mod && !typing(event.target) && !document.querySelector('[role="dialog"]')) {
+        event.preventDefault();
+        setShortcutsOpen(true);
       }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  }, [t]);
 
   // Back in the chat, the keyboard is where the person types.
   const viewRef = useRef(view);
@@ -70,6 +101,7 @@ export function App({ client = null }: AppProps) {
     select(null);
     focusComposer();
   }, [select]);
+  newConversationRef.current = startNewConversation;
 
   const selectConversation = useCallback(
     (id: string) => {
@@ -196,6 +228,10 @@ export function App({ client = null }: AppProps) {
           </LazyPart>
         ) : undefined}
       </ChatView>
+      {shortcutsOpen && <ShortcutsSheet onClose={() => setShortcutsOpen(false)} />}
+      <p className="visually-hidden" aria-live="polite" data-testid="shortcut-note">
+        {shortcutNote}
+      </p>
       <FontWarmup />
       <WebToolsHost
         client={client}
