@@ -446,25 +446,25 @@ test('the keyboard shortcuts work in the desktop app: Ctrl+K, ?, Ctrl+Shift+C, E
     await driver.type('[data-testid="composer-input"]', 'First\uE007');
     await until('the first answer', async () => (await lastAnswer(driver)).includes('Copy me.'));
     // Ctrl+K: the search field.
-    await driver.type('[data-testid="composer-input"]', '\uE009k\uE000');
+    await driver.keys('\uE009', 'k');
     await until('the search field focused', async () => (await active()) === 'search');
     // ? outside a text field: the list of shortcuts; Esc closes it.
     await driver.exec('document.activeElement.blur()');
-    await driver.type('body', '?');
+    await driver.keys('?');
     await until('the shortcuts sheet', () => driver.find('[data-testid="shortcuts-sheet"]'));
     await driver.screenshot(join(resultsDir, 'desktop-shortcuts.png'));
-    await driver.type('[data-testid="shortcuts-sheet"]', '\uE00C');
+    await driver.keys('\uE00C');
     await until('the sheet closed', async () => !(await driver.exec('return !!document.querySelector(\'[data-testid="shortcuts-sheet"]\')')));
     // Ctrl+Shift+C: the last answer is copied (the app says so).
-    await driver.type('[data-testid="composer-input"]', '\uE009\uE008c\uE000');
+    await driver.keys('\uE009', '\uE008', 'c');
     await until('the copy announced', async () => (await driver.text('[data-testid="shortcut-note"]')).length > 0);
     // Esc stops a running answer.
     await driver.type('[data-testid="composer-input"]', 'Second\uE007');
     await until('the second answer streaming', async () => (await lastAnswer(driver)).includes('slow1'));
-    await driver.type('[data-testid="composer-input"]', '\uE00C');
+    await driver.keys('\uE00C');
     await until('the answer stopped', () => driver.find('[data-testid="run-cancelled"]'));
     // Ctrl+N: a new conversation, the cursor in the composer.
-    await driver.type('[data-testid="composer-input"]', '\uE009n\uE000');
+    await driver.keys('\uE009', 'n');
     await until('a new conversation', async () =>
       (await driver.exec('return document.querySelectorAll(\'[data-testid="assistant-message"]\').length')) === 0,
     );

@@ -86,6 +86,14 @@ export class Driver {
   async type(css, text) {
     await this.call('POST', this.s(`/element/${await this.find(css)}/value`), { text });
   }
+  /** Presses `keys` together (WebDriver actions: each down in order, then up in reverse), as
+   * a person pressing a shortcut: `keys('\uE009', 'k')` is Ctrl+K. */
+  async keys(...keys) {
+    const down = keys.map((value) => ({ type: 'keyDown', value }));
+    const up = [...keys].reverse().map((value) => ({ type: 'keyUp', value }));
+    await this.call('POST', this.s('/actions'), { actions: [{ type: 'key', id: 'keyboard', actions: [...down, ...up] }] });
+    await this.call('DELETE', this.s('/actions'));
+  }
   async attr(css, name) {
     return this.call('GET', this.s(`/element/${await this.find(css)}/attribute/${name}`));
   }

@@ -605,16 +605,53 @@ pub(crate) fn user_message_of(events: &[StoredEvent]) -> Option<String> {
     })
 }
 
-/// A conversation title from the first words of the message.
-pub(crate) fn title_of(text: &str) -> String {
-    let line = text.lines().next().unwrap_or_default().trim();
-    let mut title: String = line.chars().take(60).collect();
-    if line.chars().count() > 60 {
-        title.push('…');
+/// A conversation title from the first words of the message: its first line, cut at a word
+/// (at a character for text without spaces, such as Chinese) with "…" when longer than 60
+/// characters.
+pub fn title_of(text: &str) -> String {
+    const MAX: usize = 60;
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    if line.is_empty() {
+        return "New conversation".into();
     }
-    if title.is_empty() {
-        "New conversation".into()
-    } else {
-        title
+    if line.chars().count() <= MAX {
+        return line.to_owned();
+    }
+    let cut: String = line.chars().take(MAX).collect();
+    // Back to the last space, unless that leaves too little (one long word, or no spaces).
+    let at_word = match cut.rfind(char::is_whitespace) {
+        Some(space) if cut[..space].chars().count() >= MAX / 2 => &cut[..space],
+        _ => cut.as_str(),
+    };
+    format!(
+        "{}…",
+        at_word.trim_end_matches(|c: char| c.is_whitespace() || ",;:-".contains(c))
+    )
+}
+
+#[cfg(test)]
+mod title_tests {
+    use super::title_of;
+
+    #[test]
+    fn a_title_ends_at_a_word_with_an_ellipsis() {
+        let long =
+            "Plan a two-week trip through Norway in March, with trains, fjords and a day in Bergen";
+        let title = title_of(long);
+        assert_eq!(
+            title,
+            "Plan a two-week trip through Norway in March, with trains…"
+        );
+        assert!(long.starts_with(title.trim_end_matches('…')));
+        assert_eq!(title_of("  \n Short one \n more"), "Short one");
+        assert_eq!(title_of(""), "New conversation");
+        let chinese = "请帮我规划一次为期两周的挪威之旅，三月出发，乘火车游览峡湾，并在卑尔根停留一天，预算有限，希望多看自然风光";
+        let title = title_of(&chinese.repeat(2));
+        assert_eq!(title.chars().count(), 61);
+        assert!(title.ends_with('…'));
     }
 }

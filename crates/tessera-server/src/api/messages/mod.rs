@@ -42,14 +42,7 @@ pub(crate) fn now() -> Timestamp {
 pub(crate) fn ensure_conversation(engine: &Engine, id: &str, title: &str) -> Result<(), ApiError> {
     let store = engine.store();
     if store.conversation(id)?.is_none() {
-        let title: String = title
-            .lines()
-            .next()
-            .filter(|l| !l.trim().is_empty())
-            .unwrap_or("New conversation")
-            .chars()
-            .take(60)
-            .collect();
+        let title = tessera_engine::turn::title_of(title);
         match store.create_conversation(NewConversation {
             id: Some(id.to_owned()),
             title,
