@@ -62,7 +62,12 @@ export function App({ client = null }: AppProps) {
       } else if (mod && !event.shiftKey && key === 'k') {
         event.preventDefault();
         setView('chat');
-        requestAnimationFrame(() => document.querySelector<HTMLInputElement>('[data-testid="sidebar"] .search-field input')?.focus());
+        // From the settings page the sidebar comes back first: a task later (not a frame, which
+        // a window that is not shown never draws).
+        const search = () => document.querySelector<HTMLInputElement>('[data-testid="sidebar"] .search-field input');
+        const now = search();
+        if (now) now.focus();
+        else setTimeout(() => search()?.focus(), 0);
       } else if (mod && event.shiftKey && key === 'c') {
         const answers = document.querySelectorAll<HTMLElement>('[data-testid="assistant-message"] .markdown');
         const last = answers[answers.length - 1];

@@ -60,4 +60,32 @@ describe('an assistant message', () => {
     expect(screen.getByTestId('usage')).toHaveTextContent('No tokens reported');
     expect(screen.getByTestId('usage')).not.toHaveTextContent('0 in / 0 out');
   });
+
+  it('says what an engine error means in the UI language, with the engine’s words as the detail', () => {
+    render(
+      <I18nextProvider i18n={createI18n('zh-CN')}>
+        <AssistantMessageView
+          message={{ id: 'm5', runId: 'r5', parts: [], notices: [] }}
+          tools={{}}
+          run={{ id: 'r5', messageId: 'm5', state: 'failed', done: true, fatal: { code: 'auth_failed', message: 'HTTP 401 from openai: invalid key', retryable: false } }}
+        />
+      </I18nextProvider>,
+    );
+    const error = screen.getByTestId('run-error');
+    expect(error).toHaveTextContent('服务商拒绝了 API 密钥');
+    expect(screen.getByTestId('engine-detail')).toHaveTextContent('HTTP 401 from openai: invalid key (auth_failed)');
+  });
+
+  it('an error the UI does not know shows the engine’s words and code', () => {
+    render(
+      <I18nextProvider i18n={createI18n('en')}>
+        <AssistantMessageView
+          message={{ id: 'm6', runId: 'r6', parts: [], notices: [] }}
+          tools={{}}
+          run={{ id: 'r6', messageId: 'm6', state: 'failed', done: true, fatal: { code: 'weird', message: 'something odd', retryable: false } }}
+        />
+      </I18nextProvider>,
+    );
+    expect(screen.getByTestId('run-error')).toHaveTextContent('The run failed: something odd (weird)');
+  });
 });

@@ -64,6 +64,24 @@ function CopyAnswer({ text }: { text: string }) {
   );
 }
 
+/**
+ * An error the engine reported, in the UI's language when its code is one the UI knows, with
+ * the engine's own (English) words as the detail; else those words and the code.
+ */
+export function EngineError({ code, message }: { code: string; message: string }) {
+  const { t, i18n } = useTranslation();
+  const key = `engineErrors.${code}`;
+  if (!i18n.exists(key)) return <>{t('chat.runFailed', { message, code })}</>;
+  return (
+    <>
+      {t(key as 'engineErrors.network_error')}
+      <span className="notice-detail" data-testid="engine-detail">
+        {message} ({code})
+      </span>
+    </>
+  );
+}
+
 /** An assistant message as it streams: thinking, text (Markdown), tool cards, plan, usage, errors. */
 export function AssistantMessageView({ message, tools, run }: { message: AssistantMessage; tools: ChatState['tools']; run: RunInfo | undefined }) {
   const { t } = useTranslation();
@@ -110,7 +128,7 @@ export function AssistantMessageView({ message, tools, run }: { message: Assista
       ))}
       {run?.fatal && (
         <p className="notice notice-error" role="alert" data-testid="run-error">
-          {t('chat.runFailed', { message: run.fatal.message, code: run.fatal.code })}
+          <EngineError code={run.fatal.code} message={run.fatal.message} />
         </p>
       )}
       {run?.state === 'cancelled' && (
