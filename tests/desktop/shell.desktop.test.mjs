@@ -447,7 +447,7 @@ test('the keyboard shortcuts work in the desktop app: Ctrl+K, ?, Ctrl+Shift+C, E
     await until('the first answer', async () => (await lastAnswer(driver)).includes('Copy me.'));
     // Ctrl+K: the search field.
     await driver.keys('\uE009', 'k');
-    await until('the search field focused', async () => (await active()) === 'search');
+    await until('the search field focused', async () => (await active()) === 'conversation-search');
     // ? outside a text field: the list of shortcuts; Esc closes it.
     await driver.exec('document.activeElement.blur()');
     await driver.keys('?');
@@ -457,7 +457,8 @@ test('the keyboard shortcuts work in the desktop app: Ctrl+K, ?, Ctrl+Shift+C, E
     await until('the sheet closed', async () => !(await driver.exec('return !!document.querySelector(\'[data-testid="shortcuts-sheet"]\')')));
     // Ctrl+Shift+C: the last answer is copied (the app says so).
     await driver.keys('\uE009', '\uE008', 'c');
-    await until('the copy announced', async () => (await driver.text('[data-testid="shortcut-note"]')).length > 0);
+    const note = () => driver.exec('return document.querySelector(\'[data-testid="shortcut-note"]\').textContent');
+    await until('the copy announced', async () => (await note()) === 'The last answer was copied');
     // Esc stops a running answer.
     await driver.type('[data-testid="composer-input"]', 'Second\uE007');
     await until('the second answer streaming', async () => (await lastAnswer(driver)).includes('slow1'));

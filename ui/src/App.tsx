@@ -5,7 +5,7 @@ import { ChatView } from './components/ChatView';
 import { FontWarmup } from './components/FontWarmup';
 import { SettingsIcon } from './components/icons';
 import { ShortcutsSheet } from './components/ShortcutsSheet';
-import { copyText } from './chat/components/AssistantMessageView';
+import { copyText } from './components/clipboard';
 import { LanguageSelect, ThemeSelect } from './components/Settings';
 import { Sidebar } from './conversations/Sidebar';
 import { LazyPart } from './lazy/ChunkBoundary';

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { ContextButton } from '../../inspector/ContextInspector';
 import { PlanGraph } from '../plan/PlanGraph';
 import { isLive, type AssistantMessage, type ChatState, type RunInfo } from '../reducer';
+import { copyText } from '../../components/clipboard';
 import { Markdown } from './Markdown';
 import { ToolCardView } from './ToolCardView';
 
@@ -18,28 +19,6 @@ function answerText(message: AssistantMessage): string {
     .flatMap((p) => (p.kind === 'text' ? [p.text] : []))
     .join('\n\n')
     .trim();
-}
-
-/** Copies `text`, through the clipboard API or, where a webview lacks it, a selection. */
-export async function copyText(text: string): Promise<void> {
-  if (navigator.clipboard?.writeText) {
-    try {
-      await navigator.clipboard.writeText(text);
-      return;
-    } catch {
-      // Refused (no permission, not focused): the selection below still works.
-    }
-  }
-  const area = document.createElement('textarea');
-  area.value = text;
-  area.setAttribute('readonly', '');
-  area.style.position = 'fixed';
-  area.style.opacity = '0';
-  document.body.append(area);
-  area.select();
-  const copied = document.execCommand('copy');
-  area.remove();
-  if (!copied) throw new Error('the clipboard refused the text');
 }
 
 function CopyAnswer({ text }: { text: string }) {

@@ -4,16 +4,31 @@ import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import rehypeSanitize from 'rehype-sanitize';
 import remarkGfm from 'remark-gfm';
+import { copyText } from '../../components/clipboard';
 import { splitGrowing, type Split } from './markdownBlocks';
 
-/** A code block with a copy button (the text as written, not the highlighted markup). */
-function CodeBlock(props: ComponentPropsWithoutRef<'pre'>) {
+/** The language a fenced block names (`language-rust` on its code element), if any. */
+function languageOf(node: unknown): string | null {
+  const code = (node as { children?: { properties?: { className?: unknown } }[] } | undefined)?.children?.[0];
+  const classes = code?.properties?.className;
+  const list = Array.isArray(classes) ? classes : [];
+  for (const c of list) {
+    if (typeof c === 'string' && c.startsWith('language-')) return c.slice('language-'.length);
+  }
+  return null;
+}
+
+/**
+ * A code block under a bar with its language and a copy button (the text as written, not the
+ * highlighted markup): the button never covers the code's first line.
+ */
+function CodeBlock({ language, ...props }: ComponentPropsWithoutRef<'pre'> & { language: string | null }) {
   const { t } = useTranslation();
   const ref = useRef<HTMLPreElement | null>(null);
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   const copy = async () => {
     try {
-      await navigator.clipboard.writeText(ref.current?.textContent ?? '');
+      await copyText(ref.current?.textContent ?? '');
       setState('copied');
     } catch {
       setState('failed');
@@ -23,9 +38,14 @@ function CodeBlock(props: ComponentPropsWithoutRef<'pre'>) {
   const label = state === 'copied' ? t('chat.copied') : state === 'failed' ? t('chat.copyFailed') : t('chat.copy');
   return (
     <div className="code-block">
-      <button type="button" className="button code-copy" onClick={() => void copy()} aria-label={t('chat.copy')} data-testid="copy-code">
-        {label}
-      </button>
+      <div className="code-block-bar">
+        <span className="code-language" data-testid="code-language">
+          {language ?? t('chat.codeLabel')}
+        </span>
+        <button type="button" className="button code-copy" onClick={() => void copy()} aria-label={t('chat.copy')} data-testid="copy-code">
+          {label}
+        </button>
+      </div>
       <pre ref={ref} {...props} />
     </div>
   );
@@ -41,7 +61,7 @@ function Link({ href, children, ...rest }: ComponentPropsWithoutRef<'a'>) {
 }
 
 const components: Components = {
-  pre: ({ node: _node, ...props }) => <CodeBlock {...props} />,
+  pre: ({ node, ...props }) => <CodeBlock language={languageOf(node)} {...props} />,
   a: ({ node: _node, ...props }) => <Link {...props} />,
 };
 

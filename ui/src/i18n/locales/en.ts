@@ -98,6 +98,7 @@ const en = {
     cost: '≈ ${{cost}}',
     costUnknown: 'cost unknown',
     copy: 'Copy code',
+    codeLabel: 'code',
     copied: 'Copied',
     copyFailed: 'Copy failed',
   },

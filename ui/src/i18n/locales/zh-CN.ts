@@ -97,6 +97,7 @@ const zhCN: Messages = {
     cost: '约 ${{cost}}',
     costUnknown: '费用未知',
     copy: '复制代码',
+    codeLabel: '代码',
     copied: '已复制',
     copyFailed: '复制失败',
   },
