@@ -138,6 +138,21 @@ describe('Markdown rendered block by block', () => {
     expect(view.getByRole('button', { name: 'Copy code' })).toBeTruthy();
   });
 
+  it('labels a code block with its language, in a bar above the code', () => {
+    const view = render(
+      <I18nextProvider i18n={i18n}>
+        <Markdown text={'```rust\nfn main() {}\n```\n\n```\nplain\n```\n\n> quoted'} />
+      </I18nextProvider>,
+    );
+    const labels = view.getAllByTestId('code-language').map((l) => l.textContent);
+    expect(labels).toEqual(['rust', 'code']);
+    // The copy button is in the bar, not laid over the code.
+    const bar = view.getAllByTestId('copy-code')[0]?.parentElement;
+    expect(bar?.className).toBe('code-block-bar');
+    expect(bar?.nextElementSibling?.tagName).toBe('PRE');
+    expect(view.container.querySelector('blockquote')?.textContent?.trim()).toBe('quoted');
+  });
+
   it('highlights finished code, sanitises, and keeps the copy button', () => {
     const view = render(
       <I18nextProvider i18n={i18n}>
