@@ -40,6 +40,16 @@ export function ProviderForm({ api, initial, models = [], onSaved, onCancel }: P
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
   const listId = `models-${name || 'new'}`;
+  // A field's error goes as soon as the person changes that field (and the form's own error
+  // with it): an error about a value no longer there is not shown.
+  const edited = (field: keyof Errors) =>
+    setErrors((e) => {
+      if (e[field] === undefined && e.form === undefined) return e;
+      const rest: Errors = { ...e };
+      delete rest[field];
+      delete rest.form;
+      return rest;
+    });
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -72,19 +82,31 @@ export function ProviderForm({ api, initial, models = [], onSaved, onCancel }: P
   return (
     <form className="settings-form" aria-label={editing ? t('providers.editLabel', { name: initial.name }) : t('providers.addLabel')} onSubmit={(e) => void submit(e)} noValidate>
       <Field label={t('providers.name')} error={errors.name} hint={editing ? undefined : t('providers.nameHint')}>
-        <input className="settings-input" value={name} readOnly={editing} onChange={(e) => setName(e.target.value)} autoComplete="off" />
+        <input className="settings-input" value={name} readOnly={editing} onChange={(e) => {
+            setName(e.target.value);
+            edited('name');
+          }} autoComplete="off" />
       </Field>
       <Field label={t('providers.kind')} error={errors.kind}>
-        <select className="settings-input" value={kind} onChange={(e) => setKind(e.target.value === 'anthropic' ? 'anthropic' : 'openai')}>
+        <select className="settings-input" value={kind} onChange={(e) => {
+            setKind(e.target.value === 'anthropic' ? 'anthropic' : 'openai');
+            edited('kind');
+          }}>
           <option value="openai">{t('providers.kindOpenai')}</option>
           <option value="anthropic">{t('providers.kindAnthropic')}</option>
         </select>
       </Field>
       <Field label={t('providers.baseUrl')} error={errors.base_url} hint={t('providers.baseUrlHint')}>
-        <input className="settings-input" type="url" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} autoComplete="off" spellCheck={false} />
+        <input className="settings-input" type="url" value={baseUrl} onChange={(e) => {
+            setBaseUrl(e.target.value);
+            edited('base_url');
+          }} autoComplete="off" spellCheck={false} />
       </Field>
       <Field label={t('providers.defaultModel')} error={errors.default_model}>
-        <input className="settings-input" value={model} list={listId} onChange={(e) => setModel(e.target.value)} autoComplete="off" spellCheck={false} />
+        <input className="settings-input" value={model} list={listId} onChange={(e) => {
+            setModel(e.target.value);
+            edited('default_model');
+          }} autoComplete="off" spellCheck={false} />
       </Field>
       <datalist id={listId}>
         {models.map((m) => (

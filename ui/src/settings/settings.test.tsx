@@ -131,6 +131,11 @@ describe('providers', () => {
     expect(url).toHaveAccessibleDescription(expect.stringContaining('must start with http:// or https://'));
     expect(within(form).getByRole('textbox', { name: 'Name' })).not.toHaveAttribute('aria-invalid');
     expect(requests.find((r) => r.method === 'POST')?.body).toMatchObject({ name: 'mine', kind: 'openai', base_url: 'ftp://x', requires_key: true });
+    // Fixing the field takes its error away at once: no stale error beside a corrected value.
+    await user.clear(url);
+    await user.type(url, 'https://x');
+    expect(url).not.toHaveAttribute('aria-invalid');
+    expect(url).not.toHaveAccessibleDescription(expect.stringContaining('must start with'));
   });
 
   it('an unreachable keyring is said once, and the key file can be chosen for every secret', async () => {
