@@ -112,7 +112,7 @@ describe('chat layout', () => {
         // The message is stored; the run cannot start (no model yet).
         stored = true;
         return Response.json(
-          { type: 'ERROR_RESPONSE', content: { errorCode: 'NO_MODEL', message: 'no model is set up' } },
+          { type: 'ERROR_RESPONSE', content: { errorCode: 'NO_MODEL', message: 'no model is set up: add a provider (and its key) in the settings, or start with --provider/--model' } },
           { status: 503 },
         );
       },
@@ -122,6 +122,10 @@ describe('chat layout', () => {
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Hello there{Enter}');
     const sidebar = screen.getByTestId('sidebar');
     expect(await within(sidebar).findByText('Hello there')).toBeInTheDocument();
+    // Said in the app's words, naming no command-line flag.
+    const failed = await screen.findByText(/No model is set up yet/);
+    expect(failed).toHaveTextContent('Add a provider in Settings → Providers');
+    expect(screen.getByRole('log', { name: 'Messages' })).not.toHaveTextContent('--provider');
   });
 
   it('has the desktop shortcuts: Ctrl+K search, ? the list of shortcuts, Ctrl+N a new conversation', async () => {

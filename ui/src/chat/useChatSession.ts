@@ -31,6 +31,8 @@ export interface LocalTurn {
   runId: string | null;
   /** Why it was not sent. */
   error?: string;
+  /** The engine's error code, when it gave one (the UI says what it means). */
+  errorCode?: string;
 }
 
 export interface ChatSession {
@@ -358,7 +360,8 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       } catch (error) {
         if (!sent && gen === generation.current) {
           const message = error instanceof NetworkError ? error.message : describe(error);
-          if (text !== null) setLocalTurns((turns) => turns.map((t) => (t.key === key ? { ...t, error: message } : t)));
+          const code = error instanceof ApiError ? error.code : undefined;
+          if (text !== null) setLocalTurns((turns) => turns.map((t) => (t.key === key ? { ...t, error: message, ...(code ? { errorCode: code } : {}) } : t)));
           else failure = error;
         }
         // A stream cut mid-run: the follow stream below picks it up from the last seq.
