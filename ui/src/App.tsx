@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { FirstRun } from './chat/FirstRun';
 import { useChatSession } from './chat/useChatSession';
 import { ChatView } from './components/ChatView';
 import { FontWarmup } from './components/FontWarmup';
@@ -136,6 +137,8 @@ export function App({ client = null }: AppProps) {
     [t, theme, changeTheme],
   );
 
+  const firstRun = useMemo(() => (client ? <FirstRun client={client} onOpenSettings={() => setView('settings')} /> : null), [client]);
+
   const current = useMemo(
     () => session.conversations.find((c) => c.id === session.selectedId) ?? null,
     [session.conversations, session.selectedId],
@@ -225,6 +228,7 @@ export function App({ client = null }: AppProps) {
         waiting={Object.keys(session.chat.forms).length > 0 || Object.keys(session.chat.consents).length > 0}
         onStop={stopRun}
         status={status}
+        setup={firstRun}
         composerRef={composerRef}
       >
         {hasContent ? (

@@ -19,6 +19,8 @@ export interface ChatViewProps {
   onStop?: (() => void) | undefined;
   /** The messages; the welcome text when absent. */
   children?: ReactNode;
+  /** Shown in the welcome: setting a model up when there is none. */
+  setup?: ReactNode;
   /** Under the log (state of the conversation: loading, reconnecting, errors). */
   status?: ReactNode;
   composerRef: RefObject<HTMLTextAreaElement | null>;
@@ -37,6 +39,7 @@ export function ChatView({
   waiting,
   onStop,
   children,
+  setup,
   status,
   composerRef,
 }: ChatViewProps) {
@@ -63,6 +66,7 @@ export function ChatView({
             <TesseraMark size={48} className="empty-state-mark" />
             <h2 className="empty-state-title">{t('chat.welcomeTitle')}</h2>
             <p className="empty-state-body">{t('chat.welcomeBody')}</p>
+            {setup}
           </div>
         )}
         {status}

@@ -96,14 +96,16 @@ describe('the web tools host', () => {
   });
 
   it('runs a highlight call once and answers with what was highlighted', async () => {
-    const { requests, rerender } = host(chatOf(call('call_h', 'highlight_element', { selector: '#composer', style: 'outline' })));
-    await waitFor(() => expect(responses(requests)).toHaveLength(1));
+    // A long highlight and a patient wait: on a loaded machine the answer may take a while,
+    // and the highlight must still be there when it is checked.
+    const { requests, rerender } = host(chatOf(call('call_h', 'highlight_element', { selector: '#composer', style: 'outline', duration: 20_000 })));
+    await waitFor(() => expect(responses(requests)).toHaveLength(1), { timeout: 5_000 });
     expect(document.getElementById('composer')).toHaveAttribute(HIGHLIGHT_ATTRIBUTE, 'outline');
     expect(responses(requests)[0]).toMatchObject({ callId: 'call_h', status: 'SUCCESS', result: { found: true } });
     expect(JSON.stringify(responses(requests)[0])).not.toContain('"name"');
     expect(screen.getByTestId('webtool-status')).toHaveTextContent('Highlighted: composer');
     // More events of the same run (the call still without its result) do not run it again.
-    rerender(chatOf(call('call_h', 'highlight_element', { selector: '#composer', style: 'outline' }), event('tool', 'tool_started', { tool_call_id: 'call_h' })));
+    rerender(chatOf(call('call_h', 'highlight_element', { selector: '#composer', style: 'outline', duration: 20_000 }), event('tool', 'tool_started', { tool_call_id: 'call_h' })));
     await new Promise((r) => setTimeout(r, 20));
     expect(responses(requests)).toHaveLength(1);
   });

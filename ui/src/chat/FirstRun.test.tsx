@@ -1,0 +1,76 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { fakeEngine } from '../test/fakeEngine';
+import { renderApp } from '../test/render';
+
+const row = (name: string) => ({
+  name,
+  kind: 'openai',
+  source: 'preset',
+  default: false,
+  base_url: `https://${name}.example/v1`,
+  default_model: 'm',
+  models: ['m'],
+  requires_key: true,
+  key: 'missing',
+  key_env_var: null,
+  key_env_vars: [],
+  has_key: false,
+  config: { name, kind: 'openai', base_url: `https://${name}.example/v1`, default_model: 'm', requires_key: true },
+});
+
+describe('the first run', () => {
+  it('with no model, the empty chat sets one up: pick, paste the key, tested, made the default', async () => {
+    let ready = false;
+    const { client, requests } = fakeEngine({
+      'GET /v1/conversations': () => Response.json({ conversations: [] }),
+      'GET /v1/providers': () =>
+        Response.json({ providers: ['ollama', 'openai', 'deepseek'].map(row), default: null, keyring_error: null, model: { ready, ...(ready ? {} : { reason: 'no provider' }) } }),
+      'PUT /v1/providers/deepseek/key': () => Response.json({ provider: 'deepseek', stored: true, env_override: null, not_required: false, model: { ready: false } }),
+      'POST /v1/providers/deepseek/check': () => Response.json({ provider: 'deepseek', ok: true, model: 'm', latency_ms: 40, models: 3 }),
+      'POST /v1/providers/deepseek/default': () => {
+        ready = true;
+        return Response.json({ default: 'deepseek', model: { ready: true, provider: 'deepseek', model: 'm' } });
+      },
+    });
+    const { user } = renderApp({ client });
+    const panel = await screen.findByTestId('first-run');
+    expect(panel).toHaveTextContent('No model is set up yet');
+    // The presets people have accounts with, in order; a local one is reached through Settings.
+    const choices = within(within(panel).getByRole('group', { name: 'Providers' })).getAllByRole('button').map((b) => b.textContent);
+    expect(choices).toEqual(['openai', 'deepseek', 'Another provider, or one on this machine…']);
+    await user.click(within(panel).getByRole('button', { name: 'deepseek' }));
+    const form = within(panel).getByRole('form', { name: 'API key of deepseek' });
+    await user.type(within(form).getByLabelText('API key'), 'sk-first-run');
+    await user.click(within(form).getByRole('button', { name: 'Save and test' }));
+    expect(await screen.findByTestId('first-run-done')).toHaveTextContent('Ready: deepseek answers your messages now.');
+    const order = requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
+    expect(order).toEqual(['PUT /v1/providers/deepseek/key', 'POST /v1/providers/deepseek/check', 'POST /v1/providers/deepseek/default']);
+    expect(document.body.innerHTML).not.toContain('sk-first-run');
+  });
+
+  it('a key the provider refuses is said, and nothing is made the default', async () => {
+    const { client, requests } = fakeEngine({
+      'GET /v1/conversations': () => Response.json({ conversations: [] }),
+      'GET /v1/providers': () => Response.json({ providers: [row('openai')], default: null, keyring_error: null, model: { ready: false } }),
+      'PUT /v1/providers/openai/key': () => Response.json({ provider: 'openai', stored: true, env_override: null, not_required: false, model: { ready: false } }),
+      'POST /v1/providers/openai/check': () => Response.json({ provider: 'openai', ok: false, problem: 'auth_failed', message: 'HTTP 401: invalid key' }),
+    });
+    const { user } = renderApp({ client });
+    const panel = await screen.findByTestId('first-run');
+    await user.click(within(panel).getByRole('button', { name: 'openai' }));
+    await user.type(within(within(panel).getByRole('form', { name: 'API key of openai' })).getByLabelText('API key'), 'sk-wrong{Enter}');
+    expect(await within(panel).findByRole('alert')).toHaveTextContent('HTTP 401: invalid key');
+    await waitFor(() => expect(requests.some((r) => r.path.endsWith('/default'))).toBe(false));
+  });
+
+  it('says nothing when a model is ready', async () => {
+    const { client } = fakeEngine({
+      'GET /v1/conversations': () => Response.json({ conversations: [] }),
+      'GET /v1/providers': () => Response.json({ providers: [row('openai')], default: 'openai', keyring_error: null, model: { ready: true } }),
+    });
+    renderApp({ client });
+    await waitFor(() => expect(screen.queryByText('Connecting to the engine…')).not.toBeInTheDocument());
+    expect(screen.queryByTestId('first-run')).not.toBeInTheDocument();
+  });
+});

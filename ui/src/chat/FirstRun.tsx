@@ -1,0 +1,116 @@
+import { useCallback, useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { SettingsApi, type ProviderRow } from '../settings/api';
+import type { TesseraClient } from '../transport/client';
+
+/** The providers a new person most likely has an account with, in this order. */
+const PRESETS = ['openai', 'anthropic', 'deepseek', 'qwen', 'moonshot'] as const;
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * With no model set up, the empty chat says so and sets one up without leaving it: pick a
+ * provider, paste its key, and Tessera tests the key and makes that provider the default.
+ * (A model downloaded to this machine will join the choices here.)
+ */
+export function FirstRun({ client, onOpenSettings }: { client: TesseraClient; onOpenSettings: () => void }) {
+  const { t } = useTranslation();
+  const api = useMemo(() => SettingsApi.of(client), [client]);
+  const [ready, setReady] = useState<boolean | null>(null);
+  const [rows, setRows] = useState<ProviderRow[]>([]);
+  const [chosen, setChosen] = useState<ProviderRow | null>(null);
+  const [key, setKey] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const keyId = useId();
+
+  const load = useCallback(async () => {
+    try {
+      const list = await api.providers();
+      setRows(list.providers);
+      setReady(list.model.ready);
+    } catch {
+      setReady(null);
+    }
+  }, [api]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  if (done) {
+    return (
+      <p className="notice notice-ok first-run" role="status" data-testid="first-run-done">
+        {t('firstRun.done', { provider: done })}
+      </p>
+    );
+  }
+  if (ready !== false) return null;
+
+  const presets = PRESETS.flatMap((name) => rows.filter((r) => r.name === name));
+
+  const setUp = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!chosen || !key.trim()) return;
+    setBusy(true);
+    setProblem(null);
+    try {
+      await api.setKey(chosen.name, key.trim());
+      setKey('');
+      const check = await api.check(chosen.name);
+      if (!check.ok) {
+        setProblem(check.message ?? t('firstRun.checkFailed'));
+        return;
+      }
+      await api.makeDefault(chosen.name);
+      setDone(chosen.name);
+    } catch (error) {
+      setProblem(describe(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="first-run" aria-labelledby={`${keyId}-title`} data-testid="first-run">
+      <h2 id={`${keyId}-title`} className="first-run-title">
+        {t('firstRun.title')}
+      </h2>
+      <p className="first-run-body">{t('firstRun.body')}</p>
+      {chosen === null ? (
+        <div className="first-run-choices" role="group" aria-label={t('firstRun.pick')}>
+          {presets.map((row) => (
+            <button key={row.name} type="button" className="button button-secondary" onClick={() => setChosen(row)}>
+              {row.name}
+            </button>
+          ))}
+          <button type="button" className="button link-button" onClick={onOpenSettings}>
+            {t('firstRun.other')}
+          </button>
+        </div>
+      ) : (
+        <form className="first-run-key" aria-label={t('firstRun.keyOf', { name: chosen.name })} onSubmit={(e) => void setUp(e)}>
+          <label htmlFor={keyId}>{t('firstRun.keyLabel')}</label>
+          <input id={keyId} className="settings-input" type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} />
+          <p className="settings-hint">{t('firstRun.keyHint')}</p>
+          {problem && (
+            <p className="notice notice-error" role="alert">
+              {problem}
+            </p>
+          )}
+          <div className="settings-actions">
+            <button type="submit" className="button button-primary" disabled={busy || !key.trim()}>
+              {busy ? t('firstRun.testing') : t('firstRun.saveAndTest')}
+            </button>
+            <button type="button" className="button button-secondary" disabled={busy} onClick={() => setChosen(null)}>
+              {t('firstRun.back')}
+            </button>
+          </div>
+        </form>
+      )}
+    </section>
+  );
+}
