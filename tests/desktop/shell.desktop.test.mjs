@@ -68,7 +68,12 @@ test('the installed app opens its window with the chat layout, in English', asyn
     // The first window fits a screen 800 pixels high, with room for a panel and its title bar.
     const outer = await driver.exec('return window.outerHeight');
     assert.ok(outer <= 740, `the window is ${outer} px high`);
+    // No model yet: the empty chat offers to set one up.
+    await until('the first-run panel', () => driver.find('[data-testid="first-run"]'));
+    assert.match(await driver.text('[data-testid="first-run"]'), /No model is set up yet/);
     await driver.screenshot(join(resultsDir, 'desktop-en.png'));
+    await driver.exec('document.documentElement.setAttribute("data-theme", "dark")');
+    await driver.screenshot(join(resultsDir, 'desktop-first-run-en-dark.png'));
   } finally {
     await driver.quit();
     stop(driver.child);
@@ -81,7 +86,11 @@ test('with a Chinese OS locale the app speaks Chinese', async () => {
     assert.equal(await driver.exec('return document.documentElement.lang'), 'zh-CN');
     const text = await driver.text('[data-testid="app-shell"]');
     assert.match(text, /[\u4e00-\u9fff]/, 'the layout shows Chinese text');
+    await until('the first-run panel', () => driver.find('[data-testid="first-run"]'));
+    assert.match(await driver.text('[data-testid="first-run"]'), /还没有设置模型/);
     await driver.screenshot(join(resultsDir, 'desktop-zh.png'));
+    await driver.exec('document.documentElement.setAttribute("data-theme", "dark")');
+    await driver.screenshot(join(resultsDir, 'desktop-first-run-zh-dark.png'));
   } finally {
     await driver.quit();
     stop(driver.child);
