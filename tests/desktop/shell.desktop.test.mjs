@@ -73,6 +73,8 @@ test('the installed app opens its window with the chat layout, in English', asyn
     assert.match(await driver.text('[data-testid="first-run"]'), /No model is set up yet/);
     await driver.screenshot(join(resultsDir, 'desktop-en.png'));
     await driver.exec('document.documentElement.setAttribute("data-theme", "dark")');
+    await until('the dark theme drawn', async () => (await driver.exec('return getComputedStyle(document.body).colorScheme || getComputedStyle(document.documentElement).colorScheme')) === 'dark');
+    await new Promise((r) => setTimeout(r, 500)); // the next frame on the display
     await driver.screenshot(join(resultsDir, 'desktop-first-run-en-dark.png'));
   } finally {
     await driver.quit();
@@ -90,6 +92,7 @@ test('with a Chinese OS locale the app speaks Chinese', async () => {
     assert.match(await driver.text('[data-testid="first-run"]'), /还没有设置模型/);
     await driver.screenshot(join(resultsDir, 'desktop-zh.png'));
     await driver.exec('document.documentElement.setAttribute("data-theme", "dark")');
+    await new Promise((r) => setTimeout(r, 800)); // the next frame on the display
     await driver.screenshot(join(resultsDir, 'desktop-first-run-zh-dark.png'));
   } finally {
     await driver.quit();
