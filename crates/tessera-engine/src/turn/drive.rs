@@ -194,9 +194,12 @@ pub(super) async fn drive(
         }
         if let Some(u) = result.usage {
             state.add_usage(&result.model, &u, result.cost);
-        } else if result.error.is_some() {
-            // Stopped or cut before the provider said what it used: counted here instead,
-            // and marked as an estimate (never "0 in / 0 out").
+        } else if matches!(result.error, Some(ProviderError::Cancelled))
+            || (result.error.is_some() && !result.response.text.is_empty())
+        {
+            // Stopped or cut mid-answer before the provider said what it used: counted here
+            // instead, and marked as an estimate (never "0 in / 0 out"). A call refused
+            // outright (a bad key) used nothing and gets no estimate.
             let estimate = estimated_usage(&state, &result.response.text, &result.model);
             state.add_usage(&result.model, &estimate, None);
             state.usage_estimated = true;
