@@ -130,6 +130,58 @@ pub async fn detect_ollama(base: &str, timeout: Duration) -> Option<ProviderConf
     Some(config)
 }
 
+/// Where LM Studio's local server listens by default.
+pub const LMSTUDIO_URL: &str = "http://127.0.0.1:1234";
+
+/// The provider name a detected LM Studio is saved under (the preset's).
+pub const LMSTUDIO_PROVIDER: &str = "lmstudio";
+
+/// LM Studio's local server at `base` (its root, e.g. [`LMSTUDIO_URL`]), as a provider with the
+/// models it has loaded; None when nothing answers there in `timeout` or the answer is not a
+/// model list.
+pub async fn detect_lmstudio(base: &str, timeout: Duration) -> Option<ProviderConfig> {
+    #[derive(Deserialize)]
+    struct Model {
+        id: String,
+    }
+    #[derive(Deserialize)]
+    struct Models {
+        data: Vec<Model>,
+    }
+    let http = Client::builder()
+        .no_proxy()
+        .connect_timeout(timeout)
+        .build()
+        .ok()?;
+    let v1 = join_url(base, "v1");
+    let mut config = ProviderConfig::new(LMSTUDIO_PROVIDER, WireKind::Openai, v1.clone());
+    config.requires_key = false;
+    let lister = Lister {
+        http: &http,
+        config: &config,
+        key: None,
+        timeout,
+    };
+    let body = match lister.get(&join_url(&v1, "models"), HeaderMap::new()).await {
+        Ok(body) => body,
+        Err(err) => {
+            tracing::debug!(base, error = %err, "no LM Studio found");
+            return None;
+        }
+    };
+    let models: Models = serde_json::from_value(body).ok()?;
+    config.default_model = models.data.first().map(|m| m.id.clone());
+    for model in models.data {
+        config.models.insert(model.id, ModelSettings::default());
+    }
+    tracing::info!(
+        base,
+        models = config.models.len(),
+        "found a local LM Studio"
+    );
+    Some(config)
+}
+
 /// One entry of Ollama's `/api/tags`.
 #[derive(Debug, Deserialize)]
 struct OllamaTag {

@@ -28,6 +28,7 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     collector.add::<crate::views::tools::ToolList>();
     // `/v1/providers…`.
     collector.add::<crate::views::providers::ProviderList>();
+    collector.add::<crate::views::providers::LocalProviders>();
     collector.add::<crate::views::providers::ProviderSaved>();
     collector.add::<crate::views::providers::ProviderRemoved>();
     collector.add::<crate::views::providers::KeyStored>();

@@ -73,4 +73,25 @@ describe('the first run', () => {
     await waitFor(() => expect(screen.queryByText('Connecting to the engine…')).not.toBeInTheDocument());
     expect(screen.queryByTestId('first-run')).not.toBeInTheDocument();
   });
+
+  it('a model server running on this machine is offered first and used without a key', async () => {
+    let ready = false;
+    const found = { name: 'ollama', kind: 'openai', base_url: 'http://127.0.0.1:11434/v1', requires_key: false, default_model: 'llama3.2', models: { 'llama3.2': {} } };
+    const { client, requests } = fakeEngine({
+      'GET /v1/conversations': () => Response.json({ conversations: [] }),
+      'GET /v1/providers': () => Response.json({ providers: [row('openai')], default: null, keyring_error: null, model: { ready } }),
+      'GET /v1/local-providers': () => Response.json({ found: [found] }),
+      'POST /v1/providers': () => Response.json({ name: 'ollama', created: true, model: { ready: false } }, { status: 201 }),
+      'POST /v1/providers/ollama/default': () => {
+        ready = true;
+        return Response.json({ default: 'ollama', model: { ready: true, provider: 'ollama', model: 'llama3.2' } });
+      },
+    });
+    const { user } = renderApp({ client });
+    const local = await screen.findByTestId('first-run-local');
+    await user.click(within(local).getByRole('button', { name: 'Use ollama on this machine (llama3.2)' }));
+    expect(await screen.findByTestId('first-run-done')).toHaveTextContent('Ready: ollama');
+    expect(requests.find((r) => r.method === 'POST' && r.path === '/v1/providers')?.body).toMatchObject({ name: 'ollama', requires_key: false });
+    expect(requests.some((r) => r.path.endsWith('/key'))).toBe(false);
+  });
 });

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { SettingsApi, type ProviderRow } from '../settings/api';
+import { SettingsApi, type ProviderConfig, type ProviderRow } from '../settings/api';
 import type { TesseraClient } from '../transport/client';
 
 /** The providers a new person most likely has an account with, in this order. */
@@ -20,6 +20,7 @@ export function FirstRun({ client, onOpenSettings }: { client: TesseraClient; on
   const api = useMemo(() => SettingsApi.of(client), [client]);
   const [ready, setReady] = useState<boolean | null>(null);
   const [rows, setRows] = useState<ProviderRow[]>([]);
+  const [local, setLocal] = useState<ProviderConfig[]>([]);
   const [chosen, setChosen] = useState<ProviderRow | null>(null);
   const [key, setKey] = useState('');
   const [busy, setBusy] = useState(false);
@@ -32,6 +33,13 @@ export function FirstRun({ client, onOpenSettings }: { client: TesseraClient; on
       const list = await api.providers();
       setRows(list.providers);
       setReady(list.model.ready);
+      if (!list.model.ready) {
+        // Found on this machine: used without an account or a key.
+        api.localProviders().then(
+          (found) => setLocal(found.found),
+          () => setLocal([]),
+        );
+      }
     } catch {
       setReady(null);
     }
@@ -51,6 +59,20 @@ export function FirstRun({ client, onOpenSettings }: { client: TesseraClient; on
   if (ready !== false) return null;
 
   const presets = PRESETS.flatMap((name) => rows.filter((r) => r.name === name));
+
+  const useLocal = async (config: ProviderConfig) => {
+    setBusy(true);
+    setProblem(null);
+    try {
+      await api.saveProvider(config);
+      await api.makeDefault(config.name);
+      setDone(config.name);
+    } catch (error) {
+      setProblem(describe(error));
+    } finally {
+      setBusy(false);
+    }
+  };
 
   const setUp = async (event: FormEvent) => {
     event.preventDefault();
@@ -80,6 +102,20 @@ export function FirstRun({ client, onOpenSettings }: { client: TesseraClient; on
         {t('firstRun.title')}
       </h2>
       <p className="first-run-body">{t('firstRun.body')}</p>
+      {chosen === null && local.length > 0 && (
+        <div className="first-run-choices" role="group" aria-label={t('firstRun.onThisMachine')} data-testid="first-run-local">
+          {local.map((config) => (
+            <button key={config.name} type="button" className="button button-primary" disabled={busy} onClick={() => void useLocal(config)}>
+              {t('firstRun.useLocal', { name: config.name, model: config.default_model ?? '' })}
+            </button>
+          ))}
+        </div>
+      )}
+      {chosen === null && problem && (
+        <p className="notice notice-error" role="alert">
+          {problem}
+        </p>
+      )}
       {chosen === null ? (
         <div className="first-run-choices" role="group" aria-label={t('firstRun.pick')}>
           {presets.map((row) => (

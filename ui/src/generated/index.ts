@@ -89,6 +89,7 @@ export type { KeyStored } from "./KeyStored";
 export type { KeyringHealth } from "./KeyringHealth";
 export type { LlmMessagePayload } from "./LlmMessagePayload";
 export type { LlmThinkingPayload } from "./LlmThinkingPayload";
+export type { LocalProviders } from "./LocalProviders";
 export type { LogLevel } from "./LogLevel";
 export type { McpContext } from "./McpContext";
 export type { McpImported } from "./McpImported";

@@ -12,6 +12,7 @@ import type { KeyRemoved } from '../generated/KeyRemoved';
 import type { KeyStored } from '../generated/KeyStored';
 import type { ModelInfo } from '../generated/ModelInfo';
 import type { ProviderConfig } from '../generated/ProviderConfig';
+import type { LocalProviders } from '../generated/LocalProviders';
 import type { ProviderList } from '../generated/ProviderList';
 import type { ProviderModels } from '../generated/ProviderModels';
 import type { ProviderRemoved } from '../generated/ProviderRemoved';
@@ -91,6 +92,11 @@ export class SettingsApi {
 
   providers(): Promise<ProviderList> {
     return this.json({ method: 'GET', path: '/v1/providers' });
+  }
+
+  /** Model servers running on this machine (Ollama, LM Studio), as the providers they would be. */
+  localProviders(): Promise<LocalProviders> {
+    return this.json({ method: 'GET', path: '/v1/local-providers' });
   }
 
   saveProvider(config: ProviderConfigInput): Promise<ProviderSaved> {

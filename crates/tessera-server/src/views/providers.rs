@@ -69,6 +69,13 @@ pub struct ProviderList {
     pub model: ModelStatus,
 }
 
+/// `GET /v1/local-providers`: model servers found running on this machine (Ollama, LM
+/// Studio), each as the provider it would be saved as.
+#[derive(Clone, Debug, Serialize, TS)]
+pub struct LocalProviders {
+    pub found: Vec<ProviderConfig>,
+}
+
 /// `POST /v1/providers` (201 when new, 200 when it replaced one).
 #[derive(Clone, Debug, Serialize, TS)]
 pub struct ProviderSaved {

@@ -196,6 +196,8 @@ const en = {
     title: 'No model is set up yet',
     body: 'Tessera needs a model to answer. Choose the provider you have an account with and paste its API key; it is tested before it is used.',
     pick: 'Providers',
+    onThisMachine: 'Found on this machine',
+    useLocal: 'Use {{name}} on this machine ({{model}})',
     other: 'Another provider, or one on this machine…',
     keyOf: 'API key of {{name}}',
     keyLabel: 'API key',

@@ -195,6 +195,8 @@ const zhCN: Messages = {
     title: '还没有设置模型',
     body: 'Tessera 需要一个模型来回答。选择你有账户的服务商并粘贴它的 API 密钥；使用前会先测试。',
     pick: '服务商',
+    onThisMachine: '在本机找到',
+    useLocal: '使用本机的 {{name}}（{{model}}）',
     other: '其他服务商，或本机上的模型…',
     keyOf: '{{name}} 的 API 密钥',
     keyLabel: 'API 密钥',

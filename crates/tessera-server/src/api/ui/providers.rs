@@ -23,8 +23,8 @@ use crate::api::ApiError;
 use crate::provider_cmd::{self as cmd, Failure};
 use crate::serve::ModelFlags;
 use crate::views::providers::{
-    DefaultProviderSet, KeyRemoved, KeyStored, ProviderList, ProviderModels, ProviderRemoved,
-    ProviderRow, ProviderSaved,
+    DefaultProviderSet, KeyRemoved, KeyStored, LocalProviders, ProviderList, ProviderModels,
+    ProviderRemoved, ProviderRow, ProviderSaved,
 };
 
 type Flags = Option<Extension<Arc<ModelFlags>>>;
@@ -32,6 +32,7 @@ type Flags = Option<Extension<Arc<ModelFlags>>>;
 pub(super) fn routes() -> Router<Engine> {
     Router::new()
         .route("/providers", get(list).post(save))
+        .route("/local-providers", get(local))
         .route("/providers/{name}", axum::routing::delete(remove))
         .route("/providers/{name}/key", put(set_key).delete(delete_key))
         .route("/providers/{name}/default", post(make_default))
@@ -45,6 +46,34 @@ pub(super) fn routes() -> Router<Engine> {
 /// Where keys are kept: the engine's secret store (the keyring or the key file).
 pub(super) fn keyring(engine: &Engine) -> Arc<dyn KeyStore> {
     engine.secrets()
+}
+
+/// How long a local server may take to answer the probe: it is on this machine.
+const LOCAL_PROBE: std::time::Duration = std::time::Duration::from_millis(800);
+
+/// Where a local model server is looked for: its usual address, or the one the environment
+/// names (`TESSERA_OLLAMA_URL`, `TESSERA_LMSTUDIO_URL`: another port, or a test's server).
+fn local_url(var: &str, default: &str) -> String {
+    std::env::var(var)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| default.to_owned())
+}
+
+/// `GET /v1/local-providers`: Ollama and LM Studio running on this machine, probed at once.
+async fn local() -> Json<LocalProviders> {
+    use tessera_providers::models::{detect_lmstudio, detect_ollama, LMSTUDIO_URL, OLLAMA_URL};
+    let (ollama, lmstudio) = (
+        local_url("TESSERA_OLLAMA_URL", OLLAMA_URL),
+        local_url("TESSERA_LMSTUDIO_URL", LMSTUDIO_URL),
+    );
+    let (ollama, lmstudio) = tokio::join!(
+        detect_ollama(&ollama, LOCAL_PROBE),
+        detect_lmstudio(&lmstudio, LOCAL_PROBE)
+    );
+    Json(LocalProviders {
+        found: ollama.into_iter().chain(lmstudio).collect(),
+    })
 }
 
 /// A `tessera provider` failure as an API error: a wrong request is a 4xx (404 for an unknown
