@@ -201,6 +201,7 @@ async fn settings_take_limits_as_the_command_line_does_and_refuse_unknown_keys()
                "default_provider": null})
     );
     assert_eq!(body["spent_today_usd"], 0.0);
+    assert_eq!(body["model"]["ready"], false);
 
     let day = "/settings/spending_limit_per_day_usd";
     let set = api.put(day, &json!({"value": 5})).await;

@@ -24,6 +24,7 @@ describe('the first run', () => {
     let ready = false;
     const { client, requests } = fakeEngine({
       'GET /v1/conversations': () => Response.json({ conversations: [] }),
+      'GET /v1/settings': () => Response.json({ settings: {}, spent_today_usd: 0, model: { ready } }),
       'GET /v1/providers': () =>
         Response.json({ providers: ['ollama', 'openai', 'deepseek'].map(row), default: null, keyring_error: null, model: { ready, ...(ready ? {} : { reason: 'no provider' }) } }),
       'PUT /v1/providers/deepseek/key': () => Response.json({ provider: 'deepseek', stored: true, env_override: null, not_required: false, model: { ready: false } }),
@@ -52,6 +53,7 @@ describe('the first run', () => {
   it('a key the provider refuses is said, and nothing is made the default', async () => {
     const { client, requests } = fakeEngine({
       'GET /v1/conversations': () => Response.json({ conversations: [] }),
+      'GET /v1/settings': () => Response.json({ settings: {}, spent_today_usd: 0, model: { ready: false } }),
       'GET /v1/providers': () => Response.json({ providers: [row('openai')], default: null, keyring_error: null, model: { ready: false } }),
       'PUT /v1/providers/openai/key': () => Response.json({ provider: 'openai', stored: true, env_override: null, not_required: false, model: { ready: false } }),
       'POST /v1/providers/openai/check': () => Response.json({ provider: 'openai', ok: false, problem: 'auth_failed', message: 'HTTP 401: invalid key' }),
@@ -65,13 +67,17 @@ describe('the first run', () => {
   });
 
   it('says nothing when a model is ready', async () => {
-    const { client } = fakeEngine({
+    const { client, requests } = fakeEngine({
       'GET /v1/conversations': () => Response.json({ conversations: [] }),
+      'GET /v1/settings': () => Response.json({ settings: {}, spent_today_usd: 0, model: { ready: true } }),
       'GET /v1/providers': () => Response.json({ providers: [row('openai')], default: 'openai', keyring_error: null, model: { ready: true } }),
     });
     renderApp({ client });
     await waitFor(() => expect(screen.queryByText('Connecting to the engine…')).not.toBeInTheDocument());
     expect(screen.queryByTestId('first-run')).not.toBeInTheDocument();
+    // Nor reads every provider's key to find that out.
+    await waitFor(() => expect(requests.some((r) => r.path === '/v1/settings')).toBe(true));
+    expect(requests.some((r) => r.path === '/v1/providers')).toBe(false);
   });
 
   it('a model server running on this machine is offered first and used without a key', async () => {
@@ -79,6 +85,7 @@ describe('the first run', () => {
     const found = { name: 'ollama', kind: 'openai', base_url: 'http://127.0.0.1:11434/v1', requires_key: false, default_model: 'llama3.2', models: { 'llama3.2': {} } };
     const { client, requests } = fakeEngine({
       'GET /v1/conversations': () => Response.json({ conversations: [] }),
+      'GET /v1/settings': () => Response.json({ settings: {}, spent_today_usd: 0, model: { ready } }),
       'GET /v1/providers': () => Response.json({ providers: [row('openai')], default: null, keyring_error: null, model: { ready } }),
       'GET /v1/local-providers': () => Response.json({ found: [found] }),
       'POST /v1/providers': () => Response.json({ name: 'ollama', created: true, model: { ready: false } }, { status: 201 }),

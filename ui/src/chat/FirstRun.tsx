@@ -30,6 +30,13 @@ export function FirstRun({ client, onOpenSettings }: { client: TesseraClient; on
 
   const load = useCallback(async () => {
     try {
+      // Asked cheaply first: the providers' list reads every key, which a running app with a
+      // model must not do each time the chat is empty.
+      const settings = await api.settings();
+      if (settings.model?.ready !== false) {
+        setReady(settings.model ? true : null);
+        return;
+      }
       const list = await api.providers();
       setRows(list.providers);
       setReady(list.model.ready);

@@ -49,7 +49,12 @@ fn view(store: &Store) -> Result<SettingsView, ApiError> {
 
 /// `GET /v1/settings`.
 async fn show(State(engine): State<Engine>) -> Result<Json<SettingsView>, ApiError> {
-    Ok(Json(view(engine.store())?))
+    // With the model new runs use: the cheap way to ask "is a model set up?" (the providers'
+    // list reads every provider's key).
+    Ok(Json(SettingsView {
+        model: Some(super::model_status(&engine)),
+        ..view(engine.store())?
+    }))
 }
 
 /// A value the person got wrong: 400 naming the setting.
