@@ -98,6 +98,11 @@ impl Stream {
         };
         let meta = event.meta.get_or_insert_with(Default::default);
         meta.seq = Some(from);
+        // When the folded stretch began, too: how long a model thought is shown from it.
+        if let Some(started) = meta.ts.clone() {
+            meta.extra
+                .insert("started_ts".into(), json!(started.as_str()));
+        }
         if let Some(ts) = self.last_ts {
             meta.ts = Some(ts);
         }

@@ -199,6 +199,9 @@ fn folding_replaces_deltas_and_resuming_inside_a_range_gets_the_folded_event() {
     assert_eq!(meta.seq, Some(4));
     assert_eq!(meta.extra["replaces"], json!({"from": 4, "to": 7}));
     assert_eq!(log[2].replaces, Some(SeqRange { from: 4, to: 7 }));
+    // The folded message says when its stretch began (its `ts` is when it ended).
+    let started = meta.extra["started_ts"].as_str().unwrap();
+    assert!(started <= meta.ts.as_ref().unwrap().as_str(), "{started}");
     assert_eq!(text_of(&log[4].event), (Some("untouched".into()), None));
     for e in &log {
         assert!(validate(

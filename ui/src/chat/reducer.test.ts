@@ -180,6 +180,18 @@ describe('chat reducer on engine shapes', () => {
     ]);
   });
 
+  it('times thinking from its first delta to its last, live or folded from history', () => {
+    const live = reduceAll(initialChatState, [
+      ev(1, 'llm', 'thinking', { delta: 'Hm' }, { index: 0, meta: { run_id: 'r1', seq: 1, ts: '2026-11-27T10:00:00.000Z' } }),
+      ev(2, 'llm', 'thinking', { delta: 'm.' }, { index: 0, meta: { run_id: 'r1', seq: 2, ts: '2026-11-27T10:00:07.500Z' } }),
+    ]);
+    expect(live.messages['m1']?.parts[0]).toMatchObject({ kind: 'thinking', text: 'Hmm.', startedMs: Date.parse('2026-11-27T10:00:00Z'), lastMs: Date.parse('2026-11-27T10:00:07.5Z') });
+    const folded = reduceAll(initialChatState, [
+      ev(1, 'llm', 'thinking', { content: 'Hmm.' }, { index: 0, meta: { run_id: 'r1', seq: 1, ts: '2026-11-27T10:00:07.500Z', started_ts: '2026-11-27T10:00:00.000Z', replaces: { from: 1, to: 2 } } }),
+    ]);
+    expect(folded.messages['m1']?.parts[0]).toMatchObject({ startedMs: Date.parse('2026-11-27T10:00:00Z'), lastMs: Date.parse('2026-11-27T10:00:07.5Z') });
+  });
+
   it('tells a recoverable error (retry coming) from a fatal one, and streams thinking apart from text', () => {
     const s = reduceAll(initialChatState, [
       ev(1, 'system', 'status', { state: 'running' }),

@@ -23,7 +23,17 @@ import type { WorkflowState } from '../generated/WorkflowState';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
 import { planFromGraph, withPlan, type Plan } from './plan/model';
 
-export type Part = { kind: 'text' | 'thinking'; key: string; text: string } | { kind: 'tool'; id: string };
+export type Part =
+  | { kind: 'text'; key: string; text: string }
+  /** `startedMs`/`lastMs`: when the first and the latest of its deltas were stored (how long the model thought). */
+  | { kind: 'thinking'; key: string; text: string; startedMs?: number | undefined; lastMs?: number | undefined }
+  | { kind: 'tool'; id: string };
+
+function millis(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
 
 /** Where a tool call stands: its arguments streaming in, complete, queued, running, or its outcome. */
 export type ToolPhase = 'preparing' | 'called' | 'queued' | 'running' | ToolResultStatus;
@@ -258,7 +268,15 @@ function textPart(state: ChatState, event: Event, kind: 'text' | 'thinking', pay
     const oldText = old && old.kind !== 'tool' ? old.text : '';
     const text = content !== undefined || whole ? (content ?? '') : oldText + (delta ?? '');
     if (old && oldText === text) return m;
-    const part: Part = { kind, key, text };
+    let part: Part;
+    if (kind === 'thinking') {
+      const at = millis(event.meta?.ts);
+      const began = millis(event.meta?.['started_ts']) ?? at;
+      const before = old?.kind === 'thinking' ? old : undefined;
+      part = { kind, key, text, startedMs: before?.startedMs ?? began, lastMs: at ?? before?.lastMs };
+    } else {
+      part = { kind, key, text };
+    }
     const parts = at >= 0 ? m.parts.map((p, i) => (i === at ? part : p)) : [...m.parts, part];
     return { ...m, parts };
   });

@@ -89,3 +89,48 @@ describe('an assistant message', () => {
     expect(screen.getByTestId('run-error')).toHaveTextContent('The run failed: something odd (weird)');
   });
 });
+
+describe('thinking', () => {
+  it('shows thinking open with a running clock while the model thinks, then folds it to how long it took', async () => {
+    const started = Date.now() - 3_000;
+    const thinking = { kind: 'thinking' as const, key: 'th', text: 'Let me see…', startedMs: started, lastMs: started + 2_000 };
+    const view = render(
+      <I18nextProvider i18n={createI18n('en')}>
+        <AssistantMessageView message={{ id: 'm9', runId: 'r9', parts: [thinking], notices: [] }} tools={{}} run={{ id: 'r9', messageId: 'm9', state: 'running', done: false }} />
+      </I18nextProvider>,
+    );
+    const details = screen.getByTestId('thinking');
+    expect(details).toHaveAttribute('open');
+    expect(screen.getByTestId('thinking-title').textContent).toMatch(/^Thinking… [34] s$/);
+    expect(screen.getByText('Let me see…')).toBeVisible();
+
+    // The answer moved on: folded, with the time from its first to its last delta.
+    view.rerender(
+      <I18nextProvider i18n={createI18n('en')}>
+        <AssistantMessageView
+          message={{ id: 'm9', runId: 'r9', parts: [thinking, { kind: 'text', key: 't', text: 'Yes.' }], notices: [] }}
+          tools={{}}
+          run={{ id: 'r9', messageId: 'm9', state: 'running', done: false }}
+        />
+      </I18nextProvider>,
+    );
+    expect(screen.getByTestId('thinking')).not.toHaveAttribute('open');
+    expect(screen.getByTestId('thinking-title')).toHaveTextContent('Thought for 2 s');
+  });
+
+  it('says it in Chinese too, and keeps the person’s choice to open it', async () => {
+    const { default: userEvent } = await import('@testing-library/user-event');
+    render(
+      <I18nextProvider i18n={createI18n('zh-CN')}>
+        <AssistantMessageView
+          message={{ id: 'm8', runId: 'r8', parts: [{ kind: 'thinking', key: 'th', text: '嗯', startedMs: 0, lastMs: 12_000 }, { kind: 'text', key: 't', text: '好' }], notices: [] }}
+          tools={{}}
+          run={{ id: 'r8', messageId: 'm8', state: 'completed', done: true }}
+        />
+      </I18nextProvider>,
+    );
+    expect(screen.getByTestId('thinking-title')).toHaveTextContent('思考了 12 秒');
+    await userEvent.setup().click(screen.getByTestId('thinking-title'));
+    expect(screen.getByTestId('thinking')).toHaveAttribute('open');
+  });
+});

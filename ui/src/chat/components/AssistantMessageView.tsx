@@ -5,6 +5,7 @@ import { PlanGraph } from '../plan/PlanGraph';
 import { isLive, type AssistantMessage, type ChatState, type RunInfo } from '../reducer';
 import { copyText } from '../../components/clipboard';
 import { Markdown } from './Markdown';
+import { ThinkingView } from './ThinkingView';
 import { ToolCardView } from './ToolCardView';
 
 /** Retries are one line that updates (the latest), not a stack; other notices all show. */
@@ -90,12 +91,8 @@ export function AssistantMessageView({ message, tools, run }: { message: Assista
           ) : null;
         }
         if (part.kind === 'thinking') {
-          return (
-            <details key={part.key} className="thinking" data-testid="thinking">
-              <summary>{t('chat.thinking')}</summary>
-              <p className="thinking-text">{part.text}</p>
-            </details>
-          );
+          // Still thinking: the run is live and nothing came after this part yet.
+          return <ThinkingView key={part.key} part={part} live={live && part === message.parts.at(-1)} />;
         }
         return <Markdown key={part.key} text={part.text} />;
       })}

@@ -164,3 +164,59 @@ describe('Markdown rendered block by block', () => {
     expect(view.getAllByRole('button', { name: 'Copy code' }).length).toBe(3);
   });
 });
+
+describe('math', () => {
+  function shown(text: string): HTMLElement {
+    return render(
+      <I18nextProvider i18n={i18n}>
+        <Markdown text={text} />
+      </I18nextProvider>,
+    ).container;
+  }
+
+  it('draws $…$ inline and $$…$$ as a block, in MathML', () => {
+    const view = shown('Euler: $e^{i\\pi}+1=0$ holds.\n\n$$\n\\int_0^1 x\\,dx = \\frac{1}{2}\n$$');
+    const maths = view.querySelectorAll('math');
+    expect(maths).toHaveLength(2);
+    expect(maths[0]?.namespaceURI).toBe('http://www.w3.org/1998/Math/MathML');
+    expect(maths[0]?.getAttribute('display')).not.toBe('block');
+    expect(maths[0]?.querySelector('msup')).not.toBeNull();
+    expect(maths[1]?.getAttribute('display')).toBe('block');
+    expect(maths[1]?.querySelector('mfrac')).not.toBeNull();
+    // The sentence around the inline formula is still text, and no TeX source is left showing.
+    expect(view.querySelector('p')?.textContent).toContain('Euler:');
+    expect(view.querySelector('code')).toBeNull();
+    // MathML only: nothing that needs KaTeX's stylesheet (or an inline style the CSP refuses).
+    expect(view.querySelector('.katex-html')).toBeNull();
+    expect(view.querySelector('[style]')).toBeNull();
+  });
+
+  it('runs nothing a formula asks for: no links, no HTML', () => {
+    const view = shown('$\\href{javascript:alert(1)}{x}$ and $\\htmlClass{evil}{y}$ and <script>alert(1)</script>');
+    expect(view.querySelector('a')).toBeNull();
+    expect(view.querySelector('script')).toBeNull();
+    expect(view.querySelector('.evil')).toBeNull();
+  });
+
+  it('leaves prices that are not math as text', () => {
+    const view = shown('It costs $5, or $6 with tax.');
+    expect(view.textContent).toContain('$5');
+  });
+
+  it('shows a formula it cannot read as its source, not an error', () => {
+    const view = shown('$\\frac{1}{$');
+    expect(view.textContent).toContain('\\frac');
+  });
+});
+
+describe('dollars as Pandoc reads them', () => {
+  it('keeps money as text and formulas as math in one sentence', () => {
+    const view = render(
+      <I18nextProvider i18n={i18n}>
+        <Markdown text={'Pay $10 now and $20 later; the rate is $r_1$, and $$x^2$$ inline.'} />
+      </I18nextProvider>,
+    ).container;
+    expect(view.textContent).toContain('Pay $10 now and $20 later');
+    expect(view.querySelectorAll('math')).toHaveLength(2);
+  });
+});

@@ -4,6 +4,9 @@ import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
 import rehypeSanitize from 'rehype-sanitize';
 import remarkGfm from 'remark-gfm';
+import remarkMath from 'remark-math';
+import rehypeKatex from 'rehype-katex';
+import remarkMathDollars from './mathDollars';
 import { copyText } from '../../components/clipboard';
 import { splitGrowing, type Split } from './markdownBlocks';
 
@@ -74,12 +77,33 @@ const remarkPlugins = [remarkGfm];
 const rehypePlugins = [rehypeSanitize, rehypeHighlightShared];
 const rehypePluginsPlain = [rehypeSanitize];
 
+// Math (`$…$`, `$$…$$`) as MathML, which the page draws natively: no KaTeX stylesheet, fonts or
+// inline styles, so the Content-Security-Policy stays as strict as it is. KaTeX runs after the
+// sanitiser (which keeps `language-math` on code), so what it writes is its own markup only.
+// Only blocks with a `$` take the math parser: other text parses as before, and a price like
+// "$5 and $6" stays text (mathDollars.ts).
+const katex = [rehypeKatex, { output: 'mathml', throwOnError: false, strict: 'ignore', trust: false, maxSize: 50, maxExpand: 500 }] as const;
+const remarkPluginsMath = [remarkGfm, [remarkMath, { singleDollarTextMath: true }], remarkMathDollars] as const;
+const rehypePluginsMath = [rehypeSanitize, katex, rehypeHighlightShared] as const;
+const rehypePluginsMathPlain = [rehypeSanitize, katex] as const;
+
 /**
  * Markdown parsed in one piece (one top-level block here); unchanged text is not parsed again.
  * `highlight: false` leaves code uncoloured: for code still being written, which would
  * otherwise be highlighted again, whole, on every delta.
  */
 export const MarkdownBlock = memo(function MarkdownBlock({ text, highlight = true }: { text: string; highlight?: boolean }) {
+  if (text.includes('$')) {
+    return (
+      <ReactMarkdown
+        remarkPlugins={remarkPluginsMath as never}
+        rehypePlugins={(highlight ? rehypePluginsMath : rehypePluginsMathPlain) as never}
+        components={components}
+      >
+        {text}
+      </ReactMarkdown>
+    );
+  }
   return (
     <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={highlight ? rehypePlugins : rehypePluginsPlain} components={components}>
       {text}
