@@ -182,6 +182,43 @@ pub async fn detect_lmstudio(base: &str, timeout: Duration) -> Option<ProviderCo
     Some(config)
 }
 
+/// Where a local model server is looked for: its usual address, or the one the environment
+/// names (`TESSERA_OLLAMA_URL`, `TESSERA_LMSTUDIO_URL`: another port, or a test's server).
+fn local_url(var: &str, default: &str) -> String {
+    std::env::var(var)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .unwrap_or_else(|| default.to_owned())
+}
+
+/// Where Ollama and LM Studio are looked for on this machine: (Ollama's, LM Studio's).
+pub fn local_urls() -> (String, String) {
+    (
+        local_url("TESSERA_OLLAMA_URL", OLLAMA_URL),
+        local_url("TESSERA_LMSTUDIO_URL", LMSTUDIO_URL),
+    )
+}
+
+/// Ollama and LM Studio running on this machine ([`local_urls`]), probed at once; those that
+/// answered, Ollama first.
+pub async fn detect_local(timeout: Duration) -> Vec<ProviderConfig> {
+    let (ollama, lmstudio) = local_urls();
+    let (ollama, lmstudio) = tokio::join!(
+        detect_ollama(&ollama, timeout),
+        detect_lmstudio(&lmstudio, timeout)
+    );
+    ollama.into_iter().chain(lmstudio).collect()
+}
+
+/// Whatever local model server answers at `base`: an Ollama (`/api/tags`), else an LM Studio
+/// (`/v1/models`).
+pub async fn detect_at(base: &str, timeout: Duration) -> Option<ProviderConfig> {
+    match detect_ollama(base, timeout).await {
+        Some(found) => Some(found),
+        None => detect_lmstudio(base, timeout).await,
+    }
+}
+
 /// One entry of Ollama's `/api/tags`.
 #[derive(Debug, Deserialize)]
 struct OllamaTag {

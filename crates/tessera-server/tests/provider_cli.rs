@@ -467,6 +467,83 @@ async fn a_local_ollama_is_detected_and_saved_without_a_key() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn lm_studio_is_detected_beside_ollama_where_each_usually_listens() {
+    // An LM Studio answers `/v1/models` only; an Ollama `/api/tags`.
+    let lmstudio = ScriptedProvider::start().await.unwrap();
+    lmstudio.act_as_lmstudio();
+    lmstudio.set_models(&["qwen2.5-7b-instruct", "gemma-3-4b"]);
+    let ollama = ScriptedProvider::start().await.unwrap();
+    ollama.set_models(&["llama3.2"]);
+    let (lm, ol) = (lmstudio.url(), ollama.url());
+    let data = tempfile::tempdir().unwrap();
+
+    // Given an address: whatever answers there.
+    let out = provider(data.path(), &["detect", "--url", &lm]).await;
+    assert_exit(&out, 0);
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "found LM Studio at {lm}: base URL {lm}/v1, no key needed, 2 model(s)\n  gemma-3-4b\n  qwen2.5-7b-instruct\n"
+        )
+    );
+
+    // No address: both usual places at once, each saved under its own name.
+    let env = [
+        ("TESSERA_OLLAMA_URL", ol.as_str()),
+        ("TESSERA_LMSTUDIO_URL", lm.as_str()),
+    ];
+    let out = provider_env(data.path(), &env, &["detect", "--save"]).await;
+    assert_exit(&out, 0);
+    let printed = stdout(&out);
+    assert!(
+        printed.starts_with(&format!("found Ollama at {ol}:")),
+        "{printed}"
+    );
+    assert!(
+        printed.contains(&format!("found LM Studio at {lm}:")),
+        "{printed}"
+    );
+    assert!(
+        printed.ends_with("saved as provider lmstudio (default model qwen2.5-7b-instruct)\n"),
+        "{printed}"
+    );
+    let list = list_json(data.path(), &[]).await;
+    assert_eq!(entry(&list, "lmstudio")["base_url"], format!("{lm}/v1"));
+    assert_eq!(entry(&list, "lmstudio")["key"], "not_needed");
+    assert_eq!(entry(&list, "ollama")["base_url"], format!("{ol}/v1"));
+    let out = provider(data.path(), &["models", "lmstudio"]).await;
+    assert_exit(&out, 0);
+    assert_eq!(stdout(&out), "qwen2.5-7b-instruct\ngemma-3-4b\n");
+
+    // Only one running: that one, and no complaint about the other.
+    let closed = format!("http://127.0.0.1:{}", free_port());
+    let env = [
+        ("TESSERA_OLLAMA_URL", closed.as_str()),
+        ("TESSERA_LMSTUDIO_URL", lm.as_str()),
+    ];
+    let out = provider_env(data.path(), &env, &["detect"]).await;
+    assert_exit(&out, 0);
+    assert!(
+        stdout(&out).starts_with("found LM Studio"),
+        "{}",
+        stdout(&out)
+    );
+
+    // Neither: exit 1 naming both places.
+    let env = [
+        ("TESSERA_OLLAMA_URL", closed.as_str()),
+        ("TESSERA_LMSTUDIO_URL", closed.as_str()),
+    ];
+    let out = provider_env(data.path(), &env, &["detect"]).await;
+    assert_exit(&out, 1);
+    assert!(
+        stderr(&out).contains("no LM Studio either"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn the_default_provider_is_what_chat_uses_without_provider() {
     let scripted = ScriptedProvider::start().await.unwrap();
     scripted.push(Reply::openai_text("local-m", &["from the ", "default"]));

@@ -11,7 +11,6 @@ use std::time::Duration;
 use anyhow::anyhow;
 use clap::{Args, Subcommand};
 use tessera_providers::keys::{KeyStore, SecretStore};
-use tessera_providers::models::OLLAMA_URL;
 use tessera_providers::{ProviderConfig, ProviderError, WireKind};
 use tessera_store::Store;
 
@@ -67,12 +66,13 @@ pub enum ProviderCommand {
         #[arg(long)]
         save: bool,
     },
-    /// Look for a local Ollama (no key needed) and print what it serves.
+    /// Look for a local Ollama or LM Studio (no key needed) and print what each serves.
     Detect {
-        /// Where to look.
-        #[arg(long, default_value = OLLAMA_URL, value_name = "URL")]
-        url: String,
-        /// Save it as provider `ollama`.
+        /// Where to look (default: Ollama's and LM Studio's usual addresses, 127.0.0.1:11434
+        /// and 127.0.0.1:1234, or $TESSERA_OLLAMA_URL and $TESSERA_LMSTUDIO_URL).
+        #[arg(long, value_name = "URL")]
+        url: Option<String>,
+        /// Save what was found as provider `ollama` or `lmstudio`.
         #[arg(long)]
         save: bool,
     },
@@ -217,7 +217,7 @@ async fn run(dir: &Path, cmd: ProviderCommand) -> Outcome {
         ProviderCommand::SetKey { name } => store_key(&store, &keyring, &name).await,
         ProviderCommand::DeleteKey { name } => forget_key(&keyring, &name).await,
         ProviderCommand::Models { name, save } => models(&store, keyring, &name, save).await,
-        ProviderCommand::Detect { url, save } => detect(&store, &url, save).await,
+        ProviderCommand::Detect { url, save } => detect(&store, url.as_deref(), save).await,
         ProviderCommand::Default { name } => default(&store, name.as_deref()),
         ProviderCommand::Limits {
             per_day,

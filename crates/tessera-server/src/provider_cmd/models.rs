@@ -6,7 +6,9 @@ use std::sync::Arc;
 use anyhow::anyhow;
 use tessera_providers::config::ModelSettings;
 use tessera_providers::keys::{resolve_key, KeyStore};
-use tessera_providers::models::{detect_ollama, list_models, ModelInfo, OLLAMA_PROVIDER};
+use tessera_providers::models::{
+    detect_at, detect_local, list_models, local_urls, ModelInfo, LMSTUDIO_PROVIDER,
+};
 use tessera_store::Store;
 
 use super::*;
@@ -52,47 +54,78 @@ pub(super) async fn models(
     Ok(())
 }
 
-pub(super) async fn detect(store: &Store, url: &str, save_it: bool) -> Outcome {
-    let url = check_base_url(url)
-        .map_err(|_| usage(format!("--url `{url}` is not an http:// or https:// URL")))?;
-    let Some(mut found) = detect_ollama(&url, DETECT_TIMEOUT).await else {
+pub(super) async fn detect(store: &Store, url: Option<&str>, save_it: bool) -> Outcome {
+    let (found, looked) = match url {
+        Some(url) => {
+            let url = check_base_url(url)
+                .map_err(|_| usage(format!("--url `{url}` is not an http:// or https:// URL")))?;
+            (
+                detect_at(&url, DETECT_TIMEOUT).await.into_iter().collect(),
+                url,
+            )
+        }
+        None => {
+            let (ollama, lmstudio) = local_urls();
+            (
+                detect_local(DETECT_TIMEOUT).await,
+                format!("{ollama} or {lmstudio}"),
+            )
+        }
+    };
+    if found.is_empty() {
         return Err(Failure::Remote(anyhow!(
-            "no Ollama answered at {url} (is it running? `ollama serve`)"
+            "no Ollama answered at {looked}, and no LM Studio either (is one running? \
+             `ollama serve`, or LM Studio's local server)"
         )));
+    }
+    for found in found {
+        describe_and_save(store, found, save_it)?;
+    }
+    Ok(())
+}
+
+/// Prints what was found at a local server, and saves it under its name when asked.
+fn describe_and_save(store: &Store, mut found: ProviderConfig, save_it: bool) -> Outcome {
+    let (what, root) = if found.name == LMSTUDIO_PROVIDER {
+        ("LM Studio", found.base_url.trim_end_matches("/v1"))
+    } else {
+        ("Ollama", found.base_url.trim_end_matches("/v1"))
     };
     println!(
-        "found Ollama at {url}: base URL {}, no key needed, {} model(s)",
+        "found {what} at {root}: base URL {}, no key needed, {} model(s)",
         found.base_url,
         found.models.len()
     );
     for model in found.models.keys() {
         println!("  {model}");
     }
-    if save_it {
-        if let Some(previous) = saved(store, OLLAMA_PROVIDER)? {
-            // Keep what the person set: settings of models still there, a default still
-            // served, the network settings.
-            for (model, settings) in previous.models {
-                if let Some(current) = found.models.get_mut(&model) {
-                    *current = merge_settings(settings, current.clone());
-                }
-            }
-            if let Some(model) = previous.default_model {
-                if found.models.contains_key(&model) {
-                    found.default_model = Some(model);
-                }
-            }
-            found.proxy = previous.proxy;
-            found.extra_ca_certs = previous.extra_ca_certs;
-            found.timeouts = previous.timeouts;
-            found.retry = previous.retry;
-        }
-        save(store, &found)?;
-        println!(
-            "saved as provider {OLLAMA_PROVIDER} (default model {})",
-            found.default_model.as_deref().unwrap_or("(none)")
-        );
+    if !save_it {
+        return Ok(());
     }
+    let name = found.name.clone();
+    if let Some(previous) = saved(store, &name)? {
+        // Keep what the person set: settings of models still there, a default still
+        // served, the network settings.
+        for (model, settings) in previous.models {
+            if let Some(current) = found.models.get_mut(&model) {
+                *current = merge_settings(settings, current.clone());
+            }
+        }
+        if let Some(model) = previous.default_model {
+            if found.models.contains_key(&model) {
+                found.default_model = Some(model);
+            }
+        }
+        found.proxy = previous.proxy;
+        found.extra_ca_certs = previous.extra_ca_certs;
+        found.timeouts = previous.timeouts;
+        found.retry = previous.retry;
+    }
+    save(store, &found)?;
+    println!(
+        "saved as provider {name} (default model {})",
+        found.default_model.as_deref().unwrap_or("(none)")
+    );
     Ok(())
 }
 

@@ -45,6 +45,8 @@ struct Shared {
     replies: Mutex<VecDeque<Reply>>,
     requests: Mutex<Vec<RecordedRequest>>,
     models: Mutex<Vec<String>>,
+    /// Answer only the OpenAI routes (`/api/tags` is a 404), as LM Studio does.
+    openai_only: std::sync::atomic::AtomicBool,
 }
 
 /// A running scripted provider on 127.0.0.1. Stops when dropped.
@@ -122,6 +124,14 @@ impl ScriptedProvider {
         if let Ok(mut list) = self.shared.models.lock() {
             *list = models.iter().map(|m| (*m).to_owned()).collect();
         }
+    }
+
+    /// Answers no Ollama route from now on (`/api/tags` is a 404): an LM Studio, which serves
+    /// `/v1/models` only.
+    pub fn act_as_lmstudio(&self) {
+        self.shared
+            .openai_only
+            .store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Every request received so far.
@@ -296,12 +306,20 @@ async fn tags(
     method: Method,
     uri: Uri,
     headers: HeaderMap,
-) -> Json<Value> {
+) -> Response {
+    use axum::response::IntoResponse;
     record(&shared, &method, &uri, &headers, &Bytes::new());
+    if shared
+        .openai_only
+        .load(std::sync::atomic::Ordering::Relaxed)
+    {
+        return (StatusCode::NOT_FOUND, "Unexpected endpoint or method.").into_response();
+    }
     let models = shared.models.lock().map(|m| m.clone()).unwrap_or_default();
     Json(json!({"models": models.iter().map(|m| json!({
         "name": m, "model": m, "size": 0, "digest": "scripted"
     })).collect::<Vec<_>>()}))
+    .into_response()
 }
 
 /// `POST /_script`: queues replies (one object or an array) for a provider run as a process.

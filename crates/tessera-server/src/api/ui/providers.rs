@@ -51,28 +51,10 @@ pub(super) fn keyring(engine: &Engine) -> Arc<dyn KeyStore> {
 /// How long a local server may take to answer the probe: it is on this machine.
 const LOCAL_PROBE: std::time::Duration = std::time::Duration::from_millis(800);
 
-/// Where a local model server is looked for: its usual address, or the one the environment
-/// names (`TESSERA_OLLAMA_URL`, `TESSERA_LMSTUDIO_URL`: another port, or a test's server).
-fn local_url(var: &str, default: &str) -> String {
-    std::env::var(var)
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-        .unwrap_or_else(|| default.to_owned())
-}
-
 /// `GET /v1/local-providers`: Ollama and LM Studio running on this machine, probed at once.
 async fn local() -> Json<LocalProviders> {
-    use tessera_providers::models::{detect_lmstudio, detect_ollama, LMSTUDIO_URL, OLLAMA_URL};
-    let (ollama, lmstudio) = (
-        local_url("TESSERA_OLLAMA_URL", OLLAMA_URL),
-        local_url("TESSERA_LMSTUDIO_URL", LMSTUDIO_URL),
-    );
-    let (ollama, lmstudio) = tokio::join!(
-        detect_ollama(&ollama, LOCAL_PROBE),
-        detect_lmstudio(&lmstudio, LOCAL_PROBE)
-    );
     Json(LocalProviders {
-        found: ollama.into_iter().chain(lmstudio).collect(),
+        found: tessera_providers::models::detect_local(LOCAL_PROBE).await,
     })
 }
 
