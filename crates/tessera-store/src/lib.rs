@@ -35,6 +35,7 @@ pub mod cjk_bigrams;
 mod clock;
 pub mod consents;
 pub mod context_state;
+pub mod conversation_model;
 pub mod conversations;
 pub mod error;
 pub mod event_folding;

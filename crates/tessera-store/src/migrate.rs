@@ -15,6 +15,7 @@ use rusqlite::Connection;
 use crate::error::{Result, StoreError};
 use crate::layout::DataPaths;
 use crate::{
+    conversation_model,
     app_settings, attachments, blocks, consents, context_state, conversations, events, evidences,
     interactions, messages, model_turns, search, search_pieces, settings, summary, tasks,
     tool_calls, usage,
@@ -96,10 +97,15 @@ const MIGRATIONS: &[Migration] = &[
             search_pieces::backfill(conn)
         },
     },
+    Migration {
+        version: 6,
+        name: "a conversation's own model",
+        apply: |conn| Ok(conn.execute_batch(conversation_model::SCHEMA_V6)?),
+    },
 ];
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// What opening did to the schema: from and to which version, and the backup taken.
 #[derive(Debug)]

@@ -41,6 +41,7 @@ export type { ConversationDetail } from "./ConversationDetail";
 export type { ConversationEdit } from "./ConversationEdit";
 export type { ConversationImported } from "./ConversationImported";
 export type { ConversationList } from "./ConversationList";
+export type { ConversationModel } from "./ConversationModel";
 export type { ConversationSummary } from "./ConversationSummary";
 export type { DebugLogPayload } from "./DebugLogPayload";
 export type { DefaultProviderSet } from "./DefaultProviderSet";

@@ -22,8 +22,11 @@ use crate::turn::close::CloseReason;
 use crate::turn::{new_id, run_turn, Said, TurnError, TurnInput, TurnOptions, TurnOutcome};
 
 mod interactions;
+mod picked_model;
 mod profile_run;
 mod recover;
+
+pub use picked_model::ConversationModel;
 
 pub use recover::Recovered;
 
@@ -96,6 +99,14 @@ pub enum EngineError {
     NotUserMessage(String),
     #[error(transparent)]
     Secrets(tessera_secrets::SecretError),
+    /// The conversation's own model (picked now when `requested`, else earlier) cannot be used.
+    #[error("model {model} of provider {provider} cannot be used: {reason}")]
+    ModelUnavailable {
+        provider: String,
+        model: String,
+        reason: String,
+        requested: bool,
+    },
 }
 
 /// Where the message a run answers goes: [`Said`], owned for the run's task.
@@ -190,6 +201,9 @@ pub struct Engine {
     runs: Arc<Mutex<HashMap<String, RunEntry>>>,
     /// Replaced when the person changes providers; a run keeps the model it started with.
     model: Arc<RwLock<Option<Arc<ModelChoice>>>>,
+    /// Conversations' own models, readied ([`Engine::prepare_model`]); forgotten with the
+    /// default when the providers change.
+    picked: Arc<Mutex<HashMap<ConversationModel, Arc<ModelChoice>>>>,
     /// Front-end tools clients announced, and their calls waiting for an answer.
     client_tools: Arc<crate::client_tools::ClientTools>,
     /// Forms running tools wait for (MCP elicitation).
@@ -233,6 +247,7 @@ impl Engine {
             bus,
             runs: Arc::new(Mutex::new(HashMap::new())),
             model: Arc::new(RwLock::new(None)),
+            picked: Arc::new(Mutex::new(HashMap::new())),
             client_tools: Arc::new(crate::client_tools::ClientTools::new()),
             tool_sources: Arc::new(RwLock::new(Vec::new())),
         }
@@ -283,6 +298,10 @@ impl Engine {
     pub fn set_model(&self, model: Option<ModelChoice>) {
         if let Ok(mut current) = self.model.write() {
             *current = model.map(Arc::new);
+        }
+        // Built from providers as they were: the next run readies them again.
+        if let Ok(mut picked) = self.picked.lock() {
+            picked.clear();
         }
     }
 
@@ -469,12 +488,14 @@ impl Engine {
         text: String,
         placement: Placement,
     ) -> Result<StartedRun, EngineError> {
-        let model = self.model().ok_or(EngineError::NoModel)?;
+        let default = self.model().ok_or(EngineError::NoModel)?;
+        let mut own = None;
         let conversation_id = match conversation {
             Some(id) => {
                 if self.store.conversation(id)?.is_none() {
                     return Err(EngineError::NoConversation(id.to_owned()));
                 }
+                own = self.store.conversation_model(id)?;
                 self.close_waiting_runs(id, CloseReason::Superseded)?;
                 id.to_owned()
             }
@@ -490,6 +511,9 @@ impl Engine {
                     .id
             }
         };
+        // The person's pick names the model too: a profile's own model is for the default
+        // provider, and may not exist at the one picked.
+        let (model, picked) = self.choice_for(own.as_ref(), default);
         let run_id = new_id();
         let (conversation, run) = (conversation_id.clone(), run_id.clone());
         self.spawn_run(
@@ -498,7 +522,7 @@ impl Engine {
             model,
             move |engine, model, cancel, emit| {
                 Box::pin(async move {
-                    let (mut options, model_name) = profile_run::options_for(
+                    let (mut options, mut model_name) = profile_run::options_for(
                         &engine.store,
                         &model,
                         &conversation,
@@ -506,6 +530,9 @@ impl Engine {
                         &cancel,
                     )
                     .await;
+                    if picked {
+                        model_name.clone_from(&model.model);
+                    }
                     engine.run_tools(&conversation, &mut options).await;
                     let outcome = run_turn(
                         &engine.store,

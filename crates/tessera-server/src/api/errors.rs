@@ -117,6 +117,15 @@ impl From<tessera_engine::engine::EngineError> for ApiError {
                 "SHUTTING_DOWN",
                 err.to_string(),
             ),
+            EngineError::ModelUnavailable { requested, .. } => ApiError::new(
+                if *requested {
+                    StatusCode::BAD_REQUEST
+                } else {
+                    StatusCode::CONFLICT
+                },
+                "MODEL_UNAVAILABLE",
+                err.to_string(),
+            ),
             EngineError::NoModel => {
                 ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "NO_MODEL", err.to_string())
             }

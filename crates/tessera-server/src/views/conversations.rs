@@ -66,6 +66,11 @@ pub struct ConversationDetail {
     pub siblings: BTreeMap<String, Vec<String>>,
     /// The ids of the messages not on the branch shown.
     pub off_branch: Vec<String>,
+    /// The provider and model the person picked for this conversation (`metadata.model` of a
+    /// USER_INPUT); absent: the default provider's answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model: Option<tessera_engine::engine::ConversationModel>,
 }
 
 /// `DELETE /v1/conversations/{id}`.

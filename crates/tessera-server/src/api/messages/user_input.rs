@@ -14,7 +14,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
-use tessera_engine::engine::{Engine, EngineError, StartedRun, Subscription};
+use tessera_engine::engine::{ConversationModel, Engine, EngineError, StartedRun, Subscription};
 use tessera_protocol::easyflow::{EventBody, EventMeta, SystemState};
 use tessera_protocol::mcp_cp::{
     FinishReason, Message, MessageContent, ModelResponse, SenderType, TokenUsage,
@@ -158,6 +158,53 @@ fn parent_of(message: &Message) -> Result<Option<Option<String>>, ApiError> {
     }
 }
 
+/// What `metadata.model` asks: None when absent (the conversation's own model, if any), else
+/// `{"provider", "model"}` to use from now on, or null to go back to the default provider's.
+fn model_of(message: &Message) -> Result<Option<Option<ConversationModel>>, ApiError> {
+    match message.metadata.as_ref().and_then(|m| m.get("model")) {
+        None => Ok(None),
+        Some(Value::Null) => Ok(Some(None)),
+        Some(value) => serde_json::from_value::<ConversationModel>(value.clone())
+            .map(|pick| Some(Some(pick)))
+            .map_err(|err| {
+                ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "BAD_REQUEST",
+                    format!(
+                        "metadata.model must be {{\"provider\": NAME, \"model\": MODEL}} (a provider \
+                         and one of its models, for this conversation from now on) or null (the \
+                         default provider's): {err}"
+                    ),
+                )
+            }),
+    }
+}
+
+/// Readies the model the run will use ([`Engine::prepare_model`]), or forgets the
+/// conversation's own (null): before anything is created, and again after, to keep a pick.
+async fn ready_model(
+    engine: &Engine,
+    conversation: &str,
+    pick: &Option<Option<ConversationModel>>,
+) -> Result<(), ApiError> {
+    match pick {
+        Some(None) => {
+            if engine.store().conversation(conversation)?.is_some() {
+                engine.clear_conversation_model(conversation)?;
+            }
+        }
+        Some(Some(pick)) => {
+            engine
+                .prepare_model(conversation, Some(pick.clone()))
+                .await?;
+        }
+        None => {
+            engine.prepare_model(conversation, None).await?;
+        }
+    }
+    Ok(())
+}
+
 /// The SSE answer, with the run's id in `x-tessera-run-id`.
 pub(crate) fn stream_answer(run: &StartedRun, sub: Subscription) -> Response {
     let mut response = stream_response(sub, Some(run.run_id.clone()));
@@ -180,13 +227,18 @@ pub(super) async fn handle(
         ));
     };
     let conversation = message.context_id.as_str();
-    let (run, sub) = match parent_of(&message)? {
+    let parent = parent_of(&message)?;
+    let pick = model_of(&message)?;
+    ready_model(engine, conversation, &pick).await?;
+    if matches!(parent, None | Some(None)) {
+        ensure_conversation(engine, conversation, &input.text)?;
+        if matches!(pick, Some(Some(_))) {
+            ready_model(engine, conversation, &pick).await?;
+        }
+    }
+    let (run, sub) = match parent {
         None => start(engine, conversation, &input.text)?,
         Some(parent) => {
-            // Only a new first message may start a conversation; a parent must be in one.
-            if parent.is_none() {
-                ensure_conversation(engine, conversation, &input.text)?;
-            }
             refuse_while_running(engine, conversation, "sending a message on another branch")?;
             start_with(engine, conversation, || {
                 engine.start_run_after(conversation, parent.as_deref(), &input.text)

@@ -79,6 +79,7 @@ async fn regenerate(
     }
     refuse_while_running(&engine, &id, "answering a message again")?;
     let question = question_to_answer(&engine, &id, named.as_deref())?;
+    engine.prepare_model(&id, None).await?;
     let (run, sub) = start_with(&engine, &id, || engine.regenerate(&id, &question))?;
     answer(&engine, &headers, &run, sub, &id, &question)
         .await

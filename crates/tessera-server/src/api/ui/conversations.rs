@@ -160,14 +160,18 @@ async fn show(
 
 /// What [`show`] answers (a branch switch answers it too).
 pub(super) fn detail(engine: &Engine, id: &str) -> Result<ConversationDetail, ApiError> {
-    let (conversation, messages, links) = engine.store().read(|r| {
-        Ok((
-            r.conversation(id)?,
+    let found = engine.store().read(|r| {
+        let Some(conversation) = r.conversation(id)? else {
+            return Ok(None);
+        };
+        Ok(Some((
+            conversation,
             r.active_branch(id)?,
             r.message_links(id)?,
-        ))
+            r.conversation_model(id)?,
+        )))
     })?;
-    let conversation = conversation.ok_or_else(|| not_found(id))?;
+    let (conversation, messages, links, model) = found.ok_or_else(|| not_found(id))?;
     let count = messages.len() as u64;
     let (siblings, off_branch) = branching(&messages, &links);
     Ok(ConversationDetail {
@@ -175,6 +179,7 @@ pub(super) fn detail(engine: &Engine, id: &str) -> Result<ConversationDetail, Ap
         messages,
         siblings,
         off_branch,
+        model,
     })
 }
 
