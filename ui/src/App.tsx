@@ -7,6 +7,7 @@ import { FontWarmup } from './components/FontWarmup';
 import { SettingsIcon } from './components/icons';
 import { ShortcutsSheet } from './components/ShortcutsSheet';
 import { copyText } from './components/clipboard';
+import { ModelPicker } from './components/ModelPicker';
 import { LanguageSelect, ThemeSelect } from './components/Settings';
 import { Sidebar } from './conversations/Sidebar';
 import { LazyPart } from './lazy/ChunkBoundary';
@@ -230,6 +231,7 @@ export function App({ client = null }: AppProps) {
         status={status}
         setup={firstRun}
         composerRef={composerRef}
+        modelPicker={client && session.connection === 'connected' ? <ModelPicker client={client} value={session.model} onChange={session.chooseModel} /> : undefined}
       >
         {hasContent ? (
           <LazyPart quiet>

@@ -49,12 +49,16 @@ async fn a_conversation_keeps_the_model_picked_for_it_until_it_goes_back_to_the_
     let api = start(data.path());
     add(&api, "home", &home.openai_base(), "home-m").await;
     add(&api, "other", &other.openai_base(), "other-small").await;
-    api.post("/providers/home/default", &json!({})).await.ok(200);
+    api.post("/providers/home/default", &json!({}))
+        .await
+        .ok(200);
 
     // Picked with the first message: the other provider answers, with the model picked.
     other.push(Reply::openai_text("other-big", &["from ", "other"]));
     let pick = json!({"provider": "other", "model": "other-big"});
-    let answer = api.post("/messages", &say("c1", "hi", Some(pick.clone()))).await;
+    let answer = api
+        .post("/messages", &say("c1", "hi", Some(pick.clone())))
+        .await;
     assert_eq!(answer.ok(200)["content"]["text"], "from other");
     assert_eq!(models_asked(&other), ["other-big"]);
     assert!(home.calls().is_empty());
@@ -63,14 +67,19 @@ async fn a_conversation_keeps_the_model_picked_for_it_until_it_goes_back_to_the_
 
     // The next message, with nothing said about the model: the same one.
     other.push(Reply::openai_text("other-big", &["again"]));
-    api.post("/messages", &say("c1", "more", None)).await.ok(200);
+    api.post("/messages", &say("c1", "more", None))
+        .await
+        .ok(200);
     assert_eq!(models_asked(&other), ["other-big", "other-big"]);
 
     // Another conversation keeps the default.
     home.push(Reply::openai_text("home-m", &["home"]));
     api.post("/messages", &say("c2", "hi", None)).await.ok(200);
     assert_eq!(models_asked(&home), ["home-m"]);
-    assert_eq!(api.get("/conversations/c2").await.ok(200).get("model"), None);
+    assert_eq!(
+        api.get("/conversations/c2").await.ok(200).get("model"),
+        None
+    );
 
     // After a restart, and for a regeneration, the conversation's model still answers.
     drop(api);
@@ -92,7 +101,10 @@ async fn a_conversation_keeps_the_model_picked_for_it_until_it_goes_back_to_the_
         .await
         .ok(200);
     assert_eq!(models_asked(&home), ["home-m", "home-m"]);
-    assert_eq!(api.get("/conversations/c1").await.ok(200).get("model"), None);
+    assert_eq!(
+        api.get("/conversations/c1").await.ok(200).get("model"),
+        None
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -103,14 +115,19 @@ async fn a_pick_that_cannot_be_used_is_refused_before_anything_is_created() {
     let api = start(data.path());
     add(&api, "home", &home.openai_base(), "home-m").await;
     add(&api, "other", &other.openai_base(), "other-m").await;
-    api.post("/providers/home/default", &json!({})).await.ok(200);
+    api.post("/providers/home/default", &json!({}))
+        .await
+        .ok(200);
 
     // Malformed, unknown, or a provider whose key is missing: 400 naming why.
     for (pick, says) in [
         (json!("other"), "metadata.model must be"),
         (json!({"provider": "other"}), "metadata.model must be"),
         (json!({"provider": "", "model": "x"}), "must both be named"),
-        (json!({"provider": "nosuch", "model": "x"}), "no provider named nosuch"),
+        (
+            json!({"provider": "nosuch", "model": "x"}),
+            "no provider named nosuch",
+        ),
         (json!({"provider": "openai", "model": "gpt-4o"}), "openai"),
     ] {
         let refused = api.post("/messages", &say("new", "hi", Some(pick))).await;
@@ -130,10 +147,14 @@ async fn a_pick_that_cannot_be_used_is_refused_before_anything_is_created() {
     // (or null) gets it going again.
     other.push(Reply::openai_text("other-m", &["ok"]));
     let pick = json!({"provider": "other", "model": "other-m"});
-    api.post("/messages", &say("c3", "hi", Some(pick))).await.ok(200);
+    api.post("/messages", &say("c3", "hi", Some(pick)))
+        .await
+        .ok(200);
     api.delete("/providers/other").await.ok(200);
     let refused = api.post("/messages", &say("c3", "and now?", None)).await;
-    assert!(refused.error(409, "MODEL_UNAVAILABLE").contains("no provider named other"));
+    assert!(refused
+        .error(409, "MODEL_UNAVAILABLE")
+        .contains("no provider named other"));
     home.push(Reply::openai_text("home-m", &["home"]));
     api.post("/messages", &say("c3", "then home", Some(Value::Null)))
         .await

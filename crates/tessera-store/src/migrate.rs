@@ -15,10 +15,9 @@ use rusqlite::Connection;
 use crate::error::{Result, StoreError};
 use crate::layout::DataPaths;
 use crate::{
-    conversation_model,
-    app_settings, attachments, blocks, consents, context_state, conversations, events, evidences,
-    interactions, messages, model_turns, search, search_pieces, settings, summary, tasks,
-    tool_calls, usage,
+    app_settings, attachments, blocks, consents, context_state, conversation_model, conversations,
+    events, evidences, interactions, messages, model_turns, search, search_pieces, settings,
+    summary, tasks, tool_calls, usage,
 };
 
 /// `PRAGMA application_id` of a Tessera database: "TESS".

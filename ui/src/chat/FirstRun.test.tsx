@@ -29,6 +29,8 @@ describe('the first run', () => {
         Response.json({ providers: ['ollama', 'openai', 'deepseek'].map(row), default: null, keyring_error: null, model: { ready, ...(ready ? {} : { reason: 'no provider' }) } }),
       'PUT /v1/providers/deepseek/key': () => Response.json({ provider: 'deepseek', stored: true, env_override: null, not_required: false, model: { ready: false } }),
       'POST /v1/providers/deepseek/check': () => Response.json({ provider: 'deepseek', ok: true, model: 'm', latency_ms: 40, models: 3 }),
+      'GET /v1/providers/deepseek/models': () => Response.json({ provider: 'deepseek', models: [{ id: 'deepseek-reasoner' }, { id: 'm' }] }),
+      'POST /v1/providers': () => Response.json({ replaced: false, config: {}, model: { ready: false } }, { status: 201 }),
       'POST /v1/providers/deepseek/default': () => {
         ready = true;
         return Response.json({ default: 'deepseek', model: { ready: true, provider: 'deepseek', model: 'm' } });
@@ -44,9 +46,19 @@ describe('the first run', () => {
     const form = within(panel).getByRole('form', { name: 'API key of deepseek' });
     await user.type(within(form).getByLabelText('API key'), 'sk-first-run');
     await user.click(within(form).getByRole('button', { name: 'Save and test' }));
-    expect(await screen.findByTestId('first-run-done')).toHaveTextContent('Ready: deepseek answers your messages now.');
+    // The key works: pick the model, the preset's default first, then what the provider serves.
+    const picking = await within(panel).findByRole('form', { name: 'Model of deepseek' });
+    expect(picking).toHaveTextContent('The key of deepseek works.');
+    const select = within(picking).getByLabelText('Model');
+    expect(within(select).getAllByRole('option').map((o) => o.textContent)).toEqual(['m', 'deepseek-reasoner']);
+    expect(select).toHaveValue('m');
+    await user.selectOptions(select, 'deepseek-reasoner');
+    await user.click(within(picking).getByRole('button', { name: 'Start chatting' }));
+    expect(await screen.findByTestId('first-run-done')).toHaveTextContent('Ready: deepseek · deepseek-reasoner answers your messages now.');
     const order = requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`);
-    expect(order).toEqual(['PUT /v1/providers/deepseek/key', 'POST /v1/providers/deepseek/check', 'POST /v1/providers/deepseek/default']);
+    expect(order).toEqual(['PUT /v1/providers/deepseek/key', 'POST /v1/providers/deepseek/check', 'POST /v1/providers', 'POST /v1/providers/deepseek/default']);
+    const saved = requests.find((r) => r.method === 'POST' && r.path === '/v1/providers');
+    expect(saved?.body).toMatchObject({ name: 'deepseek', default_model: 'deepseek-reasoner' });
     expect(document.body.innerHTML).not.toContain('sk-first-run');
   });
 

@@ -26,6 +26,9 @@ export function FirstRun({ client, onOpenSettings }: { client: TesseraClient; on
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  /** The key works: the models to pick from, and the one picked. */
+  const [models, setModels] = useState<string[] | null>(null);
+  const [model, setModel] = useState('');
   const keyId = useId();
 
   const load = useCallback(async () => {
@@ -94,8 +97,30 @@ export function FirstRun({ client, onOpenSettings }: { client: TesseraClient; on
         setProblem(check.message ?? t('firstRun.checkFailed'));
         return;
       }
+      // What the provider serves, the preset's own models first (a long list is cut short).
+      const served = await api.models(chosen.name).then(
+        (list) => list.map((m) => m.id),
+        () => [] as string[],
+      );
+      const all = [...new Set([...(chosen.default_model ? [chosen.default_model] : []), ...chosen.models, ...served])].slice(0, 200);
+      setModels(all);
+      setModel(chosen.default_model ?? all[0] ?? '');
+    } catch (error) {
+      setProblem(describe(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const start = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!chosen || !model) return;
+    setBusy(true);
+    setProblem(null);
+    try {
+      if (model !== chosen.default_model) await api.saveProvider({ ...chosen.config, default_model: model });
       await api.makeDefault(chosen.name);
-      setDone(chosen.name);
+      setDone(`${chosen.name} · ${model}`);
     } catch (error) {
       setProblem(describe(error));
     } finally {
@@ -134,6 +159,31 @@ export function FirstRun({ client, onOpenSettings }: { client: TesseraClient; on
             {t('firstRun.other')}
           </button>
         </div>
+      ) : models !== null ? (
+        <form className="first-run-key" aria-label={t('firstRun.modelOf', { name: chosen.name })} onSubmit={(e) => void start(e)} data-testid="first-run-model">
+          <p className="notice notice-ok" role="status">
+            {t('firstRun.keyWorks', { name: chosen.name })}
+          </p>
+          <label htmlFor={`${keyId}-model`}>{t('firstRun.modelLabel')}</label>
+          <select id={`${keyId}-model`} className="settings-input" value={model} onChange={(e) => setModel(e.target.value)}>
+            {models.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+          <p className="settings-hint">{t('firstRun.modelHint')}</p>
+          {problem && (
+            <p className="notice notice-error" role="alert">
+              {problem}
+            </p>
+          )}
+          <div className="settings-actions">
+            <button type="submit" className="button button-primary" disabled={busy || !model}>
+              {t('firstRun.start')}
+            </button>
+          </div>
+        </form>
       ) : (
         <form className="first-run-key" aria-label={t('firstRun.keyOf', { name: chosen.name })} onSubmit={(e) => void setUp(e)}>
           <label htmlFor={keyId}>{t('firstRun.keyLabel')}</label>

@@ -12,6 +12,7 @@ import {
   isAbort,
   newId,
   type ConversationDetail,
+  type ConversationModel,
   type ConversationSummary,
   type EventStream,
   type Answer,
@@ -53,6 +54,10 @@ export interface ChatSession {
   reconnecting: boolean;
   /** The run that can be stopped now, if any. */
   runningId: string | null;
+  /** The provider and model the next message goes to; null: the default provider's. */
+  model: ConversationModel | null;
+  /** Picks the model for the next message and, once it is sent, the conversation's from then on. */
+  chooseModel: (model: ConversationModel | null) => void;
   select: (id: string | null) => void;
   send: (text: string) => Promise<void>;
   /** Resends the shown message `messageId` as `text`, on a new branch (a failure shows on the turn, as for `send`). */
@@ -114,6 +119,9 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
   const [localTurns, setLocalTurns] = useState<LocalTurn[]>([]);
   const [reconnecting, setReconnecting] = useState(false);
   const [pendingRunId, setPendingRunId] = useState<string | null>(null);
+  const [model, setModel] = useState<ConversationModel | null>(null);
+  /** A pick not sent yet (undefined: none; null: back to the default provider's). */
+  const modelChange = useRef<ConversationModel | null | undefined>(undefined);
 
   const chatRef = useRef<ChatState>(initialChatState);
   const selectedRef = useRef<string | null>(null);
@@ -142,7 +150,11 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
   }, []);
 
   /** The stored branch shown and where it branches. */
-  const showDetail = useCallback((detail: Pick<ConversationDetail, 'messages' | 'siblings' | 'off_branch'> | null) => {
+  const showDetail = useCallback((detail: Pick<ConversationDetail, 'messages' | 'siblings' | 'off_branch' | 'model'> | null) => {
+    if (modelChange.current === undefined || detail === null) {
+      modelChange.current = undefined;
+      setModel(detail?.model ?? null);
+    }
     historyRef.current = detail?.messages ?? [];
     setHistory(historyRef.current);
     setSiblings(detail?.siblings ?? {});
@@ -395,7 +407,9 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
         writeItem(sessionStore(), CONVERSATION_STORAGE_KEY, conversationId);
       }
       const id = conversationId;
-      await runStream(id, text, () => client.sendUserInput(id, text));
+      const change = modelChange.current;
+      await runStream(id, text, () => client.sendUserInput(id, text, undefined, undefined, change));
+      if (modelChange.current === change) modelChange.current = undefined;
     },
     [client, runStream],
   );
@@ -406,7 +420,9 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       const edited = historyRef.current.find((m) => m.id === messageId);
       if (!client || !conversationId || !edited) return;
       cutHistory(messageId);
-      await runStream(conversationId, text, () => client.sendUserInput(conversationId, text, undefined, edited.parent_id));
+      const change = modelChange.current;
+      await runStream(conversationId, text, () => client.sendUserInput(conversationId, text, undefined, edited.parent_id, change));
+      if (modelChange.current === change) modelChange.current = undefined;
     },
     [client, cutHistory, runStream],
   );
@@ -435,6 +451,11 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
     },
     [client, showDetail],
   );
+
+  const chooseModel = useCallback((pick: ConversationModel | null) => {
+    modelChange.current = pick;
+    setModel(pick);
+  }, []);
 
   const active = activeRun(chat);
   const runningId = active?.id ?? pendingRunId;
@@ -466,6 +487,8 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
     localTurns,
     reconnecting,
     runningId,
+    model,
+    chooseModel,
     siblings,
     offBranch,
     select,

@@ -24,6 +24,8 @@ export interface ChatViewProps {
   /** Under the log (state of the conversation: loading, reconnecting, errors). */
   status?: ReactNode;
   composerRef: RefObject<HTMLTextAreaElement | null>;
+  /** The composer's model picker. */
+  modelPicker?: ReactNode;
 }
 
 /** The conversation: its title, the message log and the composer. */
@@ -42,6 +44,7 @@ export function ChatView({
   setup,
   status,
   composerRef,
+  modelPicker,
 }: ChatViewProps) {
   const { t } = useTranslation();
 
@@ -83,6 +86,7 @@ export function ChatView({
           waiting={waiting}
           onStop={onStop}
           inputRef={composerRef}
+          modelPicker={modelPicker}
         />
       </div>
     </main>

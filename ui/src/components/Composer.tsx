@@ -1,4 +1,4 @@
-import { memo, useEffect, useLayoutEffect, type KeyboardEvent, type RefObject } from 'react';
+import { memo, useEffect, useLayoutEffect, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ConnectionState } from '../transport/connection';
 import { SendIcon, StopIcon } from './icons';
@@ -16,12 +16,14 @@ export interface ComposerProps {
   waiting?: boolean | undefined;
   onStop?: (() => void) | undefined;
   inputRef: RefObject<HTMLTextAreaElement | null>;
+  /** Which model answers the next message (the picker), under the box. */
+  modelPicker?: ReactNode;
 }
 
 const MAX_INPUT_HEIGHT_PX = 200;
 
 /** The message box: Enter sends, Shift+Enter inserts a new line. */
-export const Composer = memo(function Composer({ draft, onDraftChange, connection, connectionError, onSend, running, waiting, onStop, inputRef }: ComposerProps) {
+export const Composer = memo(function Composer({ draft, onDraftChange, connection, connectionError, onSend, running, waiting, onStop, inputRef, modelPicker }: ComposerProps) {
   const { t } = useTranslation();
   const connected = connection === 'connected' && onSend !== undefined;
   const canSend = connected && !running && draft.trim().length > 0;
@@ -119,6 +121,7 @@ export const Composer = memo(function Composer({ draft, onDraftChange, connectio
         </button>
       </div>
       <div className="composer-footer">
+        {modelPicker}
         <p id="composer-status" className="composer-status" role="status" data-state={connection}>
           {status && <span className="status-dot" aria-hidden="true" />}
           {status}

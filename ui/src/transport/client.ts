@@ -9,6 +9,7 @@ import type { ConversationDetail } from '../generated/ConversationDetail';
 import type { ConversationEdit } from '../generated/ConversationEdit';
 import type { ConversationImported } from '../generated/ConversationImported';
 import type { ConversationList } from '../generated/ConversationList';
+import type { ConversationModel } from '../generated/ConversationModel';
 import type { ConversationSummary } from '../generated/ConversationSummary';
 import type { MessageMatch } from '../generated/MessageMatch';
 import type { StoredMessage } from '../generated/StoredMessage';
@@ -138,7 +139,7 @@ export async function errorOf(response: Response): Promise<ApiError> {
 // ----- What the REST endpoints take and answer: generated from Rust (tessera_server::views,
 // the engine's Answer). -----
 
-export type { Answer, ConversationDetail, ConversationEdit, ExportFormat, ConversationImported, ConversationList, ConversationSummary, InteractionView, MessageMatch, StoredMessage };
+export type { Answer, ConversationDetail, ConversationEdit, ExportFormat, ConversationImported, ConversationList, ConversationModel, ConversationSummary, InteractionView, MessageMatch, StoredMessage };
 
 /** One event of a stream with the SSE event name it came under and its seq (the SSE id). */
 export interface StreamEvent {
@@ -293,7 +294,16 @@ export class TesseraClient {
    * `parentMessageId` the text follows that message on a new branch (null: as the first
    * message), which is how an edited message is resent.
    */
-  async sendUserInput(conversationId: string, text: string, signal?: AbortSignal, parentMessageId?: string | null): Promise<EventStream> {
+  async sendUserInput(
+    conversationId: string,
+    text: string,
+    signal?: AbortSignal,
+    parentMessageId?: string | null,
+    model?: ConversationModel | null,
+  ): Promise<EventStream> {
+    const metadata: { [key: string]: JsonValue } = {};
+    if (parentMessageId !== undefined) metadata['parentMessageId'] = parentMessageId;
+    if (model !== undefined) metadata['model'] = model;
     const message: Message = {
       messageId: newId(),
       contextId: conversationId,
@@ -301,7 +311,7 @@ export class TesseraClient {
       sender: { id: 'user', type: 'USER' },
       type: 'USER_INPUT',
       content: { text },
-      ...(parentMessageId !== undefined ? { metadata: { parentMessageId } } : {}),
+      ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
     };
     const response = await this.transport.send({
       method: 'POST',

@@ -7,8 +7,8 @@
 use std::sync::Arc;
 
 use tessera_providers::ProviderClient;
-use tessera_store::StoreError;
 pub use tessera_store::conversation_model::ConversationModel;
+use tessera_store::StoreError;
 
 use super::{Engine, EngineError, ModelChoice};
 
@@ -43,7 +43,9 @@ impl Engine {
             requested,
         };
         if pick.provider.trim().is_empty() || pick.model.trim().is_empty() {
-            return Err(unavailable("a provider and a model must both be named".into()));
+            return Err(unavailable(
+                "a provider and a model must both be named".into(),
+            ));
         }
         if !self.picked_choice_ready(&pick) {
             let default = self.model().ok_or(EngineError::NoModel)?;
