@@ -23,6 +23,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod assembler;
+pub mod attachments;
 pub mod builtin_tools;
 pub mod client_tools;
 pub mod engine;

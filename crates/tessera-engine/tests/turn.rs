@@ -77,6 +77,7 @@ async fn tool_calls_run_and_their_results_reach_the_model() {
         &store,
         &client(&provider, WireKind::Openai),
         TurnInput {
+            attachments: &[],
             conversation: None,
             text: "Weather in 北京 and Paris?",
             said: Default::default(),
@@ -167,6 +168,7 @@ async fn anthropic_tool_rounds_replay_thinking_and_results() {
         &store,
         &client(&provider, WireKind::Anthropic),
         TurnInput {
+            attachments: &[],
             conversation: None,
             text: "Oslo?",
             said: Default::default(),
@@ -219,6 +221,7 @@ async fn a_model_that_never_stops_calling_tools_hits_the_turn_limit() {
         &store,
         &client(&provider, WireKind::Openai),
         TurnInput {
+            attachments: &[],
             conversation: None,
             text: "loop",
             said: Default::default(),
@@ -282,6 +285,7 @@ async fn an_invalid_argument_goes_back_to_the_model_as_the_tool_error() {
         &store,
         &client(&provider, WireKind::Openai),
         TurnInput {
+            attachments: &[],
             conversation: None,
             text: "Rome?",
             said: Default::default(),
@@ -326,6 +330,7 @@ async fn a_long_answer_is_seen_in_seq_order_and_only_once_stored() {
         &store,
         &client(&provider, WireKind::Openai),
         TurnInput {
+            attachments: &[],
             conversation: None,
             text: "Talk a lot",
             said: Default::default(),
@@ -380,6 +385,7 @@ async fn a_store_failure_mid_answer_ends_the_turn_with_the_store_error() {
         &store,
         &client(&provider, WireKind::Openai),
         TurnInput {
+            attachments: &[],
             conversation: None,
             text: "Talk a lot",
             said: Default::default(),
@@ -451,6 +457,7 @@ async fn a_run_whose_tool_results_reach_its_limit_ends_failed_and_stays_readable
         &store,
         &client(&provider, WireKind::Openai),
         TurnInput {
+            attachments: &[],
             conversation: None,
             text: "read everything",
             said: Default::default(),

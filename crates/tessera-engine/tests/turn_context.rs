@@ -43,6 +43,7 @@ async fn a_saved_memory_reaches_the_next_turn_and_the_assembly_is_kept() {
         &store,
         &client,
         TurnInput {
+            attachments: &[],
             conversation: None,
             text: "I like window seats",
             said: Default::default(),
@@ -59,6 +60,7 @@ async fn a_saved_memory_reaches_the_next_turn_and_the_assembly_is_kept() {
         &store,
         &client,
         TurnInput {
+            attachments: &[],
             conversation: Some(&first.conversation_id),
             text: "Book my flight",
             said: Default::default(),

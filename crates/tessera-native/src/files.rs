@@ -18,7 +18,7 @@ pub const SAVE_NAME: &str = "save_file";
 /// A picked file larger than this is left out, with the reason.
 pub const MAX_FILE_BYTES: u64 = 20 * 1024 * 1024;
 /// Text longer than this is left out: more than a model takes at once.
-pub const MAX_TEXT_CHARS: usize = 200_000;
+pub const MAX_TEXT_CHARS: usize = tessera_engine::attachments::MAX_TEXT_CHARS;
 /// The most files one pick hands over.
 const MAX_FILES: usize = 20;
 
@@ -292,51 +292,38 @@ async fn classify(
     name: &str,
     size: u64,
 ) -> Result<Picked, String> {
-    if bytes.starts_with(b"%PDF-") {
-        let text = tokio::task::spawn_blocking(move || pdf_text(&bytes))
-            .await
-            .map_err(|e| format!("its text could not be extracted ({e})"))??;
-        return checked_text("pdf", text, size);
-    }
-    if let Ok(format) = image::guess_format(&bytes) {
-        let mime = match format {
-            image::ImageFormat::Png => Some("image/png"),
-            image::ImageFormat::Jpeg => Some("image/jpeg"),
-            image::ImageFormat::Gif => Some("image/gif"),
-            image::ImageFormat::WebP => Some("image/webp"),
-            _ => None,
-        };
-        if let Some(mime) = mime {
-            let dims = image::ImageReader::with_format(std::io::Cursor::new(&bytes), format)
-                .into_dimensions()
-                .map_err(|e| format!("it is not a readable image ({e})"))?;
-            let entry =
-                images::attach(&env.store, &bytes, mime, dims, name).map_err(|e| e.message)?;
-            return Ok(Picked::Image { entry, size });
+    use tessera_engine::attachments::Classified;
+    // One reading for files picked here and files attached to a message (a PDF's text takes a
+    // while: off the async threads).
+    let (bytes, classified) = tokio::task::spawn_blocking(move || {
+        let classified = tessera_engine::attachments::classify(&bytes);
+        (bytes, classified)
+    })
+    .await
+    .map_err(|e| format!("it could not be read ({e})"))?;
+    match classified? {
+        Classified::Pdf { text } => Ok(Picked::Text {
+            kind: "pdf",
+            text,
+            size,
+        }),
+        Classified::Text { text } => Ok(Picked::Text {
+            kind: "text",
+            text,
+            size,
+        }),
+        Classified::Image {
+            mime,
+            width,
+            height,
+        } => {
+            let entry = images::attach(&env.store, &bytes, mime, (width, height), name)
+                .map_err(|e| e.message)?;
+            Ok(Picked::Image { entry, size })
         }
-    }
-    match String::from_utf8(bytes) {
-        Ok(text) if !text.contains('\0') => checked_text("text", text, size),
-        _ => Err("it is neither text, a PDF nor an image (PNG, JPEG, GIF, WebP)".into()),
-    }
-}
-
-fn checked_text(kind: &'static str, text: String, size: u64) -> Result<Picked, String> {
-    let chars = text.chars().count();
-    if chars > MAX_TEXT_CHARS {
-        return Err(format!(
-            "its text is {chars} characters, over the {MAX_TEXT_CHARS} that can be given at once"
-        ));
-    }
-    Ok(Picked::Text { kind, text, size })
-}
-
-fn pdf_text(bytes: &[u8]) -> Result<String, String> {
-    // The PDF parser panics on some damaged files: a bad file must not take the app down.
-    match std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem(bytes)) {
-        Ok(Ok(text)) => Ok(text),
-        Ok(Err(e)) => Err(format!("its text could not be extracted ({e})")),
-        Err(_) => Err("it is a damaged PDF".into()),
+        Classified::Other => {
+            Err("it is neither text, a PDF nor an image (PNG, JPEG, GIF, WebP)".into())
+        }
     }
 }
 
@@ -434,6 +421,8 @@ mod tests {
     #[test]
     fn text_beyond_the_limit_is_refused_with_its_size() {
         let long = "a".repeat(MAX_TEXT_CHARS + 1);
-        assert!(matches!(checked_text("text", long, 1), Err(r) if r.contains("200000")));
+        assert!(
+            matches!(tessera_engine::attachments::classify(long.as_bytes()), Err(r) if r.contains("200000"))
+        );
     }
 }

@@ -169,6 +169,7 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
         &store,
         &client,
         TurnInput {
+            attachments: &[],
             conversation: args.conversation.as_deref(),
             text: &args.text,
             said: Default::default(),

@@ -19,6 +19,8 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     collector.add::<crate::views::conversations::ConversationDeleted>();
     collector.add::<crate::views::conversations::ConversationImported>();
     collector.add::<crate::views::conversations::ConversationEdit>();
+    // What a stored user message lists under `attachments`.
+    collector.add::<tessera_engine::attachments::MessageAttachment>();
     collector.add::<crate::context_cmd::ExportFormat>();
     // `/v1/interactions…`, `/v1/forms`, and the answer the UI sends.
     collector.add::<crate::views::interactions::InteractionList>();

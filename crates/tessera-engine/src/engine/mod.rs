@@ -99,6 +99,9 @@ pub enum EngineError {
     NotUserMessage(String),
     #[error(transparent)]
     Secrets(tessera_secrets::SecretError),
+    /// An attachment of the message cannot be read or is not allowed.
+    #[error(transparent)]
+    Attachment(crate::attachments::AttachmentError),
     /// The conversation's own model (picked now when `requested`, else earlier) cannot be used.
     #[error("model {model} of provider {provider} cannot be used: {reason}")]
     ModelUnavailable {
@@ -425,7 +428,18 @@ impl Engine {
         conversation: Option<&str>,
         text: &str,
     ) -> Result<StartedRun, EngineError> {
-        self.launch(conversation, text.to_owned(), Placement::Next)
+        self.launch(conversation, text.to_owned(), Vec::new(), Placement::Next)
+    }
+
+    /// [`Engine::start_run`] for `text` with what the person attached to it (read and stored
+    /// by [`crate::attachments::ingest`]): the model gets them with the text.
+    pub fn start_run_with(
+        &self,
+        conversation: Option<&str>,
+        text: &str,
+        attachments: Vec<crate::attachments::MessageAttachment>,
+    ) -> Result<StartedRun, EngineError> {
+        self.launch(conversation, text.to_owned(), attachments, Placement::Next)
     }
 
     /// [`Engine::start_run`] for `text` said after message `parent` of `conversation` (None:
@@ -436,6 +450,7 @@ impl Engine {
         conversation: &str,
         parent: Option<&str>,
         text: &str,
+        attachments: Vec<crate::attachments::MessageAttachment>,
     ) -> Result<StartedRun, EngineError> {
         if let Some(parent) = parent {
             self.require_message(conversation, parent)?;
@@ -443,6 +458,7 @@ impl Engine {
         self.launch(
             Some(conversation),
             text.to_owned(),
+            attachments,
             Placement::After(parent.map(str::to_owned)),
         )
     }
@@ -459,9 +475,11 @@ impl Engine {
         if message.message.role != tessera_protocol::request::Role::User {
             return Err(EngineError::NotUserMessage(message_id.to_owned()));
         }
+        // Its attachments are on the stored message: the prompt reads them from there.
         self.launch(
             Some(conversation),
             message.message.content,
+            Vec::new(),
             Placement::Again(message_id.to_owned()),
         )
     }
@@ -486,6 +504,7 @@ impl Engine {
         &self,
         conversation: Option<&str>,
         text: String,
+        attachments: Vec<crate::attachments::MessageAttachment>,
         placement: Placement,
     ) -> Result<StartedRun, EngineError> {
         let default = self.model().ok_or(EngineError::NoModel)?;
@@ -544,6 +563,7 @@ impl Engine {
                             model: &model_name,
                             options: &options,
                             run_id: Some(&run),
+                            attachments: &attachments,
                         },
                         cancel.clone(),
                         |event| emit.publish(event),

@@ -60,14 +60,14 @@ pub(crate) fn prompt(
     let mut system: Vec<String> = Vec::new();
     let mut messages = Vec::new();
     for item in assembly.prompt {
-        let note = match item.source {
-            PromptSource::Message { index } => doc
-                .session
-                .messages
-                .get(index)
-                .and_then(|m| interruption_note(&m.extra)),
+        let said = match item.source {
+            PromptSource::Message { index } => doc.session.messages.get(index),
             _ => None,
         };
+        let note = said.and_then(|m| interruption_note(&m.extra));
+        let attached = said
+            .map(|m| crate::attachments::of_message(&m.extra))
+            .unwrap_or_default();
         let content = match note {
             Some(note) if item.content.is_empty() => note,
             Some(note) => format!("{}\n\n{note}", item.content),
@@ -75,7 +75,13 @@ pub(crate) fn prompt(
         };
         match item.role {
             WireRole::System => system.push(content),
-            WireRole::User => messages.push(ChatMessage::user(content)),
+            WireRole::User => {
+                let mut message = ChatMessage::user(content);
+                message
+                    .parts
+                    .extend(crate::attachments::parts(store, &attached));
+                messages.push(message);
+            }
             WireRole::Assistant if !content.is_empty() => {
                 messages.push(ChatMessage::assistant(content))
             }

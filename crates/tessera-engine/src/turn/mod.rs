@@ -168,6 +168,8 @@ pub struct TurnInput<'a> {
     pub options: &'a TurnOptions,
     /// The run's id, when the caller chose it (to cancel it while it runs); else a new one.
     pub run_id: Option<&'a str>,
+    /// What the person attached to `text`, read and stored ([`crate::attachments::ingest`]).
+    pub attachments: &'a [crate::attachments::MessageAttachment],
 }
 
 /// How the turn ended (or paused).
@@ -468,6 +470,7 @@ pub async fn run_turn(
         model,
         options,
         run_id,
+        attachments,
     } = input;
     let conversation_id = match conversation {
         Some(id) => {
@@ -488,7 +491,7 @@ pub async fn run_turn(
                 .id
         }
     };
-    let user_message = place_user_message(store, &conversation_id, text, said)?;
+    let user_message = place_user_message(store, &conversation_id, text, attachments, said)?;
     let run_id = run_id.map_or_else(new_id, str::to_owned);
     let message_id = new_id();
     let shaper = EventShaper::new(&conversation_id, &message_id, &run_id);
@@ -533,6 +536,7 @@ fn place_user_message(
     store: &Store,
     conversation_id: &str,
     text: &str,
+    attachments: &[crate::attachments::MessageAttachment],
     said: Said<'_>,
 ) -> Result<String, TurnError> {
     let parent = match said {
@@ -548,7 +552,13 @@ fn place_user_message(
             return Ok(id.to_owned());
         }
     };
-    Ok(store_user_input(store, conversation_id, text, parent)?)
+    Ok(store_user_input(
+        store,
+        conversation_id,
+        text,
+        attachments,
+        parent,
+    )?)
 }
 
 /// The person's message, and its `user_input` evidence (DESIGN.md: written before anything
@@ -557,15 +567,22 @@ fn store_user_input(
     store: &Store,
     conversation_id: &str,
     text: &str,
+    attachments: &[crate::attachments::MessageAttachment],
     parent: Parent,
 ) -> Result<String, StoreError> {
     let conversation_id = conversation_id.to_owned();
     let text = text.to_owned();
+    let refs = crate::attachments::refs_of(attachments);
+    let mut said = text_message(WireRole::User, &text);
+    if !attachments.is_empty() {
+        said.extra.insert(
+            crate::attachments::MESSAGE_ATTACHMENTS_KEY.into(),
+            serde_json::to_value(attachments).unwrap_or_default(),
+        );
+    }
     store.write(move |tx| {
-        let message = tx.append_message(
-            &conversation_id,
-            NewMessage::new(text_message(WireRole::User, &text)).with_parent(parent),
-        )?;
+        let message =
+            tx.append_message(&conversation_id, NewMessage::new(said).with_parent(parent))?;
         let evidence = tessera_protocol::context_doc::Evidence {
             evidence_id: crate::builtin_tools::search_context::derived_evidence_id(
                 &conversation_id,
@@ -588,7 +605,7 @@ fn store_user_input(
             links: None,
             extra: Default::default(),
         };
-        tx.put_evidence(&conversation_id, &evidence, &[])?;
+        tx.put_evidence(&conversation_id, &evidence, &refs)?;
         Ok(message.id)
     })
 }

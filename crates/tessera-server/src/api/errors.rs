@@ -117,6 +117,18 @@ impl From<tessera_engine::engine::EngineError> for ApiError {
                 "SHUTTING_DOWN",
                 err.to_string(),
             ),
+            EngineError::Attachment(tessera_engine::attachments::AttachmentError::Store(_)) => {
+                ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "STORE_ERROR",
+                    err.to_string(),
+                )
+            }
+            EngineError::Attachment(_) => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "INVALID_ATTACHMENT",
+                err.to_string(),
+            ),
             EngineError::ModelUnavailable { requested, .. } => ApiError::new(
                 if *requested {
                     StatusCode::BAD_REQUEST

@@ -22,10 +22,17 @@ use tessera_engine::engine::Engine;
 pub use errors::ApiError;
 pub(crate) use sse::stream_response;
 
+/// The largest message body: room for a 20 MB attachment as a base64 `data:` URL (27 MB),
+/// and a few smaller ones beside it.
+const MESSAGE_LIMIT: usize = 64 * 1024 * 1024;
+
 /// The `/v1` routes (the caller adds authentication).
 pub fn routes(engine: Engine) -> Router {
     Router::new()
-        .route("/messages", post(messages::post_message))
+        .route(
+            "/messages",
+            post(messages::post_message).layer(axum::extract::DefaultBodyLimit::max(MESSAGE_LIMIT)),
+        )
         .route("/requests", post(requests::post_request))
         .route("/conversations/{id}/events", get(conversation_events))
         .route("/runs/{id}/cancel", post(cancel_run))

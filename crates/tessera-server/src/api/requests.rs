@@ -173,7 +173,7 @@ async fn answer(
             ))
         }
     };
-    let (run, sub) = start(engine, &request.root_id, &input.content)?;
+    let (run, sub) = start(engine, &request.root_id, &input.content, Vec::new())?;
     if wants_stream(headers) || request.config.stream == Some(true) {
         return Ok(stream_answer(&run, sub));
     }

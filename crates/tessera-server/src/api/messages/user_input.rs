@@ -14,6 +14,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
+use tessera_engine::attachments::MessageAttachment;
 use tessera_engine::engine::{ConversationModel, Engine, EngineError, StartedRun, Subscription};
 use tessera_protocol::easyflow::{EventBody, EventMeta, SystemState};
 use tessera_protocol::mcp_cp::{
@@ -118,10 +119,11 @@ pub(crate) fn start(
     engine: &Engine,
     conversation: &str,
     text: &str,
+    attachments: Vec<MessageAttachment>,
 ) -> Result<(StartedRun, Subscription), ApiError> {
     ensure_conversation(engine, conversation, text)?;
     start_with(engine, conversation, || {
-        engine.start_run(Some(conversation), text)
+        engine.start_run_with(Some(conversation), text, attachments)
     })
 }
 
@@ -230,6 +232,10 @@ pub(super) async fn handle(
     let parent = parent_of(&message)?;
     let pick = model_of(&message)?;
     ready_model(engine, conversation, &pick).await?;
+    // Read and stored before the conversation exists: a refused file creates nothing.
+    let attachments = engine
+        .read_attachments(input.attachments.clone().unwrap_or_default())
+        .await?;
     if matches!(parent, None | Some(None)) {
         ensure_conversation(engine, conversation, &input.text)?;
         if matches!(pick, Some(Some(_))) {
@@ -237,11 +243,11 @@ pub(super) async fn handle(
         }
     }
     let (run, sub) = match parent {
-        None => start(engine, conversation, &input.text)?,
+        None => start(engine, conversation, &input.text, attachments)?,
         Some(parent) => {
             refuse_while_running(engine, conversation, "sending a message on another branch")?;
             start_with(engine, conversation, || {
-                engine.start_run_after(conversation, parent.as_deref(), &input.text)
+                engine.start_run_after(conversation, parent.as_deref(), &input.text, attachments)
             })?
         }
     };
