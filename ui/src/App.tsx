@@ -7,6 +7,7 @@ import { FontWarmup } from './components/FontWarmup';
 import { SettingsIcon } from './components/icons';
 import { ShortcutsSheet } from './components/ShortcutsSheet';
 import { copyText } from './components/clipboard';
+import { toAttachment, type PendingFile } from './components/attachments';
 import { ModelPicker } from './components/ModelPicker';
 import { LanguageSelect, ThemeSelect } from './components/Settings';
 import { Sidebar } from './conversations/Sidebar';
@@ -118,7 +119,7 @@ export function App({ client = null }: AppProps) {
     [select],
   );
 
-  const sendDraft = useMemo(() => (client ? (text: string) => void send(text) : undefined), [client, send]);
+  const sendDraft = useMemo(() => (client ? (text: string, files: PendingFile[]) => void send(text, files.map(toAttachment)) : undefined), [client, send]);
 
   const stopRun = useCallback(() => {
     setStopError(null);
@@ -136,6 +137,13 @@ export function App({ client = null }: AppProps) {
       </div>
     ),
     [t, theme, changeTheme],
+  );
+
+  // Made once per change, so the composer (memoized) is not drawn again while an answer streams.
+  const connected = session.connection === 'connected';
+  const modelPicker = useMemo(
+    () => (client && connected ? <ModelPicker client={client} value={session.model} onChange={session.chooseModel} /> : undefined),
+    [client, connected, session.model, session.chooseModel],
   );
 
   const firstRun = useMemo(() => (client ? <FirstRun client={client} onOpenSettings={() => setView('settings')} /> : null), [client]);
@@ -231,7 +239,7 @@ export function App({ client = null }: AppProps) {
         status={status}
         setup={firstRun}
         composerRef={composerRef}
-        modelPicker={client && session.connection === 'connected' ? <ModelPicker client={client} value={session.model} onChange={session.chooseModel} /> : undefined}
+        modelPicker={modelPicker}
       >
         {hasContent ? (
           <LazyPart quiet>

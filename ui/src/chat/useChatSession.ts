@@ -13,6 +13,7 @@ import {
   newId,
   type ConversationDetail,
   type ConversationModel,
+  type Attachment,
   type ConversationSummary,
   type EventStream,
   type Answer,
@@ -34,6 +35,8 @@ export interface LocalTurn {
   error?: string;
   /** The engine's error code, when it gave one (the UI says what it means). */
   errorCode?: string;
+  /** The names of the files sent with it. */
+  files?: string[];
 }
 
 export interface ChatSession {
@@ -59,7 +62,7 @@ export interface ChatSession {
   /** Picks the model for the next message and, once it is sent, the conversation's from then on. */
   chooseModel: (model: ConversationModel | null) => void;
   select: (id: string | null) => void;
-  send: (text: string) => Promise<void>;
+  send: (text: string, attachments?: Attachment[]) => Promise<void>;
   /** Resends the shown message `messageId` as `text`, on a new branch (a failure shows on the turn, as for `send`). */
   editAndResend: (messageId: string, text: string) => Promise<void>;
   /** Answers again what the shown answer `messageId` answered; rejects when it could not start. */
@@ -347,10 +350,10 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
    * started. Rejects when the run could not start and no message shows why.
    */
   const runStream = useCallback(
-    async (conversationId: string, text: string | null, open: () => Promise<EventStream>, started?: () => void) => {
+    async (conversationId: string, text: string | null, open: () => Promise<EventStream>, started?: () => void, files?: string[]) => {
       const gen = generation.current;
       const key = newId();
-      if (text !== null) setLocalTurns((turns) => [...turns, { key, text, runId: null }]);
+      if (text !== null) setLocalTurns((turns) => [...turns, { key, text, runId: null, ...(files && files.length > 0 ? { files } : {}) }]);
       stopFollowing();
       let sent = false;
       let failure: unknown = null;
@@ -395,7 +398,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
   );
 
   const send = useCallback(
-    async (text: string) => {
+    async (text: string, attachments: Attachment[] = []) => {
       if (!client) return;
       let conversationId = selectedRef.current;
       if (!conversationId) {
@@ -408,7 +411,8 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       }
       const id = conversationId;
       const change = modelChange.current;
-      await runStream(id, text, () => client.sendUserInput(id, text, undefined, undefined, change));
+      const names = attachments.map((a) => a.metadata?.fileName ?? '');
+      await runStream(id, text, () => client.sendUserInput(id, text, undefined, undefined, change, attachments), undefined, names);
       if (modelChange.current === change) modelChange.current = undefined;
     },
     [client, runStream],

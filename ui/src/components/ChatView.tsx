@@ -1,6 +1,7 @@
 import type { ReactNode, RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ConnectionState } from '../transport/connection';
+import type { PendingFile } from './attachments';
 import { Composer } from './Composer';
 import { TesseraMark } from './icons';
 
@@ -12,7 +13,7 @@ export interface ChatViewProps {
   connection: ConnectionState;
   /** Why the engine cannot be reached, when `connection` is `error`. */
   connectionError?: string | null | undefined;
-  onSend?: ((text: string) => void) | undefined;
+  onSend?: ((text: string, files: PendingFile[]) => void) | undefined;
   /** A run is answering: the composer offers Stop. */
   running?: boolean | undefined;
   waiting?: boolean | undefined;

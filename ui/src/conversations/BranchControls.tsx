@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { UserMessage } from '../chat/components/UserMessage';
+import { UserMessage, attachmentsOf } from '../chat/components/UserMessage';
 import type { ChatSession } from '../chat/useChatSession';
 import { ChevronLeftIcon, ChevronRightIcon, PencilIcon, RegenerateIcon } from '../components/icons';
 import type { StoredMessage } from '../transport/client';
@@ -91,7 +91,7 @@ export function StoredUserMessage({ session, stored, busy }: { session: ChatSess
     );
   }
   return (
-    <UserMessage text={stored.message.content}>
+    <UserMessage text={stored.message.content} attachments={attachmentsOf(stored.message)}>
       <div className="message-actions">
         <BranchSwitcher session={session} id={stored.id} disabled={busy} />
         <button

@@ -4,6 +4,7 @@
  * IPC (DESIGN.md) instead of HTTP.
  */
 import type { Answer } from '../generated/Answer';
+import type { Attachment } from '../generated/Attachment';
 import type { ClientCapabilities } from '../generated/ClientCapabilities';
 import type { ConversationDetail } from '../generated/ConversationDetail';
 import type { ConversationEdit } from '../generated/ConversationEdit';
@@ -139,7 +140,7 @@ export async function errorOf(response: Response): Promise<ApiError> {
 // ----- What the REST endpoints take and answer: generated from Rust (tessera_server::views,
 // the engine's Answer). -----
 
-export type { Answer, ConversationDetail, ConversationEdit, ExportFormat, ConversationImported, ConversationList, ConversationModel, ConversationSummary, InteractionView, MessageMatch, StoredMessage };
+export type { Answer, Attachment, ConversationDetail, ConversationEdit, ExportFormat, ConversationImported, ConversationList, ConversationModel, ConversationSummary, InteractionView, MessageMatch, StoredMessage };
 
 /** One event of a stream with the SSE event name it came under and its seq (the SSE id). */
 export interface StreamEvent {
@@ -300,6 +301,7 @@ export class TesseraClient {
     signal?: AbortSignal,
     parentMessageId?: string | null,
     model?: ConversationModel | null,
+    attachments: Attachment[] = [],
   ): Promise<EventStream> {
     const metadata: { [key: string]: JsonValue } = {};
     if (parentMessageId !== undefined) metadata['parentMessageId'] = parentMessageId;
@@ -310,7 +312,7 @@ export class TesseraClient {
       timestamp: new Date().toISOString(),
       sender: { id: 'user', type: 'USER' },
       type: 'USER_INPUT',
-      content: { text },
+      content: attachments.length > 0 ? { text, attachments } : { text },
       ...(Object.keys(metadata).length > 0 ? { metadata } : {}),
     };
     const response = await this.transport.send({

@@ -58,12 +58,12 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
     const turn = localTurns.find((t) => t.runId !== null && t.runId === message.runId);
     if (turn) {
       turnsShown.add(turn.key);
-      items.push(<UserMessage key={turn.key} text={turn.text} error={turn.error} errorCode={turn.errorCode} />);
+      items.push(<UserMessage key={turn.key} text={turn.text} error={turn.error} errorCode={turn.errorCode} files={turn.files} />);
     }
     items.push(<AssistantMessageView key={id} message={message} tools={chat.tools} run={message.runId ? chat.runs[message.runId] : undefined} />);
   }
   for (const turn of localTurns) {
-    if (!turnsShown.has(turn.key)) items.push(<UserMessage key={turn.key} text={turn.text} error={turn.error} errorCode={turn.errorCode} />);
+    if (!turnsShown.has(turn.key)) items.push(<UserMessage key={turn.key} text={turn.text} error={turn.error} errorCode={turn.errorCode} files={turn.files} />);
   }
 
   const count = items.length + Object.keys(chat.forms).length + Object.keys(chat.consents).length;

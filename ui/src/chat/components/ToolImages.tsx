@@ -96,7 +96,7 @@ function ImageViewer({ url, alt, onClose }: { url: string; alt: string; onClose:
   );
 }
 
-function ToolImageThumb({ image, alt }: { image: ToolImage; alt: string }) {
+export function ToolImageThumb({ image, alt }: { image: ToolImage; alt: string }) {
   const { t } = useTranslation();
   const { url, failed } = useAttachmentUrl(image.sha256);
   const [open, setOpen] = useState(false);

@@ -383,6 +383,13 @@ const en = {
     failed: 'Could not read the providers: {{error}}',
   },
   composer: {
+    attach: 'Attach files',
+    attachHint: 'Attach files or images (or drop them here, or paste them)',
+    attached: 'Attached files',
+    removeFile: 'Remove {{name}}',
+    refusedTooBig: '{{name}} is over 20 MB and was not attached.',
+    refusedTooMany: '{{name}} was not attached: a message takes at most 20 files.',
+    refusedUnreadable: '{{name}} could not be read.',
     label: 'Message',
     placeholder: 'Message Tessera…',
     send: 'Send',

@@ -382,6 +382,13 @@ const zhCN: Messages = {
     failed: '无法读取服务商列表：{{error}}',
   },
   composer: {
+    attach: '添加附件',
+    attachHint: '添加文件或图片（也可拖放到这里，或直接粘贴）',
+    attached: '已添加的附件',
+    removeFile: '移除 {{name}}',
+    refusedTooBig: '{{name}} 超过 20 MB，未添加。',
+    refusedTooMany: '{{name}} 未添加：一条消息最多 20 个文件。',
+    refusedUnreadable: '无法读取 {{name}}。',
     label: '消息',
     placeholder: '给 Tessera 发消息…',
     send: '发送',
