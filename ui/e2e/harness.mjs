@@ -15,6 +15,8 @@ import { MODEL, startScriptedProvider } from './scripted.mjs';
 const UI_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST_DIR = path.join(UI_DIR, 'dist');
 export const RESULTS_DIR = path.join(UI_DIR, 'test-results');
+/** Screenshots a person looks at before an issue closes (README "Tests"). */
+export const SCREENS_DIR = path.join(UI_DIR, '..', 'target-test-results');
 export const VIEWPORT = { width: 800, height: 600 };
 
 function waitForListening(child, name) {
@@ -67,7 +69,7 @@ export async function stopChild(child) {
  * server starts with no model at all (the test sets the provider up, as a person would) and
  * the provider lists `models`.
  */
-export async function startStack({ unconfigured = false, models = [] } = {}) {
+export async function startStack({ unconfigured = false, models = [], localOllama = false } = {}) {
   const bin = process.env.TESSERA_BIN;
   if (!bin || !existsSync(bin)) throw new Error('TESSERA_BIN must name the `tessera` binary');
   if (!existsSync(path.join(DIST_DIR, 'index.html'))) throw new Error('run `npm run build` in ui/ first');
@@ -94,6 +96,10 @@ export async function startStack({ unconfigured = false, models = [] } = {}) {
     const provider = await startScriptedProvider((c) => children.push(c), models);
     const env = { ...process.env, TESSERA_TEST_TOOLS: '1', OPENAI_API_KEY: 'scripted' };
     delete env.TESSERA_TOKEN;
+    // Model servers on this machine: the scripted provider stands for a local Ollama (it
+    // answers `/api/tags`), or nothing is found (a closed port), whatever runs here.
+    env.TESSERA_OLLAMA_URL = localOllama ? provider.url : 'http://127.0.0.1:9';
+    env.TESSERA_LMSTUDIO_URL = 'http://127.0.0.1:9';
     const modelFlags = unconfigured ? [] : ['--kind', 'openai', '--base-url', `${provider.url}/v1`, '--model', MODEL];
     const server = spawn(path.resolve(bin), ['--data-dir', dataDir, 'serve', '--port', '0', '--ui-dir', DIST_DIR, ...modelFlags], {
       stdio: ['ignore', 'pipe', 'pipe'],

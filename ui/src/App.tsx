@@ -141,12 +141,17 @@ export function App({ client = null }: AppProps) {
 
   // Made once per change, so the composer (memoized) is not drawn again while an answer streams.
   const connected = session.connection === 'connected';
+  /** Bumped when the first run set a model up: the picker reads the default again. */
+  const [modelsChanged, setModelsChanged] = useState(0);
   const modelPicker = useMemo(
-    () => (client && connected ? <ModelPicker client={client} value={session.model} onChange={session.chooseModel} /> : undefined),
-    [client, connected, session.model, session.chooseModel],
+    () => (client && connected ? <ModelPicker key={modelsChanged} client={client} value={session.model} onChange={session.chooseModel} /> : undefined),
+    [client, connected, session.model, session.chooseModel, modelsChanged],
   );
 
-  const firstRun = useMemo(() => (client ? <FirstRun client={client} onOpenSettings={() => setView('settings')} /> : null), [client]);
+  const firstRun = useMemo(
+    () => (client ? <FirstRun client={client} onOpenSettings={() => setView('settings')} onReady={() => setModelsChanged((n) => n + 1)} /> : null),
+    [client],
+  );
 
   const current = useMemo(
     () => session.conversations.find((c) => c.id === session.selectedId) ?? null,

@@ -15,7 +15,7 @@ function describe(error: unknown): string {
  * provider, paste its key, and Tessera tests the key and makes that provider the default.
  * (A model downloaded to this machine will join the choices here.)
  */
-export function FirstRun({ client, onOpenSettings }: { client: TesseraClient; onOpenSettings: () => void }) {
+export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraClient; onOpenSettings: () => void; onReady?: () => void }) {
   const { t } = useTranslation();
   const api = useMemo(() => SettingsApi.of(client), [client]);
   const [ready, setReady] = useState<boolean | null>(null);
@@ -77,6 +77,7 @@ export function FirstRun({ client, onOpenSettings }: { client: TesseraClient; on
       await api.saveProvider(config);
       await api.makeDefault(config.name);
       setDone(config.name);
+      onReady?.();
     } catch (error) {
       setProblem(describe(error));
     } finally {
@@ -121,6 +122,7 @@ export function FirstRun({ client, onOpenSettings }: { client: TesseraClient; on
       if (model !== chosen.default_model) await api.saveProvider({ ...chosen.config, default_model: model });
       await api.makeDefault(chosen.name);
       setDone(`${chosen.name} · ${model}`);
+      onReady?.();
     } catch (error) {
       setProblem(describe(error));
     } finally {

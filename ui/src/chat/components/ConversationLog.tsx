@@ -19,6 +19,7 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
   const { history, chat, localTurns } = session;
   const endRef = useRef<HTMLDivElement | null>(null);
   const shownCount = useRef(0);
+  const shownForms = useRef(0);
   /** The log's scroll position after it last followed the answer (null: not yet). */
   const followedTo = useRef<number | null>(null);
   /** When the log last jumped and how tall the content was then: the answer's pace. */
@@ -69,9 +70,14 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
   const count = items.length + Object.keys(chat.forms).length + Object.keys(chat.consents).length;
   const lastText = chat.lastSeq;
   const streaming = session.runningId !== null;
+  const formCount = Object.keys(chat.forms).length;
   useEffect(() => {
     const grew = count !== shownCount.current;
     shownCount.current = count;
+    // A new form brings its own title into view (FormCard): the end of the log, below it,
+    // must not take the view back.
+    const newForm = formCount > shownForms.current;
+    shownForms.current = formCount;
     // In the next frame, where the page is laid out anyway: scrolling now would lay a long
     // answer out a second time, inside the task that has just rendered it.
     const frame = requestAnimationFrame(() => {
@@ -88,6 +94,11 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
         if (!streaming || !log || !conversation) return;
         conversation.style.minHeight = `${roomBelow(height, log.getBoundingClientRect().height, ahead)}px`;
       };
+      if (newForm && log) {
+        // As if the person had scrolled up to it: later events leave the view alone.
+        followedTo.current = Number.POSITIVE_INFINITY;
+        return;
+      }
       if (!end || !log || grew || followedTo.current === null) {
         // Something new in the log (a message sent, an answer begun, a form): show the end.
         lastJump.current = null;
@@ -114,7 +125,7 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
       followedTo.current = log.scrollTop;
     });
     return () => cancelAnimationFrame(frame);
-  }, [count, lastText, streaming]);
+  }, [count, lastText, streaming, formCount]);
 
   return (
     <div className="conversation" data-testid="conversation">
