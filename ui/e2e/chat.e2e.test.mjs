@@ -45,6 +45,47 @@ describe('chatting with the engine', () => {
     assert.deepEqual(errors, []);
   });
 
+  test('a picture attached in the composer reaches the model as an image and shows on the message with its pixels', async () => {
+    // 3×2, every pixel rgb(0, 160, 80).
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAD0lEQVR4nGNgWBAARXAWADZ0BaFEM/vfAAAAAElFTkSuQmCC', 'base64');
+    await pushReplies(stack.providerUrl, [textReply(['A green picture.'])]);
+    const { page, errors } = await open('en-US');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await page.getByTestId('attach-input').setInputFiles({ name: 'green.png', mimeType: 'image/png', buffer: png });
+    await page.getByTestId('composer-file').waitFor();
+    await sendMessage(page, 'What colour is this?');
+    await page.getByText('A green picture.').waitFor({ timeout: 15_000 });
+
+    const calls = await modelCalls(stack.providerUrl);
+    // This model is not known to take images: it gets the text and a note, never the bytes
+    // (a model that takes them gets the image: crates/tessera-server/tests/serve_attachments.rs).
+    const user = calls.at(-1).body.messages.filter((m) => m.role === 'user').at(-1);
+    const texts = user.content.map((p) => p.text ?? '');
+    assert.equal(texts[0], 'What colour is this?');
+    assert.ok(texts.some((t) => t.includes('An image was attached here, but scripted-model does not accept images')), JSON.stringify(user.content));
+    assert.ok(!JSON.stringify(user).includes(png.toString('base64')));
+
+    // Reloaded, the stored message shows the picture, drawn from the store.
+    await page.reload({ waitUntil: 'load' });
+    const thumb = page.getByTestId('user-message').getByTestId('tool-image');
+    await thumb.waitFor({ timeout: 15_000 });
+    await page.waitForFunction(() => {
+      const img = document.querySelector('[data-testid="user-message"] [data-testid="tool-image"]');
+      return img instanceof HTMLImageElement && img.complete && img.naturalWidth === 3;
+    });
+    const pixel = await thumb.evaluate((img) => {
+      const canvas = document.createElement('canvas');
+      canvas.width = img.naturalWidth;
+      canvas.height = img.naturalHeight;
+      const ctx = canvas.getContext('2d');
+      ctx.drawImage(img, 0, 0);
+      return [...ctx.getImageData(2, 1, 1, 1).data.slice(0, 3)];
+    });
+    assert.deepEqual(pixel, [0, 160, 80]);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-attachment.png') });
+    assert.deepEqual(errors, []);
+  });
+
   test('a long answer is followed by pages, and a person who scrolled up to read is left there', async () => {
     const lines = Array.from({ length: 160 }, (_, i) => `Line ${i} of a long answer.\n\n`);
     await pushReplies(stack.providerUrl, [textReply(lines, 80)]);

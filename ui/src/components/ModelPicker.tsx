@@ -28,7 +28,8 @@ function modelsOf(row: ProviderRow): string[] {
 }
 
 function readyModel(status: ModelStatus | undefined): ConversationModel | null {
-  return status?.ready && status.provider && status.model ? { provider: status.provider, model: status.model } : null;
+  // A model named on the command line has no provider name: the model alone is shown.
+  return status?.ready && status.model ? { provider: status.provider ?? '', model: status.model } : null;
 }
 
 function same(a: ConversationModel | null, b: ConversationModel | null): boolean {
@@ -125,7 +126,8 @@ export function ModelPicker({ client, value, onChange }: ModelPickerProps) {
   };
 
   const shown = value ?? fallback;
-  const label = shown ? `${shown.provider} · ${shown.model}` : t('modelPicker.none');
+  const named = (m: ConversationModel) => (m.provider ? `${m.provider} · ${m.model}` : m.model);
+  const label = shown ? named(shown) : t('modelPicker.none');
   const providers = list ? usableProviders(list) : [];
 
   const item = (key: string, text: string, model: ConversationModel | null, detail?: string) => (
@@ -171,7 +173,7 @@ export function ModelPicker({ client, value, onChange }: ModelPickerProps) {
       </button>
       {open && (
         <div ref={menu} className="menu model-menu" role="menu" aria-label={t('modelPicker.menu')} onKeyDown={onMenuKey} data-testid="model-menu">
-          {fallback && item('default', t('modelPicker.default'), null, `${fallback.provider} · ${fallback.model}`)}
+          {fallback && item('default', t('modelPicker.default'), null, named(fallback))}
           {providers.map((p) => (
             <div key={p.name} role="group" aria-label={p.name} className="model-group">
               <p className="model-group-title" aria-hidden="true">
