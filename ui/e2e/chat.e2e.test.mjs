@@ -8,7 +8,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack, suiteStack } from './harness.mjs';
-import { modelCalls, pushReplies, textReply, toolCallReply } from './scripted.mjs';
+import { errorReply, modelCalls, pushReplies, textReply, toolCallReply } from './scripted.mjs';
 
 describe('chatting with the engine', () => {
   const suite = suiteStack();
@@ -84,6 +84,27 @@ describe('chatting with the engine', () => {
     assert.deepEqual(pixel, [0, 160, 80]);
     await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-attachment.png') });
     assert.deepEqual(errors, []);
+  });
+
+  test('a failed answer offers Retry, which answers the same message again', async () => {
+    await pushReplies(stack.providerUrl, [errorReply(400, 'the request was refused'), textReply(['Second try worked.'])]);
+    const { page, errors } = await open('en-US');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await sendMessage(page, 'Try this');
+    const failed = page.getByTestId('run-error');
+    await failed.waitFor({ timeout: 15_000 });
+    const retry = failed.getByRole('button', { name: 'Retry' });
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-retry.png') });
+    await retry.click();
+    await page.getByText('Second try worked.').waitFor({ timeout: 15_000 });
+    const asked = (await modelCalls(stack.providerUrl)).filter((c) => JSON.stringify(c).includes('Try this'));
+    assert.equal(asked.length, 2, 'the same message was answered again');
+    // One message of the person's, not two.
+    assert.equal(await page.getByTestId('user-message').count(), 1);
+    assert.deepEqual(
+      errors.filter((e) => !/status of 502/.test(e)),
+      [],
+    );
   });
 
   test('a long answer is followed by pages, and a person who scrolled up to read is left there', async () => {

@@ -111,6 +111,11 @@ export function toolCallReply(id, name, args) {
   ]);
 }
 
+/** An HTTP error from the provider (a refused request: not retried by itself). */
+export function errorReply(status, message) {
+  return { status, headers: [], body: { json: { error: { message, type: 'invalid_request_error' } } }, delay_ms: 0 };
+}
+
 /** Queues replies; requests take them in order. */
 export async function pushReplies(providerUrl, replies) {
   const response = await fetch(`${providerUrl}/_script`, {

@@ -67,6 +67,8 @@ export interface ChatSession {
   editAndResend: (messageId: string, text: string) => Promise<void>;
   /** Answers again what the shown answer `messageId` answered; rejects when it could not start. */
   regenerate: (messageId: string) => Promise<void>;
+  /** Answers again what a failed answer `messageId` answered (the last message, when that answer was not kept). */
+  retry: (messageId: string) => Promise<void>;
   /** Shows the branch through `messageId`. */
   switchBranch: (messageId: string) => Promise<void>;
   /** Reads the conversation list again. */
@@ -445,6 +447,25 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
     [client, cutHistory, runStream],
   );
 
+  const retry = useCallback(
+    async (messageId: string) => {
+      const conversationId = selectedRef.current;
+      if (!client || !conversationId) return;
+      const kept = historyRef.current.some((m) => m.id === messageId);
+      await runStream(
+        conversationId,
+        null,
+        // An answer that failed before anything was kept is not stored: the last message is
+        // what it answered.
+        () => client.regenerate(conversationId, kept ? messageId : undefined),
+        () => {
+          if (kept) cutHistory(messageId);
+        },
+      );
+    },
+    [client, cutHistory, runStream],
+  );
+
   const switchBranch = useCallback(
     async (messageId: string) => {
       const conversationId = selectedRef.current;
@@ -499,6 +520,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
     send,
     editAndResend,
     regenerate,
+    retry,
     switchBranch,
     refreshList,
     stop,

@@ -241,13 +241,13 @@ export class TesseraClient {
     });
   }
 
-  /** Answers again the person's message `messageId` answered (an answer's id, or theirs); the run's event stream. */
-  async regenerate(conversationId: string, messageId: string, signal?: AbortSignal): Promise<EventStream> {
+  /** Answers again the person's message `messageId` answered (an answer's id, or theirs; none: the last one shown); the run's event stream. */
+  async regenerate(conversationId: string, messageId: string | undefined, signal?: AbortSignal): Promise<EventStream> {
     const response = await this.transport.send({
       method: 'POST',
       path: `/v1/conversations/${encodeURIComponent(conversationId)}/regenerate`,
       headers: { Accept: 'text/event-stream' },
-      body: { message_id: messageId },
+      body: messageId === undefined ? {} : { message_id: messageId },
       signal,
     });
     if (!response.ok) throw await errorOf(response);

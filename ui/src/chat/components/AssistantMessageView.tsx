@@ -63,7 +63,18 @@ export function EngineError({ code, message }: { code: string; message: string }
 }
 
 /** An assistant message as it streams: thinking, text (Markdown), tool cards, plan, usage, errors. */
-export function AssistantMessageView({ message, tools, run }: { message: AssistantMessage; tools: ChatState['tools']; run: RunInfo | undefined }) {
+export function AssistantMessageView({
+  message,
+  tools,
+  run,
+  onRetry,
+}: {
+  message: AssistantMessage;
+  tools: ChatState['tools'];
+  run: RunInfo | undefined;
+  /** Offered on a failed answer when nothing else is under way. */
+  onRetry?: (() => void) | undefined;
+}) {
   const { t } = useTranslation();
   const live = run !== undefined && !run.done && (run.state === 'running' || run.state === 'initializing' || run.state === 'resumed');
   const empty = message.parts.length === 0;
@@ -103,9 +114,16 @@ export function AssistantMessageView({ message, tools, run }: { message: Assista
         </p>
       ))}
       {run?.fatal && (
-        <p className="notice notice-error" role="alert" data-testid="run-error">
-          <EngineError code={run.fatal.code} message={run.fatal.message} />
-        </p>
+        <div className="notice notice-error run-error" role="alert" data-testid="run-error">
+          <p>
+            <EngineError code={run.fatal.code} message={run.fatal.message} />
+          </p>
+          {onRetry && (
+            <button type="button" className="button button-small button-secondary" data-testid="retry-answer" onClick={onRetry}>
+              {t('chat.retry')}
+            </button>
+          )}
+        </div>
       )}
       {run?.state === 'cancelled' && (
         <p className="notice" data-testid="run-cancelled">

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ChatSession } from '../useChatSession';
 import { PendingConsentView } from '../consent/ConsentDialog';
@@ -30,6 +30,15 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
   // Regenerate is offered on the last answer once nothing is under way after it.
   const lastId = localTurns.length === 0 && !busy ? history.at(-1)?.id : undefined;
 
+  const [retryError, setRetryError] = useState<string | null>(null);
+  const retryOf = (id: string) =>
+    busy
+      ? undefined
+      : () => {
+          setRetryError(null);
+          session.retry(id).catch((err: unknown) => setRetryError(err instanceof Error ? err.message : String(err)));
+        };
+
   for (const stored of history) {
     shown.add(stored.id);
     const role = stored.message.role;
@@ -39,7 +48,7 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
       const live = chat.messages[stored.id];
       items.push(
         live ? (
-          <AssistantMessageView key={stored.id} message={live} tools={chat.tools} run={live.runId ? chat.runs[live.runId] : undefined} />
+          <AssistantMessageView key={stored.id} message={live} tools={chat.tools} run={live.runId ? chat.runs[live.runId] : undefined} onRetry={retryOf(stored.id)} />
         ) : (
           <article key={stored.id} className="message message-assistant" data-testid="assistant-message" data-message-id={stored.id}>
             <h3 className="message-author">{t('chat.assistant')}</h3>
@@ -61,7 +70,7 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
       turnsShown.add(turn.key);
       items.push(<UserMessage key={turn.key} text={turn.text} error={turn.error} errorCode={turn.errorCode} files={turn.files} />);
     }
-    items.push(<AssistantMessageView key={id} message={message} tools={chat.tools} run={message.runId ? chat.runs[message.runId] : undefined} />);
+    items.push(<AssistantMessageView key={id} message={message} tools={chat.tools} run={message.runId ? chat.runs[message.runId] : undefined} onRetry={retryOf(id)} />);
   }
   for (const turn of localTurns) {
     if (!turnsShown.has(turn.key)) items.push(<UserMessage key={turn.key} text={turn.text} error={turn.error} errorCode={turn.errorCode} files={turn.files} />);
@@ -140,6 +149,11 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
           onDecide={(decision) => session.answer(consent.consentId, { decision })}
         />
       ))}
+      {retryError && (
+        <p className="notice notice-error" role="alert" data-testid="retry-failed">
+          {t('chat.retryFailed', { error: retryError })}
+        </p>
+      )}
       {extra}
       <div ref={endRef} className="log-end" data-testid="log-end" />
     </div>

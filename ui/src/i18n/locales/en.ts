@@ -94,6 +94,8 @@ const en = {
     reconnecting: 'Connection lost, reconnecting…',
     runCancelled: 'Stopped. The answer so far is kept.',
     runFailed: 'The run failed: {{message}} ({{code}})',
+    retry: 'Retry',
+    retryFailed: 'Could not retry: {{error}}',
     retrying: 'Retrying: {{message}}',
     notice: '{{message}} ({{code}})',
     usage: '{{prompt}} in / {{completion}} out tokens · {{latency}} ms',

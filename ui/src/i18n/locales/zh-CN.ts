@@ -93,6 +93,8 @@ const zhCN: Messages = {
     reconnecting: '连接中断，正在重新连接…',
     runCancelled: '已停止。已保留目前的回答。',
     runFailed: '运行失败：{{message}}（{{code}}）',
+    retry: '重试',
+    retryFailed: '无法重试：{{error}}',
     retrying: '正在重试：{{message}}',
     notice: '{{message}}（{{code}}）',
     usage: '输入 {{prompt}} / 输出 {{completion}} 个 token · {{latency}} 毫秒',
