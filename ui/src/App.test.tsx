@@ -128,6 +128,40 @@ describe('chat layout', () => {
     expect(screen.getByRole('log', { name: 'Messages' })).not.toHaveTextContent('--provider');
   });
 
+  it('NO_MODEL opens the setup under the message, and Send again sends it once a model is there', async () => {
+    let ready = false;
+    const sent: string[] = [];
+    const { client } = fakeEngine({
+      'GET /v1/conversations': () => Response.json({ conversations: [] }),
+      'GET /v1/settings': () => Response.json({ settings: {}, spent_today_usd: 0, model: { ready } }),
+      'GET /v1/providers': () => Response.json({ providers: [], default: null, keyring_error: null, model: { ready } }),
+      'GET /v1/local-providers': () => Response.json({ found: [{ name: 'ollama', kind: 'openai', base_url: 'http://127.0.0.1:11434/v1', requires_key: false, default_model: 'llama3.2', models: {} }] }),
+      'POST /v1/providers': () => Response.json({ replaced: false, config: {}, model: { ready: false } }, { status: 201 }),
+      'POST /v1/providers/ollama/default': () => {
+        ready = true;
+        return Response.json({ default: 'ollama', model: { ready: true, provider: 'ollama', model: 'llama3.2' } });
+      },
+      'POST /v1/messages': (r) => {
+        const body = r.body as { type: string; contextId: string; content: { text: string } };
+        if (body.type === 'CLIENT_CAPABILITIES') return Response.json({ type: 'SYSTEM_MESSAGE', content: { action: 'INFO', text: 'announced' } });
+        sent.push(body.content.text);
+        if (!ready) return Response.json({ type: 'ERROR_RESPONSE', content: { errorCode: 'NO_MODEL', message: 'no model' } }, { status: 503 });
+        return sseFrom(textStream, body.contextId, { 'x-tessera-run-id': 'run-1' });
+      },
+    });
+    const { user } = renderApp({ client });
+    await waitFor(() => expect(screen.queryByText('Connecting to the engine…')).not.toBeInTheDocument());
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Hello there{Enter}');
+    const log = screen.getByRole('log', { name: 'Messages' });
+    const setup = await within(log).findByTestId('first-run');
+    await user.click(await within(setup).findByRole('button', { name: 'Use ollama on this machine (llama3.2)' }));
+    await within(log).findByTestId('first-run-done');
+    await user.click(within(log).getByRole('button', { name: 'Send again' }));
+    expect(await within(log).findByText('world')).toBeInTheDocument();
+    expect(sent).toEqual(['Hello there', 'Hello there']);
+    expect(within(log).getAllByTestId('user-message')).toHaveLength(1);
+  });
+
   it('has the desktop shortcuts: Ctrl+K search, ? the list of shortcuts, Ctrl+N a new conversation', async () => {
     const { client } = fakeEngine({ 'GET /v1/conversations': () => Response.json({ conversations: [] }) });
     const { user } = renderApp({ client });

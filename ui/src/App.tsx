@@ -248,7 +248,7 @@ export function App({ client = null }: AppProps) {
       >
         {hasContent ? (
           <LazyPart quiet>
-            <ConversationPane client={client} session={session} />
+            <ConversationPane client={client} session={session} setup={firstRun} />
           </LazyPart>
         ) : undefined}
       </ChatView>

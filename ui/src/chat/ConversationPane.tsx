@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { InspectorProvider } from '../inspector/ContextInspector';
 import type { TesseraClient } from '../transport/client';
 import { ConversationLog } from './components/ConversationLog';
@@ -11,11 +12,11 @@ export { warmUpMarkdown } from './components/warmUp';
  * attachments). Its own chunk (lazy/pages.ts): the Markdown renderer and its highlighter are
  * loaded when there is something to show, not when the app starts.
  */
-export default function ConversationPane({ client, session }: { client: TesseraClient | null; session: ChatSession }) {
+export default function ConversationPane({ client, session, setup }: { client: TesseraClient | null; session: ChatSession; setup?: ReactNode }) {
   return (
     <InspectorProvider client={client}>
       <AttachmentProvider source={client}>
-        <ConversationLog session={session} />
+        <ConversationLog session={session} setup={setup} />
       </AttachmentProvider>
     </InspectorProvider>
   );

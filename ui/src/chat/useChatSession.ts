@@ -37,6 +37,8 @@ export interface LocalTurn {
   errorCode?: string;
   /** The names of the files sent with it. */
   files?: string[];
+  /** What was attached, kept until it is sent (to send it again). */
+  attachments?: Attachment[];
 }
 
 export interface ChatSession {
@@ -67,6 +69,8 @@ export interface ChatSession {
   editAndResend: (messageId: string, text: string) => Promise<void>;
   /** Answers again what the shown answer `messageId` answered; rejects when it could not start. */
   regenerate: (messageId: string) => Promise<void>;
+  /** Sends again a message that could not be sent (its local turn `key`), in its place. */
+  resend: (key: string) => Promise<void>;
   /** Answers again what a failed answer `messageId` answered (the last message, when that answer was not kept). */
   retry: (messageId: string) => Promise<void>;
   /** Shows the branch through `messageId`. */
@@ -352,10 +356,11 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
    * started. Rejects when the run could not start and no message shows why.
    */
   const runStream = useCallback(
-    async (conversationId: string, text: string | null, open: () => Promise<EventStream>, started?: () => void, files?: string[]) => {
+    async (conversationId: string, text: string | null, open: () => Promise<EventStream>, started?: () => void, attachments?: Attachment[]) => {
       const gen = generation.current;
       const key = newId();
-      if (text !== null) setLocalTurns((turns) => [...turns, { key, text, runId: null, ...(files && files.length > 0 ? { files } : {}) }]);
+      const files = attachments?.map((a) => a.metadata?.fileName ?? '') ?? [];
+      if (text !== null) setLocalTurns((turns) => [...turns, { key, text, runId: null, ...(attachments && files.length > 0 ? { files, attachments } : {}) }]);
       stopFollowing();
       let sent = false;
       let failure: unknown = null;
@@ -413,8 +418,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       }
       const id = conversationId;
       const change = modelChange.current;
-      const names = attachments.map((a) => a.metadata?.fileName ?? '');
-      await runStream(id, text, () => client.sendUserInput(id, text, undefined, undefined, change, attachments), undefined, names);
+      await runStream(id, text, () => client.sendUserInput(id, text, undefined, undefined, change, attachments), undefined, attachments);
       if (modelChange.current === change) modelChange.current = undefined;
     },
     [client, runStream],
@@ -445,6 +449,16 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       );
     },
     [client, cutHistory, runStream],
+  );
+
+  const resend = useCallback(
+    async (key: string) => {
+      const turn = localTurns.find((t) => t.key === key);
+      if (!turn || !client) return;
+      setLocalTurns((turns) => turns.filter((t) => t.key !== key));
+      await send(turn.text, turn.attachments ?? []);
+    },
+    [client, localTurns, send],
   );
 
   const retry = useCallback(
@@ -520,6 +534,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
     send,
     editAndResend,
     regenerate,
+    resend,
     retry,
     switchBranch,
     refreshList,

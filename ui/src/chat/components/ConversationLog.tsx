@@ -14,7 +14,7 @@ import { aheadFor, followBy, roomBelow } from '../follow';
  * Edit and Regenerate), with what their runs' events add (tool cards, thinking, usage), then
  * the turns still being answered, in order. Messages of other branches are not shown.
  */
-export function ConversationLog({ session, extra }: { session: ChatSession; extra?: ReactNode }) {
+export function ConversationLog({ session, extra, setup }: { session: ChatSession; extra?: ReactNode; setup?: ReactNode }) {
   const { t } = useTranslation();
   const { history, chat, localTurns } = session;
   const endRef = useRef<HTMLDivElement | null>(null);
@@ -73,7 +73,12 @@ export function ConversationLog({ session, extra }: { session: ChatSession; extr
     items.push(<AssistantMessageView key={id} message={message} tools={chat.tools} run={message.runId ? chat.runs[message.runId] : undefined} onRetry={retryOf(id)} />);
   }
   for (const turn of localTurns) {
-    if (!turnsShown.has(turn.key)) items.push(<UserMessage key={turn.key} text={turn.text} error={turn.error} errorCode={turn.errorCode} files={turn.files} />);
+    if (turnsShown.has(turn.key)) continue;
+    items.push(
+      <UserMessage key={turn.key} text={turn.text} error={turn.error} errorCode={turn.errorCode} files={turn.files} onResend={turn.error && !busy ? () => void session.resend(turn.key) : undefined} />,
+    );
+    // No model yet: the way to set one up, right under what could not be sent.
+    if (turn.errorCode === 'NO_MODEL' && setup) items.push(<div key={`${turn.key}-setup`}>{setup}</div>);
   }
 
   const count = items.length + Object.keys(chat.forms).length + Object.keys(chat.consents).length;

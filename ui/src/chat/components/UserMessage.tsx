@@ -55,6 +55,7 @@ export function UserMessage({
   errorCode,
   attachments = [],
   files = [],
+  onResend,
   children,
 }: {
   text: string;
@@ -64,6 +65,8 @@ export function UserMessage({
   attachments?: MessageAttachment[];
   /** Names of files sent with it, before it is stored. */
   files?: string[] | undefined;
+  /** Offered when it could not be sent: sends the same text again. */
+  onResend?: (() => void) | undefined;
   children?: ReactNode;
 }) {
   const { t, i18n } = useTranslation();
@@ -87,6 +90,11 @@ export function UserMessage({
             </>
           ) : (
             t('chat.sendFailed', { error })
+          )}
+          {onResend && (
+            <button type="button" className="button button-small button-secondary resend-button" data-testid="resend" onClick={onResend}>
+              {t('chat.sendAgain')}
+            </button>
           )}
         </p>
       )}

@@ -96,6 +96,7 @@ const en = {
     runFailed: 'The run failed: {{message}} ({{code}})',
     retry: 'Retry',
     retryFailed: 'Could not retry: {{error}}',
+    sendAgain: 'Send again',
     retrying: 'Retrying: {{message}}',
     notice: '{{message}} ({{code}})',
     usage: '{{prompt}} in / {{completion}} out tokens · {{latency}} ms',

@@ -95,6 +95,7 @@ const zhCN: Messages = {
     runFailed: '运行失败：{{message}}（{{code}}）',
     retry: '重试',
     retryFailed: '无法重试：{{error}}',
+    sendAgain: '重新发送',
     retrying: '正在重试：{{message}}',
     notice: '{{message}}（{{code}}）',
     usage: '输入 {{prompt}} / 输出 {{completion}} 个 token · {{latency}} 毫秒',
