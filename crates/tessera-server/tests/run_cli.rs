@@ -192,7 +192,7 @@ fn check_condition_prints_true_false_or_the_error_with_its_column() {
         dir.path(),
         "ctx.json",
         &json!({"dependencies": {"inst_1": {
-        "status": "COMPLETED", "result": {"score": 0.9, "label": "a AND (b)"}}}}),
+        "status": "COMPLETED", "result": {"score": 0.9, "label": "a AND (b)", "blank": "   "}}}}),
     );
     let run = |expr: &str| tessera(&["check-condition", expr, "--context", &ctx]);
     let out =
@@ -209,6 +209,13 @@ fn check_condition_prints_true_false_or_the_error_with_its_column() {
         (out.status.code(), stdout(&out)),
         (Some(0), "false\n".to_owned())
     );
+    // Seed 000 §6.2: NOT negates the whole comparison after it; isEmpty trims a string.
+    let out = run("NOT dependencies.inst_1.status == 'FAILED'");
+    assert_eq!(stdout(&out), "true\n");
+    let out = run("NOT dependencies.inst_1.status == 'COMPLETED' OR false");
+    assert_eq!(stdout(&out), "false\n");
+    let out = run("isEmpty(dependencies.inst_1.result.blank)");
+    assert_eq!(stdout(&out), "true\n");
     let out = run("dependencies.inst_1.status = 'COMPLETED'");
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(

@@ -242,7 +242,8 @@ fn contains(haystack: &Value, needle: &Value) -> bool {
 fn is_empty(v: &Value) -> bool {
     match v {
         Value::Null => true,
-        Value::String(s) => s.is_empty(),
+        // As the seed's evaluator: `value.trim().length === 0`.
+        Value::String(s) => s.trim().is_empty(),
         Value::Array(a) => a.is_empty(),
         Value::Object(o) => o.is_empty(),
         Value::Bool(_) | Value::Number(_) => false,

@@ -113,10 +113,10 @@ impl Parser {
     }
 
     fn and(&mut self) -> Result<Expr, ConditionError> {
-        let mut items = vec![self.comparison()?];
+        let mut items = vec![self.not()?];
         while self.peek().tok == Tok::And {
             self.advance();
-            items.push(self.comparison()?);
+            items.push(self.not()?);
         }
         Ok(if items.len() == 1 {
             items.remove(0)
@@ -126,12 +126,12 @@ impl Parser {
     }
 
     fn comparison(&mut self) -> Result<Expr, ConditionError> {
-        let left = self.unary()?;
+        let left = self.postfix()?;
         let Some(op) = cmp_op(&self.peek().tok) else {
             return Ok(left);
         };
         self.advance();
-        let right = self.unary()?;
+        let right = self.postfix()?;
         let t = self.peek().clone();
         if cmp_op(&t.tok).is_some() {
             return self.error(
@@ -142,14 +142,17 @@ impl Parser {
         Ok(Expr::Cmp(op, Box::new(left), Box::new(right)))
     }
 
-    fn unary(&mut self) -> Result<Expr, ConditionError> {
+    /// `NOT` negates the whole comparison after it, as the seed's evaluator does
+    /// (`startsWith("NOT ")` → `!evaluate(rest)`) and as SQL reads it: `NOT a == b` is
+    /// `NOT (a == b)`.
+    fn not(&mut self) -> Result<Expr, ConditionError> {
         let mut nots = 0;
         while self.peek().tok == Tok::Not {
             let not = self.advance();
             self.enter(&not)?;
             nots += 1;
         }
-        let mut expr = self.postfix()?;
+        let mut expr = self.comparison()?;
         for _ in 0..nots {
             expr = Expr::Not(Box::new(expr));
         }

@@ -16,7 +16,8 @@ fn ctx() -> Value {
                     "items": [{"name": "first"}, {"name": "second"}],
                     "empty": [],
                     "nothing": null,
-                    "text": ""
+                    "text": "",
+                    "blank": "  \n\t"
                 }
             },
             "inst_2": {"status": "FAILED", "error": {"code": "E"}}
@@ -70,11 +71,19 @@ fn precedence_is_not_then_comparison_then_and_then_or() -> Result<(), ConditionE
         ("NOT false AND false", false),
         ("NOT (false AND false)", true),
         ("not true or true", true),
-        // NOT binds tighter than comparison: (NOT x) == false
+        // NOT negates the whole comparison (seed 000 §6.2's evaluator, SQL): NOT (x == y)
         (
             "NOT dependencies.inst_1.result.anomaly_detected == false",
             true,
         ),
+        ("NOT dependencies.inst_1.status == 'FAILED'", true),
+        ("NOT dependencies.inst_1.status == 'COMPLETED'", false),
+        (
+            "NOT dependencies.inst_1.status == 'FAILED' AND false",
+            false,
+        ),
+        ("NOT 1 == 1 OR true", true),
+        ("!dependencies.inst_1.status == 'COMPLETED'", false),
         ("!(1 == 2)", true),
         ("1 < 2 && 2 < 3 || false", true),
         ("false || !false && 1 == 1", true),
@@ -167,6 +176,10 @@ fn functions_and_methods() -> Result<(), ConditionError> {
         ("contains(dependencies.inst_1.result.count, 3)", false),
         ("isEmpty(dependencies.inst_1.result.empty)", true),
         ("isEmpty(dependencies.inst_1.result.text)", true),
+        // Whitespace only is empty (the seed's `value.trim().length === 0`).
+        ("isEmpty(dependencies.inst_1.result.blank)", true),
+        ("dependencies.inst_1.result.blank.isEmpty()", true),
+        ("isEmpty(dependencies.inst_1.result.label)", false),
         ("isEmpty(dependencies.inst_1.result.nope)", true),
         ("ISEMPTY(dependencies.inst_1.result.tags)", false),
         ("dependencies.inst_1.result.empty.isEmpty()", true),
