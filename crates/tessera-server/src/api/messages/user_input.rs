@@ -38,6 +38,8 @@ pub(crate) struct RunSummary {
     pub cancelled: bool,
     /// The wait budget ran out first: the run goes on.
     pub still_running: bool,
+    /// The answer's message (from the run's `done`).
+    pub message_id: Option<String>,
 }
 
 /// Reads the run's events until it ends, suspends, or `budget` runs out.
@@ -84,6 +86,7 @@ pub(crate) async fn follow_run(
             }
             EventBody::Done(_) => {
                 summary.usage = event.event.meta.clone();
+                summary.message_id.clone_from(&event.event.message_id);
                 return Ok(summary);
             }
             _ => {}
@@ -262,6 +265,17 @@ pub(super) async fn handle(
     .await
 }
 
+/// Why the stored answer `message_id` ended, as its last model call said (seed 000 §3.2: LENGTH
+/// when the token limit cut it); STOP when it says nothing.
+fn finish_reason_of(engine: &Engine, conversation: &str, message_id: Option<&str>) -> FinishReason {
+    message_id
+        .and_then(|id| engine.store().message(conversation, id).ok().flatten())
+        .and_then(|m| m.message.extra.get("finish_reason").cloned())
+        .and_then(|v| serde_json::from_value::<FinishReason>(v).ok())
+        .filter(|r| *r != FinishReason::ToolCalls)
+        .unwrap_or(FinishReason::Stop)
+}
+
 /// What a client that started run `run` gets: the run's event stream when it asked for one
 /// (`Accept: text/event-stream`), else the MODEL_RESPONSE (in reply to `in_reply_to`) once the
 /// run ends or suspends.
@@ -301,14 +315,15 @@ pub(crate) async fn answer(
             Value::Array(waiting_interactions(engine, run)?),
         );
     }
+    let finish_reason = if summary.suspended {
+        FinishReason::ToolCalls
+    } else {
+        finish_reason_of(engine, context_id, summary.message_id.as_deref())
+    };
     let content = MessageContent::ModelResponse(ModelResponse {
         text: summary.text,
         tool_calls: None,
-        finish_reason: if summary.suspended {
-            FinishReason::ToolCalls
-        } else {
-            FinishReason::Stop
-        },
+        finish_reason,
         usage: token_usage,
         extra: JsonObject::new(),
     });

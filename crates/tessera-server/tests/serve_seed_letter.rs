@@ -1,0 +1,45 @@
+//! The seeds to the letter, through the real `tessera serve` with the scripted provider: points
+//! where Tessera read a seed differently (issue 25), each checked as a client sees it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use serde_json::json;
+use support::api::{mcp_message, Api};
+use support::serve_scripted;
+use tessera_testkit::scripted::{openai_chunk, openai_usage, Reply, ScriptedProvider};
+
+/// Seed 000 §3.2: `finishReason` is LENGTH when the token limit cut the answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answer_cut_by_the_token_limit_finishes_with_length() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    provider.push(Reply::openai_chunks(&[
+        openai_chunk(
+            "m",
+            json!({"role": "assistant", "content": "The answer is cut"}),
+            None,
+        ),
+        openai_chunk("m", json!({}), Some("length")),
+        openai_usage("m", 10, 4),
+    ]));
+    let cut = api
+        .post(
+            "/messages",
+            &mcp_message("len", "USER_INPUT", json!({"text": "Go on"})),
+        )
+        .await;
+    let body = cut.ok(200);
+    assert_eq!(body["content"]["text"], "The answer is cut");
+    assert_eq!(body["content"]["finishReason"], "LENGTH", "{body}");
+
+    provider.push(Reply::openai_text("m", &["Whole."]));
+    let whole = api
+        .post(
+            "/messages",
+            &mcp_message("len", "USER_INPUT", json!({"text": "Again"})),
+        )
+        .await;
+    assert_eq!(whole.ok(200)["content"]["finishReason"], "STOP");
+}
