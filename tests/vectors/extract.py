@@ -589,7 +589,23 @@ def validate(doc, spec):
         else:
             _, nspec, value, tokens, _ctx = ev
             problems += [(fmt_path(p), m) for p, m in check_node(nspec, value, tokens)]
-    return problems
+    return problems + tool_result_errors(doc)
+
+
+def tool_result_errors(doc):
+    """Seed 000 §3.4: a result's `error` is present only when its status is ERROR."""
+    if not isinstance(doc, dict) or doc.get("type") != "TOOL_CALL_RESPONSE":
+        return []
+    results = (doc.get("content") or {}).get("results")
+    out = []
+    for i, r in enumerate(results if isinstance(results, list) else []):
+        status = r.get("status") if isinstance(r, dict) else None
+        if isinstance(r, dict) and "error" in r and status in MCP_TOOL_STATUSES and status != "ERROR":
+            out.append((fmt_path(("content", "results", i, "error")), "present only when status is ERROR"))
+    return out
+
+
+MCP_TOOL_STATUSES = ("SUCCESS", "ERROR", "TIMEOUT", "DENIED", "SKIPPED", "CANCELLED", "INTERRUPTED", "NOT_FOUND")
 
 
 DELETE = object()
@@ -663,6 +679,11 @@ METADATA_VARIANTS = [
     ("003-2.3-response-success", ("metadata",), {"sys_node": "n1"}, "metadata_reserved_prefix",
      ("metadata", "sys_node")),
     ("003-2.3-response-success", ("metadata",), {"Status": "ok"}, "metadata_not_snake_case", ("metadata", "Status")),
+    # Seed 000 §3.4: `error` 仅在status为ERROR时存在.
+    ("000-3.4-tool-call-response--success", ("content", "results", 0, "error"),
+     {"code": "ERROR_CODE", "message": "错误描述"}, "error_without_error_status", None),
+    ("000-3.4-tool-call-response--timeout", ("content", "results", 0, "error"),
+     {"code": "ERROR_CODE", "message": "错误描述"}, "error_without_error_status", None),
 ]
 
 
@@ -1055,6 +1076,24 @@ def h_envelope(ex):
     return [Built("envelope", "message", doc, [exp])]
 
 
+def h_tool_call_response_3_4(ex):
+    # The example's `error` is commented 仅在status为ERROR时存在: kept for ERROR only.
+    doc = from_fragment(ex)
+    result = doc["content"]["results"][0]
+    # ERROR first: the variant the invalid vectors are made from keeps the error object.
+    statuses = sorted(alternatives(result["status"]), key=lambda st: st != "ERROR")
+
+    def apply(d, status):
+        r = d["content"]["results"][0]
+        r["status"] = status
+        if status != "ERROR":
+            r.pop("error", None)
+
+    exp = Expansion(("content", "results", 0, "status"), statuses, [value_slug(a) for a in statuses], apply,
+                    f'"{result["status"]}"')
+    return [Built("tool-call-response", "message", doc, [exp])]
+
+
 def h_model_response_3_2(ex):
     doc = from_fragment(ex)
     fill(doc, ("content", "toolCalls"), [copy.deepcopy(FILL_TOOL_CALL)])
@@ -1122,7 +1161,7 @@ EXAMPLES = {
                         "(weather_api from §4.3); finishReason expanded", h_model_response_3_2),
     ("000", "3.3", 1): ("TOOL_CALL_REQUEST fragment: envelope added; executionMode expanded", frag("tool-call-request")),
     ("000", "3.4", 1): ("TOOL_CALL_RESPONSE fragment: envelope added; status expanded (the example's error object "
-                        "is kept for every status)", frag("tool-call-response")),
+                        "kept for ERROR only, as its comment says: 仅在status为ERROR时存在)", h_tool_call_response_3_4),
     ("000", "3.5", 1): ("SYSTEM_MESSAGE fragment: envelope added; action expanded", frag("system-message")),
     ("000", "3.6", 1): ("INSTRUCTION fragment: envelope added; executionMode expanded", frag("instruction")),
     ("000", "4.1", 1): ("bare toolCalls array: as a TOOL_CALL_REQUEST's calls and as a MODEL_RESPONSE's toolCalls "
@@ -1496,7 +1535,7 @@ def render_readme(valid, invalid, report):
         "  the validator must report a problem at `expect_path`.",
         "- `manifest.json`: every file with kind, valid, source (seed and section) and, for invalid files,",
         "  `expect_path` and `mutation` (missing, bad_enum, bad_timestamp, bad_number, bad_value,",
-        "  metadata_not_snake_case, metadata_reserved_prefix, metadata_core_field).",
+        "  metadata_not_snake_case, metadata_reserved_prefix, metadata_core_field, error_without_error_status).",
         "",
         "Regenerate: `python3 tests/vectors/extract.py [--seeds DIR]` (default seeds: `../shared/seeds` from the",
         "repo root). Stale files under `valid/` and `invalid/` are removed.",

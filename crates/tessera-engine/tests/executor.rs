@@ -213,7 +213,7 @@ async fn a_call_past_its_timeout_is_timeout_and_the_others_finish() -> R {
         statuses(&resp),
         vec![("hang".into(), "TIMEOUT"), ("ok".into(), "SUCCESS")]
     );
-    let err = resp.results[0].error.as_ref().ok_or("no error")?;
+    let err = resp.results[0].why().ok_or("no error")?;
     assert_eq!(err.code, "TIMEOUT");
     assert!(err.message.contains("50 ms"), "{}", err.message);
     assert_eq!(resp.results[0].execution_time, Some(50));
@@ -246,7 +246,7 @@ async fn the_set_timeout_stops_what_runs_and_what_waits_keeping_finished_results
             ("after".into(), "TIMEOUT")
         ]
     );
-    let after = resp.results[2].error.as_ref().ok_or("no error")?;
+    let after = resp.results[2].why().ok_or("no error")?;
     assert!(
         after.message.starts_with("not started"),
         "{}",
@@ -335,14 +335,14 @@ async fn invalid_arguments_name_the_field_and_the_tool_does_not_run() -> R {
             ("ghost".into(), "NOT_FOUND")
         ]
     );
-    let err = resp.results[0].error.as_ref().ok_or("no error")?;
+    let err = resp.results[0].why().ok_or("no error")?;
     assert_eq!(err.code, "INVALID_ARGUMENTS");
     assert!(err.message.contains("query: required"), "{}", err.message);
     assert!(err.message.contains("limit: "), "{}", err.message);
     assert_eq!(c.calls(), 1);
     assert_eq!(
-        resp.results[2].error.as_ref().map(|e| e.code.as_str()),
-        Some("TOOL_NOT_FOUND")
+        resp.results[2].why().map(|e| e.code),
+        Some("TOOL_NOT_FOUND".to_owned())
     );
     Ok(())
 }
@@ -403,7 +403,7 @@ async fn references_are_substituted_with_their_types_and_shown_in_tool_call_even
         Some(json!({"got": {"id": "f-7"}}))
     );
     assert_eq!(resp.results[2].status.as_str(), "ERROR");
-    let err = resp.results[2].error.as_ref().ok_or("no error")?;
+    let err = resp.results[2].why().ok_or("no error")?;
     assert_eq!(err.code, "DEPENDENCY_ERROR");
     assert!(err.message.contains("nothing_here"), "{}", err.message);
     assert_eq!(
@@ -438,8 +438,8 @@ async fn a_failure_sinks_only_the_calls_that_declared_they_depend_on_it() -> R {
         ]
     );
     assert_eq!(
-        resp.results[2].error.as_ref().map(|e| e.code.as_str()),
-        Some("DEPENDENCY_ERROR")
+        resp.results[2].why().map(|e| e.code),
+        Some("DEPENDENCY_ERROR".to_owned())
     );
     assert_eq!(c.calls(), 1);
     Ok(())

@@ -129,8 +129,8 @@ async fn abort_stops_the_set_and_keeps_partial_results() -> R {
         ]
     );
     assert_eq!(
-        resp.results[1].error.as_ref().map(|e| e.code.as_str()),
-        Some("ABORTED")
+        resp.results[1].why().map(|e| e.code),
+        Some("ABORTED".to_owned())
     );
     assert!(resp.results[0].result.is_some());
     Ok(())
@@ -308,7 +308,7 @@ async fn frontend_timeout_bounds_the_front_end_calls_together() -> R {
         statuses(&resp),
         vec![("fe".into(), "TIMEOUT"), ("be".into(), "SUCCESS")]
     );
-    let msg = &resp.results[0].error.as_ref().ok_or("no error")?.message;
+    let msg = &resp.results[0].why().ok_or("no error")?.message;
     assert!(msg.contains("frontendTimeout of 2000 ms"), "{msg}");
     Ok(())
 }
@@ -406,15 +406,10 @@ async fn substituted_arguments_results_and_a_set_are_bounded() -> R {
     let refused = resp
         .results
         .iter()
-        .find(|r| {
-            r.error
-                .as_ref()
-                .is_some_and(|e| e.code == "ARGUMENTS_TOO_LARGE")
-        })
+        .find(|r| r.why().is_some_and(|e| e.code == "ARGUMENTS_TOO_LARGE"))
         .ok_or("no call was refused")?;
     assert!(refused
-        .error
-        .as_ref()
+        .why()
         .is_some_and(|e| e.message.contains("at most 1.0 MiB")));
     let held: usize = resp
         .results
@@ -443,7 +438,7 @@ async fn substituted_arguments_results_and_a_set_are_bounded() -> R {
         Ok::<_, Box<dyn std::error::Error>>(
             resp.results
                 .iter()
-                .map(|r| r.error.as_ref().map_or("OK".to_owned(), |e| e.code.clone()))
+                .map(|r| r.why().map_or("OK".to_owned(), |e| e.code))
                 .collect::<Vec<_>>(),
         )
     };

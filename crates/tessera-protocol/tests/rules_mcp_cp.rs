@@ -345,3 +345,26 @@ fn tool_definition_and_mcp_context_rules() {
     let doc = common::mcp_context();
     assert!(validate(DocumentKind::McpContext, &doc).is_empty());
 }
+
+#[test]
+fn a_tool_result_carries_error_only_when_its_status_is_error() {
+    let doc = |status: &str| {
+        serde_json::json!({
+            "messageId": "m", "contextId": "c", "timestamp": "2026-11-27T10:00:00Z",
+            "type": "TOOL_CALL_RESPONSE", "sender": {"id": "client", "type": "USER"},
+            "content": {"results": [{"callId": "c1", "status": status,
+                "error": {"code": "E", "message": "failed"}}]}
+        })
+    };
+    assert!(problems(DocumentKind::Message, &doc("ERROR")).is_empty());
+    for status in ["SUCCESS", "TIMEOUT", "DENIED"] {
+        let found = problems(DocumentKind::Message, &doc(status));
+        assert_eq!(
+            found,
+            [format!(
+                "content.results[0].error: present only when status is ERROR (seed 000 §3.4), not {status}"
+            )],
+            "{status}"
+        );
+    }
+}

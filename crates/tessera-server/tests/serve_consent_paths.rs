@@ -74,7 +74,9 @@ fn result_of<'a>(events: &'a [Value], call_id: &str) -> &'a Value {
 
 fn assert_denied(result: &Value) {
     assert_eq!(result["status"], "DENIED", "{result}");
-    assert_eq!(result["error"]["code"], "PERMISSION_DENIED", "{result}");
+    // Seed 000 §3.4: `error` only for ERROR; the reason of a refusal is `reason`.
+    assert_eq!(result.get("error"), None, "{result}");
+    assert_eq!(result["reason"]["code"], "PERMISSION_DENIED", "{result}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -101,7 +103,7 @@ async fn direct_runs_and_announced_alternatives_are_gated() {
     let result = direct_call(&api, "ctx_direct", "frontend_noop").await;
     assert_denied(&result);
     assert!(
-        result["error"]["message"]
+        result["reason"]["message"]
             .as_str()
             .unwrap()
             .contains(GUARDED),

@@ -65,8 +65,9 @@ async fn tool_call_requests_run_in_order_and_calls_needing_consent_are_denied() 
     assert_eq!(results[0]["status"], "SUCCESS");
     assert_eq!(results[0]["result"]["result"], 5);
     assert_eq!(results[1]["status"], "DENIED", "{}", results[1]);
-    assert_eq!(results[1]["error"]["code"], "PERMISSION_DENIED");
-    assert!(results[1]["error"]["message"]
+    assert_eq!(results[1].get("error"), None, "{}", results[1]);
+    assert_eq!(results[1]["reason"]["code"], "PERMISSION_DENIED");
+    assert!(results[1]["reason"]["message"]
         .as_str()
         .unwrap()
         .contains("consent"));

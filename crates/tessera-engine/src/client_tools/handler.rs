@@ -56,6 +56,13 @@ fn from_client(result: ToolResult) -> Result<Value, ToolFailure> {
         return Ok(result.result.unwrap_or(Value::Null));
     }
     let status = result.status.as_str();
+    if result.status == McpToolStatus::Timeout {
+        // Seed 000 §3.4: a TIMEOUT carries no `error`; it stays a timeout.
+        return Err(ToolFailure::new(
+            crate::executor::codes::TIMEOUT,
+            "the client reported that the call timed out",
+        ));
+    }
     Err(match result.error {
         Some(error) => ToolFailure {
             code: error.code,
@@ -130,4 +137,34 @@ pub(super) fn refusing() -> SharedHandler {
             "this tool is only being checked",
         ))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(status: McpToolStatus, error: Option<serde_json::Value>) -> ToolResult {
+        let mut doc = serde_json::json!({"callId": "c1", "status": status.as_str()});
+        if let Some(error) = error {
+            doc["error"] = error;
+        }
+        serde_json::from_value(doc).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn a_clients_timeout_stays_a_timeout_and_its_error_decides_an_error() {
+        let timeout = from_client(result(McpToolStatus::Timeout, None));
+        assert!(matches!(timeout, Err(f) if f.code == crate::executor::codes::TIMEOUT));
+        // An `error` sent beside TIMEOUT anyway does not turn it into something else.
+        let timeout = from_client(result(
+            McpToolStatus::Timeout,
+            Some(serde_json::json!({"code": "E", "message": "m"})),
+        ));
+        assert!(matches!(timeout, Err(f) if f.code == crate::executor::codes::TIMEOUT));
+        let error = from_client(result(
+            McpToolStatus::Error,
+            Some(serde_json::json!({"code": "CAMERA_BUSY", "message": "busy"})),
+        ));
+        assert!(matches!(error, Err(f) if f.code == "CAMERA_BUSY"));
+    }
 }

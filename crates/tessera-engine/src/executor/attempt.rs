@@ -254,7 +254,12 @@ async fn run_tool(
                     continue;
                 }
                 CallOutcome {
-                    outcome: ToolOutcome::Error,
+                    // A tool (or a client) that says it timed out: TIMEOUT, not ERROR.
+                    outcome: if failure.code == codes::TIMEOUT {
+                        ToolOutcome::Timeout
+                    } else {
+                        ToolOutcome::Error
+                    },
                     result: None,
                     error: Some(CallError {
                         code: failure.code,

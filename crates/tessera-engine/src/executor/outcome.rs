@@ -107,11 +107,23 @@ impl CallOutcome {
         if let Some(alt) = &self.alternative {
             extra.insert("alternativeTool".into(), Value::String(alt.clone()));
         }
+        // Seed 000 §3.4: `error` only when the status is ERROR (仅在status为ERROR时存在). Why
+        // a call timed out, was denied, skipped, cancelled, interrupted or not found is said
+        // in `reason`, the same {code, message, details} (docs/protocol-rules.md).
+        let error = self.error.as_ref().map(CallError::to_tool_error);
+        let (error, reason) = if self.outcome == ToolOutcome::Error {
+            (error, None)
+        } else {
+            (None, error)
+        };
+        if let Some(reason) = reason.and_then(|r| serde_json::to_value(r).ok()) {
+            extra.insert("reason".into(), reason);
+        }
         ToolResult {
             call_id: call_id.to_owned(),
             status: self.outcome.to_mcp_cp(),
             result: self.result.clone(),
-            error: self.error.as_ref().map(CallError::to_tool_error),
+            error,
             execution_time: Some(self.duration_ms),
             client_info: None,
             extra,

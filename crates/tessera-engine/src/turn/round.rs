@@ -224,8 +224,7 @@ pub(crate) fn result_parts<'a>(
             .iter()
             .map(|r| {
                 let error = r
-                    .error
-                    .as_ref()
+                    .why()
                     .map(|e| json!({"code": e.code, "message": e.message}));
                 let part = result_part(
                     store,

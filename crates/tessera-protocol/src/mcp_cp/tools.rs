@@ -146,6 +146,18 @@ pub struct ToolResult {
     pub extra: JsonObject,
 }
 
+impl ToolResult {
+    /// Why the call did not succeed: its `error` (ERROR), else the `reason` Tessera gives for
+    /// TIMEOUT and the statuses it adds (seed 000 §3.4 keeps `error` for ERROR alone).
+    pub fn why(&self) -> Option<ToolError> {
+        self.error.clone().or_else(|| {
+            self.extra
+                .get("reason")
+                .and_then(|r| serde_json::from_value(r.clone()).ok())
+        })
+    }
+}
+
 /// Outcome of a tool call on the MCP-CP wire (closed; see [`crate::vocabulary::ToolOutcome`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, TS)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]

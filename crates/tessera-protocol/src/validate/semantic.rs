@@ -63,7 +63,38 @@ pub(crate) fn check(kind: DocumentKind, doc: &Value, out: &mut Vec<Problem>) {
                 out.push(problem("values", "required"));
             }
         }
-        DocumentKind::Message | DocumentKind::ToolDefinition | DocumentKind::McpContext => {}
+        DocumentKind::Message => check_tool_results(doc, out),
+        DocumentKind::ToolDefinition | DocumentKind::McpContext => {}
+    }
+}
+
+/// Seed 000 §3.4: a result's `error` is present only when its status is ERROR
+/// (仅在status为ERROR时存在).
+fn check_tool_results(doc: &Value, out: &mut Vec<Problem>) {
+    if doc.get("type").and_then(Value::as_str) != Some("TOOL_CALL_RESPONSE") {
+        return;
+    }
+    let Some(Value::Array(results)) = doc.pointer("/content/results") else {
+        return;
+    };
+    for (i, result) in results.iter().enumerate() {
+        let status = result.get("status").and_then(Value::as_str);
+        // An unknown status is reported as such, not twice.
+        let known_other = status.is_some_and(|s| {
+            s != "ERROR"
+                && serde_json::from_value::<crate::mcp_cp::McpToolStatus>(Value::String(s.into()))
+                    .is_ok()
+        });
+        if result.get("error").is_some() && known_other {
+            let path = child_path(&index_path("content.results", i), "error");
+            out.push(problem(
+                path,
+                format!(
+                    "present only when status is ERROR (seed 000 §3.4), not {}",
+                    status.unwrap_or_default()
+                ),
+            ));
+        }
     }
 }
 
