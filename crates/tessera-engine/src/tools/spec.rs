@@ -250,7 +250,8 @@ impl ToolSpec {
 }
 
 /// Seed 001 §2.2 for a tool that declares nothing: `invoke_*` agents are safe except
-/// `invoke_memory_manager`; `search_*`, `get_*`, `check_*` are safe; `save_*`, `update_*`,
+/// `invoke_memory_manager`; `search_*`, `get_*`, `check_*` and `web_search` (§2.1's matrix) are
+/// safe; `save_*`, `update_*`,
 /// `delete_*`, `generate_payment`, `send_notification` are not; anything else is treated as
 /// side-effecting (the safe default).
 pub fn default_safety(name: &str) -> bool {
@@ -264,9 +265,12 @@ pub fn default_safety(name: &str) -> bool {
     {
         return false;
     }
-    ["invoke_", "search_", "get_", "check_"]
-        .iter()
-        .any(|p| name.starts_with(p))
+    // The matrix names `web_search` concurrency-safe (纯读, 外部 API) though its name starts
+    // with none of the read prefixes.
+    name == "web_search"
+        || ["invoke_", "search_", "get_", "check_"]
+            .iter()
+            .any(|p| name.starts_with(p))
 }
 
 #[cfg(test)]
@@ -288,7 +292,9 @@ mod tests {
             ("delete_file", false),
             ("generate_payment", false),
             ("send_notification", false),
-            ("web_search", false),
+            // Seed 001 §2.1's matrix: 纯读, 外部 API.
+            ("web_search", true),
+            ("get_exchange_rate", true),
         ] {
             assert_eq!(
                 ToolSpec::new(name, "").is_concurrency_safe(),
@@ -300,8 +306,8 @@ mod tests {
 
     #[test]
     fn a_declaration_wins_and_undeclared_mcp_tools_are_side_effecting() {
-        assert!(ToolSpec::new("web_search", "")
-            .safe(true)
+        assert!(!ToolSpec::new("web_search", "")
+            .safe(false)
             .is_concurrency_safe());
         assert!(!ToolSpec::new("get_x", "").safe(false).is_concurrency_safe());
         assert!(!ToolSpec::new("get_x", "")
