@@ -43,3 +43,33 @@ async fn an_answer_cut_by_the_token_limit_finishes_with_length() {
         .await;
     assert_eq!(whole.ok(200)["content"]["finishReason"], "STOP");
 }
+
+/// Seed 002 §2: an SSE response carries `Connection: keep-alive` (HTTP/1.1).
+#[tokio::test(flavor = "multi_thread")]
+async fn an_event_stream_says_keep_alive() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    provider.push(Reply::openai_text("m", &["Hi."]));
+    let response = support::stream::http()
+        .post(format!("{}/v1/messages", api.server.base))
+        .bearer_auth(&api.server.token)
+        .header("accept", "text/event-stream")
+        .json(&mcp_message("sse", "USER_INPUT", json!({"text": "Hello"})))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(response.version(), reqwest::Version::HTTP_11);
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    assert_eq!(header("content-type").as_deref(), Some("text/event-stream"));
+    assert_eq!(header("connection").as_deref(), Some("keep-alive"));
+    let body = response.text().await.unwrap();
+    assert!(body.contains("\"type\":\"done\""), "{body}");
+}

@@ -119,6 +119,8 @@ pub(crate) fn stream_response(sub: Subscription, run: Option<String>) -> Respons
         [
             (header::CONTENT_TYPE, "text/event-stream"),
             (header::CACHE_CONTROL, "no-cache"),
+            // Seed 002 §2 (HTTP/1.1; HTTP/2 has no such header and hyper leaves it out there).
+            (header::CONNECTION, "keep-alive"),
         ],
         Body::from_stream(frames),
     )
