@@ -50,7 +50,8 @@ MAX_DOCS_PER_VARIANT = 3
 FIXED_TS = {
     "000": "2025-12-01T12:34:56.789Z",  # the timestamp of seed 000 §2.2
     "002": "2026-02-22T18:56:10+08:00",  # not used (seed 002 examples carry no timestamp field)
-    "003": "2025-12-01T12:34:56Z",  # replaces datetime.utcnow().isoformat()
+    # replaces datetime.utcnow().isoformat(), as Python writes it: microseconds, no offset (UTC)
+    "003": "2025-12-01T12:34:56.789012",
     "004": "2026-02-10T10:05:00Z",  # a date used by seed 004 itself
 }
 UUID_NAMESPACE = uuid.UUID("6f0d3c1e-2b7a-4c59-9e38-5a1d2f7c4b10")
@@ -441,14 +442,15 @@ RULES = {
 # ─────────────────────────────────────────────────────────────────────────────
 # Walking documents against the rule table
 # ─────────────────────────────────────────────────────────────────────────────
-RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+# The offset may be left out (read as UTC): the seeds' own examples write utcnow().isoformat().
+RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?$")
 
 
 def is_timestamp(value):
     if not isinstance(value, str) or not RFC3339.match(value):
         return False
     try:
-        datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+        datetime.fromisoformat(value.upper().replace("Z", "+00:00"))  # no offset: naive, fine
     except ValueError:
         return False
     return True
@@ -1481,8 +1483,8 @@ JUDGEMENT_CALLS = [
     "Seed 002 fragments get `protocol: \"easyflow-chat\"`, `version: \"1.1\"`, `conversation_id: \"conv_1\"` (the id "
     "of §12), `payload: {}` when absent (§13 done); keys are put in the §4.1 envelope order.",
     "Seed 003: the n-th `str(uuid.uuid4())` of an example becomes uuid5(fixed namespace, `seed003/<section>/<n>/<k>`), "
-    "so root_id and request_id differ and are stable; `datetime.utcnow().isoformat()` (no offset, which the rules "
-    "would refuse) becomes `2025-12-01T12:34:56Z`.",
+    "so root_id and request_id differ and are stable; `datetime.utcnow().isoformat()` becomes what Python writes, "
+    "`2025-12-01T12:34:56.789012` (no offset: read as UTC).",
     "Timestamp fields (per the rule table) whose value is not RFC 3339 (`\"…\"`, `\"\"`) get `2026-02-10T10:05:00Z` "
     "in seed 004. Other `…`/`uuid`/`string`/`xxxx` values are kept: they are valid strings.",
     "Alternatives: one document per value of each placeholder field, the other placeholder fields at their first "

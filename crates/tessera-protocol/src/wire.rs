@@ -68,11 +68,27 @@ impl JsonSchema for Timestamp {
 }
 
 /// RFC 3339 `date-time` (section 5.6): `YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)`, `T` and `Z`
-/// in either case, calendar-checked (leap years, a leap second allowed as `:60`).
+/// in either case, calendar-checked (leap years, a leap second allowed as `:60`). The offset may
+/// be left out, and the time is then UTC: seed 003 asks for a UTC timestamp and its own examples
+/// write Python's `utcnow().isoformat()`, which has none. Tessera writes `Z` always.
 pub fn is_rfc3339(text: &str) -> bool {
+    rfc3339_offset(text).is_some()
+}
+
+/// `text` with `Z` added when it is a date-time without an offset (read as UTC), so any RFC 3339
+/// parser reads it; as it is otherwise.
+pub fn with_utc_offset(text: &str) -> Cow<'_, str> {
+    match rfc3339_offset(text) {
+        Some(false) => Cow::Owned(format!("{text}Z")),
+        _ => Cow::Borrowed(text),
+    }
+}
+
+/// Whether `text` has an offset (Some(true)) or none (Some(false)) when it is a date-time.
+fn rfc3339_offset(text: &str) -> Option<bool> {
     let b = text.as_bytes();
-    if b.len() < 20 {
-        return false;
+    if b.len() < 19 {
+        return None;
     }
     let digits = |range: std::ops::Range<usize>| -> Option<u32> {
         let mut n = 0u32;
@@ -85,10 +101,10 @@ pub fn is_rfc3339(text: &str) -> bool {
         Some(n)
     };
     let (Some(year), Some(month), Some(day)) = (digits(0..4), digits(5..7), digits(8..10)) else {
-        return false;
+        return None;
     };
     if b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't') {
-        return false;
+        return None;
     }
     let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
     let days_in_month = match month {
@@ -96,17 +112,17 @@ pub fn is_rfc3339(text: &str) -> bool {
         4 | 6 | 9 | 11 => 30,
         2 if leap => 29,
         2 => 28,
-        _ => return false,
+        _ => return None,
     };
     if day == 0 || day > days_in_month {
-        return false;
+        return None;
     }
     let (Some(hour), Some(minute), Some(second)) = (digits(11..13), digits(14..16), digits(17..19))
     else {
-        return false;
+        return None;
     };
     if b[13] != b':' || b[16] != b':' || hour > 23 || minute > 59 || second > 60 {
-        return false;
+        return None;
     }
     let mut i = 19;
     if b.get(i) == Some(&b'.') {
@@ -116,19 +132,21 @@ pub fn is_rfc3339(text: &str) -> bool {
             i += 1;
         }
         if i == start {
-            return false;
+            return None;
         }
     }
-    match b.get(i) {
+    let with_offset = match b.get(i) {
+        None => return Some(false),
         Some(b'Z' | b'z') => i + 1 == b.len(),
         Some(b'+' | b'-') => {
             let (Some(oh), Some(om)) = (digits(i + 1..i + 3), digits(i + 4..i + 6)) else {
-                return false;
+                return None;
             };
             b.get(i + 3) == Some(&b':') && i + 6 == b.len() && oh <= 23 && om <= 59
         }
         _ => false,
-    }
+    };
+    with_offset.then_some(true)
 }
 
 /// Adds to `schema` one `if`/`then` rule per arm: when every discriminator property equals its
@@ -327,14 +345,26 @@ mod tests {
             "2025-12-01t12:34:56z",
             "2024-02-29T00:00:00+08:00",
             "2025-06-30T23:59:60-05:30",
+            // The offset left out, as Python's utcnow().isoformat() writes: read as UTC.
+            "2025-12-01T12:34:56",
+            "2025-12-01T12:34:56.789012",
         ] {
             assert!(is_rfc3339(ok), "{ok}");
         }
+        assert_eq!(
+            with_utc_offset("2025-12-01T12:34:56.789012"),
+            "2025-12-01T12:34:56.789012Z"
+        );
+        assert_eq!(
+            with_utc_offset("2025-12-01T12:34:56+08:00"),
+            "2025-12-01T12:34:56+08:00"
+        );
+        assert_eq!(with_utc_offset("yesterday"), "yesterday");
         for bad in [
             "",
             "…",
             "2025-12-01",
-            "2025-12-01T12:34:56",
+            "2025-12-01T12:34",
             "2025-12-01 12:34:56Z",
             "2025-02-29T00:00:00Z",
             "2025-13-01T00:00:00Z",
@@ -342,7 +372,8 @@ mod tests {
             "2025-12-01T12:34:56.Z",
             "2025-12-01T12:34:56+0800",
             "2025-12-01T12:34:56Zjunk",
-            "2025-12-01T12:34:56.789",
+            "2025-12-01T12:34:56.",
+            "2025-12-01T12:34:56 ",
         ] {
             assert!(!is_rfc3339(bad), "{bad}");
         }

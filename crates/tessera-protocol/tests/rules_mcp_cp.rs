@@ -105,7 +105,7 @@ fn message_envelope_rules() {
     let mut doc = common::document(DocumentKind::Message);
     remove(&mut doc, "/messageId");
     remove(&mut doc, "/sender/id");
-    set(&mut doc, "/timestamp", json!("2025-12-01T12:34:56"));
+    set(&mut doc, "/timestamp", json!("2025-12-01 12:34:56"));
     set(&mut doc, "/contextId", json!(7));
     set(&mut doc, "/metadata", json!([]));
     assert_eq!(

@@ -49,7 +49,7 @@ pub fn format_millis(millis: i64) -> String {
 /// An RFC 3339 timestamp as people read it, in UTC to the minute (`2026-01-20 10:00 UTC`);
 /// the text as it is when it is not one.
 pub fn readable(text: &str) -> String {
-    match OffsetDateTime::parse(text, &Rfc3339) {
+    match OffsetDateTime::parse(&tessera_protocol::wire::with_utc_offset(text), &Rfc3339) {
         Ok(at) => {
             let at = at.to_offset(time::UtcOffset::UTC);
             format!(
@@ -68,7 +68,8 @@ pub fn readable(text: &str) -> String {
 /// The instant of an RFC 3339 timestamp, in milliseconds since the epoch; `None` when the text
 /// is not one.
 pub fn parse_millis(text: &str) -> Option<i64> {
-    let at = OffsetDateTime::parse(text, &Rfc3339).ok()?;
+    let at =
+        OffsetDateTime::parse(&tessera_protocol::wire::with_utc_offset(text), &Rfc3339).ok()?;
     i64::try_from(at.unix_timestamp_nanos().div_euclid(1_000_000)).ok()
 }
 

@@ -40,7 +40,8 @@ pub fn tool_call_id(interaction: &Interaction) -> Option<&str> {
 
 /// When the interaction expires, if it does.
 pub fn expires_at(interaction: &Interaction) -> Option<jiff::Timestamp> {
-    request_str(interaction, keys::EXPIRES_AT).and_then(|t| t.parse().ok())
+    request_str(interaction, keys::EXPIRES_AT)
+        .and_then(|t| tessera_protocol::wire::with_utc_offset(t).parse().ok())
 }
 
 /// An event of the interaction's run, in its conversation and message.

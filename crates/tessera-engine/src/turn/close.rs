@@ -186,8 +186,8 @@ pub fn close_run(
                 .meta
                 .as_ref()?
                 .ts
-                .as_ref()?
-                .as_str()
+                .as_ref()
+                .map(|t| tessera_protocol::wire::with_utc_offset(t.as_str()))?
                 .parse::<jiff::Timestamp>()
                 .ok()
         })
