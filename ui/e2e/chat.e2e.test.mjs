@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack, suiteStack } from './harness.mjs';
+import { RESULTS_DIR, launchBrowser, openPage, pixelOf, sendMessage, startStack, suiteStack } from './harness.mjs';
 import { errorReply, modelCalls, pushReplies, textReply, toolCallReply } from './scripted.mjs';
 
 describe('chatting with the engine', () => {
@@ -73,15 +73,7 @@ describe('chatting with the engine', () => {
       const img = document.querySelector('[data-testid="user-message"] [data-testid="tool-image"]');
       return img instanceof HTMLImageElement && img.complete && img.naturalWidth === 3;
     });
-    const pixel = await thumb.evaluate((img) => {
-      const canvas = document.createElement('canvas');
-      canvas.width = img.naturalWidth;
-      canvas.height = img.naturalHeight;
-      const ctx = canvas.getContext('2d');
-      ctx.drawImage(img, 0, 0);
-      return [...ctx.getImageData(2, 1, 1, 1).data.slice(0, 3)];
-    });
-    assert.deepEqual(pixel, [0, 160, 80]);
+    assert.deepEqual(await pixelOf(thumb, 2, 1), [0, 160, 80]);
     await page.screenshot({ path: path.join(RESULTS_DIR, 'chat-attachment.png') });
     assert.deepEqual(errors, []);
   });

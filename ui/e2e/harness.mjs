@@ -173,3 +173,18 @@ export function suiteStack(options) {
   });
   return suite;
 }
+
+/** The RGB of the pixel at (`x`, `y`) of a loaded `<img>` (a locator), as the page decoded it. */
+export function pixelOf(image, x, y) {
+  return image.evaluate(
+    (img, [px, py]) => {
+      const canvas = document.createElement('canvas');
+      canvas.width = img.naturalWidth;
+      canvas.height = img.naturalHeight;
+      const ctx = canvas.getContext('2d');
+      ctx.drawImage(img, 0, 0);
+      return [...ctx.getImageData(px, py, 1, 1).data.slice(0, 3)];
+    },
+    [x, y],
+  );
+}

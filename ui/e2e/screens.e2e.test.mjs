@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { SCREENS_DIR, VIEWPORT, launchBrowser, startStack } from './harness.mjs';
+import { SCREENS_DIR, VIEWPORT, launchBrowser, pixelOf, startStack } from './harness.mjs';
 import { pushReplies, textReply, toolCallReply } from './scripted.mjs';
 
 const VARIANTS = [
@@ -97,15 +97,7 @@ describe('the screens a person meets', () => {
           const img = document.querySelector('[data-testid="tool-image"]');
           return img instanceof HTMLImageElement && img.complete && img.naturalWidth > 0;
         });
-        const pixel = await image.evaluate((img) => {
-          const canvas = document.createElement('canvas');
-          canvas.width = img.naturalWidth;
-          canvas.height = img.naturalHeight;
-          const ctx = canvas.getContext('2d');
-          ctx.drawImage(img, 0, 0);
-          return [...ctx.getImageData(1, 1, 1, 1).data.slice(0, 3)];
-        });
-        assert.deepEqual(pixel, [255, 128, 0]);
+        assert.deepEqual(await pixelOf(image, 1, 1), [255, 128, 0]);
         await page.getByText('That is orange.').waitFor({ timeout: 10_000 });
         await assertNoOverflow(page, 'chat with a picture');
         await page.screenshot({ path: shot('chat-picture') });
