@@ -188,6 +188,9 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
         </form>
       ) : (
         <form className="first-run-key" aria-label={t('firstRun.keyOf', { name: chosen.name })} onSubmit={(e) => void setUp(e)}>
+          <p className="first-run-provider" aria-hidden="true">
+            {t('firstRun.keyOf', { name: chosen.name })}
+          </p>
           <label htmlFor={keyId}>{t('firstRun.keyLabel')}</label>
           <input id={keyId} className="settings-input" type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} />
           <p className="settings-hint">{t('firstRun.keyHint')}</p>
