@@ -73,3 +73,34 @@ async fn an_event_stream_says_keep_alive() {
     let body = response.text().await.unwrap();
     assert!(body.contains("\"type\":\"done\""), "{body}");
 }
+
+/// Seed 002 §13: every run's `done` carries `latency_ms`, direct tool calls and instruction sets
+/// included (no model was called there, so no token figures).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_direct_runs_done_says_how_long_it_took() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    let calls = mcp_message(
+        "lat1",
+        "TOOL_CALL_REQUEST",
+        json!({"calls": [{"callId": "c1", "name": "calculator", "parameters": {"expression": "1+1"}}]}),
+    );
+    let body = api.post("/messages", &calls).await.ok(200).clone();
+    let run_id = body["metadata"]["runId"].as_str().unwrap();
+    let events = api.run_events("lat1", 0, run_id).await;
+    let instructions = mcp_message(
+        "lat2",
+        "INSTRUCTION",
+        json!({"instructions": [{"instructionId": "i1", "action": "calculator",
+                                 "parameters": {"expression": "2+2"}}]}),
+    );
+    let body = api.post("/messages", &instructions).await.ok(200).clone();
+    let run_id = body["content"]["data"]["runId"].as_str().unwrap();
+    let more = api.run_events("lat2", 0, run_id).await;
+    for (kind, events) in [("TOOL_CALL_REQUEST", events), ("INSTRUCTION", more)] {
+        let done = events.iter().find(|e| e["type"] == "done").unwrap();
+        assert!(done["meta"]["latency_ms"].is_u64(), "{kind}: {done}");
+        assert_eq!(done["meta"].get("prompt_tokens"), None, "{kind}: {done}");
+    }
+}

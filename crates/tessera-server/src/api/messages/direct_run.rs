@@ -31,6 +31,8 @@ pub(super) struct DirectRun {
     cancel: CancellationToken,
     /// Taken when the run ends.
     listed: Option<ExternalRun>,
+    /// For the `done`'s `latency_ms` (seed 002 §13).
+    started: std::time::Instant,
 }
 
 impl DirectRun {
@@ -47,6 +49,7 @@ impl DirectRun {
                 )
             })?;
         let run = Self {
+            started: std::time::Instant::now(),
             run_id,
             cancel: listed.cancel_token().clone(),
             listed: Some(listed),
@@ -123,6 +126,9 @@ impl DirectRun {
         );
         event.meta = Some(EventMeta {
             run_id: Some(self.run_id.clone()),
+            // Seed 002 §13: every run's `done` says how long it took; no model was called, so
+            // there are no token figures.
+            latency_ms: Some(u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)),
             extra,
             ..EventMeta::default()
         });
