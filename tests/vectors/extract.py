@@ -365,7 +365,8 @@ RESPONSE = OBJ({
     "trace_id": R(STR()),
     "context_updates": O(ARR(OBJ({"type": R(STR())}))),
     "error": O(RESPONSE_ERROR),
-    "metadata": O(OBJ(meta_rules=True)),
+    # Written by the system: the sys_ prefix (§3.3: 系统字段预留前缀) is allowed there.
+    "metadata": O(OBJ(meta_rules="system")),
 }, dyn=_response_dyn)
 
 # ── context document (seed 004 §2, §4.1) ──
@@ -498,7 +499,9 @@ def traverse(value, spec, tokens=(), ctx=()):
             yield from traverse(item, spec["value"], tokens + (key,), ctx)
 
 
-def metadata_key_problems(value, tokens):
+def metadata_key_problems(value, tokens, system=False):
+    """Seed 003 §3.3. `system`: the document is the system's own (a response), where the sys_
+    prefix it reserves for itself is allowed."""
     out = []
     if isinstance(value, dict):
         for key, item in value.items():
@@ -507,12 +510,12 @@ def metadata_key_problems(value, tokens):
                 out.append((here, "metadata key must be snake_case"))
             elif key in META_CORE_FIELDS:
                 out.append((here, "metadata key clashes with a core field"))
-            elif key.startswith("sys_"):
+            elif key.startswith("sys_") and not system:
                 out.append((here, "metadata keys starting with sys_ are reserved"))
-            out += metadata_key_problems(item, here)
+            out += metadata_key_problems(item, here, system)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            out += metadata_key_problems(item, tokens + (i,))
+            out += metadata_key_problems(item, tokens + (i,), system)
     return out
 
 
@@ -564,7 +567,7 @@ def check_node(spec, value, tokens):
                 if n != 1:
                     bad.append((tokens, f"exactly one of {', '.join(spec['oneof'])}"))
             if spec.get("meta_rules"):
-                bad += metadata_key_problems(value, tokens)
+                bad += metadata_key_problems(value, tokens, spec["meta_rules"] == "system")
     elif t == "arr":
         if not isinstance(value, list):
             bad.append((tokens, "expected an array"))
@@ -678,8 +681,6 @@ METADATA_VARIANTS = [
     ("003-4.2-request-doc-summary", ("metadata", "plugin_args"), {"maxItems": 3}, "metadata_not_snake_case",
      ("metadata", "plugin_args", "maxItems")),
     ("003-4.2-request-doc-summary", ("metadata", "trace_id"), "t-1", "metadata_core_field", None),
-    ("003-2.3-response-success", ("metadata",), {"sys_node": "n1"}, "metadata_reserved_prefix",
-     ("metadata", "sys_node")),
     ("003-2.3-response-success", ("metadata",), {"Status": "ok"}, "metadata_not_snake_case", ("metadata", "Status")),
     # Seed 000 §3.4: `error` 仅在status为ERROR时存在.
     ("000-3.4-tool-call-response--success", ("content", "results", 0, "error"),

@@ -139,3 +139,35 @@ fn an_unknown_kind_or_a_missing_file_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read /nonexistent/x.json"));
 }
+
+/// Seed 003 §3.3: `sys_` is the system's prefix (系统字段预留前缀): a client's request may not use
+/// it, a response (the system's own) may; and a timestamp as `utcnow().isoformat()` writes it
+/// (no offset) is read as UTC.
+#[test]
+fn the_sys_prefix_is_the_systems_and_a_timestamp_may_leave_its_offset_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let response = write(
+        dir.path(),
+        "response.json",
+        r#"{"status": "success", "outputs": [{"role": "assistant", "content": "ok"}],
+            "trace_id": "t-1", "metadata": {"sys_node": "n1", "latency_ms": 12}}"#,
+    );
+    let out = tessera(&["validate", "response", &response], None);
+    assert_eq!(
+        (out.status.code(), stdout(&out)),
+        (Some(0), "ok\n".to_owned())
+    );
+    let request = write(
+        dir.path(),
+        "request.json",
+        r#"{"model": "DeepSeek-chat", "root_id": "r", "resources": [{"role": "user", "content": "hi"}],
+            "config": {"temperature": 0.7}, "metadata": {"request_id": "q",
+            "timestamp": "2025-12-01T12:34:56.789012", "sys_priority": "high"}}"#,
+    );
+    let out = tessera(&["validate", "request", &request], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        "metadata.sys_priority: key prefix sys_ is reserved for the system\n"
+    );
+}

@@ -43,8 +43,9 @@ pub(crate) fn check(kind: DocumentKind, doc: &Value, out: &mut Vec<Problem>) {
             }
         }
         DocumentKind::Response => {
+            // A response is the system's own: the prefix §3.3 reserves for it is allowed.
             if let Some(metadata) = doc.get("metadata") {
-                check_metadata(metadata, "metadata", out);
+                check_metadata_of(metadata, "metadata", Writer::System, out);
             }
             if doc.get("status").and_then(Value::as_str) == Some("error")
                 && doc.get("error").is_none()
@@ -105,21 +106,39 @@ fn problem(path: impl Into<String>, message: impl Into<String>) -> Problem {
     }
 }
 
-/// Seed 003 §3.3, at every nesting level of a metadata object's keys.
+/// Who wrote a metadata object: a client, or the system (which may use the `sys_` prefix
+/// seed 003 §3.3 reserves for it: 系统字段预留前缀).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Writer {
+    Client,
+    System,
+}
+
+/// Seed 003 §3.3, at every nesting level of a metadata object's keys (a client's).
 pub(crate) fn check_metadata(value: &Value, path: &str, out: &mut Vec<Problem>) {
+    check_metadata_of(value, path, Writer::Client, out);
+}
+
+pub(crate) fn check_metadata_of(value: &Value, path: &str, writer: Writer, out: &mut Vec<Problem>) {
     match value {
         Value::Object(map) => {
             for (key, child) in map {
                 let key_path = child_path(path, key);
                 for message in metadata_key_problems(key) {
+                    if writer == Writer::System
+                        && key.starts_with(RESERVED_PREFIX)
+                        && message.contains("sys_")
+                    {
+                        continue;
+                    }
                     out.push(problem(key_path.clone(), message));
                 }
-                check_metadata(child, &key_path, out);
+                check_metadata_of(child, &key_path, writer, out);
             }
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                check_metadata(item, &index_path(path, i), out);
+                check_metadata_of(item, &index_path(path, i), writer, out);
             }
         }
         _ => {}
