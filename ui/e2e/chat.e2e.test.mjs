@@ -106,6 +106,8 @@ describe('chatting with the engine', () => {
     await page.getByRole('button', { name: 'New conversation' }).click();
     await sendMessage(page, 'Write many lines');
     const log = page.getByRole('log', { name: 'Messages' });
+    // Measured once the conversation shows (its pane is drawn a frame after the message is sent).
+    await log.getByTestId('log-end').waitFor({ state: 'attached', timeout: 15_000 });
     const geometry = () =>
       log.evaluate((el) => {
         const end = el.querySelector('[data-testid="log-end"]');
