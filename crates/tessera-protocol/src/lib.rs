@@ -21,6 +21,7 @@
 //! document survives a read and a write unchanged.
 
 pub mod context_doc;
+pub mod duplicate_keys;
 pub mod easyflow;
 pub mod generate;
 pub mod ipc;

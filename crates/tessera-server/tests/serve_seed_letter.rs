@@ -104,3 +104,29 @@ async fn a_direct_runs_done_says_how_long_it_took() {
         assert_eq!(done["meta"].get("prompt_tokens"), None, "{kind}: {done}");
     }
 }
+
+/// Hardening beyond the seeds (RFC 8259): a body that writes a key twice in one object is
+/// refused, naming where, on the MCP-CP and the request routes alike; nothing is run.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_written_twice_is_refused_with_its_path() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    let message = r#"{"messageId": "m1", "contextId": "dup", "timestamp": "2026-11-27T10:00:00Z",
+        "type": "USER_INPUT", "sender": {"id": "u", "type": "USER"},
+        "content": {"text": "hello", "text": "something else"}}"#;
+    let refused = api.raw(reqwest::Method::POST, "/messages", message).await;
+    let said = refused.error(400, "DUPLICATE_KEY");
+    assert!(said.contains("content.text"), "{said}");
+    api.get("/conversations/dup").await.error(404, "NOT_FOUND");
+
+    let request = r#"{"model": "m", "root_id": "r", "resources": [{"role": "user", "content": "hi"}],
+        "config": {"temperature": 0.2, "temperature": 1.5}, "metadata": {"request_id": "req-9"}}"#;
+    let refused = api.raw(reqwest::Method::POST, "/requests", request).await;
+    assert_eq!(refused.status, 400, "{}", refused.text);
+    assert_eq!(refused.body["status"], "error");
+    assert_eq!(refused.body["outputs"], json!([]));
+    assert_eq!(refused.body["trace_id"], "req-9");
+    assert_eq!(refused.body["error"]["code"], "DUPLICATE_KEY");
+    assert!(provider.calls().is_empty());
+}

@@ -98,6 +98,15 @@ pub(crate) async fn post_request(
         .pointer("/metadata/request_id")
         .and_then(Value::as_str)
         .map_or_else(|| uuid::Uuid::now_v7().to_string(), str::to_owned);
+    if let Err(message) = super::messages::refuse_duplicate_keys(&body) {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            &trace_id,
+            "DUPLICATE_KEY",
+            message,
+            None,
+        );
+    }
     let problems = tessera_protocol::validate(DocumentKind::Request, &value);
     if !problems.is_empty() {
         let listed: Vec<String> = problems.iter().map(ToString::to_string).collect();

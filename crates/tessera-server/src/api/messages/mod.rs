@@ -138,13 +138,27 @@ pub(crate) fn ack(request: &Message, text: String, data: JsonObject) -> Message 
 }
 
 pub(crate) fn json_body(body: &[u8]) -> Result<Value, ApiError> {
-    serde_json::from_slice(body).map_err(|err| {
+    let value = serde_json::from_slice(body).map_err(|err| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
             "INVALID_JSON",
             format!("the body is not JSON: {err}"),
         )
-    })
+    })?;
+    refuse_duplicate_keys(body)
+        .map_err(|message| ApiError::new(StatusCode::BAD_REQUEST, "DUPLICATE_KEY", message))?;
+    Ok(value)
+}
+
+/// RFC 8259 leaves a repeated key's meaning open (serde_json keeps the last): a body that says
+/// two things at once is refused, naming where.
+pub(crate) fn refuse_duplicate_keys(body: &[u8]) -> Result<(), String> {
+    match tessera_protocol::duplicate_keys::first_duplicate_key(body) {
+        Ok(Some(path)) => Err(format!(
+            "the key at {path} is written twice in one object; give each key once"
+        )),
+        _ => Ok(()),
+    }
 }
 
 pub(crate) async fn post_message(
