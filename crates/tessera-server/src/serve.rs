@@ -120,6 +120,13 @@ impl ModelFlags {
             }
         }
     }
+
+    /// The tools that need no model, set on `engine` for when it has none.
+    pub fn set_base_tools(&self, engine: &tessera_engine::engine::Engine) -> anyhow::Result<()> {
+        let tools = base_tools(engine.store(), self.extra_tools.as_ref())?;
+        engine.set_base_tools(Some(Arc::new(tools)));
+        Ok(())
+    }
 }
 
 /// The engine over the data folder `dir` with the built-in tools, answering with the model
@@ -145,6 +152,8 @@ pub async fn open_engine_with(
             .with_context(|| format!("cannot open the data folder {}", dir.display()))?,
     );
     let engine = tessera_engine::engine::Engine::without_model(store.clone());
+    // Tools need no model: direct tool calls and instruction sets work before one is set up.
+    flags.set_base_tools(&engine)?;
     match model_choice_with(&store, args, flags.extra_tools.as_ref()).await {
         Ok(choice) => engine.set_model(Some(choice)),
         Err(err) if args.is_empty() => {
@@ -193,16 +202,7 @@ pub async fn model_choice_with(
 ) -> anyhow::Result<tessera_engine::engine::ModelChoice> {
     use anyhow::Context;
     let (client, model) = crate::chat_cmd::model_client(store, args).await?;
-    let mut tools = tessera_engine::tools::ToolRegistry::new();
-    tessera_engine::builtin_tools::register_builtin_tools(&mut tools, store.clone())
-        .context("cannot register the built-in tools")?;
-    if crate::test_tools::wanted() {
-        crate::test_tools::register(&mut tools, store.paths().root.clone(), store.clone())
-            .context("cannot register the test tools")?;
-    }
-    if let Some(extra) = extra_tools {
-        extra(&mut tools, store).context("cannot register the app's tools")?;
-    }
+    let mut tools = base_tools(store, extra_tools)?;
     // Specialists last: they may use every tool above, and never each other.
     tessera_engine::specialists::register_configured(
         &mut tools,
@@ -223,6 +223,25 @@ pub async fn model_choice_with(
             ..tessera_engine::turn::TurnOptions::default()
         },
     })
+}
+
+/// The tools that need no model: the built-in ones, the test tools when asked for, the app's.
+pub fn base_tools(
+    store: &Arc<tessera_store::Store>,
+    extra_tools: Option<&ExtraTools>,
+) -> anyhow::Result<tessera_engine::tools::ToolRegistry> {
+    use anyhow::Context;
+    let mut tools = tessera_engine::tools::ToolRegistry::new();
+    tessera_engine::builtin_tools::register_builtin_tools(&mut tools, store.clone())
+        .context("cannot register the built-in tools")?;
+    if crate::test_tools::wanted() {
+        crate::test_tools::register(&mut tools, store.paths().root.clone(), store.clone())
+            .context("cannot register the test tools")?;
+    }
+    if let Some(extra) = extra_tools {
+        extra(&mut tools, store).context("cannot register the app's tools")?;
+    }
+    Ok(tools)
 }
 
 /// What can be refused before anything is opened (so a refused command leaves no data folder).

@@ -212,6 +212,10 @@ pub struct Engine {
     client_tools: Arc<crate::client_tools::ClientTools>,
     /// Forms running tools wait for (MCP elicitation).
     live_forms: Arc<crate::interactions::LiveForms>,
+    /// The tools that need no model (built-in, native, the app's): what direct runs call and
+    /// `GET /v1/tools` lists while no model is set up. A model's own registry (with its
+    /// specialists) takes their place when there is one.
+    base_tools: Arc<RwLock<Option<Arc<crate::tools::ToolRegistry>>>>,
     /// Tools that come and go while the engine runs (MCP servers), asked at each run's start.
     tool_sources: Arc<RwLock<Vec<Arc<dyn crate::tools::ToolSource>>>>,
     /// Every secret of the data folder (API keys, MCP servers' secrets): the keyring or the
@@ -254,6 +258,14 @@ impl Engine {
             picked: Arc::new(Mutex::new(HashMap::new())),
             client_tools: Arc::new(crate::client_tools::ClientTools::new()),
             tool_sources: Arc::new(RwLock::new(Vec::new())),
+            base_tools: Arc::new(RwLock::new(None)),
+        }
+    }
+
+    /// The tools that need no model: used while no model is set up (tools never need one).
+    pub fn set_base_tools(&self, tools: Option<Arc<crate::tools::ToolRegistry>>) {
+        if let Ok(mut base) = self.base_tools.write() {
+            *base = tools;
         }
     }
 
@@ -314,9 +326,12 @@ impl Engine {
         self.model.read().ok().and_then(|m| m.clone())
     }
 
-    /// The tools the model may call, if any.
+    /// The engine's own tools: the model's (with its specialists), or without a model the
+    /// tools that need none.
     pub fn tools(&self) -> Option<Arc<crate::tools::ToolRegistry>> {
-        self.model().and_then(|m| m.options.tools.clone())
+        self.model()
+            .and_then(|m| m.options.tools.clone())
+            .or_else(|| self.base_tools.read().ok().and_then(|b| b.clone()))
     }
 
     pub fn store(&self) -> &Arc<Store> {
@@ -371,11 +386,30 @@ impl Engine {
         self.secrets.clone()
     }
 
-    /// The tools a run in `conversation_id` may call: the model's, plus the front-end tools a
-    /// client of the conversation announced ([`crate::client_tools`]).
-    pub fn tools_for(&self, conversation_id: &str) -> Option<Arc<crate::tools::ToolRegistry>> {
-        self.client_tools
-            .registry_for(conversation_id, self.tools())
+    /// The tools a run in `conversation_id` may call, as a model run gets them: the engine's,
+    /// every tool source's (MCP servers), and the front-end tools a client of the conversation
+    /// announced ([`crate::client_tools`]).
+    pub async fn tools_for(
+        &self,
+        conversation_id: &str,
+    ) -> Option<Arc<crate::tools::ToolRegistry>> {
+        let tools = self.served_tools().await;
+        self.client_tools.registry_for(conversation_id, tools)
+    }
+
+    /// The engine's tools with every tool source's (MCP servers' ready tools): what the server
+    /// side offers any conversation.
+    pub async fn served_tools(&self) -> Option<Arc<crate::tools::ToolRegistry>> {
+        let sources: Vec<_> = self
+            .tool_sources
+            .read()
+            .map(|s| s.clone())
+            .unwrap_or_default();
+        let tools = self.tools();
+        if sources.is_empty() {
+            return tools;
+        }
+        crate::tools::with_sourced_tools(tools, &sources, None).await
     }
 
     /// The consent gate of a run in `conversation_id` that nobody is asked in (a direct

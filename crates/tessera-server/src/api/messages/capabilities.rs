@@ -20,7 +20,7 @@ use tessera_protocol::wire::JsonObject;
 use super::super::ApiError;
 use super::{ack, reply};
 
-pub(super) fn announce(engine: &Engine, message: Message) -> Result<Response, ApiError> {
+pub(super) async fn announce(engine: &Engine, message: Message) -> Result<Response, ApiError> {
     let MessageContent::ClientCapabilities(capabilities) = &message.content else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -37,7 +37,7 @@ pub(super) fn announce(engine: &Engine, message: Message) -> Result<Response, Ap
                 format!("content.{err}; nothing was announced"),
             )
         })?;
-    let engine_tools = engine.tools();
+    let engine_tools = engine.served_tools().await;
     let mut taken = Vec::new();
     let mut shadowed = Vec::new();
     for tool in &announcement.tools {
@@ -64,7 +64,7 @@ pub(super) fn announce(engine: &Engine, message: Message) -> Result<Response, Ap
     Ok(Json(ack(&message, text, data)).into_response())
 }
 
-pub(super) fn availability(engine: &Engine, message: Message) -> Result<Response, ApiError> {
+pub(super) async fn availability(engine: &Engine, message: Message) -> Result<Response, ApiError> {
     let MessageContent::ToolAvailabilityRequest(request) = &message.content else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -72,7 +72,7 @@ pub(super) fn availability(engine: &Engine, message: Message) -> Result<Response
             "not a TOOL_AVAILABILITY_REQUEST",
         ));
     };
-    let engine_tools = engine.tools();
+    let engine_tools = engine.served_tools().await;
     let client_tools = engine.client_tools().tools(&message.context_id);
     let response =
         tessera_engine::client_tools::availability(request, engine_tools.as_deref(), &client_tools);

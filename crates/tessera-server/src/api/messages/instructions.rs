@@ -36,6 +36,7 @@ pub(super) async fn handle(engine: &Engine, message: Message) -> Result<Response
     let conversation = message.context_id.clone();
     let registry = engine
         .tools_for(&conversation)
+        .await
         .unwrap_or_else(|| Arc::new(tessera_engine::tools::ToolRegistry::new()));
     // Planned first: a refused set leaves neither tasks nor events behind.
     Executor::new(

@@ -178,8 +178,10 @@ pub(crate) async fn post_message(
         MessageContent::ToolCallResponse(_) => tool_calls::client_response(&engine, message),
         MessageContent::Instruction(_) => instructions::handle(&engine, message).await,
         MessageContent::ContextUpdate(_) => context_update::handle(&engine, message).await,
-        MessageContent::ClientCapabilities(_) => capabilities::announce(&engine, message),
-        MessageContent::ToolAvailabilityRequest(_) => capabilities::availability(&engine, message),
+        MessageContent::ClientCapabilities(_) => capabilities::announce(&engine, message).await,
+        MessageContent::ToolAvailabilityRequest(_) => {
+            capabilities::availability(&engine, message).await
+        }
         other => Err(ApiError::new(
             StatusCode::NOT_IMPLEMENTED,
             "UNSUPPORTED_MESSAGE_TYPE",

@@ -56,6 +56,7 @@ pub(super) async fn request(engine: &Engine, message: Message) -> Result<Respons
     let conversation = message.context_id.clone();
     let registry = engine
         .tools_for(&conversation)
+        .await
         .unwrap_or_else(|| Arc::new(tessera_engine::tools::ToolRegistry::new()));
     // Refused before anything is stored or run.
     let planner = tessera_engine::executor::Executor::new(

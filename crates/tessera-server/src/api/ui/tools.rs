@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::State;
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
@@ -17,11 +17,23 @@ pub(super) fn routes() -> Router<Engine> {
     Router::new().route("/tools", get(list))
 }
 
-/// `GET /v1/tools`: name, description, input schema, whether calls may overlap others (`safe`)
-/// or have side effects, where it runs, which permission it needs. Without a model yet, the
-/// built-in tools a model will get (the same registration as `serve::model_choice`).
-async fn list(State(engine): State<Engine>) -> Result<Json<ToolList>, ApiError> {
-    let registry = match engine.tools() {
+#[derive(Debug, Default, serde::Deserialize)]
+struct ListQuery {
+    /// The front-end tools a client announced in this conversation join the list.
+    #[serde(default)]
+    conversation_id: Option<String>,
+}
+
+/// `GET /v1/tools[?conversation_id=…]`: every tool a run may offer (the engine's, the ready MCP
+/// servers' marked by `kind` `mcp` and `provider` the server's name, and with a conversation the
+/// front-end tools its client announced): name, description, input schema, whether calls may
+/// overlap others (`safe`) or have side effects, where it runs, which permission it needs.
+async fn list(
+    State(engine): State<Engine>,
+    Query(query): Query<ListQuery>,
+) -> Result<Json<ToolList>, ApiError> {
+    let conversation = query.conversation_id.unwrap_or_default();
+    let registry = match engine.tools_for(&conversation).await {
         Some(tools) => tools,
         None => {
             let mut tools = ToolRegistry::new();
