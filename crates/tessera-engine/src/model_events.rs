@@ -6,9 +6,9 @@
 
 use serde_json::{json, Map, Value};
 use tessera_protocol::easyflow::{
-    Domain, DonePayload, Event, EventBody, EventMeta, LlmMessagePayload, LlmThinkingPayload,
-    NodeKind, SystemErrorPayload, SystemState, SystemStatusPayload, WorkflowState,
-    WorkflowStatusPayload,
+    BusinessErrorPayload, Domain, DonePayload, Event, EventBody, EventMeta, LlmMessagePayload,
+    LlmThinkingPayload, NodeKind, SystemErrorPayload, SystemState, SystemStatusPayload,
+    WorkflowState, WorkflowStatusPayload,
 };
 use tessera_protocol::wire::JsonObject;
 use tessera_providers::stream::{IncompleteReason, StreamItem, Usage};
@@ -20,9 +20,12 @@ pub struct EventShaper {
     conversation_id: String,
     message_id: String,
     run_id: String,
-    /// The streamed block the deltas belong to (`index` on the wire): one per run of deltas of
-    /// one kind, so the store folds each block into one whole event when the run ends.
+    /// The streamed block the deltas belong to (the payload's `block`): one per run of deltas
+    /// of one kind, so the store folds each block into one whole event when the run ends.
     block: u64,
+    /// The next delta's `index`: its sequence number in the message (seed 002 §4.2), one
+    /// counter over thinking and answer pieces.
+    next_index: u64,
     /// The kind of the current block (`thinking`, `message`, `refusal`), None before the first.
     block_kind: Option<&'static str>,
     /// Whether an earlier call of the run produced text (a later call's text is set apart).
@@ -43,6 +46,7 @@ impl EventShaper {
             message_id: message_id.into(),
             run_id: run_id.into(),
             block: 0,
+            next_index: 0,
             block_kind: None,
             wrote_text: false,
             separate_next_text: false,
@@ -70,14 +74,21 @@ impl EventShaper {
     }
 
     /// A delta of `kind`: a new block starts when the kind changes.
-    fn streamed(&mut self, kind: &'static str, body: EventBody) -> Event {
+    fn streamed(&mut self, kind: &'static str, mut body: EventBody) -> Event {
         if self.block_kind != Some(kind) {
             if self.block_kind.is_some() {
                 self.block += 1;
             }
             self.block_kind = Some(kind);
         }
-        self.event(body, Some(self.block))
+        match &mut body {
+            EventBody::LlmMessage(p) => p.block = Some(self.block),
+            EventBody::LlmThinking(p) => p.block = Some(self.block),
+            _ => {}
+        }
+        let index = self.next_index;
+        self.next_index += 1;
+        self.event(body, Some(index))
     }
 
     /// A new model call begins: its deltas start new blocks.
@@ -118,6 +129,7 @@ impl EventShaper {
                     EventBody::LlmMessage(LlmMessagePayload {
                         delta: Some(text),
                         content: None,
+                        block: None,
                         extra: JsonObject::new(),
                     }),
                 ))
@@ -130,6 +142,7 @@ impl EventShaper {
                     EventBody::LlmMessage(LlmMessagePayload {
                         delta: Some(text.clone()),
                         content: None,
+                        block: None,
                         extra,
                     }),
                 ))
@@ -140,6 +153,7 @@ impl EventShaper {
                     delta: Some(text.clone()),
                     content: None,
                     signature: None,
+                    block: None,
                     extra: JsonObject::new(),
                 }),
             )),
@@ -149,6 +163,7 @@ impl EventShaper {
                     delta: Some(String::new()),
                     content: None,
                     signature: Some(signature.clone()),
+                    block: None,
                     extra: JsonObject::new(),
                 }),
             )),
@@ -161,6 +176,7 @@ impl EventShaper {
                         delta: Some(String::new()),
                         content: None,
                         signature: None,
+                        block: None,
                         extra,
                     }),
                 ))
@@ -253,10 +269,19 @@ impl EventShaper {
     }
 
     /// Continues a run rebuilt after it was suspended: its next deltas start a new block after
-    /// `last_block` and a new call's text is set apart from what came before.
-    pub fn continue_after(&mut self, last_block: Option<u64>, wrote_text: bool) {
+    /// `last_block`, are numbered on after `last_index`, and a new call's text is set apart from
+    /// what came before.
+    pub fn continue_after(
+        &mut self,
+        last_block: Option<u64>,
+        last_index: Option<u64>,
+        wrote_text: bool,
+    ) {
         if let Some(last) = last_block {
             self.block = last + 1;
+        }
+        if let Some(last) = last_index {
+            self.next_index = last + 1;
         }
         self.block_kind = None;
         self.wrote_text = wrote_text;
@@ -304,9 +329,25 @@ impl EventShaper {
         )
     }
 
-    /// The fatal error a provider call ended with.
+    /// The fatal error a provider call ended with: a refusal by a business rule (the account's
+    /// quota, the person's spending limit) is a `business/error` with its upper-case code (seed
+    /// 002 §9), the provider's code beside it; anything else is a fatal `system/error`.
     pub fn provider_error(&self, err: &ProviderError) -> Event {
-        self.system_error(err.code(), err.to_string(), false, None)
+        match business_code(err) {
+            Some(code) => {
+                let mut extra = JsonObject::new();
+                extra.insert("provider_code".into(), json!(err.code()));
+                self.event(
+                    EventBody::BusinessError(BusinessErrorPayload {
+                        code: code.to_owned(),
+                        message: err.to_string(),
+                        extra,
+                    }),
+                    None,
+                )
+            }
+            None => self.system_error(err.code(), err.to_string(), false, None),
+        }
     }
 
     /// `system/done` with usage per model and the latencies in `meta`.
@@ -365,4 +406,13 @@ pub struct DoneSummary {
     pub state: SystemState,
     /// Some of `usage` was counted by Tessera, not reported by the provider.
     pub usage_estimated: bool,
+}
+
+/// The `business/error` code of a provider error that is a business rule's refusal.
+pub fn business_code(err: &ProviderError) -> Option<&'static str> {
+    match err {
+        ProviderError::SpendingLimit(_) => Some(tessera_protocol::easyflow::SPENDING_LIMIT_REACHED),
+        _ if err.code() == "quota_exceeded" => Some(tessera_protocol::easyflow::QUOTA_EXCEEDED),
+        _ => None,
+    }
 }

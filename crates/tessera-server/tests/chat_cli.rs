@@ -289,14 +289,19 @@ async fn a_spending_limit_stops_paid_calls_before_they_are_sent() {
     let out = run(vec!["--conversation".into(), conversation, "second".into()]).await;
     assert_eq!(out.status.code(), Some(1));
     checked(&out);
+    // A business rule's refusal (seed 002 §9): business/error with its upper-case code.
     let error = events(&out)
         .iter()
         .find_map(|e| match &e.body {
-            EventBody::SystemError(p) => Some(p.clone()),
+            EventBody::BusinessError(p) => Some(p.clone()),
             _ => None,
         })
         .unwrap();
-    assert_eq!(error.code, "spending_limit");
+    assert_eq!(error.code, "SPENDING_LIMIT_REACHED");
+    assert_eq!(error.extra["provider_code"], "spending_limit");
     assert!(error.message.contains("0.01"), "{}", error.message);
+    assert!(!events(&out)
+        .iter()
+        .any(|e| matches!(e.body, EventBody::SystemError(_))));
     assert_eq!(provider.calls().len(), 1, "the second call was never sent");
 }

@@ -130,3 +130,71 @@ async fn a_key_written_twice_is_refused_with_its_path() {
     assert_eq!(refused.body["error"]["code"], "DUPLICATE_KEY");
     assert!(provider.calls().is_empty());
 }
+
+/// Seed 002 §9: a spending limit's refusal is `business/error` SPENDING_LIMIT_REACHED, sent as
+/// an ordinary `message` event, then the run's failed status, then `done`; a client waiting for
+/// the MODEL_RESPONSE gets 402 with that code.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_spending_limit_is_a_business_error_then_failed_then_done() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    support::save_scripted_provider(data.path(), &provider);
+    {
+        let store = tessera_store::Store::open(data.path()).unwrap();
+        store
+            .set_provider_settings(
+                "local",
+                json!({"name": "local", "kind": "openai", "base_url": provider.openai_base(),
+                    "requires_key": false, "default_model": "m", "proxy": "none",
+                    "models": {"m": {"price": {"input_per_mtok": 1000.0, "output_per_mtok": 1000.0}}}}),
+            )
+            .unwrap();
+        store
+            .set_app_setting("spending_limits", json!({"per_conversation_usd": 0.01}))
+            .unwrap();
+    }
+    let api = Api::start(support::serve_local(data.path(), false));
+    provider.push(Reply::openai_text("m", &["paid ", "answer"]));
+    let mut first = support::stream::Stream::post(&api.server, "spend", "first").await;
+    first.read_to_done().await;
+
+    let mut second = support::stream::Stream::post(&api.server, "spend", "second").await;
+    second.read_to_done().await;
+    tessera_testkit::event_order::check_run(&second.data()).unwrap();
+    let kinds: Vec<String> = second
+        .events
+        .iter()
+        .map(|(_, name, e)| {
+            format!(
+                "{name} {}/{} {}",
+                e["domain"], e["type"], e["payload"]["state"]
+            )
+        })
+        .map(|k| k.replace('"', ""))
+        .collect();
+    let refusal = kinds
+        .iter()
+        .position(|k| k.starts_with("message business/error"))
+        .unwrap_or_else(|| panic!("no business/error in {kinds:?}"));
+    assert_eq!(
+        &kinds[refusal + 1..],
+        ["message system/status failed", "done system/done null"],
+        "{kinds:?}"
+    );
+    assert!(!kinds.iter().any(|k| k.starts_with("error ")), "{kinds:?}");
+    let payload = &second.events[refusal].2["payload"];
+    assert_eq!(payload["code"], "SPENDING_LIMIT_REACHED");
+    assert!(
+        payload["message"].as_str().unwrap().contains("0.01"),
+        "{payload}"
+    );
+
+    let waited = api
+        .post(
+            "/messages",
+            &mcp_message("spend", "USER_INPUT", json!({"text": "third"})),
+        )
+        .await;
+    waited.error(402, "SPENDING_LIMIT_REACHED");
+    assert_eq!(provider.calls().len(), 1, "no refused call was sent");
+}

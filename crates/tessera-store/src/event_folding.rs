@@ -30,6 +30,8 @@ struct Stream {
     signature: Option<String>,
     /// The last delta's `meta.ts`.
     last_ts: Option<Timestamp>,
+    /// The last delta's `index`: a run resumed later numbers its pieces on from it.
+    last_index: Option<u64>,
 }
 
 type StreamKey = (String, Option<String>, Option<u64>);
@@ -37,11 +39,18 @@ type StreamKey = (String, Option<String>, Option<u64>);
 /// Deltas deleted per statement when a run is folded.
 const DELETE_BATCH: i64 = 4096;
 
+/// A delta's stream: its type, message and block. Events stored before the block moved into
+/// the payload carried it as `index`.
 fn key(event: &Event) -> StreamKey {
+    let block = match &event.body {
+        EventBody::LlmThinking(p) => p.block,
+        EventBody::LlmMessage(p) => p.block,
+        _ => None,
+    };
     (
         event.body.event_type().to_owned(),
         event.message_id.clone(),
-        event.index,
+        block.or(event.index),
     )
 }
 
@@ -55,6 +64,7 @@ impl Stream {
             content: String::new(),
             signature: None,
             last_ts: None,
+            last_index: None,
         };
         stream.push(seq, event);
         stream
@@ -62,6 +72,7 @@ impl Stream {
 
     fn push(&mut self, seq: u64, event: Event) {
         self.to = seq;
+        self.last_index = event.index.or(self.last_index);
         self.last_ts = event.meta.and_then(|m| m.ts);
         match event.body {
             EventBody::LlmThinking(piece) => {
@@ -87,11 +98,13 @@ impl Stream {
                 delta: None,
                 content: Some(self.content),
                 signature: self.signature,
+                block: p.block,
                 extra: p.extra,
             }),
             EventBody::LlmMessage(p) => EventBody::LlmMessage(LlmMessagePayload {
                 delta: None,
                 content: Some(self.content),
+                block: p.block,
                 extra: p.extra,
             }),
             _ => return None,
@@ -108,6 +121,9 @@ impl Stream {
         }
         meta.extra
             .insert("replaces".into(), json!({ "from": from, "to": to }));
+        if let Some(last) = self.last_index {
+            meta.extra.insert("last_index".into(), json!(last));
+        }
         Some(event)
     }
 }

@@ -16,9 +16,10 @@
 //! - every `tool_call` has a later `tool_result` with its id (unless the run was cancelled or
 //!   failed), no `tool_result` without its `tool_queued`/`tool_call` before it, `tool_started`
 //!   (and `tool_progress`) between the call and its result;
-//! - the streamed blocks of a message (`message_id`, type, `index` of `llm/thinking` and
-//!   `llm/message`) do not interleave: once another block of the message has started, an
-//!   earlier one never receives more;
+//! - the streamed blocks of a message (`message_id`, type, and the payload's `block`, else
+//!   `index`, of `llm/thinking` and `llm/message`) do not interleave: once another block of the
+//!   message has started, an earlier one never receives more;
+//! - a message's streamed pieces have growing `index`es (seed 002 §4.2, 流式输出序号);
 //! - a fatal `system/error` (`retryable` not true) comes right before the terminal `failed`
 //!   status, or ends the stream.
 //!
@@ -62,6 +63,8 @@ struct Blocks {
     current: Option<(BlockKey, String)>,
     /// Blocks that ended (another block started, or their whole event came), and where.
     ended: HashMap<BlockKey, String>,
+    /// The last delta's `index` and where it was: the next one is greater.
+    last_index: Option<(u64, String)>,
 }
 
 type BlockKey = (String, Option<u64>);
@@ -348,9 +351,27 @@ impl Checker {
             self.problem(format!("{at}: llm/{kind} without message_id"));
             return;
         };
-        let key: BlockKey = (kind.to_owned(), event.get("index").and_then(Value::as_u64));
+        let index = event.get("index").and_then(Value::as_u64);
+        // The block is the payload's (Tessera's extension); a stream without it has blocks by
+        // `index` alone.
+        let block = event
+            .pointer("/payload/block")
+            .and_then(Value::as_u64)
+            .or(index);
+        let key: BlockKey = (kind.to_owned(), block);
         let whole = event.pointer("/payload/delta").is_none();
         let blocks = self.blocks.entry(message.to_owned()).or_default();
+        if let (Some(index), false) = (index, whole) {
+            // Seed 002 §4.2: `index` numbers a message's streamed pieces in order.
+            if let Some((last, last_at)) = &blocks.last_index {
+                if index <= *last {
+                    self.problems.push(format!(
+                        "{at}: index {index} of message `{message}` does not follow index {last} at {last_at}"
+                    ));
+                }
+            }
+            blocks.last_index = Some((index, at.to_owned()));
+        }
         let describe = |key: &BlockKey| match key.1 {
             Some(index) => format!("llm/{} block {index} of message `{message}`", key.0),
             None => format!("llm/{} block (no index) of message `{message}`", key.0),
@@ -432,10 +453,11 @@ mod tests {
         fn status(self, state: &str) -> Self {
             self.push("system", "status", json!({"state": state}))
         }
-        fn delta(self, kind: &str, index: u64, text: &str) -> Self {
-            let mut run = self.push("llm", kind, json!({"delta": text}));
+        /// A streamed piece of `block`; its `index` grows with the stream.
+        fn delta(self, kind: &str, block: u64, text: &str) -> Self {
+            let mut run = self.push("llm", kind, json!({"delta": text, "block": block}));
             let last = run.0.len() - 1;
-            run.0[last]["index"] = json!(index);
+            run.0[last]["index"] = json!(last);
             run
         }
         fn tool(self, kind: &str, id: &str) -> Self {
@@ -700,6 +722,29 @@ mod tests {
             .status("completed")
             .done();
         check_run(&other_message.0).unwrap();
+    }
+
+    #[test]
+    fn index_numbers_a_messages_pieces_in_order() {
+        let backwards = Run::new()
+            .status("running")
+            .delta("thinking", 0, "a")
+            .delta("message", 1, "b")
+            .edit(2, "/index", json!(0))
+            .status("completed")
+            .done();
+        fails(
+            &backwards,
+            "seq 3: index 0 of message `m1` does not follow index 1 at seq 2",
+        );
+        // Without blocks in the payload, `index` alone tells the blocks apart (another server).
+        let plain = Run::new()
+            .status("running")
+            .delta("message", 0, "a")
+            .edit(1, "/payload", json!({"delta": "a"}))
+            .status("completed")
+            .done();
+        check_run(&plain.0).unwrap();
     }
 
     #[test]

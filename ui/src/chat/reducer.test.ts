@@ -192,6 +192,19 @@ describe('chat reducer on engine shapes', () => {
     expect(folded.messages['m1']?.parts[0]).toMatchObject({ startedMs: Date.parse('2026-11-27T10:00:00Z'), lastMs: Date.parse('2026-11-27T10:00:07.5Z') });
   });
 
+  it('joins pieces by their block, whatever their index (seed 002: index numbers the pieces)', () => {
+    const s = reduceAll(initialChatState, [
+      ev(1, 'llm', 'thinking', { delta: 'Hm', block: 0 }, { index: 0 }),
+      ev(2, 'llm', 'thinking', { delta: 'm.', block: 0 }, { index: 1 }),
+      ev(3, 'llm', 'message', { delta: 'An', block: 1 }, { index: 2 }),
+      ev(4, 'llm', 'message', { delta: 'swer', block: 1 }, { index: 3 }),
+    ]);
+    expect(s.messages['m1']?.parts).toEqual([
+      expect.objectContaining({ kind: 'thinking', key: 'thinking:0', text: 'Hmm.' }),
+      { kind: 'text', key: 'text:1', text: 'Answer' },
+    ]);
+  });
+
   it('tells a recoverable error (retry coming) from a fatal one, and streams thinking apart from text', () => {
     const s = reduceAll(initialChatState, [
       ev(1, 'system', 'status', { state: 'running' }),
@@ -209,6 +222,16 @@ describe('chat reducer on engine shapes', () => {
     expect(m?.notices).toEqual([{ code: 'RATE_LIMITED', message: 'retrying', retryable: true }]);
     expect(s.runs['r1']).toMatchObject({ state: 'failed', fatal: { code: 'PROVIDER_ERROR', message: 'gone', retryable: false } });
     expect(activeRun(s)).toBeNull();
+  });
+
+  it('shows a business refusal that failed the run as why it failed', () => {
+    const s = reduceAll(initialChatState, [
+      ev(1, 'system', 'status', { state: 'running' }),
+      ev(2, 'business', 'error', { code: 'SPENDING_LIMIT_REACHED', message: 'spending limit reached: 0.01 USD' }),
+      ev(3, 'system', 'status', { state: 'failed' }),
+    ]);
+    expect(s.runs['r1']).toMatchObject({ state: 'failed', fatal: { code: 'SPENDING_LIMIT_REACHED', retryable: false } });
+    expect(s.messages['m1']?.notices).toEqual([]);
   });
 
   it('withdraws a form on form_cancel and clears what waits when the run is cancelled', () => {

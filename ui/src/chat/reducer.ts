@@ -257,8 +257,10 @@ function withTool(state: ChatState, event: Event, id: string, name: string | und
   return { ...s, tools: { ...s.tools, [id]: card } };
 }
 
-function textPart(state: ChatState, event: Event, kind: 'text' | 'thinking', payload: { delta?: string; content?: string }, whole: boolean): ChatState {
-  const key = `${kind}:${event.index ?? 0}`;
+function textPart(state: ChatState, event: Event, kind: 'text' | 'thinking', payload: { delta?: string; content?: string; block?: number }, whole: boolean): ChatState {
+  // `index` numbers the pieces; the block they make up is the payload's (older servers and
+  // stored events without it carried the block as `index`).
+  const key = `${kind}:${payload.block ?? event.index ?? 0}`;
   const delta = payload.delta;
   const content = payload.content;
   if (delta === undefined && content === undefined) return state;
@@ -303,9 +305,9 @@ function apply(state: ChatState, event: Event, folded: boolean): ChatState {
   const payload = event.payload as Record<string, JsonValue | undefined>;
   switch (`${event.domain}/${event.type}`) {
     case 'llm/message':
-      return textPart(state, event, 'text', payload as { delta?: string; content?: string }, folded);
+      return textPart(state, event, 'text', payload as { delta?: string; content?: string; block?: number }, folded);
     case 'llm/thinking':
-      return textPart(state, event, 'thinking', payload as { delta?: string; content?: string }, folded);
+      return textPart(state, event, 'thinking', payload as { delta?: string; content?: string; block?: number }, folded);
 
     case 'tool/tool_call_delta': {
       const id = str(payload['tool_call_id']);
@@ -439,6 +441,15 @@ function apply(state: ChatState, event: Event, folded: boolean): ChatState {
       if (!runState) return state;
       let s = withRun(state, event, (r) => (r.state === runState ? r : { ...r, state: runState }));
       if (event.message_id) s = withMessage(s, event, (m) => m);
+      // A business rule's refusal (spending limit, quota) that failed the run is why it failed.
+      const refusal = event.message_id ? s.messages[event.message_id]?.notices.filter((n) => !n.retryable).at(-1) : undefined;
+      if (runState === 'failed' && refusal) {
+        const runId = str(event.meta?.run_id);
+        if (runId && !s.runs[runId]?.fatal) {
+          s = withRun(s, event, (r) => ({ ...r, fatal: refusal }));
+          s = withMessage(s, event, (m) => ({ ...m, notices: m.notices.filter((n) => n !== refusal) }));
+        }
+      }
       // A run that ended leaves nothing waiting.
       if (!isLive(runState)) s = dropInteractionsOf(s, str(event.meta?.run_id));
       return s;

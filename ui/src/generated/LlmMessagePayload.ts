@@ -4,4 +4,10 @@ import type { JsonValue } from "./serde_json/JsonValue";
 /**
  * `llm/message`: exactly one of `delta` (a streamed piece) or `content` (the whole text).
  */
-export type LlmMessagePayload = { delta?: string, content?: string, } & ({ [key in string]: number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null });
+export type LlmMessagePayload = { delta?: string, content?: string, 
+/**
+ * Tessera's extension: the streamed block the piece belongs to (one per stretch of deltas
+ * of one kind in a message), kept on the whole event it is folded into. `index` is the
+ * piece's sequence number in its message (seed 002 §4.2), not its block.
+ */
+block?: number, } & ({ [key in string]: number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null });

@@ -8,4 +8,10 @@ export type LlmThinkingPayload = { delta?: string, content?: string,
 /**
  * Provider signature of the reasoning, kept to replay it.
  */
-signature?: string, } & ({ [key in string]: number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null });
+signature?: string, 
+/**
+ * Tessera's extension: the streamed block the piece belongs to (one per stretch of deltas
+ * of one kind in a message), kept on the whole event it is folded into. `index` is the
+ * piece's sequence number in its message (seed 002 §4.2), not its block.
+ */
+block?: number, } & ({ [key in string]: number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null });

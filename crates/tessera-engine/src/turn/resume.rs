@@ -114,21 +114,38 @@ pub async fn resume_turn(
         .iter()
         .find_map(|e| e.event.message_id.clone())
         .ok_or_else(|| cannot("its events name no message"))?;
-    let last_block = events
+    // Blocks and indexes go on from where the earlier stretch left them (a folded event keeps
+    // its block and its last piece's index; events stored before blocks had their own field
+    // carried the block as `index`).
+    let streamed: Vec<&tessera_protocol::easyflow::Event> = events
         .iter()
-        .filter(|e| {
-            matches!(
-                e.event.body,
-                EventBody::LlmMessage(_) | EventBody::LlmThinking(_)
-            )
+        .map(|e| &e.event)
+        .filter(|e| matches!(e.body, EventBody::LlmMessage(_) | EventBody::LlmThinking(_)))
+        .collect();
+    let last_block = streamed
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::LlmMessage(p) => p.block.or(e.index),
+            EventBody::LlmThinking(p) => p.block.or(e.index),
+            _ => None,
         })
-        .filter_map(|e| e.event.index)
+        .max();
+    let last_index = streamed
+        .iter()
+        .filter_map(|e| {
+            let folded_last = e
+                .meta
+                .as_ref()
+                .and_then(|m| m.extra.get("last_index"))
+                .and_then(serde_json::Value::as_u64);
+            folded_last.or(e.index)
+        })
         .max();
     let wrote_text = events
         .iter()
         .any(|e| matches!(e.event.body, EventBody::LlmMessage(_)));
     let mut shaper = EventShaper::new(conversation_id, &message_id, run_id);
-    shaper.continue_after(last_block, wrote_text);
+    shaper.continue_after(last_block, last_index, wrote_text);
     let mut recorder = Recorder::new(store, shaper, conversation_id, &mut emit);
     // The run's limit counts its earlier stretches too.
     recorder.count_earlier_tool_bytes(

@@ -17,6 +17,11 @@ pub struct LlmThinkingPayload {
     /// Provider signature of the reasoning, kept to replay it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
+    /// Tessera's extension: the streamed block the piece belongs to (one per stretch of deltas
+    /// of one kind in a message), kept on the whole event it is folded into. `index` is the
+    /// piece's sequence number in its message (seed 002 §4.2), not its block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<u64>,
     /// Any other field.
     #[serde(flatten)]
     pub extra: JsonObject,
@@ -30,6 +35,11 @@ pub struct LlmMessagePayload {
     pub delta: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    /// Tessera's extension: the streamed block the piece belongs to (one per stretch of deltas
+    /// of one kind in a message), kept on the whole event it is folded into. `index` is the
+    /// piece's sequence number in its message (seed 002 §4.2), not its block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<u64>,
     /// Any other field.
     #[serde(flatten)]
     pub extra: JsonObject,

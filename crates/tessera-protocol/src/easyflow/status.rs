@@ -76,7 +76,14 @@ pub struct DonePayload {
     pub extra: JsonObject,
 }
 
-/// `business/error`.
+/// `business/error` code: the provider account has no quota left (seed 002 §9's example).
+pub const QUOTA_EXCEEDED: &str = "QUOTA_EXCEEDED";
+/// `business/error` code: the person's spending limit (per day or per conversation) stops a
+/// paid call.
+pub const SPENDING_LIMIT_REACHED: &str = "SPENDING_LIMIT_REACHED";
+
+/// `business/error`: a business rule refused the run (seed 002 §9), sent as an ordinary
+/// `message` event; the run's `failed` status and `done` follow when it stops the run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[ts(optional_fields)]
 pub struct BusinessErrorPayload {

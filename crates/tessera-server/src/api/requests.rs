@@ -29,7 +29,7 @@ use tessera_protocol::wire::JsonObject;
 use tessera_protocol::DocumentKind;
 
 use super::messages::user_input::{
-    failure_status, follow_run, start, stream_answer, waiting_interactions,
+    failure_code, failure_status, follow_run, start, stream_answer, waiting_interactions,
 };
 use super::{wants_stream, ApiError};
 
@@ -203,7 +203,7 @@ async fn answer(
             "status": "error",
             "outputs": outputs,
             "trace_id": trace_id,
-            "error": {"code": "MODEL_ERROR", "message": format!("{code}: {message}"),
+            "error": {"code": failure_code(&code), "message": format!("{code}: {message}"),
                       "detail": {"provider_code": code}},
             "metadata": metadata,
         });

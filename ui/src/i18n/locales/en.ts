@@ -233,6 +233,8 @@ const en = {
     network_error: 'The provider cannot be reached. Check the connection.',
     missing_api_key: 'There is no API key for this provider. Add one in Settings → Providers.',
     spending_limit: 'The spending limit is reached.',
+    SPENDING_LIMIT_REACHED: 'The spending limit is reached. Raise or lift it in Settings → General.',
+    QUOTA_EXCEEDED: 'The provider says the account has no quota left.',
     keyring_error: 'The system keyring cannot be reached to read the API key.',
     NO_MODEL: 'No model is set up yet. Add a provider in Settings → Providers.',
     MODEL_UNAVAILABLE: 'The model picked for this conversation cannot be used. Pick another under the message box.',

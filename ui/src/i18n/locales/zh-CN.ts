@@ -232,6 +232,8 @@ const zhCN: Messages = {
     network_error: '无法连接到服务商，请检查网络。',
     missing_api_key: '该服务商还没有 API 密钥。请在“设置 → 模型服务”中添加。',
     spending_limit: '已达到花费上限。',
+    SPENDING_LIMIT_REACHED: '已达到花费上限。可在 设置 → 常规 中提高或取消上限。',
+    QUOTA_EXCEEDED: '服务商表示账户额度已用完。',
     keyring_error: '无法访问系统密钥环以读取 API 密钥。',
     NO_MODEL: '还没有设置模型。请在“设置 → 模型服务”中添加服务商。',
     MODEL_UNAVAILABLE: '此对话选用的模型无法使用。请在输入框下方另选一个。',

@@ -84,6 +84,9 @@ pub(crate) async fn follow_run(
             EventBody::SystemError(p) if p.retryable != Some(true) => {
                 summary.failure = Some((p.code.clone(), p.message.clone()));
             }
+            EventBody::BusinessError(p) => {
+                summary.failure = Some((p.code.clone(), p.message.clone()));
+            }
             EventBody::Done(_) => {
                 summary.usage = event.event.meta.clone();
                 summary.message_id.clone_from(&event.event.message_id);
@@ -107,13 +110,28 @@ pub(crate) fn waiting_interactions(
         .collect())
 }
 
-/// The HTTP status of a run's fatal error.
+/// The HTTP status of a run's fatal error: a business rule's refusal (the spending limit, the
+/// account's quota) is 402, a provider's failure 502.
 pub(crate) fn failure_status(code: &str) -> StatusCode {
-    if code == "spending_limit" {
+    if is_business_refusal(code) || code == "spending_limit" {
         StatusCode::PAYMENT_REQUIRED
     } else {
         StatusCode::BAD_GATEWAY
     }
+}
+
+/// The error code a client gets for a run's fatal error: a business rule's own code, else
+/// `MODEL_ERROR` (the provider's code is in the message).
+pub(crate) fn failure_code(code: &str) -> &'static str {
+    use tessera_protocol::easyflow::{QUOTA_EXCEEDED, SPENDING_LIMIT_REACHED};
+    [SPENDING_LIMIT_REACHED, QUOTA_EXCEEDED]
+        .into_iter()
+        .find(|c| *c == code)
+        .unwrap_or("MODEL_ERROR")
+}
+
+fn is_business_refusal(code: &str) -> bool {
+    failure_code(code) != "MODEL_ERROR"
 }
 
 /// Starts a run for `text` in `conversation` (created when new), subscribed from now on so
@@ -294,7 +312,7 @@ pub(crate) async fn answer(
     if let Some((code, text)) = summary.failure {
         return Err(ApiError::new(
             failure_status(&code),
-            "MODEL_ERROR",
+            failure_code(&code),
             format!("{code}: {text}"),
         ));
     }
