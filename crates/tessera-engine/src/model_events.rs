@@ -14,6 +14,9 @@ use tessera_protocol::wire::JsonObject;
 use tessera_providers::stream::{IncompleteReason, StreamItem, Usage};
 use tessera_providers::ProviderError;
 
+/// The `reason` of a run's `workflow/status` suspend and resume: a form or consent request.
+pub const INTERACTION_REASON: &str = "interaction";
+
 /// Shapes the events of one run in one conversation.
 #[derive(Clone, Debug)]
 pub struct EventShaper {
@@ -303,6 +306,23 @@ impl EventShaper {
                 message,
                 retryable: Some(retryable),
                 detail,
+                extra: JsonObject::new(),
+            }),
+            None,
+        )
+    }
+
+    /// `workflow/status` of the run node waiting for the person (`suspend`) or going on after
+    /// the answer (`resume`), with reason `interaction` (seed 002 §10).
+    pub fn run_waits(&self, state: WorkflowState) -> Event {
+        self.event(
+            EventBody::WorkflowStatus(WorkflowStatusPayload {
+                node_id: self.run_id.clone(),
+                state,
+                node_kind: Some(NodeKind::Run),
+                reason: Some(INTERACTION_REASON.to_owned()),
+                turn: None,
+                max_turns: None,
                 extra: JsonObject::new(),
             }),
             None,

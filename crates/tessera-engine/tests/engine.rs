@@ -76,7 +76,11 @@ async fn a_run_is_followed_live_and_a_late_subscriber_gets_exactly_what_it_misse
     assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
     assert_eq!(
         states(&seen),
-        [SystemState::Running, SystemState::Completed]
+        [
+            SystemState::Initializing,
+            SystemState::Running,
+            SystemState::Completed
+        ]
     );
     // The late one got exactly what came after the seq it had (folded or not).
     let late_first = late_events.first().unwrap();

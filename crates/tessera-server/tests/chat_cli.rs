@@ -133,7 +133,7 @@ async fn ndjson_events_end_with_done_carrying_usage_and_latency() {
             _ => None,
         })
         .collect();
-    assert_eq!(status, ["running", "completed"]);
+    assert_eq!(status, ["initializing", "running", "completed"]);
 
     // The turn is in the data folder: the messages, and a model_usage record.
     let export = tokio::process::Command::new(env!("CARGO_BIN_EXE_tessera"))

@@ -2,6 +2,7 @@
 import type { JsonValue } from "./serde_json/JsonValue";
 
 /**
- * `business/error`.
+ * `business/error`: a business rule refused the run (seed 002 §9), sent as an ordinary
+ * `message` event; the run's `failed` status and `done` follow when it stops the run.
  */
 export type BusinessErrorPayload = { code: string, message: string, } & ({ [key in string]: number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null });

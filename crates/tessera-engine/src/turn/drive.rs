@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tessera_protocol::easyflow::SystemState;
+use tessera_protocol::easyflow::{SystemState, WorkflowState};
 use tessera_protocol::request::Role as WireRole;
 use tessera_providers::request::{Part, Role, ToolSpec as ModelTool};
 use tessera_providers::stream::{Response, Usage};
@@ -263,6 +263,7 @@ pub(super) async fn drive(
         match round {
             RoundOutcome::Results(results) => state.messages.push(results),
             RoundOutcome::Suspended => {
+                recorder.put(recorder.shaper.run_waits(WorkflowState::Suspend))?;
                 recorder.put(recorder.shaper.status(SystemState::Suspended))?;
                 return Ok(TurnOutcome {
                     conversation_id: recorder.conversation_id.clone(),

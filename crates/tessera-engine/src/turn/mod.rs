@@ -496,6 +496,8 @@ pub async fn run_turn(
     let message_id = new_id();
     let shaper = EventShaper::new(&conversation_id, &message_id, &run_id);
     let mut recorder = Recorder::new(store, shaper, &conversation_id, &mut emit);
+    // Seed 002 §8.2: the run is being set up (its context assembled) until `running`.
+    recorder.put(recorder.shaper.status(SystemState::Initializing))?;
     let mut running = recorder.shaper.status(SystemState::Running);
     if let tessera_protocol::easyflow::EventBody::SystemStatus(p) = &mut running.body {
         if let Some(profile) = &options.profile {
@@ -509,7 +511,6 @@ pub async fn run_turn(
             serde_json::Value::String(user_message.clone()),
         );
     }
-    recorder.put(running)?;
     let prompt = context::prompt(
         store,
         &conversation_id,
@@ -518,6 +519,7 @@ pub async fn run_turn(
         model,
         options.max_tokens,
     )?;
+    recorder.put(running)?;
     let state = TurnState {
         messages: prompt.messages,
         system: prompt.system,

@@ -155,6 +155,11 @@ pub async fn resume_turn(
             .sum(),
     );
     recorder.put(recorder.shaper.status(SystemState::Resumed))?;
+    recorder.put(
+        recorder
+            .shaper
+            .run_waits(tessera_protocol::easyflow::WorkflowState::Resume),
+    )?;
     recorder.put(recorder.shaper.status(SystemState::Running))?;
 
     let user_message = super::user_message_of(&events);
