@@ -147,6 +147,30 @@ async fn a_form_survives_a_killed_server_and_its_answer_resumes_the_run() {
     let form = payload(&stream, "form_request");
     assert_eq!(form["title"], "Your trip");
     assert_eq!(form["requester"]["kind"], "agent");
+    // Seed 002 §8.2/§10: set up while `initializing`, and the wait said as the run node's
+    // suspension with reason `interaction`, right before `suspended`.
+    assert!(
+        state(&stream.events[0].2, "initializing"),
+        "{:?}",
+        stream.events[0]
+    );
+    let n = stream.events.len();
+    let suspend = &stream.events[n - 2].2;
+    assert_eq!(
+        (
+            &suspend["domain"],
+            &suspend["type"],
+            &suspend["payload"]["state"],
+            &suspend["payload"]["reason"]
+        ),
+        (
+            &json!("workflow"),
+            &json!("status"),
+            &json!("suspend"),
+            &json!("interaction")
+        ),
+        "{suspend}"
+    );
     let seen = stream.events.last().unwrap().0;
     drop(stream);
     drop(server); // SIGKILL
@@ -210,6 +234,9 @@ async fn a_form_survives_a_killed_server_and_its_answer_resumes_the_run() {
     resumed.until(|e| is(e, "done")).await;
     assert_eq!(check_resumed(&resumed.data(), seen), Ok(()));
     assert!(resumed.events.iter().any(|e| state(&e.2, "resumed")));
+    assert!(resumed.events.iter().any(|e| e.2["domain"] == "workflow"
+        && e.2["payload"]["state"] == "resume"
+        && e.2["payload"]["reason"] == "interaction"));
     assert!(resumed.events.iter().any(|e| state(&e.2, "completed")));
     // The same answer again is accepted as the same; another one is refused.
     let again = client
