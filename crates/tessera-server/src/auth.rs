@@ -129,18 +129,41 @@ fn local_ip(req: &Request) -> Option<IpAddr> {
         .map(|addr| addr.ip())
 }
 
-fn refuse(status: StatusCode, code: &str, message: &str) -> Response {
-    (
-        status,
-        Json(json!({ "error": { "code": code, "message": message } })),
-    )
-        .into_response()
+/// The door's refusal, in the shape of the route asked: on `/v1/requests` a whole seed-003
+/// response object (seed 003 §2.2: 即使请求失败, 也应返回完整响应结构; no `trace_id`, the door
+/// reads no body), elsewhere under `/v1` an MCP-CP ERROR_RESPONSE (seed 000 §7.2, a missing or
+/// wrong token being its own example, `AUTH_FAILED`). Every shape keeps `error.code` with the
+/// door's own code, as before.
+fn refuse(req: &Request, status: StatusCode, code: &'static str, message: &str) -> Response {
+    let path = req
+        .extensions()
+        .get::<axum::extract::OriginalUri>()
+        .map_or_else(|| req.uri().path().to_owned(), |u| u.path().to_owned());
+    let legacy = json!({ "code": code, "message": message });
+    let body = if path == "/v1/requests" || path.starts_with("/v1/requests/") {
+        json!({"status": "error", "outputs": [], "error": legacy})
+    } else if path.starts_with("/v1/") {
+        let wire_code = if status == StatusCode::UNAUTHORIZED {
+            "AUTH_FAILED"
+        } else {
+            code
+        };
+        let mut body =
+            serde_json::to_value(crate::api::ApiError::new(status, wire_code, message).body())
+                .unwrap_or_else(|_| json!({}));
+        body["error"] = legacy;
+        body
+    } else {
+        json!({ "error": legacy })
+    };
+    (status, Json(body)).into_response()
 }
 
 /// Every request: the Host header must name this server.
 pub async fn check_host(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
     if !guard.host_ok(req.headers(), local_ip(&req)) {
         return refuse(
+            &req,
             StatusCode::MISDIRECTED_REQUEST,
             "BAD_HOST",
             "the Host header does not name this server",
@@ -153,6 +176,7 @@ pub async fn check_host(State(guard): State<Arc<Guard>>, req: Request, next: Nex
 pub async fn check_api(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
     if !guard.origin_ok(req.headers()) {
         return refuse(
+            &req,
             StatusCode::FORBIDDEN,
             "BAD_ORIGIN",
             "requests from another origin are refused",
@@ -160,6 +184,7 @@ pub async fn check_api(State(guard): State<Arc<Guard>>, req: Request, next: Next
     }
     if !guard.token_ok(req.headers()) {
         return refuse(
+            &req,
             StatusCode::UNAUTHORIZED,
             "UNAUTHORIZED",
             "a valid bearer token is required",

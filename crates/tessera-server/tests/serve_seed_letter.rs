@@ -198,3 +198,143 @@ async fn a_spending_limit_is_a_business_error_then_failed_then_done() {
     waited.error(402, "SPENDING_LIMIT_REACHED");
     assert_eq!(provider.calls().len(), 1, "no refused call was sent");
 }
+
+/// Seed 000 §7.2 and seed 003 §2.2: the door's refusals are ERROR_RESPONSE messages on the
+/// MCP-CP routes (a missing token is `AUTH_FAILED`) and whole response objects on
+/// `/v1/requests` (no `trace_id`: the door reads no body); `recoverable` and `suggestedAction`
+/// follow from what the error is; an invalid message lists its problems.
+#[tokio::test(flavor = "multi_thread")]
+async fn errors_say_what_a_client_can_do_in_the_routes_own_shape() {
+    use tessera_testkit::http::request_with_body;
+    let data = tempfile::tempdir().unwrap();
+    // No provider: the engine has no model.
+    let mut cmd = support::tessera_std(data.path());
+    cmd.args(["serve", "--port", "0"]);
+    let api = Api::start(cmd);
+    let port = api.server.port;
+    let message =
+        serde_json::to_string(&mcp_message("door", "USER_INPUT", json!({"text": "hi"}))).unwrap();
+    let parse = |body: &str| -> serde_json::Value { serde_json::from_str(body).unwrap() };
+
+    let anonymous = request_with_body(
+        port,
+        "POST",
+        "/v1/messages",
+        &[("Content-Type", "application/json")],
+        &message,
+    )
+    .unwrap();
+    assert_eq!(anonymous.status, 401);
+    let body = parse(&anonymous.body);
+    assert_eq!(body["type"], "ERROR_RESPONSE", "{body}");
+    assert_eq!(body["content"]["errorCode"], "AUTH_FAILED");
+    assert_eq!(body["content"]["recoverable"], true);
+    assert!(body["content"]["suggestedAction"]
+        .as_str()
+        .unwrap()
+        .contains("bearer token"));
+    assert_eq!(
+        body["error"]["code"], "UNAUTHORIZED",
+        "the door's own code stays"
+    );
+
+    let request = json!({"model": "m", "root_id": "door_req",
+        "resources": [{"role": "user", "content": "hi"}],
+        "metadata": {"request_id": "req_door"}})
+    .to_string();
+    let anonymous = request_with_body(
+        port,
+        "POST",
+        "/v1/requests",
+        &[("Content-Type", "application/json")],
+        &request,
+    )
+    .unwrap();
+    assert_eq!(anonymous.status, 401);
+    let body = parse(&anonymous.body);
+    assert_eq!(body["status"], "error", "{body}");
+    assert_eq!(body["outputs"], json!([]));
+    assert_eq!(body["error"]["code"], "UNAUTHORIZED");
+    assert!(body.get("trace_id").is_none());
+
+    let bearer = format!("Bearer {}", api.server.token);
+    let rebinding = request_with_body(
+        port,
+        "POST",
+        "/v1/requests",
+        &[
+            ("Host", "evil.example"),
+            ("Authorization", &bearer),
+            ("Content-Type", "application/json"),
+        ],
+        &request,
+    )
+    .unwrap();
+    assert_eq!(rebinding.status, 421);
+    let body = parse(&rebinding.body);
+    assert_eq!(
+        (&body["status"], &body["error"]["code"]),
+        (&json!("error"), &json!("BAD_HOST"))
+    );
+
+    let foreign = request_with_body(
+        port,
+        "POST",
+        "/v1/messages",
+        &[
+            ("Origin", "http://evil.example"),
+            ("Authorization", &bearer),
+            ("Content-Type", "application/json"),
+        ],
+        &message,
+    )
+    .unwrap();
+    assert_eq!(foreign.status, 403);
+    let body = parse(&foreign.body);
+    assert_eq!(body["content"]["errorCode"], "BAD_ORIGIN");
+    assert_eq!(body["content"]["recoverable"], false);
+
+    // A 503 that setting up a model fixes is recoverable, whatever its status class.
+    let no_model = api
+        .post(
+            "/messages",
+            &mcp_message("door", "USER_INPUT", json!({"text": "hi"})),
+        )
+        .await;
+    no_model.error(503, "NO_MODEL");
+    let content = &no_model.ok(503)["content"];
+    assert_eq!(content["recoverable"], true);
+    assert!(content["suggestedAction"]
+        .as_str()
+        .unwrap()
+        .contains("provider"));
+
+    // An invalid message: every problem, path and message.
+    let invalid = api
+        .post(
+            "/messages",
+            &json!({"messageId": "m1", "contextId": "door", "timestamp": "yesterday",
+                    "type": "USER_INPUT", "sender": {"id": "u", "type": "ROBOT"},
+                    "content": {}}),
+        )
+        .await;
+    invalid.error(400, "INVALID_MESSAGE");
+    let problems = invalid.ok(400)["content"]["details"]["problems"].clone();
+    let paths: Vec<&str> = problems
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap())
+        .collect();
+    for path in ["timestamp", "sender.type", "content.text"] {
+        assert!(
+            paths.iter().any(|p| p.contains(path)),
+            "{path} in {problems}"
+        );
+    }
+    assert!(problems
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["message"].is_string()));
+}

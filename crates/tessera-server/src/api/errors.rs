@@ -13,7 +13,6 @@ pub struct ApiError {
     code: &'static str,
     message: String,
     context_id: String,
-    recoverable: bool,
     /// Boxed: most errors have none, and every handler's Result carries this type.
     details: Option<Box<JsonObject>>,
 }
@@ -25,7 +24,6 @@ impl ApiError {
             code,
             message: message.into(),
             context_id: "none".into(),
-            recoverable: status.is_client_error(),
             details: None,
         }
     }
@@ -40,21 +38,27 @@ impl ApiError {
     pub fn invalid_document(what: &str, problems: &[tessera_protocol::Problem]) -> Self {
         let listed: Vec<String> = problems.iter().map(ToString::to_string).collect();
         let mut details = JsonObject::new();
-        details.insert(
-            "problems".into(),
-            serde_json::Value::Array(
-                problems
-                    .iter()
-                    .map(|p| serde_json::json!({"path": p.path, "message": p.message}))
-                    .collect(),
-            ),
-        );
+        details.insert("problems".into(), problems_json(problems));
         Self::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "INVALID_DOCUMENT",
             format!("{what} is not valid: {}", listed.join("; ")),
         )
         .with_details(details)
+    }
+
+    /// 400 for an MCP-CP message that is not valid: every problem listed in `details.problems`
+    /// as `{path, message}` (Tessera's extension of §7.2 `details`).
+    pub fn invalid_message(err: &tessera_protocol::ProtocolError) -> Self {
+        let error = Self::new(StatusCode::BAD_REQUEST, "INVALID_MESSAGE", err.to_string());
+        match err {
+            tessera_protocol::ProtocolError::Invalid { problems, .. } => {
+                let mut details = JsonObject::new();
+                details.insert("problems".into(), problems_json(problems));
+                error.with_details(details)
+            }
+            _ => error,
+        }
     }
 
     pub fn status(&self) -> StatusCode {
@@ -68,6 +72,7 @@ impl ApiError {
     }
 
     pub fn body(&self) -> Message {
+        let remedy = super::advice::Remedy::of(self.code, self.status);
         Message {
             message_id: uuid::Uuid::now_v7().to_string(),
             context_id: self.context_id.clone(),
@@ -86,14 +91,24 @@ impl ApiError {
                 message: self.message.clone(),
                 details: self.details.as_deref().cloned(),
                 source: Some("server".into()),
-                recoverable: Some(self.recoverable),
-                suggested_action: None,
+                recoverable: Some(remedy.recoverable()),
+                suggested_action: Some(remedy.suggested_action().to_owned()),
                 extra: JsonObject::new(),
             }),
             metadata: None,
             extra: JsonObject::new(),
         }
     }
+}
+
+/// Problems as `[{path, message}]`.
+pub fn problems_json(problems: &[tessera_protocol::Problem]) -> serde_json::Value {
+    serde_json::Value::Array(
+        problems
+            .iter()
+            .map(|p| serde_json::json!({"path": p.path, "message": p.message}))
+            .collect(),
+    )
 }
 
 impl IntoResponse for ApiError {

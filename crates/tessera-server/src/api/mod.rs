@@ -3,6 +3,7 @@
 //! /v1/conversations/{id}/events` replays from `Last-Event-ID` and goes on live until the run's
 //! `done`; `POST /v1/runs/{id}/cancel`. A client that disconnects never cancels a run.
 
+pub mod advice;
 mod attachments;
 mod errors;
 mod interactions;

@@ -168,9 +168,7 @@ pub(crate) async fn post_message(
 ) -> Result<Response, ApiError> {
     let value = json_body(&body)?;
     let message: Message = tessera_protocol::validate::parse(DocumentKind::Message, &value)
-        .map_err(|err| {
-            ApiError::new(StatusCode::BAD_REQUEST, "INVALID_MESSAGE", err.to_string())
-        })?;
+        .map_err(|err| ApiError::invalid_message(&err))?;
     let context_id = message.context_id.clone();
     let answer = match &message.content {
         MessageContent::UserInput(_) => user_input::handle(&engine, &headers, message).await,
