@@ -349,7 +349,7 @@ REQUEST = OBJ({
         "request_id": R(STR()), "caller": O(STR()), "timestamp": O(TS()), "task_type": O(STR()),
         "topic": O(STR()), "env": O(STR()), "version": O(STR()), "source": O(STR()),
     }, meta_rules=True)),
-})
+}, closed_keys=True)
 
 
 def _response_dyn(value):
@@ -568,6 +568,11 @@ def check_node(spec, value, tokens):
                     bad.append((tokens, f"exactly one of {', '.join(spec['oneof'])}"))
             if spec.get("meta_rules"):
                 bad += metadata_key_problems(value, tokens, spec["meta_rules"] == "system")
+            if spec.get("closed_keys"):
+                for key in value:
+                    if key not in spec["fields"]:
+                        bad.append((tokens + (key,), "not a field of the request object: extensions belong "
+                                    "in `metadata` or `config` (seed 003 §1.3)"))
     elif t == "arr":
         if not isinstance(value, list):
             bad.append((tokens, "expected an array"))
@@ -682,6 +687,9 @@ METADATA_VARIANTS = [
      ("metadata", "plugin_args", "maxItems")),
     ("003-4.2-request-doc-summary", ("metadata", "trace_id"), "t-1", "metadata_core_field", None),
     ("003-2.3-response-success", ("metadata",), {"Status": "ok"}, "metadata_not_snake_case", ("metadata", "Status")),
+    # Seed 003 §1.3: extensions (its own examples: tool_schema, response_mode) go into metadata or config.
+    ("003-1.3-request", ("tool_schema",), {"type": "object"}, "unknown_top_level_field", None),
+    ("003-3.3-request-metadata", ("response_mode",), "json", "unknown_top_level_field", None),
     # Seed 000 §3.4: `error` 仅在status为ERROR时存在.
     ("000-3.4-tool-call-response--success", ("content", "results", 0, "error"),
      {"code": "ERROR_CODE", "message": "错误描述"}, "error_without_error_status", None),

@@ -47,6 +47,21 @@ fn every_full_document_round_trips() {
 fn unknown_fields_survive_everywhere() {
     for (kind, label, mut doc) in common::all_documents() {
         with_unknown_fields(&mut doc, "");
+        if kind == DocumentKind::Request {
+            // Seed 003 §1.3: the request object's own level is closed (extensions go into
+            // `metadata` or `config`); every level below keeps them.
+            let top = doc.as_object_mut().unwrap().remove("x_unknown");
+            assert!(top.is_some());
+            let mut open = doc.clone();
+            open["x_unknown"] = json!(1);
+            assert_eq!(
+                validate(kind, &open)
+                    .iter()
+                    .map(|p| p.path.as_str())
+                    .collect::<Vec<_>>(),
+                ["x_unknown"]
+            );
+        }
         assert!(
             validate(kind, &doc).is_empty(),
             "{label}: {:?}",

@@ -171,3 +171,33 @@ fn the_sys_prefix_is_the_systems_and_a_timestamp_may_leave_its_offset_out() {
         "metadata.sys_priority: key prefix sys_ is reserved for the system\n"
     );
 }
+
+/// Seed 003 §1.3: 所有扩展字段均应嵌入metadata或config中: a field beside the five is refused,
+/// named by its path; the same extension inside `metadata` or `config` passes.
+#[test]
+fn a_request_field_outside_the_five_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let request = write(
+        dir.path(),
+        "request.json",
+        r#"{"model": "m", "root_id": "r", "resources": [{"role": "user", "content": "hi"}],
+            "config": {"response_mode": "json"}, "metadata": {"request_id": "q"},
+            "tool_schema": {"type": "object"}}"#,
+    );
+    let out = tessera(&["validate", "request", &request], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        "tool_schema: not a field of the request object: extensions belong in `metadata` or \
+         `config` (seed 003 §1.3)\n"
+    );
+    let inside = write(
+        dir.path(),
+        "inside.json",
+        r#"{"model": "m", "root_id": "r", "resources": [{"role": "user", "content": "hi"}],
+            "config": {"response_mode": "json"},
+            "metadata": {"request_id": "q", "tool_schema": {"type": "object"}}}"#,
+    );
+    let out = tessera(&["validate", "request", &inside], None);
+    assert_eq!(stdout(&out), "ok\n");
+}

@@ -23,6 +23,9 @@ pub const CORE_FIELDS: &[&str] = &[
     "error",
 ];
 
+/// The request object's five fields (seed 003 §1.1); nothing else at its top level.
+pub const REQUEST_FIELDS: &[&str] = &["model", "root_id", "resources", "config", "metadata"];
+
 /// Prefix reserved for system-written metadata keys.
 pub const RESERVED_PREFIX: &str = "sys_";
 
@@ -30,6 +33,19 @@ pub const RESERVED_PREFIX: &str = "sys_";
 pub(crate) fn check(kind: DocumentKind, doc: &Value, out: &mut Vec<Problem>) {
     match kind {
         DocumentKind::Request => {
+            // §1.3: 所有扩展字段均应嵌入metadata或config中.
+            if let Some(fields) = doc.as_object() {
+                for key in fields
+                    .keys()
+                    .filter(|k| !REQUEST_FIELDS.contains(&k.as_str()))
+                {
+                    out.push(problem(
+                        child_path("", key),
+                        "not a field of the request object: extensions belong in `metadata` \
+                         or `config` (seed 003 §1.3)",
+                    ));
+                }
+            }
             if let Some(metadata) = doc.get("metadata") {
                 check_metadata(metadata, "metadata", out);
             }
