@@ -372,7 +372,8 @@ RESPONSE = OBJ({
 # ── context document (seed 004 §2, §4.1) ──
 REF = OBJ({"evidence_id": R(STR()), "selector": O(STR())})
 CONTEXT = OBJ({
-    "schema_version": R(EXACT("1.0", bad="2.0")),
+    # Seed 004 §2: a structure version for compatible evolution: any 1.x is read.
+    "schema_version": R(PATTERN(r"1\.[0-9]+", bad="2.0", desc='must look like "1.<n>"')),
     "meta": O(OBJ({
         "locale": O(STR()), "created_at": O(TS()), "updated_at": O(TS()),
         "actor": O(OBJ({
@@ -381,7 +382,8 @@ CONTEXT = OBJ({
         })),
     })),
     "session": R(OBJ({
-        "session_id": R(STR()),
+        # session_id or id (二选一即可): the either/or rule is in context_ref_errors.
+        "session_id": O(STR()), "id": O(STR()),
         "messages": R(ARR(OBJ({
             "role": R(XENUM("system", "user", "assistant", "tool")), "content": R(STR()),
             "author": O(OBJ({"kind": R(ENUM("user", "agent", "tool", "system")), "id": O(STR())})),
@@ -599,7 +601,7 @@ def validate(doc, spec):
         else:
             _, nspec, value, tokens, _ctx = ev
             problems += [(fmt_path(p), m) for p, m in check_node(nspec, value, tokens)]
-    return problems + tool_result_errors(doc)
+    return problems + tool_result_errors(doc) + context_ref_errors(doc, spec)
 
 
 def tool_result_errors(doc):
@@ -612,6 +614,73 @@ def tool_result_errors(doc):
         status = r.get("status") if isinstance(r, dict) else None
         if isinstance(r, dict) and "error" in r and status in MCP_TOOL_STATUSES and status != "ERROR":
             out.append((fmt_path(("content", "results", i, "error")), "present only when status is ERROR"))
+    return out
+
+
+def context_ref_errors(doc, spec):
+    """Seed 004 §2 reference rules (the Rust validator's context_refs, selectors' ranges aside):
+    the session's id (session_id or id), refs naming evidences, depends_on and task_id naming tasks,
+    result_evidence_ids naming evidences, links naming model usages and tool calls, unique ids."""
+    if spec is not CONTEXT or not isinstance(doc, dict):
+        return []
+    out = []
+    session = doc.get("session") if isinstance(doc.get("session"), dict) else None
+    if session is not None:
+        sid, alt = session.get("session_id"), session.get("id")
+        if sid is None and alt is None:
+            out.append(("session.session_id", "required"))
+        elif isinstance(sid, str) and isinstance(alt, str) and sid != alt:
+            out.append(("session.id", "names another session than session.session_id"))
+    evidences = doc.get("evidences") if isinstance(doc.get("evidences"), dict) else {}
+
+    def items(container, key):
+        v = container.get(key) if isinstance(container, dict) else None
+        return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
+
+    def each(container, key, base):
+        v = container.get(key) if isinstance(container, dict) else None
+        return [(base + (i,), x) for i, x in enumerate(v) if isinstance(x, dict)] if isinstance(v, list) else []
+
+    messages = each(session or {}, "messages", ("session", "messages"))
+    blocks = each(doc, "context_blocks", ("context_blocks",))
+    for tokens, item in messages + blocks:
+        for rt, r in each(item, "refs", tokens + ("refs",)):
+            if isinstance(r.get("evidence_id"), str) and r["evidence_id"] not in evidences:
+                out.append((fmt_path(rt + ("evidence_id",)), "no such evidence in the document"))
+    tasks = each(((session or {}).get("task_state") or {}).get("todo_list") or {}, "tasks",
+                 ("session", "task_state", "todo_list", "tasks"))
+    calls = each((session or {}).get("tool_state") or {}, "tool_calls", ("session", "tool_state", "tool_calls"))
+    usages = each(session or {}, "model_usage", ("session", "model_usage"))
+
+    def ids(lst, fld):
+        seen = set()
+        for tokens, x in lst:
+            v = x.get(fld)
+            if isinstance(v, str):
+                if v in seen:
+                    out.append((fmt_path(tokens + (fld,)), "given twice"))
+                seen.add(v)
+        return seen
+
+    task_ids, call_ids, usage_ids = ids(tasks, "task_id"), ids(calls, "tool_call_id"), ids(usages, "model_usage_id")
+    ids(blocks, "block_id")
+    for tokens, t in tasks:
+        for i, d in enumerate(t.get("depends_on") or []):
+            if isinstance(d, str) and d not in task_ids:
+                out.append((fmt_path(tokens + ("depends_on", i)), "no such task"))
+    for tokens, x in tasks + calls:
+        for i, e in enumerate(x.get("result_evidence_ids") or []):
+            if isinstance(e, str) and e not in evidences:
+                out.append((fmt_path(tokens + ("result_evidence_ids", i)), "no such evidence"))
+    for tokens, c in calls:
+        if isinstance(c.get("task_id"), str) and c["task_id"] not in task_ids:
+            out.append((fmt_path(tokens + ("task_id",)), "no such task"))
+    for key, ev in evidences.items():
+        links = ev.get("links") if isinstance(ev, dict) and isinstance(ev.get("links"), dict) else {}
+        if isinstance(links.get("model_usage_id"), str) and links["model_usage_id"] not in usage_ids:
+            out.append((fmt_path(("evidences", key, "links", "model_usage_id")), "no such model usage"))
+        if isinstance(links.get("tool_call_id"), str) and links["tool_call_id"] not in call_ids:
+            out.append((fmt_path(("evidences", key, "links", "tool_call_id")), "no such tool call"))
     return out
 
 
@@ -690,6 +759,15 @@ METADATA_VARIANTS = [
     # Seed 003 §1.3: extensions (its own examples: tool_schema, response_mode) go into metadata or config.
     ("003-1.3-request", ("tool_schema",), {"type": "object"}, "unknown_top_level_field", None),
     ("003-3.3-request-metadata", ("response_mode",), "json", "unknown_top_level_field", None),
+    # Seed 004 §2: what a document names must be in it; the session's id is session_id or id.
+    ("004-2-context--answer", ("session", "messages", 2, "refs", 0, "evidence_id"), "ev_missing",
+     "unresolved_reference", None),
+    ("004-2-context--answer", ("session", "task_state", "todo_list", "tasks", 0, "depends_on"), ["t_missing"],
+     "unresolved_reference", ("session", "task_state", "todo_list", "tasks", 0, "depends_on", 0)),
+    ("004-2-context--answer", ("session", "task_state", "todo_list", "tasks", 0, "result_evidence_ids"),
+     ["ev_missing"], "unresolved_reference",
+     ("session", "task_state", "todo_list", "tasks", 0, "result_evidence_ids", 0)),
+    ("004-2-context--answer", ("session", "session_id"), DELETE, "missing_session_id", None),
     # Seed 000 §3.4: `error` 仅在status为ERROR时存在.
     ("000-3.4-tool-call-response--success", ("content", "results", 0, "error"),
      {"code": "ERROR_CODE", "message": "错误描述"}, "error_without_error_status", None),
@@ -1349,6 +1427,35 @@ def fill_timestamps(doc, spec, seed):
     return filled
 
 
+SELECTOR_RE = re.compile(r"(?:(?:field|lines|chars):[^,]+|[A-Za-z_\[][A-Za-z0-9_.\[\]]*)(?:,(?:(?:field|lines|chars):[^,]+|[A-Za-z_\[][A-Za-z0-9_.\[\]]*))*")
+# 20 lines of 40 characters: what seed 004's `lines:12-18,chars:120-260` can select from.
+EVIDENCE_TEXT = "\n".join(f"第{n:02d}行：" + "可引用片段或结构化摘要（已脱敏）" * 3 for n in range(1, 21))
+
+
+def fill_selectors(doc):
+    """Seed 004's refs: a selector written as prose (`可选：指向 evidence.content 的片段/字段路径`) becomes
+    `lines:12-18`; an evidence whose content is the one-line placeholder gets a text those selectors fit."""
+    notes = []
+    if not isinstance(doc, dict) or "context_blocks" not in doc:
+        return notes
+    holders = [m for m in (doc.get("session") or {}).get("messages") or [] if isinstance(m, dict)]
+    holders += [b for b in doc.get("context_blocks") or [] if isinstance(b, dict)]
+    cited = set()
+    for h in holders:
+        for r in h.get("refs") or []:
+            sel = r.get("selector")
+            if isinstance(sel, str) and not SELECTOR_RE.fullmatch(sel):
+                notes.append(f"refs selector {json.dumps(sel, ensure_ascii=False)} → \"lines:12-18\"")
+                r["selector"] = "lines:12-18"
+            if isinstance(r.get("selector"), str):
+                cited.add(r.get("evidence_id"))
+    for key, ev in (doc.get("evidences") or {}).items():
+        if key in cited and isinstance(ev, dict) and isinstance(ev.get("content"), str) and "\n" not in ev["content"]:
+            notes.append(f"evidences.{key}.content (one line) → 20 lines of 40 characters, for its refs' selectors")
+            ev["content"] = EVIDENCE_TEXT
+    return notes
+
+
 # ─────────────────────────────────────────────────────────────────────────────
 # Build everything
 # ─────────────────────────────────────────────────────────────────────────────
@@ -1404,7 +1511,7 @@ def build(seeds):
             stem = f"{ex.seed}-{ex.section}-{b.slug}"
             for suffix, doc in docs:
                 name = f"{stem}--{suffix}" if suffix else stem
-                for n in fill_timestamps(doc, RULES[b.kind], ex.seed):
+                for n in fill_timestamps(doc, RULES[b.kind], ex.seed) + fill_selectors(doc):
                     if n not in notes:
                         notes.append(n)
                 if has_ph(doc):
@@ -1496,6 +1603,10 @@ JUDGEMENT_CALLS = [
     "`2025-12-01T12:34:56.789012` (no offset: read as UTC).",
     "Timestamp fields (per the rule table) whose value is not RFC 3339 (`\"…\"`, `\"\"`) get `2026-02-10T10:05:00Z` "
     "in seed 004. Other `…`/`uuid`/`string`/`xxxx` values are kept: they are valid strings.",
+    "Seed 004 refs: a selector written as prose (`可选：指向 evidence.content 的片段/字段路径`) becomes "
+    "`lines:12-18`, and an evidence whose `content` is the one-line placeholder gets 20 lines of 40 characters, "
+    "so that the seed's own `lines:12-18,chars:120-260` selects from it (a selector points into `evidence.content`, "
+    "seed 004 §2, and one that selects nothing is refused).",
     "Alternatives: one document per value of each placeholder field, the other placeholder fields at their first "
     "value, so the first-value documents of the fields of one example are identical (kept, one per value name). "
     "`...`/`…` items are dropped from a list of alternatives. File suffixes are the value in lower case; when two "

@@ -90,16 +90,40 @@ fn context_document_shapes() {
     // May be empty: tasks, evidences, context_blocks.
     let mut doc = common::context();
     set(&mut doc, "/session/task_state/todo_list/tasks", json!([]));
-    set(&mut doc, "/evidences", json!({}));
     set(&mut doc, "/context_blocks", json!([]));
     set(&mut doc, "/session/messages/2/refs", json!([]));
-    assert!(validate(DocumentKind::Context, &doc).is_empty());
+    // Nothing may name what is gone (seed 004's references resolve).
+    let paths: Vec<String> = validate(DocumentKind::Context, &doc)
+        .into_iter()
+        .map(|p| p.path)
+        .collect();
+    assert_eq!(paths, ["session.tool_state.tool_calls[0].task_id"]);
+    set(&mut doc, "/session/tool_state/tool_calls", json!([]));
+    set(&mut doc, "/evidences", json!({}));
+    assert_eq!(validate(DocumentKind::Context, &doc), []);
 
     let mut doc = common::context();
     set(&mut doc, "/schema_version", json!("2.0"));
     assert_eq!(
         problems(DocumentKind::Context, &doc),
-        ["schema_version: must be \"1.0\""]
+        ["schema_version: must look like \"1.<n>\""]
+    );
+    // Seed 004 §2: 1.x is read; the session's id may be `session.id` (二选一即可).
+    set(&mut doc, "/schema_version", json!("1.3"));
+    let session = doc["session"].as_object_mut().unwrap();
+    let id = session.remove("session_id").unwrap();
+    session.insert("id".into(), id);
+    assert_eq!(validate(DocumentKind::Context, &doc), []);
+    set(&mut doc, "/session/session_id", json!("another"));
+    assert_eq!(
+        problems(DocumentKind::Context, &doc),
+        ["session.id: names another session (\"s1\") than session.session_id (\"another\")"]
+    );
+    doc["session"].as_object_mut().unwrap().remove("id");
+    doc["session"].as_object_mut().unwrap().remove("session_id");
+    assert_eq!(
+        problems(DocumentKind::Context, &doc),
+        ["session.session_id: required"]
     );
 
     let mut doc = common::context();

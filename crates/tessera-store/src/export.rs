@@ -142,7 +142,8 @@ impl ReadTx<'_> {
                 extra: meta_extra,
             }),
             session: Session {
-                session_id: conversation.id,
+                session_id: Some(conversation.id),
+                id: None,
                 messages,
                 summary: summary::get(self.conn, conversation_id)?,
                 task_state: TaskState {

@@ -232,7 +232,7 @@ fn duplicates<'a>(
 
 fn plan(mut document: ContextDocument) -> std::result::Result<Plan, Vec<Problem>> {
     let mut problems = Problems::default();
-    let conversation_id = document.session.session_id.clone();
+    let conversation_id = document.session.id().unwrap_or_default().to_owned();
     let (drafts, active_leaf) = drafts(&mut document, &mut problems);
 
     let mut evidence_list = Vec::new();
@@ -392,7 +392,8 @@ fn mismatch(error: &serde_json::Error) -> Vec<Problem> {
 }
 
 impl Store {
-    /// Imports a seed-004 document as a new conversation (its `session.session_id`). Nothing
+    /// Imports a seed-004 document as a new conversation (its `session.session_id`, or
+    /// `session.id`). Nothing
     /// is written unless the whole document is valid; otherwise the error
     /// ([`StoreError::InvalidDocument`]) lists every problem.
     pub fn import_document(&self, document: &Value) -> Result<ImportReport> {

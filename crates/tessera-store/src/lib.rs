@@ -25,7 +25,8 @@
 //!   state.
 //! - [`export`], [`import`], [`mcp_messages`]: the seed-004 document and MCP-CP messages;
 //!   [`markdown`]: a transcript to read.
-//! - [`selector`]: evidence selectors (`lines:12-18,chars:120-260`, `field:a.b[0]`).
+//! - [`selector`]: evidence selectors (`lines:12-18,chars:120-260`, `field:a.b[0]`, `a.b`), the
+//!   protocol crate's (the validator checks refs with them too).
 
 pub mod app_settings;
 pub mod attachments;
@@ -57,7 +58,7 @@ mod plain_text;
 mod refs;
 pub mod search;
 mod search_pieces;
-pub mod selector;
+pub use tessera_protocol::context_doc::selector;
 pub mod settings;
 mod sql;
 pub mod state_path;

@@ -186,7 +186,8 @@ fn an_invalid_document_writes_nothing_and_lists_every_problem() {
         .unwrap()
         .is_empty());
 
-    // Valid for the protocol, wrong for the store: every problem, nothing written.
+    // Seed 004's reference rules: `tessera validate context` and the import agree (the import
+    // answers with the validator's problems); nothing written.
     let doc = json!({
         "schema_version": "1.0",
         "session": {
@@ -195,27 +196,44 @@ fn an_invalid_document_writes_nothing_and_lists_every_problem() {
                 {"role": "user", "content": "续订", "refs": [{"evidence_id": "nope"}]},
                 {"role": "assistant", "content": "a", "refs": [{"evidence_id": "e1", "selector": "lines:9"}, {"evidence_id": "e1", "selector": "rows:1"}]}
             ],
-            "task_state": {"todo_list": {"tasks": [{"task_id": "t"}, {"task_id": "t"}]}},
-            "branch_messages": [{"role": "user", "content": "x", "message_id": "b1", "parent_id": "ghost"}]
+            "task_state": {"todo_list": {"tasks": [{"task_id": "t"}, {"task_id": "t", "depends_on": ["ghost"]}]}}
         },
         "evidences": {"e1": {"evidence_id": "e1", "type": "rag_doc", "source": {"kind": "rag"}, "content": "one line"}},
         "context_blocks": [{"block_id": "b", "block_type": "memory", "priority": "low", "refs": [{"evidence_id": "e1", "selector": "field:x"}]}]
     });
-    assert!(validate(DocumentKind::Context, &doc).is_empty());
-    let err = store.import_document(&doc).unwrap_err();
-    let paths: Vec<&str> = err.problems().iter().map(|p| p.path.as_str()).collect();
+    let problems = validate(DocumentKind::Context, &doc);
+    let paths: Vec<&str> = problems.iter().map(|p| p.path.as_str()).collect();
     assert_eq!(
         paths,
         [
             "context_blocks[0].refs[0].selector",
-            "session.branch_messages[0].parent_id",
             "session.messages[0].refs[0].evidence_id",
             "session.messages[1].refs[0].selector",
             "session.messages[1].refs[1].selector",
-            "session.task_state.todo_list.tasks[1]",
+            "session.task_state.todo_list.tasks[1].depends_on[0]",
+            "session.task_state.todo_list.tasks[1].task_id",
         ],
-        "{err}"
+        "{problems:?}"
     );
+    let err = store.import_document(&doc).unwrap_err();
+    assert_eq!(err.problems(), problems.as_slice());
+
+    // What only the store reads (its branch extension) is the import's own to check.
+    let doc = json!({
+        "schema_version": "1.0",
+        "session": {
+            "session_id": "s3",
+            "messages": [{"role": "user", "content": "续订"}],
+            "task_state": {"todo_list": {"tasks": []}},
+            "branch_messages": [{"role": "user", "content": "x", "message_id": "b1", "parent_id": "ghost"}]
+        },
+        "evidences": {},
+        "context_blocks": []
+    });
+    assert!(validate(DocumentKind::Context, &doc).is_empty());
+    let err = store.import_document(&doc).unwrap_err();
+    let paths: Vec<&str> = err.problems().iter().map(|p| p.path.as_str()).collect();
+    assert_eq!(paths, ["session.branch_messages[0].parent_id"], "{err}");
     assert!(matches!(err, StoreError::InvalidDocument { .. }));
     assert!(store
         .conversations(&ConversationFilter::default())

@@ -9,7 +9,8 @@ import type { Session } from "./Session";
  */
 export type ContextDocument = { 
 /**
- * Structure version, exactly `1.0`.
+ * Structure version: any `1.<n>` is read (seed 004 §2: the version is for compatible
+ * evolution; 1.x documents keep the 1.0 fields), `1.0` written.
  */
 schema_version: string, meta?: ContextMeta, session: Session, 
 /**

@@ -8,7 +8,15 @@ import type { ToolState } from "./ToolState";
 /**
  * The session: the document's core (a non-empty object).
  */
-export type Session = { session_id: string, 
+export type Session = { 
+/**
+ * The session's id: `session_id`, or `id` (seed 004: 二选一即可); see [`Session::id`].
+ */
+session_id?: string, 
+/**
+ * The seed's other name for `session_id`, kept as written.
+ */
+id?: string, 
 /**
  * At least the turn's user input; `assistant` messages are the final answers.
  */

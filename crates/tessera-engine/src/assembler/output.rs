@@ -154,7 +154,7 @@ pub(crate) fn build(
     let summary_doc = doc.session.summary.as_ref();
     let explanation = Explanation {
         version: EXPLANATION_VERSION,
-        session_id: doc.session.session_id.clone(),
+        session_id: doc.session.id().unwrap_or_default().to_owned(),
         model: request.model.clone(),
         encoding: choice.encoding,
         encoding_exact: choice.exact,

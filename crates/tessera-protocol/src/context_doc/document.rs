@@ -9,15 +9,16 @@ use super::session::Session;
 use crate::ordered_map::OrderedMap;
 use crate::wire::{JsonObject, Timestamp};
 
-/// The only `schema_version` this crate reads and writes.
+/// The `schema_version` this crate writes.
 pub const SCHEMA_VERSION: &str = "1.0";
 
 /// A structured context document (seed 004 §2, §4.1), kind `context`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
 #[ts(optional_fields)]
 pub struct ContextDocument {
-    /// Structure version, exactly `1.0`.
-    #[schemars(extend("const" = SCHEMA_VERSION))]
+    /// Structure version: any `1.<n>` is read (seed 004 §2: the version is for compatible
+    /// evolution; 1.x documents keep the 1.0 fields), `1.0` written.
+    #[schemars(regex(pattern = r"^1\.[0-9]+$"))]
     pub schema_version: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<ContextMeta>,

@@ -15,7 +15,12 @@ use crate::wire::{JsonObject, Timestamp};
 #[schemars(extend("minProperties" = 1))]
 #[ts(optional_fields)]
 pub struct Session {
-    pub session_id: String,
+    /// The session's id: `session_id`, or `id` (seed 004: 二选一即可); see [`Session::id`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// The seed's other name for `session_id`, kept as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
     /// At least the turn's user input; `assistant` messages are the final answers.
     #[schemars(length(min = 1))]
     pub messages: Vec<SessionMessage>,
@@ -31,6 +36,13 @@ pub struct Session {
     #[serde(flatten)]
     #[ts(skip)]
     pub extra: JsonObject,
+}
+
+impl Session {
+    /// The session's id, whichever of `session_id` and `id` gives it (`session_id` first).
+    pub fn id(&self) -> Option<&str> {
+        self.session_id.as_deref().or(self.id.as_deref())
+    }
 }
 
 /// One message of the session.

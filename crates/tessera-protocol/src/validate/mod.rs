@@ -5,6 +5,7 @@
 //! ([`semantic`]), and reports every [`Problem`] at a dotted path (`session.messages[0].role`,
 //! `$` for the whole document). [`parse`] validates and then deserializes into a typed value.
 
+pub mod context_refs;
 pub mod errors;
 pub mod kind;
 pub mod schema;

@@ -69,7 +69,10 @@ pub(crate) fn check(kind: DocumentKind, doc: &Value, out: &mut Vec<Problem>) {
                 out.push(problem("error", "required"));
             }
         }
-        DocumentKind::Context => check_evidence_keys(doc, out),
+        DocumentKind::Context => {
+            check_evidence_keys(doc, out);
+            super::context_refs::check(doc, out);
+        }
         DocumentKind::Event => check_llm_text(doc, out),
         DocumentKind::FormSubmission => {
             let accept = match doc.get("action") {

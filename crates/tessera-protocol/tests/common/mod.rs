@@ -455,7 +455,11 @@ pub fn context() -> Value {
                 "evidence_id": "ev_1",
                 "type": "rag_doc",
                 "source": {"kind": "rag", "name": "wiki", "uri": "https://wiki.invalid"},
-                "content": "fragment",
+                // 20 lines of 40 characters: what the refs' selectors select from.
+                "content": (1..=20)
+                    .map(|n| format!("line {n:02}: {}", "x".repeat(31)))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
                 "confidence": 0.92,
                 "metadata": {"tags": []},
                 "links": {"model_usage_id": "mu1", "tool_call_id": "tc1"}

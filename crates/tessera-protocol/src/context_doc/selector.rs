@@ -3,8 +3,9 @@
 //!
 //! Grammar: comma-separated parts, each at most once, applied in this order whatever the order
 //! written:
-//! - `field:<path>`: a path into structured content, `data.items[0].name` (keys separated by
-//!   `.`, array indexes in `[n]`, a leading `[n]` allowed);
+//! - `field:<path>`, or the bare path (seed 004: 片段/字段路径, e.g. `data.summary`): a path into
+//!   structured content, `data.items[0].name` (keys separated by `.`, array indexes in `[n]`, a
+//!   leading `[n]` allowed);
 //! - `lines:A-B` or `lines:A`: lines A to B, 1-based and inclusive, as an editor numbers them
 //!   (lines end at `\n`; a trailing newline does not start another line);
 //! - `chars:A-B`: characters (Unicode scalar values) A to B, 0-based and half-open like a
@@ -64,11 +65,8 @@ impl Selector {
         }
         let mut selector = Selector::default();
         for part in text.split(',') {
-            let Some((name, arg)) = part.split_once(':') else {
-                return Err(malformed(format!(
-                    "part {part:?} is not `field:…`, `lines:…` or `chars:…`"
-                )));
-            };
+            // A part without a name is a field path (seed 004 §2: 字段路径).
+            let (name, arg) = part.split_once(':').unwrap_or(("field", part));
             match name {
                 "field" => {
                     if selector.field.is_some() {
@@ -391,13 +389,21 @@ mod tests {
             assert_eq!(Selector::parse(text).unwrap().to_string(), text);
         }
         assert_eq!(Selector::parse("lines:4").unwrap().to_string(), "lines:4-4");
+        // Seed 004 §2: a bare field path (片段/字段路径) is a `field:` part.
+        assert_eq!(
+            Selector::parse("data.summary").unwrap(),
+            Selector::parse("field:data.summary").unwrap()
+        );
+        assert_eq!(
+            Selector::parse("data.text,lines:2").unwrap().to_string(),
+            "field:data.text,lines:2-2"
+        );
     }
 
     #[test]
     fn malformed_selectors_are_typed_errors() {
         for bad in [
             "",
-            "lines",
             "lines:",
             "lines:a-b",
             "lines:0-3",
@@ -410,6 +416,8 @@ mod tests {
             "chars:9-3",
             "rows:1-2",
             "lines:1-2,",
+            "a..b",
+            "a[x]",
             "field:",
             "field:a..b",
             "field:a[",
