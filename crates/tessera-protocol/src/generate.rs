@@ -129,6 +129,7 @@ pub fn typescript_files(roots: Roots<'_>) -> Result<BTreeMap<PathBuf, String>, G
     collector.visit::<crate::ipc::BodyFrame>();
     collector.visit::<crate::views::ConsentGrantView>();
     collector.visit::<crate::views::RunContext>();
+    collector.visit::<crate::views::ContextView>();
     collector.visit::<crate::settings_api::ProviderCheck>();
     collector.visit::<crate::settings_api::SettingsView>();
     collector.visit::<crate::settings_api::SecretStoreView>();

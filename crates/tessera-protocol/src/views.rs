@@ -79,3 +79,20 @@ pub struct RunContext {
     /// Evidence ids the run's answer cites.
     pub cited: Vec<String>,
 }
+
+/// One entry of a context's change log (seed 000 §8.3 变更日志).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+pub struct ContextChangeView {
+    /// The version this change produced.
+    pub version: u64,
+    pub operation: crate::mcp_cp::ContextUpdate,
+    pub at: Timestamp,
+}
+
+/// `GET /v1/conversations/{id}/context` and `tessera context show`: the MCP-CP context (seed
+/// 000 §8.1: state, history, version; null before its first update) and its change log.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+pub struct ContextView {
+    pub context: Option<crate::mcp_cp::McpContext>,
+    pub changes: Vec<ContextChangeView>,
+}

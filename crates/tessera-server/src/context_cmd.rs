@@ -1,4 +1,4 @@
-//! `tessera context export|import|assemble`: the local context database from the command line.
+//! `tessera context export|import|assemble|show`: the local context database from the command line.
 
 use std::{io::Read, path::Path, time::SystemTime};
 
@@ -71,6 +71,18 @@ pub fn export(
         document => serde_json::to_string_pretty(&document)? + "\n",
     };
     Ok(Outcome { stdout, ok: true })
+}
+
+/// `tessera context show ID`: the conversation's MCP-CP context (state, history, version) and
+/// its change log, as `GET /v1/conversations/{id}/context` answers them.
+pub fn show(data_dir: &Path, conversation: &str) -> Result<Outcome, ContextCmdError> {
+    let store = Store::open(data_dir)?;
+    ensure_conversation(&store, conversation)?;
+    let view = store.context_view(conversation)?;
+    Ok(Outcome {
+        stdout: serde_json::to_string_pretty(&view)? + "\n",
+        ok: true,
+    })
 }
 
 /// The document `export` prints (the HTTP API answers with the same one); the Markdown

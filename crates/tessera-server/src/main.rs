@@ -115,6 +115,8 @@ enum ContextCommand {
         /// A JSON file, or `-` for standard input.
         file: String,
     },
+    /// Print a conversation's MCP-CP context (state, history, version) and its change log.
+    Show { conversation: String },
     /// Build the prompt for a conversation within a token budget.
     Assemble {
         conversation: String,
@@ -215,6 +217,7 @@ fn run_context(data_dir: Option<PathBuf>, cmd: ContextCommand) -> ExitCode {
             format,
         } => ("export", context_cmd::export(&dir, conversation, *format)),
         ContextCommand::Import { file } => ("import", context_cmd::import(&dir, file)),
+        ContextCommand::Show { conversation } => ("show", context_cmd::show(&dir, conversation)),
         ContextCommand::Assemble {
             conversation,
             budget,

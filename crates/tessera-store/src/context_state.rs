@@ -59,8 +59,11 @@ pub struct ContextChange {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContextUpdateOutcome {
     pub version: u64,
-    /// Messages removed by `CLEAR_HISTORY`.
+    /// Messages removed from the MCP-CP history by `CLEAR_HISTORY`.
     pub removed_messages: usize,
+    /// Conversation messages `CLEAR_HISTORY` took out of what the model reads
+    /// ([`crate::history_clearing`]).
+    pub cleared_messages: usize,
 }
 
 /// Version and state of a context, creating an empty one (version 0) on first use.
@@ -260,6 +263,7 @@ impl WriteTx<'_> {
             }
         }
         let mut removed_messages = 0;
+        let mut cleared_messages = 0;
         match update.operation {
             ContextOperation::AddMessage => {
                 let Some(message) = &update.message else {
@@ -272,6 +276,12 @@ impl WriteTx<'_> {
             ContextOperation::UpdateState => update_state(&mut state, update)?,
             ContextOperation::ClearHistory => {
                 removed_messages = clear_history(self.conn, context_id, update.filter.as_ref())?;
+                cleared_messages = crate::history_clearing::clear_messages(
+                    self.conn,
+                    context_id,
+                    update.filter.as_ref(),
+                    current + 1,
+                )?;
             }
         }
         let version = current + 1;
@@ -301,6 +311,7 @@ impl WriteTx<'_> {
         Ok(ContextUpdateOutcome {
             version,
             removed_messages,
+            cleared_messages,
         })
     }
 }
@@ -319,6 +330,24 @@ impl Store {
     /// The context state and history.
     pub fn context(&self, context_id: &str) -> Result<Option<McpContext>> {
         self.read(|r| r.context(context_id))
+    }
+
+    /// The context and its whole change log, read together.
+    pub fn context_view(&self, context_id: &str) -> Result<tessera_protocol::views::ContextView> {
+        self.read(|r| {
+            Ok(tessera_protocol::views::ContextView {
+                context: r.context(context_id)?,
+                changes: r
+                    .context_changes(context_id, 0)?
+                    .into_iter()
+                    .map(|c| tessera_protocol::views::ContextChangeView {
+                        version: c.version,
+                        operation: c.operation,
+                        at: c.at,
+                    })
+                    .collect(),
+            })
+        })
     }
 
     /// The change log after a version.

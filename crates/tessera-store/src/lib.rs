@@ -44,6 +44,7 @@ pub mod events;
 pub mod evidences;
 pub mod export;
 pub mod file_modes;
+pub mod history_clearing;
 mod ids;
 pub mod import;
 pub mod interactions;

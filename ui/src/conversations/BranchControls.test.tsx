@@ -100,4 +100,25 @@ describe('message versions in the chat', () => {
     const resent = requests.find(isResend);
     expect(resent?.body).toMatchObject({ type: 'USER_INPUT', contextId: 'c', content: { text: 'Say goodbye' }, metadata: { parentMessageId: null } });
   });
+
+  it('marks where CLEAR_HISTORY cut what the model reads, keeping the messages', async () => {
+    const cleared = { ...question, message: { ...question.message, context_cleared: { version: 1, at: '2026-11-23T19:06:00Z' } } } as StoredMessage;
+    const answer = { ...second, message: { ...second.message, context_cleared: { version: 1, at: '2026-11-23T19:06:00Z' } } } as StoredMessage;
+    const later = message('q2', 'user', 'And now?', 'a2', 2);
+    const { client } = fakeEngine({
+      'GET /v1/conversations': () => Response.json({ conversations: [summary] }),
+      'GET /v1/conversations/c': () => Response.json({ ...detail(answer, ['a2']), messages: [cleared, answer, later] }),
+      'GET /v1/interactions': () => Response.json({ interactions: [] }),
+      'GET /v1/conversations/c/events': () => openStream(),
+    });
+    renderApp({ client });
+    const log = screen.getByRole('log', { name: 'Messages' });
+    const rule = await within(log).findByTestId('history-cleared');
+    expect(rule).toHaveTextContent('the model no longer reads them');
+    expect(within(log).getByText('Hi there, second try')).toBeInTheDocument();
+    // The rule sits between the cleared answer and the message after it.
+    const text = log.textContent ?? '';
+    expect(text.indexOf('Hi there, second try')).toBeLessThan(text.indexOf('History cleared'));
+    expect(text.indexOf('History cleared')).toBeLessThan(text.indexOf('And now?'));
+  });
 });

@@ -305,6 +305,25 @@ impl Engine {
         }
         // The client's front-end tools join the tools the profile allows.
         options.tools = self.client_tools.registry_for(conversation_id, tools);
+        // The context's `activeTools` (seed 000 §8.1, set by UPDATE_STATE) narrows what the
+        // model is offered; a name it lists that no tool has grants nothing.
+        let active = self
+            .store
+            .context(conversation_id)
+            .map(|c| c.and_then(|c| c.state.active_tools));
+        match active {
+            Ok(Some(names)) => {
+                if let Some(tools) = &options.tools {
+                    options.tools = Some(Arc::new(tools.subset(&names)));
+                }
+            }
+            Ok(None) => {}
+            Err(error) => {
+                // A narrowing that cannot be read is not lifted: no tool is offered.
+                tracing::warn!(%error, "the context's active tools cannot be read");
+                options.tools = Some(Arc::new(crate::tools::ToolRegistry::new()));
+            }
+        }
         if options.interactions {
             options.live_forms = Some(self.live_forms.clone());
         }

@@ -52,8 +52,12 @@ impl Plan {
         let after = previous.as_ref().map(|(_, _, to)| *to);
         let mut pending = Vec::new();
         for m in branch {
-            if m.message.role == Role::System || after.is_some_and(|to| m.depth <= to) {
-                // System messages are sent with every prompt anyway (the assembler's `must`).
+            if m.message.role == Role::System
+                || after.is_some_and(|to| m.depth <= to)
+                || tessera_store::history_clearing::is_cleared(&m.message.extra)
+            {
+                // System messages are sent with every prompt anyway (the assembler's `must`);
+                // what CLEAR_HISTORY took out is not summarised back in.
                 continue;
             }
             let tokens = cache().count(ENCODING, &m.message.content)?;

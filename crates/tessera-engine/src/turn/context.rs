@@ -46,7 +46,9 @@ pub(crate) fn prompt(
     model: &str,
     max_tokens: Option<u32>,
 ) -> Result<Prompt, TurnError> {
-    let doc = store.export_document_through(conversation_id, leaf)?;
+    let mut doc = store.export_document_through(conversation_id, leaf)?;
+    // What CLEAR_HISTORY took out is not read again.
+    super::cleared_history::without_cleared(&mut doc);
     let window = config
         .model(model)
         .and_then(|m| m.context_window)

@@ -9,6 +9,7 @@
 
 mod call;
 mod cite;
+mod cleared_history;
 pub mod close;
 mod context;
 mod drive;

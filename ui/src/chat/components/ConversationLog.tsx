@@ -9,6 +9,11 @@ import { Markdown } from './Markdown';
 import { UserMessage } from './UserMessage';
 import { aheadFor, followBy, roomBelow } from '../follow';
 
+/** Whether CONTEXT_UPDATE CLEAR_HISTORY took a stored message out of what the model reads. */
+function isCleared(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && 'context_cleared' in message;
+}
+
 /**
  * The messages of the conversation: the stored ones of the branch shown (with their versions,
  * Edit and Regenerate), with what their runs' events add (tool cards, thinking, usage), then
@@ -39,7 +44,9 @@ export function ConversationLog({ session, extra, setup }: { session: ChatSessio
           session.retry(id).catch((err: unknown) => setRetryError(err instanceof Error ? err.message : String(err)));
         };
 
-  for (const stored of history) {
+  // CLEAR_HISTORY: what comes before the last cleared message is no longer read by the model.
+  const lastCleared = history.findLastIndex((m) => isCleared(m.message));
+  for (const [index, stored] of history.entries()) {
     shown.add(stored.id);
     const role = stored.message.role;
     if (role === 'user') {
@@ -57,6 +64,13 @@ export function ConversationLog({ session, extra, setup }: { session: ChatSessio
         ),
       );
       items.push(<AnswerActions key={`${stored.id}-actions`} session={session} stored={stored} last={stored.id === lastId} busy={busy} />);
+    }
+    if (index === lastCleared) {
+      items.push(
+        <p key={`${stored.id}-cleared`} className="history-cleared" role="note" data-testid="history-cleared">
+          {t('chat.historyCleared')}
+        </p>,
+      );
     }
   }
 

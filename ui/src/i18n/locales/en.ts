@@ -71,6 +71,7 @@ const en = {
     failed: 'Could not do that: {{error}}',
   },
   chat: {
+    historyCleared: 'History cleared: the messages above are kept, but the model no longer reads them.',
     newConversationTitle: 'New conversation',
     messagesLabel: 'Messages',
     welcomeTitle: 'Welcome to Tessera',

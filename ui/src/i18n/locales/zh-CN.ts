@@ -70,6 +70,7 @@ const zhCN: Messages = {
     failed: '操作失败：{{error}}',
   },
   chat: {
+    historyCleared: '历史已清除：上面的消息仍保留，但模型不再读取它们。',
     newConversationTitle: '新会话',
     messagesLabel: '消息',
     welcomeTitle: '欢迎使用 Tessera',

@@ -6,11 +6,14 @@
 //!
 //! ADD_MESSAGE of a USER_INPUT, MODEL_RESPONSE or SYSTEM_MESSAGE also joins the conversation's
 //! messages, in the same transaction, so the model reads it in the next turn. CLEAR_HISTORY
-//! clears the context history only: the conversation's own messages (and their branches) stay,
-//! as deleting what the person said is done by deleting the conversation.
+//! clears what the model reads next (§8.2.3, 部分或全部): the history messages the filter
+//! selects are removed, and the conversation's messages it selects are marked cleared (they stay,
+//! shown as cleared, and no prompt or summary reads them again; the rolling summary is dropped).
+//! UPDATE_STATE of `activeTools` narrows the tools the next runs offer (never adds one).
 //!
 //! The answer is a SYSTEM_MESSAGE whose `data` holds the operation, the new `version`, the
-//! messages removed and the state.
+//! history messages removed, the conversation messages cleared and the state. The whole context
+//! and its change log are read at `GET /v1/conversations/{id}/context`.
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -128,6 +131,7 @@ pub(super) async fn handle(engine: &Engine, message: Message) -> Result<Response
     data.insert("operation".into(), operation.clone());
     data.insert("version".into(), json!(outcome.version));
     data.insert("removedMessages".into(), json!(outcome.removed_messages));
+    data.insert("clearedMessages".into(), json!(outcome.cleared_messages));
     if let Some(context) = &context {
         data.insert(
             "state".into(),

@@ -17,7 +17,9 @@ use tessera_store::Store;
 use crate::api::ApiError;
 
 pub(super) fn routes() -> Router<Engine> {
-    Router::new().route("/runs/{id}/context", get(show))
+    Router::new()
+        .route("/runs/{id}/context", get(show))
+        .route("/conversations/{id}/context", get(mcp_context))
 }
 
 /// Block and evidence ids an explanation names, used or left out.
@@ -128,4 +130,20 @@ async fn show(
     Path(run_id): Path<String>,
 ) -> Result<Json<RunContext>, ApiError> {
     Ok(Json(context(engine.store(), &run_id)?))
+}
+
+/// `GET /v1/conversations/{id}/context`: the conversation's MCP-CP context (seed 000 §8: state,
+/// history, version) and its change log; 404 for an unknown conversation.
+async fn mcp_context(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+) -> Result<Json<tessera_protocol::views::ContextView>, ApiError> {
+    if engine.store().conversation(&id)?.is_none() {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "NOT_FOUND",
+            format!("conversation {id} does not exist"),
+        ));
+    }
+    Ok(Json(engine.store().context_view(&id)?))
 }
