@@ -78,6 +78,7 @@ async fn tool_calls_run_and_their_results_reach_the_model() {
         &client(&provider, WireKind::Openai),
         TurnInput {
             attachments: &[],
+            message_id: None,
             conversation: None,
             text: "Weather in 北京 and Paris?",
             said: Default::default(),
@@ -169,6 +170,7 @@ async fn anthropic_tool_rounds_replay_thinking_and_results() {
         &client(&provider, WireKind::Anthropic),
         TurnInput {
             attachments: &[],
+            message_id: None,
             conversation: None,
             text: "Oslo?",
             said: Default::default(),
@@ -222,6 +224,7 @@ async fn a_model_that_never_stops_calling_tools_hits_the_turn_limit() {
         &client(&provider, WireKind::Openai),
         TurnInput {
             attachments: &[],
+            message_id: None,
             conversation: None,
             text: "loop",
             said: Default::default(),
@@ -286,6 +289,7 @@ async fn an_invalid_argument_goes_back_to_the_model_as_the_tool_error() {
         &client(&provider, WireKind::Openai),
         TurnInput {
             attachments: &[],
+            message_id: None,
             conversation: None,
             text: "Rome?",
             said: Default::default(),
@@ -331,6 +335,7 @@ async fn a_long_answer_is_seen_in_seq_order_and_only_once_stored() {
         &client(&provider, WireKind::Openai),
         TurnInput {
             attachments: &[],
+            message_id: None,
             conversation: None,
             text: "Talk a lot",
             said: Default::default(),
@@ -386,6 +391,7 @@ async fn a_store_failure_mid_answer_ends_the_turn_with_the_store_error() {
         &client(&provider, WireKind::Openai),
         TurnInput {
             attachments: &[],
+            message_id: None,
             conversation: None,
             text: "Talk a lot",
             said: Default::default(),
@@ -458,6 +464,7 @@ async fn a_run_whose_tool_results_reach_its_limit_ends_failed_and_stays_readable
         &client(&provider, WireKind::Openai),
         TurnInput {
             attachments: &[],
+            message_id: None,
             conversation: None,
             text: "read everything",
             said: Default::default(),

@@ -44,6 +44,7 @@ async fn a_saved_memory_reaches_the_next_turn_and_the_assembly_is_kept() {
         &client,
         TurnInput {
             attachments: &[],
+            message_id: None,
             conversation: None,
             text: "I like window seats",
             said: Default::default(),
@@ -61,6 +62,7 @@ async fn a_saved_memory_reaches_the_next_turn_and_the_assembly_is_kept() {
         &client,
         TurnInput {
             attachments: &[],
+            message_id: None,
             conversation: Some(&first.conversation_id),
             text: "Book my flight",
             said: Default::default(),

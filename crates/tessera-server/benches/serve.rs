@@ -207,7 +207,7 @@ impl Server {
     /// POSTs a USER_INPUT and reads its SSE stream; `on_delta(text, arrival_ns)` per delta.
     async fn ask(&self, context: &str, mut on_delta: impl FnMut(&str, u128)) -> Read {
         let body = json!({
-            "messageId": "m1", "contextId": context, "timestamp": "2026-11-23T10:00:00Z",
+            "messageId": uuid::Uuid::now_v7().to_string(), "contextId": context, "timestamp": "2026-11-23T10:00:00Z",
             "type": "USER_INPUT", "sender": {"id": "u", "type": "USER"},
             "content": {"text": "go"}
         });

@@ -170,6 +170,7 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
         &client,
         TurnInput {
             attachments: &[],
+            message_id: None,
             conversation: args.conversation.as_deref(),
             text: &args.text,
             said: Default::default(),

@@ -29,7 +29,7 @@ fn http() -> reqwest::Client {
 
 fn user_input(context: &str, text: &str) -> Value {
     json!({
-        "messageId": "msg_1", "contextId": context, "timestamp": "2026-11-23T10:00:00Z",
+        "messageId": format!("msg_{}", uuid::Uuid::now_v7()), "contextId": context, "timestamp": "2026-11-23T10:00:00Z",
         "type": "USER_INPUT", "sender": {"id": "user_1", "type": "USER"},
         "content": {"text": text}
     })

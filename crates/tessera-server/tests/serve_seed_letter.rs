@@ -338,3 +338,61 @@ async fn errors_say_what_a_client_can_do_in_the_routes_own_shape() {
         .iter()
         .all(|p| p["message"].is_string()));
 }
+
+/// Seed 000 §3.1: `messageId` identifies the message (消息唯一标识, 用于跟踪和引用): it is the
+/// stored message's id, a later `parentMessageId` names it, the same message sent again is
+/// answered as the first time (the model is not called twice), and another message under it is
+/// refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_message_id_names_the_message_and_a_resend_is_answered_once() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    let mut first = mcp_message("ids", "USER_INPUT", json!({"text": "Hello"}));
+    first["messageId"] = json!("msg_001");
+    provider.push(Reply::openai_text("m", &["Hi ", "there."]));
+    let answered = api.post("/messages", &first).await;
+    assert_eq!(answered.ok(200)["content"]["text"], "Hi there.");
+
+    let shown = api.get("/conversations/ids").await;
+    assert_eq!(shown.ok(200)["messages"][0]["id"], "msg_001");
+
+    // Sent again (the answer was lost on the way): the same answer, the model not called again.
+    let again = api.post("/messages", &first).await;
+    assert_eq!(again.ok(200)["content"]["text"], "Hi there.");
+    let mut stream = api.open_sse("/messages", Some(&first)).await;
+    let done = stream.until(|e| e["type"] == "done").await;
+    assert!(done.is_some());
+    assert_eq!(provider.calls().len(), 1);
+    let shown = api.get("/conversations/ids").await;
+    assert_eq!(shown.ok(200)["messages"].as_array().unwrap().len(), 2);
+
+    // Another text under the same id: refused, nothing stored.
+    let mut other = first.clone();
+    other["content"]["text"] = json!("Something else");
+    api.post("/messages", &other)
+        .await
+        .error(409, "MESSAGE_ID_IN_USE");
+
+    // A later message names it as the message it follows.
+    let mut follow = mcp_message("ids", "USER_INPUT", json!({"text": "Again, differently"}));
+    follow["messageId"] = json!("msg_002");
+    follow["metadata"] = json!({"parentMessageId": "msg_001"});
+    provider.push(Reply::openai_text("m", &["Second."]));
+    api.post("/messages", &follow).await.ok(200);
+    let shown = api.get("/conversations/ids").await;
+    let ids: Vec<&str> = shown.ok(200)["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(&ids[..2], ["msg_001", "msg_002"]);
+
+    // An id that cannot name a message in a path is refused.
+    let mut bad = mcp_message("ids", "USER_INPUT", json!({"text": "x"}));
+    bad["messageId"] = json!("a/b c");
+    api.post("/messages", &bad)
+        .await
+        .error(400, "INVALID_MESSAGE_ID");
+}

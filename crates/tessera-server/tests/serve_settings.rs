@@ -29,7 +29,7 @@ fn provider<'a>(list: &'a Value, name: &str) -> Option<&'a Value> {
 
 fn user_input(text: &str) -> Value {
     json!({
-        "messageId": "msg_1", "contextId": "ctx_settings", "timestamp": "2026-11-23T10:00:00Z",
+        "messageId": format!("msg_{}", uuid::Uuid::now_v7()), "contextId": "ctx_settings", "timestamp": "2026-11-23T10:00:00Z",
         "type": "USER_INPUT", "sender": {"id": "user_1", "type": "USER"},
         "content": {"text": text}
     })

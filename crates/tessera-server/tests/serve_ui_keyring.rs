@@ -95,7 +95,7 @@ async fn a_key_put_through_the_api_lives_only_in_the_keyring_and_is_used() {
     assert!(!check.text.contains(&key));
     scripted.push(Reply::openai_text("kr-model", &["keyring ", "works"]));
     let message = json!({
-        "messageId": "msg_1", "contextId": "ctx_keyring", "timestamp": "2026-11-23T10:00:00Z",
+        "messageId": format!("msg_{}", uuid::Uuid::now_v7()), "contextId": "ctx_keyring", "timestamp": "2026-11-23T10:00:00Z",
         "type": "USER_INPUT", "sender": {"id": "user_1", "type": "USER"},
         "content": {"text": "hi"}
     });

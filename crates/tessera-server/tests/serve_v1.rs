@@ -28,7 +28,7 @@ fn http() -> reqwest::Client {
 
 fn user_input(context: &str, text: &str) -> Value {
     json!({
-        "messageId": "msg_1", "contextId": context, "timestamp": "2026-11-23T10:00:00Z",
+        "messageId": format!("msg_{}", uuid::Uuid::now_v7()), "contextId": context, "timestamp": "2026-11-23T10:00:00Z",
         "type": "USER_INPUT", "sender": {"id": "user_1", "type": "USER"},
         "content": {"text": text}
     })
@@ -162,10 +162,11 @@ async fn without_a_stream_the_answer_is_a_model_response_and_tools_run_in_betwee
     let data = tempfile::tempdir().unwrap();
     let server = serve(data.path(), &provider);
     let client = http();
+    let asked = user_input("ctx_calc", "2+3*4?");
     let response = client
         .post(format!("{}/v1/messages", server.base))
         .bearer_auth(&server.token)
-        .json(&user_input("ctx_calc", "2+3*4?"))
+        .json(&asked)
         .send()
         .await
         .unwrap();
@@ -175,7 +176,7 @@ async fn without_a_stream_the_answer_is_a_model_response_and_tools_run_in_betwee
     assert_eq!(reply["contextId"], "ctx_calc");
     assert_eq!(reply["content"]["text"], "It is 14.");
     assert_eq!(reply["content"]["finishReason"], "STOP");
-    assert_eq!(reply["metadata"]["inReplyTo"], "msg_1");
+    assert_eq!(reply["metadata"]["inReplyTo"], asked["messageId"]);
     // The calculator ran and its result reached the model.
     let second = &provider.calls()[1].body["messages"];
     let tool = second.as_array().unwrap().last().unwrap();

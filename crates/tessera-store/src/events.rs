@@ -185,6 +185,37 @@ impl ReadTx<'_> {
             .collect()
     }
 
+    /// The newest run of the conversation whose `system/status` payload has `key` equal to
+    /// `value` (a run naming the message it answers), with the seq of its first event.
+    pub fn run_with_status(
+        &self,
+        conversation_id: &str,
+        key: &str,
+        value: &str,
+    ) -> Result<Option<(String, u64)>> {
+        let run: Option<String> = self
+            .conn
+            .prepare_cached(
+                "SELECT run_id FROM events
+                 WHERE conversation_id = ?1 AND domain = 'system' AND event_type = 'status'
+                   AND run_id IS NOT NULL
+                   AND json_extract(event_json, '$.payload.' || ?2) = ?3
+                 ORDER BY seq DESC LIMIT 1",
+            )?
+            .query_row(params![conversation_id, key, value], |row| row.get(0))
+            .optional()?;
+        let Some(run) = run else {
+            return Ok(None);
+        };
+        let first: i64 = self
+            .conn
+            .prepare_cached(
+                "SELECT MIN(seq) FROM events WHERE conversation_id = ?1 AND run_id = ?2",
+            )?
+            .query_row(params![conversation_id, run], |row| row.get(0))?;
+        Ok(Some((run, crate::sql::to_u64("event seq", first)?)))
+    }
+
     /// Runs that have events but no `system/done`: suspended ones, and ones the process was
     /// killed in the middle of. `(conversation_id, run_id)`, oldest first.
     pub fn unfinished_runs(&self) -> Result<Vec<(String, String)>> {

@@ -26,10 +26,12 @@ mod interactions;
 mod picked_model;
 mod profile_run;
 mod recover;
+mod resend;
 
 pub use picked_model::ConversationModel;
 
 pub use recover::Recovered;
+pub use resend::SaidBefore;
 
 /// A run's work, as [`Engine::spawn_run`] takes it.
 type TurnFuture =
@@ -98,6 +100,15 @@ pub enum EngineError {
     },
     #[error("message {0} is not the person's: only what the person said can be answered again")]
     NotUserMessage(String),
+    /// A client's `messageId` already names another message of the conversation.
+    #[error(
+        "conversation {conversation} already has a message {message} with other content: a \
+         messageId names one message (send this one under a new id)"
+    )]
+    MessageIdInUse {
+        conversation: String,
+        message: String,
+    },
     #[error(transparent)]
     Secrets(tessera_secrets::SecretError),
     /// An attachment of the message cannot be read or is not allowed.
@@ -127,6 +138,26 @@ impl Placement {
             Placement::Next => Said::Next,
             Placement::After(parent) => Said::After(parent.as_deref()),
             Placement::Again(id) => Said::Again(id),
+        }
+    }
+}
+
+/// What the person said, as a run starts with it.
+#[derive(Clone, Debug, Default)]
+pub struct UserMessage {
+    pub text: String,
+    /// Read and stored by [`crate::attachments::ingest`].
+    pub attachments: Vec<crate::attachments::MessageAttachment>,
+    /// The id the message gets (a client's MCP-CP `messageId`, seed 000 §3.1); else a new one.
+    pub id: Option<String>,
+}
+
+impl UserMessage {
+    /// Text alone, under a new id.
+    pub fn text(text: &str) -> Self {
+        Self {
+            text: text.to_owned(),
+            ..Self::default()
         }
     }
 }
@@ -482,18 +513,18 @@ impl Engine {
         conversation: Option<&str>,
         text: &str,
     ) -> Result<StartedRun, EngineError> {
-        self.launch(conversation, text.to_owned(), Vec::new(), Placement::Next)
+        self.launch(conversation, UserMessage::text(text), Placement::Next)
     }
 
-    /// [`Engine::start_run`] for `text` with what the person attached to it (read and stored
-    /// by [`crate::attachments::ingest`]): the model gets them with the text.
+    /// [`Engine::start_run`] for what the person said: the text, what they attached to it (read
+    /// and stored by [`crate::attachments::ingest`]: the model gets them with the text) and the
+    /// id the client gave the message.
     pub fn start_run_with(
         &self,
         conversation: Option<&str>,
-        text: &str,
-        attachments: Vec<crate::attachments::MessageAttachment>,
+        said: UserMessage,
     ) -> Result<StartedRun, EngineError> {
-        self.launch(conversation, text.to_owned(), attachments, Placement::Next)
+        self.launch(conversation, said, Placement::Next)
     }
 
     /// [`Engine::start_run`] for `text` said after message `parent` of `conversation` (None:
@@ -503,16 +534,14 @@ impl Engine {
         &self,
         conversation: &str,
         parent: Option<&str>,
-        text: &str,
-        attachments: Vec<crate::attachments::MessageAttachment>,
+        said: UserMessage,
     ) -> Result<StartedRun, EngineError> {
         if let Some(parent) = parent {
             self.require_message(conversation, parent)?;
         }
         self.launch(
             Some(conversation),
-            text.to_owned(),
-            attachments,
+            said,
             Placement::After(parent.map(str::to_owned)),
         )
     }
@@ -532,8 +561,7 @@ impl Engine {
         // Its attachments are on the stored message: the prompt reads them from there.
         self.launch(
             Some(conversation),
-            message.message.content,
-            Vec::new(),
+            UserMessage::text(&message.message.content),
             Placement::Again(message_id.to_owned()),
         )
     }
@@ -557,10 +585,14 @@ impl Engine {
     fn launch(
         &self,
         conversation: Option<&str>,
-        text: String,
-        attachments: Vec<crate::attachments::MessageAttachment>,
+        said: UserMessage,
         placement: Placement,
     ) -> Result<StartedRun, EngineError> {
+        let UserMessage {
+            text,
+            attachments,
+            id: message_id,
+        } = said;
         let default = self.model().ok_or(EngineError::NoModel)?;
         let mut own = None;
         let conversation_id = match conversation {
@@ -618,6 +650,7 @@ impl Engine {
                             options: &options,
                             run_id: Some(&run),
                             attachments: &attachments,
+                            message_id: message_id.as_deref(),
                         },
                         cancel.clone(),
                         |event| emit.publish(event),

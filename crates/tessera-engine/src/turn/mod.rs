@@ -171,6 +171,8 @@ pub struct TurnInput<'a> {
     pub run_id: Option<&'a str>,
     /// What the person attached to `text`, read and stored ([`crate::attachments::ingest`]).
     pub attachments: &'a [crate::attachments::MessageAttachment],
+    /// The id the person's new message gets (a client's MCP-CP `messageId`); else a new one.
+    pub message_id: Option<&'a str>,
 }
 
 /// How the turn ended (or paused).
@@ -472,6 +474,7 @@ pub async fn run_turn(
         options,
         run_id,
         attachments,
+        message_id: chosen_id,
     } = input;
     let conversation_id = match conversation {
         Some(id) => {
@@ -492,7 +495,16 @@ pub async fn run_turn(
                 .id
         }
     };
-    let user_message = place_user_message(store, &conversation_id, text, attachments, said)?;
+    let user_message = place_user_message(
+        store,
+        &conversation_id,
+        NewUserMessage {
+            text,
+            attachments,
+            id: chosen_id,
+        },
+        said,
+    )?;
     let run_id = run_id.map_or_else(new_id, str::to_owned);
     let message_id = new_id();
     let shaper = EventShaper::new(&conversation_id, &message_id, &run_id);
@@ -532,14 +544,20 @@ pub async fn run_turn(
     drive::drive(&mut recorder, client, model, options, state, &cancel).await
 }
 
+/// The person's message as a turn stores it.
+struct NewUserMessage<'a> {
+    text: &'a str,
+    attachments: &'a [crate::attachments::MessageAttachment],
+    id: Option<&'a str>,
+}
+
 /// The id of the person's message the turn answers: a new one stored where `said` puts it
 /// (then shown), or, to answer a stored one again, that one, with the branch shown cut back to
 /// it so that the new answer follows it beside the earlier ones.
 fn place_user_message(
     store: &Store,
     conversation_id: &str,
-    text: &str,
-    attachments: &[crate::attachments::MessageAttachment],
+    new: NewUserMessage<'_>,
     said: Said<'_>,
 ) -> Result<String, TurnError> {
     let parent = match said {
@@ -555,13 +573,7 @@ fn place_user_message(
             return Ok(id.to_owned());
         }
     };
-    Ok(store_user_input(
-        store,
-        conversation_id,
-        text,
-        attachments,
-        parent,
-    )?)
+    Ok(store_user_input(store, conversation_id, new, parent)?)
 }
 
 /// The person's message, and its `user_input` evidence (DESIGN.md: written before anything
@@ -569,12 +581,17 @@ fn place_user_message(
 fn store_user_input(
     store: &Store,
     conversation_id: &str,
-    text: &str,
-    attachments: &[crate::attachments::MessageAttachment],
+    new: NewUserMessage<'_>,
     parent: Parent,
 ) -> Result<String, StoreError> {
+    let NewUserMessage {
+        text,
+        attachments,
+        id,
+    } = new;
     let conversation_id = conversation_id.to_owned();
     let text = text.to_owned();
+    let id = id.map(str::to_owned);
     let refs = crate::attachments::refs_of(attachments);
     let mut said = text_message(WireRole::User, &text);
     if !attachments.is_empty() {
@@ -584,8 +601,9 @@ fn store_user_input(
         );
     }
     store.write(move |tx| {
-        let message =
-            tx.append_message(&conversation_id, NewMessage::new(said).with_parent(parent))?;
+        let mut placed = NewMessage::new(said).with_parent(parent);
+        placed.id = id;
+        let message = tx.append_message(&conversation_id, placed)?;
         let evidence = tessera_protocol::context_doc::Evidence {
             evidence_id: crate::builtin_tools::search_context::derived_evidence_id(
                 &conversation_id,

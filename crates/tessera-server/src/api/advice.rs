@@ -48,7 +48,7 @@ impl Remedy {
             | "SHUTTING_DOWN" => Self::RetryLater,
             "ALREADY_RUNNING" | "RUN_IN_PROGRESS" => Self::WaitForRun,
             "VERSION_CONFLICT" | "ALREADY_ANSWERED" | "INTERACTION_CLOSED" | "RUN_NOT_RUNNING"
-            | "NO_WAITING_CALL" | "ALREADY_EXISTS" => Self::ReadAgain,
+            | "NO_WAITING_CALL" | "ALREADY_EXISTS" | "MESSAGE_ID_IN_USE" => Self::ReadAgain,
             "AUTH_FAILED" | "UNAUTHORIZED" => Self::Reauthenticate,
             "NO_MODEL"
             | "MISSING_KEY"

@@ -124,6 +124,9 @@ impl From<tessera_engine::engine::EngineError> for ApiError {
             EngineError::NoConversation(_) | EngineError::NoMessage { .. } => {
                 ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", err.to_string())
             }
+            EngineError::MessageIdInUse { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "MESSAGE_ID_IN_USE", err.to_string())
+            }
             EngineError::NotUserMessage(_) => {
                 ApiError::new(StatusCode::BAD_REQUEST, "BAD_REQUEST", err.to_string())
             }

@@ -182,7 +182,11 @@ async fn answer(
             ))
         }
     };
-    let (run, sub) = start(engine, &request.root_id, &input.content, Vec::new())?;
+    let (run, sub) = start(
+        engine,
+        &request.root_id,
+        tessera_engine::engine::UserMessage::text(&input.content),
+    )?;
     if wants_stream(headers) || request.config.stream == Some(true) {
         return Ok(stream_answer(&run, sub));
     }

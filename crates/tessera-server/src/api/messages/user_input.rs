@@ -14,8 +14,9 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
-use tessera_engine::attachments::MessageAttachment;
-use tessera_engine::engine::{ConversationModel, Engine, EngineError, StartedRun, Subscription};
+use tessera_engine::engine::{
+    ConversationModel, Engine, EngineError, SaidBefore, StartedRun, Subscription, UserMessage,
+};
 use tessera_protocol::easyflow::{EventBody, EventMeta, SystemState};
 use tessera_protocol::mcp_cp::{
     FinishReason, Message, MessageContent, ModelResponse, SenderType, TokenUsage,
@@ -139,13 +140,33 @@ fn is_business_refusal(code: &str) -> bool {
 pub(crate) fn start(
     engine: &Engine,
     conversation: &str,
-    text: &str,
-    attachments: Vec<MessageAttachment>,
+    said: UserMessage,
 ) -> Result<(StartedRun, Subscription), ApiError> {
-    ensure_conversation(engine, conversation, text)?;
+    ensure_conversation(engine, conversation, &said.text)?;
     start_with(engine, conversation, || {
-        engine.start_run_with(Some(conversation), text, attachments)
+        engine.start_run_with(Some(conversation), said)
     })
+}
+
+/// The stored id a client's `messageId` becomes: letters, digits and `._:-`, at most 128
+/// (it appears in paths); anything else is refused rather than changed.
+fn message_id_of(message: &Message) -> Result<String, ApiError> {
+    let id = &message.message_id;
+    let fits = !id.is_empty()
+        && id.len() <= 128
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '-'));
+    if fits {
+        Ok(id.clone())
+    } else {
+        Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "INVALID_MESSAGE_ID",
+            "messageId must be 1 to 128 letters, digits, `.`, `_`, `:` or `-`: it becomes the \
+             message's id (seed 000 §3.1), which later messages name as parentMessageId",
+        ))
+    }
 }
 
 /// Starts a run of the existing `conversation` with `launch`, subscribed from just before it,
@@ -252,11 +273,49 @@ pub(super) async fn handle(
     let conversation = message.context_id.as_str();
     let parent = parent_of(&message)?;
     let pick = model_of(&message)?;
+    let id = message_id_of(&message)?;
     ready_model(engine, conversation, &pick).await?;
     // Read and stored before the conversation exists: a refused file creates nothing.
     let attachments = engine
         .read_attachments(input.attachments.clone().unwrap_or_default())
         .await?;
+    let said = UserMessage {
+        text: input.text.clone(),
+        attachments,
+        id: Some(id.clone()),
+    };
+    // The same message sent again (a client retrying after a lost answer) is answered as the
+    // first time, never twice; another one under its id is refused.
+    match engine.said_before(conversation, &said)? {
+        SaidBefore::New => {}
+        SaidBefore::Answered { run, first_seq } => {
+            let sub = engine.subscribe(conversation, Some(first_seq.saturating_sub(1)))?;
+            return answer(
+                engine,
+                headers,
+                &run,
+                sub,
+                conversation,
+                &message.message_id,
+            )
+            .await;
+        }
+        SaidBefore::Unanswered => {
+            refuse_while_running(engine, conversation, "answering the message again")?;
+            let (run, sub) = start_with(engine, conversation, || {
+                engine.regenerate(conversation, &id)
+            })?;
+            return answer(
+                engine,
+                headers,
+                &run,
+                sub,
+                conversation,
+                &message.message_id,
+            )
+            .await;
+        }
+    }
     if matches!(parent, None | Some(None)) {
         ensure_conversation(engine, conversation, &input.text)?;
         if matches!(pick, Some(Some(_))) {
@@ -264,11 +323,11 @@ pub(super) async fn handle(
         }
     }
     let (run, sub) = match parent {
-        None => start(engine, conversation, &input.text, attachments)?,
+        None => start(engine, conversation, said)?,
         Some(parent) => {
             refuse_while_running(engine, conversation, "sending a message on another branch")?;
             start_with(engine, conversation, || {
-                engine.start_run_after(conversation, parent.as_deref(), &input.text, attachments)
+                engine.start_run_after(conversation, parent.as_deref(), said)
             })?
         }
     };
