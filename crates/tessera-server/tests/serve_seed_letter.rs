@@ -396,3 +396,61 @@ async fn a_message_id_names_the_message_and_a_resend_is_answered_once() {
         .await
         .error(400, "INVALID_MESSAGE_ID");
 }
+
+/// Seed 004 §2/§3: an answer is kept as an `llm_output` evidence linked to its `model_usage`
+/// record, and a tool call made for an instruction carries its `task_id`; the exported
+/// document passes `tessera validate context` (its references resolve).
+#[tokio::test(flavor = "multi_thread")]
+async fn answers_are_llm_output_evidences_and_instruction_calls_name_their_task() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    provider.push(Reply::openai_text("m", &["Forty-two."]));
+    api.post(
+        "/messages",
+        &mcp_message("ev", "USER_INPUT", json!({"text": "The answer?"})),
+    )
+    .await
+    .ok(200);
+    let set = mcp_message(
+        "ev",
+        "INSTRUCTION",
+        json!({"instructions": [
+            {"instructionId": "i_sum", "action": "calculator", "parameters": {"expression": "40+2"}}
+        ]}),
+    );
+    api.post("/messages", &set).await.ok(200);
+
+    let export = api.get("/conversations/ev/export?format=context").await;
+    let doc = export.ok(200).clone();
+    assert_eq!(
+        tessera_protocol::validate(tessera_protocol::DocumentKind::Context, &doc),
+        []
+    );
+    let answer = doc["evidences"]
+        .as_object()
+        .unwrap()
+        .values()
+        .find(|e| e["type"] == "llm_output")
+        .unwrap_or_else(|| panic!("no llm_output evidence in {doc}"));
+    assert_eq!(answer["content"], "Forty-two.");
+    assert_eq!(answer["source"]["kind"], "llm");
+    let usage_id = answer["links"]["model_usage_id"].as_str().unwrap();
+    assert!(doc["session"]["model_usage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|u| u["model_usage_id"] == usage_id));
+    let call = doc["session"]["tool_state"]["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["tool"] == "calculator")
+        .unwrap_or_else(|| panic!("no calculator call in {doc}"));
+    let task_id = call["task_id"].as_str().unwrap();
+    assert!(doc["session"]["task_state"]["todo_list"]["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["task_id"] == task_id));
+}

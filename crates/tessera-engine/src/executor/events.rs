@@ -18,6 +18,9 @@ use tokio::sync::mpsc;
 pub const PROVIDER_KIND_KEY: &str = "provider_kind";
 /// The `tool_call` payload key with the provider's URI (an MCP server's command or URL).
 pub const PROVIDER_URI_KEY: &str = "provider_uri";
+/// `tool/tool_call` payload key: the task (an instruction of the set) the call is made for
+/// (seed 004 §2: `tool_calls[].task_id`).
+pub const TASK_ID_KEY: &str = "task_id";
 
 /// Where events go. `emit` must not block for long: it is called from the executor's tasks.
 pub trait EventSink: Send + Sync {

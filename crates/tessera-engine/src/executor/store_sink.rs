@@ -102,7 +102,7 @@ impl StoreSink {
                 });
                 let record = ToolCallRecord {
                     tool_call_id: p.tool_call_id.clone(),
-                    task_id: None,
+                    task_id: said(super::events::TASK_ID_KEY).map(str::to_owned),
                     tool: Some(p.name.clone()),
                     provider,
                     call_type: Some(ToolCallKind::Tool),

@@ -230,10 +230,23 @@ impl TaskListSink {
 }
 
 impl EventSink for TaskListSink {
-    fn emit(&self, event: Event) {
+    fn emit(&self, mut event: Event) {
         // The task is written before the event is passed on: a client that sees the event and
         // reads the task list finds it up to date.
         self.follow(&event);
+        // Seed 004 §2 (建议): a call made for a task names it, so the tool call record does.
+        if let EventBody::ToolCall(p) = &mut event.body {
+            let task_id = self.naming.id(&p.tool_call_id);
+            let known = self
+                .tasks
+                .lock()
+                .map(|tasks| tasks.contains_key(&task_id))
+                .unwrap_or(false);
+            if known {
+                p.extra
+                    .insert(super::events::TASK_ID_KEY.into(), Value::String(task_id));
+            }
+        }
         self.inner.emit(event);
     }
 }

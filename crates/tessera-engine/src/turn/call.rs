@@ -24,6 +24,8 @@ pub(super) struct CallResult {
     pub usage: Option<Usage>,
     pub cost: Option<f64>,
     pub first_output: Option<Duration>,
+    /// The call's `model_usage` record.
+    pub model_usage_id: String,
 }
 
 /// Streams one call, storing the request, every event, the answer and the usage record.
@@ -111,6 +113,7 @@ pub(super) async fn call_model(
         &options.prices,
     );
     let cost = record.estimated_cost_usd();
+    let model_usage_id = record.model_usage_id.clone();
     recorder
         .store
         .put_model_usage(&recorder.conversation_id, record.to_model_usage())?;
@@ -121,5 +124,6 @@ pub(super) async fn call_model(
         model,
         cost,
         first_output: stream.first_output_latency(),
+        model_usage_id,
     })
 }

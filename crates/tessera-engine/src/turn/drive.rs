@@ -52,6 +52,9 @@ pub struct TurnState {
     pub over_run_limit: Option<String>,
     /// Some call's usage was counted by Tessera (the provider reported none: stopped, cut).
     pub usage_estimated: bool,
+    /// The last model call's `model_usage` record and model: the answer's `llm_output`
+    /// evidence links to it.
+    pub last_call: Option<(String, String)>,
 }
 
 impl Default for TurnState {
@@ -68,6 +71,7 @@ impl Default for TurnState {
             invalid_answer: None,
             user_message: None,
             over_run_limit: None,
+            last_call: None,
             usage_estimated: false,
         }
     }
@@ -185,6 +189,7 @@ pub(super) async fn drive(
         request.tools.clone_from(&tools);
         let call_started = Instant::now();
         let result = call::call_model(recorder, client, request, options, cancel.clone()).await?;
+        state.last_call = Some((result.model_usage_id.clone(), result.model.clone()));
         state.add_text(&result.response.text);
         if state.first_output.is_none() {
             // From the start of the turn to the first output of the first call that had one.
@@ -369,7 +374,19 @@ fn finish(
         let new = NewMessage::new(message)
             .with_id(recorder.shaper.message_id().to_owned())
             .with_parent(answer_parent(state.user_message.as_deref()));
-        Some(blocking(|| store.append_message(&conversation_id, new))?)
+        let (usage_id, model) = state.last_call.clone().unzip();
+        let conversation = conversation_id.clone();
+        Some(blocking(|| {
+            store.write(move |tx| {
+                let stored = tx.append_message(&conversation, new)?;
+                tx.put_evidence(
+                    &conversation,
+                    &answer_evidence(&conversation, &stored, usage_id, model),
+                    &[],
+                )?;
+                Ok(stored)
+            })
+        })?)
     };
 
     let run_state = match &error {
@@ -464,4 +481,44 @@ fn fail_early(
 /// started before this was recorded: after the branch shown).
 pub(crate) fn answer_parent(user_message: Option<&str>) -> Parent {
     user_message.map_or(Parent::ActiveLeaf, |id| Parent::Message(id.to_owned()))
+}
+
+/// The answer as an `llm_output` evidence (seed 004 §2/§3), linked to the `model_usage` record
+/// of the call that gave it, so a citation or an audit can tell which call said what.
+fn answer_evidence(
+    conversation_id: &str,
+    answer: &tessera_store::StoredMessage,
+    model_usage_id: Option<String>,
+    model: Option<String>,
+) -> tessera_protocol::context_doc::Evidence {
+    use tessera_protocol::context_doc::{
+        Evidence, EvidenceLinks, EvidenceSource, EvidenceType, SourceKind,
+    };
+    Evidence {
+        // The id search gives the message: finding the answer and its evidence is one hit.
+        evidence_id: crate::builtin_tools::search_context::derived_evidence_id(
+            conversation_id,
+            "message",
+            &answer.id,
+        ),
+        evidence_type: EvidenceType::LlmOutput,
+        source: EvidenceSource {
+            kind: SourceKind::Llm,
+            name: model,
+            uri: Some(format!(
+                "tessera://conversations/{conversation_id}/messages/{}",
+                answer.id
+            )),
+            extra: Default::default(),
+        },
+        content: Some(serde_json::Value::String(answer.message.content.clone())),
+        confidence: None,
+        metadata: None,
+        links: model_usage_id.map(|id| EvidenceLinks {
+            model_usage_id: Some(id),
+            tool_call_id: None,
+            extra: Default::default(),
+        }),
+        extra: Default::default(),
+    }
 }
