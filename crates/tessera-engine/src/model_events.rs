@@ -323,6 +323,8 @@ impl EventShaper {
                 reason: Some(INTERACTION_REASON.to_owned()),
                 turn: None,
                 max_turns: None,
+                agent_name: None,
+                duration_ms: None,
                 extra: JsonObject::new(),
             }),
             None,
@@ -343,6 +345,8 @@ impl EventShaper {
                 )),
                 turn: Some(calls),
                 max_turns: Some(max_calls),
+                agent_name: None,
+                duration_ms: None,
                 extra: JsonObject::new(),
             }),
             None,
@@ -410,6 +414,9 @@ impl EventShaper {
             if summary.usage_estimated {
                 meta.extra.insert("usage_estimated".into(), json!(true));
             }
+            if !summary.agents.is_empty() {
+                meta.extra.insert("agents".into(), json!(summary.agents));
+            }
         }
         event
     }
@@ -426,6 +433,9 @@ pub struct DoneSummary {
     pub state: SystemState,
     /// Some of `usage` was counted by Tessera, not reported by the provider.
     pub usage_estimated: bool,
+    /// Per agent (specialist) the run called: its tokens, cost, turns and time (seed 001
+    /// §10.3), beside the cost per model.
+    pub agents: Vec<crate::specialists::AgentCost>,
 }
 
 /// The `business/error` code of a provider error that is a business rule's refusal.

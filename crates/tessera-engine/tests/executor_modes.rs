@@ -319,7 +319,7 @@ async fn events_describe_every_state_change_and_the_graph() -> R {
     r.register(
         ToolSpec::new("invoke_policy_expert", "").kind(ToolKind::Agent),
         |_a: Value, ctx: ToolContext| async move {
-            ctx.agent_turn(1, 3);
+            ctx.agent_turn("policy_expert", 1, 3);
             ctx.progress(0.5, Some(1.0), Some("half way"));
             Ok::<_, ToolFailure>(json!("answer"))
         },
@@ -359,9 +359,16 @@ async fn events_describe_every_state_change_and_the_graph() -> R {
         .map(|(_, p)| p)
         .collect();
     assert_eq!(agent.len(), 3, "{agent:?}");
+    // Seed 001 §3: agent_started {agentName}, agent_progress {turn, maxTurns}, agent_completed
+    // {durationMs}.
+    assert!(
+        agent.iter().all(|a| a["agent_name"] == "policy_expert"),
+        "{agent:?}"
+    );
     assert_eq!(agent[1]["turn"], 1);
     assert_eq!(agent[1]["max_turns"], 3);
     assert_eq!(agent[2]["state"], "end");
+    assert!(agent[2]["duration_ms"].is_u64(), "{:?}", agent[2]);
     // Every event is a valid easyflow-chat event.
     for e in &events {
         let problems = tessera_protocol::validate(

@@ -221,6 +221,14 @@ async fn the_researcher_searches_in_its_own_loop_and_the_answer_cites_what_it_fo
     let meta = done.event.meta.as_ref().unwrap();
     // 40 + 12 for the coordinator, 40 + 12 for the researcher.
     assert_eq!(meta.prompt_tokens, Some(104));
+    // Seed 001 §10.3: the cost per agent beside the cost per model.
+    let agents = meta.extra["agents"].as_array().unwrap();
+    assert_eq!(agents.len(), 1, "{agents:?}");
+    assert_eq!(agents[0]["agent_name"], "researcher");
+    assert_eq!(agents[0]["input_tokens"], 52);
+    assert_eq!(agents[0]["turns_used"], 2);
+    assert!(agents[0]["duration_ms"].is_u64());
+    assert!(agents[0]["output_tokens"].as_u64().unwrap() > 0);
 }
 
 #[tokio::test(flavor = "multi_thread")]

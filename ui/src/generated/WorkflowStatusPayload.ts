@@ -6,4 +6,12 @@ import type { JsonValue } from "./serde_json/JsonValue";
 /**
  * `workflow/status`: a node (the run, an instruction, an agent) changed state.
  */
-export type WorkflowStatusPayload = { node_id: string, state: WorkflowState, node_kind?: NodeKind, reason?: string, turn?: number, max_turns?: number, } & ({ [key in string]: number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null });
+export type WorkflowStatusPayload = { node_id: string, state: WorkflowState, node_kind?: NodeKind, reason?: string, turn?: number, max_turns?: number, 
+/**
+ * An agent node's agent (seed 001 §3 `agentName`), on its start, turns and end.
+ */
+agent_name?: string, 
+/**
+ * How long the node ran, on its end (seed 001 §3 `agent_completed.durationMs`).
+ */
+duration_ms?: number, } & ({ [key in string]: number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null });

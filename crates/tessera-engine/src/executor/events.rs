@@ -22,6 +22,26 @@ pub const PROVIDER_URI_KEY: &str = "provider_uri";
 /// (seed 004 §2: `tool_calls[].task_id`).
 pub const TASK_ID_KEY: &str = "task_id";
 
+/// What happened to an agent node.
+pub(crate) enum AgentChange {
+    Started,
+    Turn {
+        turn: u64,
+        max_turns: u64,
+    },
+    Ended {
+        success: bool,
+        reason: Option<String>,
+        duration_ms: Option<u64>,
+    },
+}
+
+/// The agent a tool name runs (a specialist's `invoke_<name>`), or the tool's name.
+pub(crate) fn agent_of(tool: &str) -> &str {
+    tool.strip_prefix(crate::specialists::TOOL_PREFIX)
+        .unwrap_or(tool)
+}
+
 /// Where events go. `emit` must not block for long: it is called from the executor's tasks.
 pub trait EventSink: Send + Sync {
     fn emit(&self, event: Event);
@@ -245,18 +265,47 @@ impl Emitter {
             reason,
             turn: turn.map(|t| t.0),
             max_turns: turn.map(|t| t.1),
+            agent_name: None,
+            duration_ms: None,
             extra: JsonObject::new(),
         }));
     }
 
-    pub(crate) fn agent_turn(&self, id: &str, turn: u64, max_turns: u64) {
-        self.workflow_status(
-            id,
-            NodeKind::Agent,
-            WorkflowState::Start,
-            None,
-            Some((turn, max_turns)),
-        );
+    /// An agent node's `workflow/status` (seed 001 §3's agent_started, agent_progress,
+    /// agent_completed): its agent's name always, turn and max turns while it runs, its
+    /// duration when it ends.
+    pub(crate) fn agent_status(&self, id: &str, agent: &str, change: AgentChange) {
+        let (state, reason, turn, duration_ms) = match change {
+            AgentChange::Started => (WorkflowState::Start, None, None, None),
+            AgentChange::Turn { turn, max_turns } => {
+                (WorkflowState::Start, None, Some((turn, max_turns)), None)
+            }
+            AgentChange::Ended {
+                success,
+                reason,
+                duration_ms,
+            } => (
+                if success {
+                    WorkflowState::End
+                } else {
+                    WorkflowState::Failed
+                },
+                reason,
+                None,
+                duration_ms,
+            ),
+        };
+        self.emit(EventBody::WorkflowStatus(WorkflowStatusPayload {
+            node_id: id.to_owned(),
+            state,
+            node_kind: Some(NodeKind::Agent),
+            reason,
+            turn: turn.map(|t| t.0),
+            max_turns: turn.map(|t| t.1),
+            agent_name: Some(agent.to_owned()),
+            duration_ms,
+            extra: JsonObject::new(),
+        }));
     }
 
     pub(crate) fn workflow_graph(&self, nodes: Vec<Value>, edges: Vec<Value>) {

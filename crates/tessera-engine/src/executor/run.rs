@@ -340,8 +340,9 @@ impl Run<'_> {
             );
         }
         if self.is_agent(i) {
+            let agent = super::events::agent_of(&spec.units[i].name);
             self.emitter()
-                .workflow_status(id, NodeKind::Agent, WorkflowState::Start, None, None);
+                .agent_status(id, agent, super::events::AgentChange::Started);
         }
         self.states[i] = "RUNNING";
     }
@@ -385,13 +386,15 @@ impl Run<'_> {
         );
         let reason = outcome.error.as_ref().map(|e| e.message.clone());
         if self.is_agent(i) && outcome.attempts > 0 {
-            let state = if outcome.is_success() {
-                WorkflowState::End
-            } else {
-                WorkflowState::Failed
-            };
-            self.emitter()
-                .workflow_status(&unit.id, NodeKind::Agent, state, reason.clone(), None);
+            self.emitter().agent_status(
+                &unit.id,
+                super::events::agent_of(&unit.name),
+                super::events::AgentChange::Ended {
+                    success: outcome.is_success(),
+                    reason: reason.clone(),
+                    duration_ms: Some(outcome.duration_ms),
+                },
+            );
         }
         match self.spec.kind {
             SetKind::ToolCalls => {

@@ -153,7 +153,7 @@ pub(super) async fn run_loop<T>(
                 "the specialist was cancelled",
             ));
         }
-        ctx.agent_turn(u64::from(turn), u64::from(max));
+        ctx.agent_turn(&spec.name, u64::from(turn), u64::from(max));
         out.turns_used = turn;
         let last = turn == max;
         let mut request = ChatRequest::new(&model, messages.clone());

@@ -164,11 +164,14 @@ impl ToolContext {
         self.reporter.progress(progress, total, message);
     }
 
-    /// Reports an agent's turn (`workflow/status`, node kind agent, with turn and max_turns).
-    pub fn agent_turn(&self, turn: u64, max_turns: u64) {
-        self.reporter
-            .emitter
-            .agent_turn(&self.call_id, turn, max_turns);
+    /// Reports agent `agent`'s turn (`workflow/status`, node kind agent, with its name, turn
+    /// and max_turns).
+    pub fn agent_turn(&self, agent: &str, turn: u64, max_turns: u64) {
+        self.reporter.emitter.agent_status(
+            &self.call_id,
+            agent,
+            crate::executor::events::AgentChange::Turn { turn, max_turns },
+        );
     }
 }
 

@@ -199,6 +199,7 @@ pub fn close_run(
         first_token_latency_ms: None,
         state,
         usage_estimated: false,
+        agents: Vec::new(),
     });
     // Folded before `done`: a client that saw `done` and reconnects gets the whole message.
     store.fold_run(conversation_id, run_id)?;

@@ -55,6 +55,8 @@ pub struct TurnState {
     /// The last model call's `model_usage` record and model: the answer's `llm_output`
     /// evidence links to it.
     pub last_call: Option<(String, String)>,
+    /// Per agent (specialist) called: what it cost (seed 001 §10.3).
+    pub agents: Vec<crate::specialists::AgentCost>,
 }
 
 impl Default for TurnState {
@@ -72,6 +74,7 @@ impl Default for TurnState {
             user_message: None,
             over_run_limit: None,
             last_call: None,
+            agents: Vec::new(),
             usage_estimated: false,
         }
     }
@@ -254,6 +257,16 @@ pub(super) async fn drive(
         .await?;
         for spent in recorder.take_agent_usage() {
             state.add_usage(&spent.model, &spent.usage(), spent.cost_usd);
+        }
+        for cost in recorder.take_agent_costs() {
+            match state
+                .agents
+                .iter_mut()
+                .find(|a| a.agent_name == cost.agent_name)
+            {
+                Some(known) => known.add(&cost),
+                None => state.agents.push(cost),
+            }
         }
         let spent = recorder.tool_bytes();
         if spent >= options.tool_limits.run_bytes {
@@ -454,6 +467,7 @@ fn summary(state: &TurnState, run_state: SystemState) -> DoneSummary {
         first_token_latency_ms: state.first_output.map(|d| d.as_millis() as u64),
         state: run_state,
         usage_estimated: state.usage_estimated,
+        agents: state.agents.clone(),
     }
 }
 

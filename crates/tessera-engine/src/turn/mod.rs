@@ -221,6 +221,8 @@ pub(crate) struct Recorder<'a> {
     /// What specialists called in this stretch cost, from their results: the turn adds it to
     /// its own usage.
     agent_usage: Vec<crate::specialists::AgentUsage>,
+    /// What each specialist call cost, from its result: for the run's per-agent summary.
+    agent_costs: Vec<crate::specialists::AgentCost>,
     /// The assembler's explanation of the prompt, kept with the run's first model call as it
     /// is recorded (so it is there before the run's `done` is sent).
     assembly: Option<serde_json::Value>,
@@ -291,6 +293,7 @@ impl<'a> Recorder<'a> {
             written: 0,
             handed_on: 0,
             agent_usage: Vec::new(),
+            agent_costs: Vec::new(),
             assembly: None,
             tool_bytes: 0,
         }
@@ -309,6 +312,10 @@ impl<'a> Recorder<'a> {
     /// The specialists' usage seen since the last call.
     pub(crate) fn take_agent_usage(&mut self) -> Vec<crate::specialists::AgentUsage> {
         std::mem::take(&mut self.agent_usage)
+    }
+
+    pub(crate) fn take_agent_costs(&mut self) -> Vec<crate::specialists::AgentCost> {
+        std::mem::take(&mut self.agent_costs)
     }
 
     /// An event stored and handed on before this returns (after every streamed one).
@@ -416,6 +423,8 @@ impl<'a> Recorder<'a> {
                 if let Some(tool) = self.tool_sink.tool_of(&p.tool_call_id) {
                     self.agent_usage
                         .extend(crate::specialists::agent_usage_of(&tool, result));
+                    self.agent_costs
+                        .extend(crate::specialists::agent_cost_of(&tool, result));
                 }
             }
         }

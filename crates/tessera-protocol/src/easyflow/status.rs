@@ -108,6 +108,12 @@ pub struct WorkflowStatusPayload {
     pub turn: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_turns: Option<u64>,
+    /// An agent node's agent (seed 001 §3 `agentName`), on its start, turns and end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_name: Option<String>,
+    /// How long the node ran, on its end (seed 001 §3 `agent_completed.durationMs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
     /// Any other field.
     #[serde(flatten)]
     pub extra: JsonObject,
