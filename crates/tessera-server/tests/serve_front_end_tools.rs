@@ -236,3 +236,145 @@ async fn a_client_announces_for_a_new_conversation_before_its_first_message() {
     let offered = provider.calls()[0].body["tools"].to_string();
     assert!(offered.contains("highlight_element"), "{offered}");
 }
+
+/// Seed 000 §4.5.3, §4.5.4 and §4.7.1, on a direct TOOL_CALL_REQUEST: the call's `userPrompt`
+/// (as the agent's words) and `uiSettings` reach the client in its `tool/tool_call` event; the
+/// client's `clientInfo` is kept with the result; a call carrying a file over the client's
+/// announced `maxFileSize` is refused before it is sent; an announced ABORT stops the set as
+/// one on the call does.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_clients_limits_prompt_settings_and_info_are_honoured() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = std::sync::Arc::new(serve(data.path(), &provider));
+    let ctx = "ctx_fe_limits";
+    let announce_all = mcp_message(
+        ctx,
+        "CLIENT_CAPABILITIES",
+        json!({"clientId": "client_9", "deviceType": "desktop",
+        "limitations": {"maxFileSize": 16, "maxProcessingTime": 60000},
+        "supportedTools": [
+            {"toolId": "frontend_screenshot", "parameters": {"type": "object"}},
+            {"toolId": "frontend_print", "parameters": {"type": "object"}},
+            {"toolId": "frontend_flaky", "timeout": 1, "fallbackBehavior": "ABORT"}
+        ]}),
+    );
+    api.post("/messages", &announce_all).await.ok(200);
+    // A first direct call makes the conversation, whose events are then followed.
+    let first = mcp_message(
+        ctx,
+        "TOOL_CALL_REQUEST",
+        json!({"calls": [{"callId": "warm", "name": "calculator", "parameters": {"expression": "1"}}]}),
+    );
+    let warm = api.post("/messages", &first).await;
+    let warm_run = warm.ok(200)["metadata"]["runId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let last_seq = api
+        .run_events(ctx, 0, &warm_run)
+        .await
+        .iter()
+        .filter_map(|e| e["meta"]["seq"].as_u64())
+        .max()
+        .unwrap();
+    let mut events = api
+        .open_sse_after(
+            &format!("/conversations/{ctx}/events"),
+            None,
+            Some(last_seq),
+        )
+        .await;
+
+    let request = mcp_message(
+        ctx,
+        "TOOL_CALL_REQUEST",
+        json!({"calls": [
+            {"callId": "shot", "name": "frontend_screenshot", "runtime": "FRONTEND",
+             "parameters": {"region": "selection"},
+             "userPrompt": "此操作将截取您选择的屏幕区域,是否允许?",
+             "uiSettings": {"theme": "dark"}},
+            {"callId": "big", "name": "frontend_print", "runtime": "FRONTEND",
+             "parameters": {"document": "data:application/pdf;base64,QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo="}}
+        ], "executionMode": "PARALLEL", "timeout": 30}),
+    );
+    let asking = {
+        let api = api.clone();
+        tokio::spawn(async move { api.post("/messages", &request).await })
+    };
+    let call = events
+        .until(|e| e["type"] == "tool_call" && e["payload"]["tool_call_id"] == "shot")
+        .await
+        .unwrap();
+    assert_eq!(
+        call["payload"]["agent_says"],
+        "此操作将截取您选择的屏幕区域,是否允许?"
+    );
+    assert_eq!(call["payload"]["ui_settings"], json!({"theme": "dark"}));
+    let answer = mcp_message(
+        ctx,
+        "TOOL_CALL_RESPONSE",
+        json!({"results": [{"callId": "shot", "status": "SUCCESS",
+            "result": {"imageData": "data:image/png;base64,AAAA"},
+            "clientInfo": {"deviceType": "desktop", "browser": "chrome", "version": "96.0"},
+            "executionTime": 350}]}),
+    );
+    api.post("/messages", &answer).await.ok(200);
+    let done = asking.await.unwrap();
+    let results = done.ok(200)["content"]["results"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(results[0]["status"], "SUCCESS", "{results:?}");
+    assert_eq!(results[0]["clientInfo"]["browser"], "chrome", "{results:?}");
+    assert_eq!(results[1]["status"], "ERROR", "{results:?}");
+    assert_eq!(results[1]["error"]["code"], "FILE_TOO_LARGE");
+    assert!(results[1]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("maxFileSize is 16 bytes"));
+    // The big file was never sent: no tool_call event for it.
+    let run_id = done.ok(200)["metadata"]["runId"].clone();
+    events
+        .until(|e| e["type"] == "done" && e["meta"]["run_id"] == run_id)
+        .await
+        .unwrap();
+    assert!(!events
+        .events
+        .iter()
+        .any(|e| e["type"] == "tool_call" && e["payload"]["tool_call_id"] == "big"));
+    // The client's information is kept with the call's record (the export needs a message).
+    provider.push(Reply::openai_text("m", &["Seen."]));
+    api.post("/messages", &user_input_message(ctx, "thanks"))
+        .await
+        .ok(200);
+    let export = api
+        .get(&format!("/conversations/{ctx}/export?format=context"))
+        .await;
+    let calls = export.ok(200)["session"]["tool_state"]["tool_calls"].clone();
+    let shot = calls
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["tool_call_id"] == "shot")
+        .unwrap();
+    assert_eq!(shot["client_info"]["browser"], "chrome", "{shot}");
+
+    // An announced ABORT stops the rest of the set, as one on the call does.
+    let set = mcp_message(
+        ctx,
+        "TOOL_CALL_REQUEST",
+        json!({"calls": [
+            {"callId": "flaky", "name": "frontend_flaky", "runtime": "FRONTEND", "parameters": {}},
+            {"callId": "after", "name": "calculator", "parameters": {"expression": "2"},
+             "requiredAfter": ["flaky"]}
+        ], "executionMode": "SEQUENTIAL", "timeout": 30}),
+    );
+    let answer = api.post("/messages", &set).await;
+    let results = answer.ok(200)["content"]["results"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(results[0]["status"], "ERROR", "{results:?}");
+    assert_ne!(results[1]["status"], "SUCCESS", "{results:?}");
+}

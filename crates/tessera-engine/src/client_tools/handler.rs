@@ -92,7 +92,16 @@ impl Inner {
         let received = tokio::time::timeout(self.wait, answer).await;
         drop(forget);
         match received {
-            Ok(Ok(result)) => from_client(result),
+            Ok(Ok(result)) => {
+                if let Some(info) = result
+                    .client_info
+                    .as_ref()
+                    .and_then(|i| serde_json::to_value(i).ok())
+                {
+                    ctx.note(crate::executor::outcome::CLIENT_INFO_NOTE, info);
+                }
+                from_client(result)
+            }
             // Nobody answered in time (or the engine let go of the call).
             _ => self.fall_back(),
         }

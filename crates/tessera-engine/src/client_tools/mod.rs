@@ -182,6 +182,7 @@ fn parse_tool(
     if let Some(alt) = string_field(tool, "alternative") {
         spec = spec.alternative(alt);
     }
+    spec.max_file_bytes = client.limitations.as_ref().and_then(|l| l.max_file_size);
     // Applied by the executor as if each call named it: an alternative runs through the same
     // consent gate as any call, and ABORT stops the rest of the set.
     if let Some(behavior) = announced_fallback {

@@ -31,6 +31,8 @@ pub(crate) struct Attempt {
     pub timeout_reason: String,
     pub fallback: Option<FallbackBehavior>,
     pub cancel: CancellationToken,
+    /// What the tool notes beside its result ([`crate::tools::ToolContext::note`]).
+    pub notes: Arc<std::sync::Mutex<tessera_protocol::wire::JsonObject>>,
 }
 
 fn ms(d: Duration) -> u64 {
@@ -80,6 +82,9 @@ pub(crate) async fn run_call(a: Attempt) -> CallOutcome {
         }
     }
     out.duration_ms = ms(start.elapsed());
+    if let Ok(mut notes) = a.notes.lock() {
+        out.notes = std::mem::take(&mut *notes);
+    }
     out
 }
 
@@ -201,6 +206,7 @@ async fn run_tool(
             a.cancel.clone(),
             a.emitter.clone(),
             a.gate.clone(),
+            a.notes.clone(),
         );
         let future = tool.run(a.arguments.clone(), ctx);
         let outcome = match tokio::time::timeout_at(deadline, future).await {
@@ -212,6 +218,7 @@ async fn run_tool(
                     duration_ms: 0,
                     attempts: attempt,
                     alternative: None,
+                    notes: Default::default(),
                 }
             }
             Ok(Ok(value)) => match tool.validate_result(&value) {
@@ -222,6 +229,7 @@ async fn run_tool(
                     duration_ms: 0,
                     attempts: attempt,
                     alternative: None,
+                    notes: Default::default(),
                 },
                 Err(problems) => CallOutcome {
                     outcome: ToolOutcome::Error,
@@ -236,6 +244,7 @@ async fn run_tool(
                     duration_ms: 0,
                     attempts: attempt,
                     alternative: None,
+                    notes: Default::default(),
                 },
             },
             Ok(Err(failure)) => {
@@ -269,6 +278,7 @@ async fn run_tool(
                     duration_ms: 0,
                     attempts: attempt,
                     alternative: None,
+                    notes: Default::default(),
                 }
             }
         };

@@ -22,6 +22,18 @@ pub const PROVIDER_URI_KEY: &str = "provider_uri";
 /// (seed 004 §2: `tool_calls[].task_id`).
 pub const TASK_ID_KEY: &str = "task_id";
 
+/// What a client shows with a call (seed 000 §4.5.3).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct CallShown<'a> {
+    pub user_prompt: Option<&'a str>,
+    pub ui_settings: Option<&'a JsonObject>,
+}
+
+/// `tool/tool_call` payload key: the call's `userPrompt`, the agent's words.
+pub const AGENT_SAYS_KEY: &str = "agent_says";
+/// `tool/tool_call` payload key: the call's `uiSettings`.
+pub const UI_SETTINGS_KEY: &str = "ui_settings";
+
 /// What happened to an agent node.
 pub(crate) enum AgentChange {
     Started,
@@ -184,9 +196,18 @@ impl Emitter {
         depends_on: Vec<String>,
         runtime: Runtime,
         spec: &crate::tools::ToolSpec,
+        shown: CallShown<'_>,
     ) {
         // An MCP server's calls are recorded as such (seed 004 provider kind `mcp`, its URI).
         let mut extra = JsonObject::new();
+        // Seed 000 §4.5.3: what the client shows with the call. The userPrompt is the agent's
+        // words (`agent_says`, as a consent request names them), never the app's.
+        if let Some(prompt) = shown.user_prompt {
+            extra.insert(AGENT_SAYS_KEY.into(), Value::String(prompt.to_owned()));
+        }
+        if let Some(settings) = shown.ui_settings {
+            extra.insert(UI_SETTINGS_KEY.into(), Value::Object(settings.clone()));
+        }
         if spec.kind == crate::tools::ToolKind::Mcp {
             extra.insert(PROVIDER_KIND_KEY.into(), Value::String("mcp".into()));
             if let Some(uri) = &spec.provider_uri {

@@ -249,6 +249,8 @@ impl Executor {
                     timeout_ms: own,
                     runtime: c.runtime,
                     fallback: c.fallback_behavior,
+                    user_prompt: c.user_prompt.clone(),
+                    ui_settings: c.ui_settings.clone(),
                 }
             })
             .collect();
@@ -350,6 +352,8 @@ impl Executor {
                 timeout_ms: seconds_to_ms(inst.timeout.as_ref()),
                 runtime: None,
                 fallback: None,
+                user_prompt: None,
+                ui_settings: None,
             })
             .collect();
         let spec = RunSpec {

@@ -25,6 +25,8 @@ pub mod codes {
     pub const SKIPPED: &str = "SKIPPED";
     /// The arguments after substitution are over the limit; the tool did not run.
     pub const ARGUMENTS_TOO_LARGE: &str = "ARGUMENTS_TOO_LARGE";
+    /// A call to a client would send a file bigger than the client's announced maxFileSize.
+    pub const FILE_TOO_LARGE: &str = "FILE_TOO_LARGE";
     /// The result is over the limit; it was not kept.
     pub const RESULT_TOO_LARGE: &str = "RESULT_TOO_LARGE";
     /// The set's arguments and results together reached their limit; the call did not run.
@@ -71,6 +73,10 @@ impl CallError {
     }
 }
 
+/// The note a front-end call's result carries the client's `clientInfo` under (on the
+/// `tool_result` event, as `client_info`).
+pub const CLIENT_INFO_NOTE: &str = "client_info";
+
 /// How one call ended.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallOutcome {
@@ -83,6 +89,9 @@ pub struct CallOutcome {
     pub attempts: u32,
     /// The tool that answered instead (fallbackBehavior USE_ALTERNATIVE).
     pub alternative: Option<String>,
+    /// What the tool noted beside its result ([`crate::tools::ToolContext::note`]: a client's
+    /// `clientInfo`), carried on the `tool_result` event and the call's record.
+    pub notes: tessera_protocol::wire::JsonObject,
 }
 
 impl CallOutcome {
@@ -94,6 +103,7 @@ impl CallOutcome {
             duration_ms: 0,
             attempts: 0,
             alternative: None,
+            notes: Default::default(),
         }
     }
 
@@ -125,7 +135,11 @@ impl CallOutcome {
             result: self.result.clone(),
             error,
             execution_time: Some(self.duration_ms),
-            client_info: None,
+            // Seed 000 §4.5.4: the client's own words about where it ran.
+            client_info: self
+                .notes
+                .get(CLIENT_INFO_NOTE)
+                .and_then(|v| serde_json::from_value(v.clone()).ok()),
             extra,
         }
     }

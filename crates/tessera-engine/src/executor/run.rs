@@ -38,6 +38,10 @@ pub(crate) struct Unit {
     /// The call's own runtime, if it names one.
     pub runtime: Option<Runtime>,
     pub fallback: Option<FallbackBehavior>,
+    /// The call's `userPrompt` (seed 000 §4.5.3): the agent's words to show the person.
+    pub user_prompt: Option<String>,
+    /// The call's `uiSettings`: how the client should show the tool.
+    pub ui_settings: Option<tessera_protocol::wire::JsonObject>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,6 +262,22 @@ impl Run<'_> {
                 ),
             ));
         }
+        if let Some(max) = tool.spec.max_file_bytes {
+            let file = largest_file(&arguments);
+            if file > max {
+                return Step::Done(CallOutcome::not_run(
+                    ToolOutcome::Error,
+                    CallError::new(
+                        codes::FILE_TOO_LARGE,
+                        format!(
+                            "`{}` would send the client a file of {file} bytes; its announced \
+                             maxFileSize is {max} bytes, so the call was not sent",
+                            unit.id
+                        ),
+                    ),
+                ));
+            }
+        }
         self.spent += size;
         let runtime = self.runtime(i);
         self.emitter().tool_call(
@@ -271,6 +291,10 @@ impl Run<'_> {
                 .collect(),
             runtime,
             &tool.spec,
+            super::events::CallShown {
+                user_prompt: unit.user_prompt.as_deref(),
+                ui_settings: unit.ui_settings.as_ref(),
+            },
         );
         if let Err(problems) = tool.validate_arguments(&arguments) {
             return Step::Done(CallOutcome::not_run(
@@ -323,6 +347,7 @@ impl Run<'_> {
             timeout_reason: reason,
             fallback: unit.fallback,
             cancel: self.inner_cancel.clone(),
+            notes: Default::default(),
         })
     }
 
@@ -375,6 +400,9 @@ impl Run<'_> {
         }
         if outcome.attempts > 1 {
             extra.insert("attempts".into(), Value::from(outcome.attempts));
+        }
+        for (key, value) in &outcome.notes {
+            extra.insert(key.clone(), value.clone());
         }
         self.emitter().tool_result(
             &unit.id,
@@ -628,4 +656,25 @@ pub(crate) async fn run_set(
             })
         })
         .collect()
+}
+
+/// The size in bytes of the largest file a call's arguments carry: a `data:` URL by its
+/// decoded bytes, any other string by its own (a base64 payload or a text is the file).
+fn largest_file(arguments: &Value) -> u64 {
+    match arguments {
+        Value::String(text) => {
+            let bytes = match text
+                .strip_prefix("data:")
+                .and_then(|rest| rest.split_once(','))
+            {
+                Some((meta, payload)) if meta.ends_with(";base64") => payload.len() / 4 * 3,
+                Some((_, payload)) => payload.len(),
+                None => text.len(),
+            };
+            u64::try_from(bytes).unwrap_or(u64::MAX)
+        }
+        Value::Array(items) => items.iter().map(largest_file).max().unwrap_or(0),
+        Value::Object(fields) => fields.values().map(largest_file).max().unwrap_or(0),
+        _ => 0,
+    }
 }

@@ -138,6 +138,11 @@ impl StoreSink {
                 if let Some(error) = &p.error {
                     record.extra.insert("error".into(), error.clone());
                 }
+                if let Some(info) = p.extra.get(super::outcome::CLIENT_INFO_NOTE) {
+                    record
+                        .extra
+                        .insert(super::outcome::CLIENT_INFO_NOTE.into(), info.clone());
+                }
                 Some(record)
             }
             _ => None,

@@ -77,9 +77,19 @@ pub struct ToolContext {
     /// The gate this call passed; the calls the tool makes itself pass a gate nested in it.
     gate: Arc<ConsentGate>,
     clearance: Clearance,
+    /// Fields the tool notes beside its result (shared with the executor's attempt).
+    notes: Arc<std::sync::Mutex<tessera_protocol::wire::JsonObject>>,
 }
 
 impl ToolContext {
+    /// Notes `key` beside the call's result: the `tool_result` event and the call's record
+    /// carry it (a client's `clientInfo`, seed 000 §4.5.4).
+    pub fn note(&self, key: &str, value: serde_json::Value) {
+        if let Ok(mut notes) = self.notes.lock() {
+            notes.insert(key.to_owned(), value);
+        }
+    }
+
     /// The context of one attempt of a call the gate let through.
     pub(crate) fn new(
         clearance: Clearance,
@@ -87,8 +97,10 @@ impl ToolContext {
         cancel: CancellationToken,
         emitter: Arc<Emitter>,
         gate: Arc<ConsentGate>,
+        notes: Arc<std::sync::Mutex<tessera_protocol::wire::JsonObject>>,
     ) -> Self {
         Self {
+            notes,
             call_id: clearance.call_id().to_owned(),
             tool: clearance.tool().to_owned(),
             attempt,

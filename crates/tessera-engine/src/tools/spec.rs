@@ -101,6 +101,9 @@ pub struct ToolSpec {
     pub provider: String,
     /// Where the provider lives (an MCP server's command line or URL), recorded with each call.
     pub provider_uri: Option<String>,
+    /// The largest file a call may send (a client's announced `maxFileSize`, seed 000
+    /// §4.7.1): a call carrying a bigger one is refused before it is sent.
+    pub max_file_bytes: Option<u64>,
 }
 
 impl ToolSpec {
@@ -124,6 +127,7 @@ impl ToolSpec {
             fallback: None,
             provider: "builtin".into(),
             provider_uri: None,
+            max_file_bytes: None,
         }
     }
 
