@@ -22,9 +22,11 @@ pub const PROVIDER_URI_KEY: &str = "provider_uri";
 /// (seed 004 §2: `tool_calls[].task_id`).
 pub const TASK_ID_KEY: &str = "task_id";
 
-/// What a client shows with a call (seed 000 §4.5.3).
-#[derive(Clone, Copy, Default)]
+/// What a `tool/tool_call` event says about the call beside its arguments: what it waits
+/// for, where it runs, and what a client shows with it (seed 000 §4.5.3).
 pub(crate) struct CallShown<'a> {
+    pub depends_on: Vec<String>,
+    pub runtime: Runtime,
     pub user_prompt: Option<&'a str>,
     pub ui_settings: Option<&'a JsonObject>,
 }
@@ -193,11 +195,14 @@ impl Emitter {
         id: &str,
         name: &str,
         arguments: Value,
-        depends_on: Vec<String>,
-        runtime: Runtime,
         spec: &crate::tools::ToolSpec,
         shown: CallShown<'_>,
     ) {
+        let CallShown {
+            depends_on,
+            runtime,
+            ..
+        } = shown;
         // An MCP server's calls are recorded as such (seed 004 provider kind `mcp`, its URI).
         let mut extra = JsonObject::new();
         // Seed 000 §4.5.3: what the client shows with the call. The userPrompt is the agent's

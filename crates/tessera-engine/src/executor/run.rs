@@ -284,14 +284,14 @@ impl Run<'_> {
             &unit.id,
             &unit.name,
             arguments.clone(),
-            graph
-                .preds(i)
-                .iter()
-                .map(|&p| graph.id(p).to_owned())
-                .collect(),
-            runtime,
             &tool.spec,
             super::events::CallShown {
+                depends_on: graph
+                    .preds(i)
+                    .iter()
+                    .map(|&p| graph.id(p).to_owned())
+                    .collect(),
+                runtime,
                 user_prompt: unit.user_prompt.as_deref(),
                 ui_settings: unit.ui_settings.as_ref(),
             },
