@@ -312,6 +312,19 @@ impl EventShaper {
         )
     }
 
+    /// `debug/log` (seed 002 §5) at level debug: emitted only for a client that asked for
+    /// them; `facts` are figures, never a secret or a prompt's text.
+    pub fn debug_log(&self, message: &str, facts: JsonObject) -> Event {
+        self.event(
+            EventBody::DebugLog(tessera_protocol::easyflow::DebugLogPayload {
+                level: tessera_protocol::easyflow::LogLevel::Debug,
+                message: message.to_owned(),
+                extra: facts,
+            }),
+            None,
+        )
+    }
+
     /// `workflow/status` of the run node waiting for the person (`suspend`) or going on after
     /// the answer (`resume`), with reason `interaction` (seed 002 §10).
     pub fn run_waits(&self, state: WorkflowState) -> Event {

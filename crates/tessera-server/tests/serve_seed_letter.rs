@@ -454,3 +454,53 @@ async fn answers_are_llm_output_evidences_and_instruction_calls_name_their_task(
         .iter()
         .any(|t| t["task_id"] == task_id));
 }
+
+/// Seed 002 §5: `debug/log` events only when the client asks (`metadata.debug: true`), and then
+/// figures only: no prompt text, no secret.
+#[tokio::test(flavor = "multi_thread")]
+async fn debug_logs_come_only_when_asked_and_hold_no_prompt() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    let is_debug = |e: &serde_json::Value| e["domain"] == "debug";
+
+    provider.push(Reply::openai_text("m", &["Plain."]));
+    let plain = mcp_message("dbg", "USER_INPUT", json!({"text": "secret plan zebra"}));
+    let mut stream = api.open_sse("/messages", Some(&plain)).await;
+    stream.until(|e| e["type"] == "done").await.unwrap();
+    assert!(!stream.events.iter().any(is_debug));
+
+    provider.push(Reply::openai_text("m", &["Logged."]));
+    let mut asked = mcp_message("dbg", "USER_INPUT", json!({"text": "secret plan zebra"}));
+    asked["metadata"] = json!({"debug": true});
+    let mut stream = api.open_sse("/messages", Some(&asked)).await;
+    stream.until(|e| e["type"] == "done").await.unwrap();
+    tessera_testkit::event_order::check_run(&stream.events).unwrap();
+    let logs: Vec<&serde_json::Value> = stream.events.iter().filter(|e| is_debug(e)).collect();
+    let messages: Vec<&str> = logs
+        .iter()
+        .map(|e| e["payload"]["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "context assembled",
+            "calling the model",
+            "the model answered"
+        ]
+    );
+    assert_eq!(logs[1]["payload"]["model"], "m");
+    assert!(logs[2]["payload"]["completion_tokens"].is_u64());
+    for log in &logs {
+        assert_eq!(log["payload"]["level"], "debug");
+        assert!(!log.to_string().contains("zebra"), "{log}");
+        assert_eq!(
+            tessera_protocol::validate(tessera_protocol::DocumentKind::Event, log),
+            []
+        );
+    }
+
+    let mut bad = mcp_message("dbg", "USER_INPUT", json!({"text": "x"}));
+    bad["metadata"] = json!({"debug": "yes"});
+    api.post("/messages", &bad).await.error(400, "BAD_REQUEST");
+}

@@ -150,6 +150,8 @@ pub struct UserMessage {
     pub attachments: Vec<crate::attachments::MessageAttachment>,
     /// The id the message gets (a client's MCP-CP `messageId`, seed 000 §3.1); else a new one.
     pub id: Option<String>,
+    /// The client asked for `debug/log` events of the run (seed 002 §5).
+    pub debug: bool,
 }
 
 impl UserMessage {
@@ -592,6 +594,7 @@ impl Engine {
             text,
             attachments,
             id: message_id,
+            debug,
         } = said;
         let default = self.model().ok_or(EngineError::NoModel)?;
         let mut own = None;
@@ -638,6 +641,7 @@ impl Engine {
                     if picked {
                         model_name.clone_from(&model.model);
                     }
+                    options.debug = debug;
                     engine.run_tools(&conversation, &mut options).await;
                     let outcome = run_turn(
                         &engine.store,

@@ -76,10 +76,20 @@ pub(super) fn options_for_resume(
         }
         found
     });
-    match profile {
+    let (mut options, model) = match profile {
         Some(profile) => apply(&profile, choice),
         None => (choice.options.clone(), choice.model.clone()),
-    }
+    };
+    // A client that asked for debug/log events gets them from the rest of the run too.
+    options.debug = events.iter().any(|e| match &e.event.body {
+        tessera_protocol::easyflow::EventBody::SystemStatus(s) => s
+            .extra
+            .get(crate::turn::DEBUG_KEY)
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false),
+        _ => false,
+    });
+    (options, model)
 }
 
 fn apply(profile: &AgentProfile, choice: &ModelChoice) -> (TurnOptions, String) {

@@ -96,3 +96,32 @@ pub(crate) fn prompt(
         explanation: serde_json::to_value(&assembly.explanation).unwrap_or_default(),
     })
 }
+
+/// What a `debug/log` event says of an assembly: counts and token figures, never the text.
+pub(crate) fn debug_facts(
+    explanation: &Value,
+    messages_sent: usize,
+) -> tessera_protocol::wire::JsonObject {
+    let mut facts = tessera_protocol::wire::JsonObject::new();
+    let count = |key: &str| {
+        explanation
+            .get(key)
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len)
+    };
+    facts.insert("messages_sent".into(), serde_json::json!(messages_sent));
+    facts.insert("blocks".into(), serde_json::json!(count("blocks")));
+    facts.insert("evidences".into(), serde_json::json!(count("evidences")));
+    facts.insert(
+        "dropped_blocks".into(),
+        serde_json::json!(count("dropped_blocks")),
+    );
+    facts.insert(
+        "dropped_messages".into(),
+        serde_json::json!(count("dropped_messages")),
+    );
+    if let Some(budget) = explanation.get("budget") {
+        facts.insert("budget".into(), budget.clone());
+    }
+    facts
+}

@@ -190,9 +190,44 @@ pub(super) async fn drive(
         };
         request.max_tokens = options.max_tokens;
         request.tools.clone_from(&tools);
+        if options.debug {
+            let mut facts = tessera_protocol::wire::JsonObject::new();
+            facts.insert("call".into(), json!(state.calls));
+            facts.insert("provider".into(), json!(client.config().name));
+            facts.insert("model".into(), json!(model));
+            facts.insert("messages".into(), json!(request.messages.len()));
+            facts.insert(
+                "tools".into(),
+                json!(request
+                    .tools
+                    .iter()
+                    .map(|t| t.name.clone())
+                    .collect::<Vec<_>>()),
+            );
+            recorder.put(recorder.shaper.debug_log("calling the model", facts))?;
+        }
         let call_started = Instant::now();
         let result = call::call_model(recorder, client, request, options, cancel.clone()).await?;
         state.last_call = Some((result.model_usage_id.clone(), result.model.clone()));
+        if options.debug {
+            let mut facts = tessera_protocol::wire::JsonObject::new();
+            facts.insert("call".into(), json!(state.calls));
+            facts.insert("model".into(), json!(result.model));
+            facts.insert(
+                "latency_ms".into(),
+                json!(u64::try_from(call_started.elapsed().as_millis()).unwrap_or(u64::MAX)),
+            );
+            facts.insert("finish_reason".into(), json!(result.response.finish_reason));
+            facts.insert("tool_calls".into(), json!(result.response.tool_calls.len()));
+            if let Some(u) = result.usage {
+                facts.insert("prompt_tokens".into(), json!(u.input_tokens));
+                facts.insert("completion_tokens".into(), json!(u.output_tokens));
+            }
+            if let Some(err) = &result.error {
+                facts.insert("error_code".into(), json!(err.code()));
+            }
+            recorder.put(recorder.shaper.debug_log("the model answered", facts))?;
+        }
         state.add_text(&result.response.text);
         if state.first_output.is_none() {
             // From the start of the turn to the first output of the first call that had one.

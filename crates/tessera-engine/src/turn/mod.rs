@@ -64,6 +64,9 @@ pub enum TurnError {
 
 /// The key of a run's first `running` status that names its agent profile.
 pub const PROFILE_KEY: &str = "profile";
+/// The `running` status' key saying the client asked for `debug/log` events (a resumed run
+/// keeps emitting them).
+pub const DEBUG_KEY: &str = "debug";
 /// The key of a run's first `running` status that names the person's message it answers: its
 /// answer is stored after that message (also when the run resumes or is closed later, whatever
 /// branch is shown by then).
@@ -117,6 +120,8 @@ pub struct TurnOptions {
     pub response_schema: Option<serde_json::Value>,
     /// What the run's tool calls may make Tessera hold and store.
     pub tool_limits: crate::executor::Limits,
+    /// Emit `debug/log` events (seed 002 §5): only when the client asked for them.
+    pub debug: bool,
 }
 
 impl Default for TurnOptions {
@@ -138,6 +143,7 @@ impl Default for TurnOptions {
             profile: None,
             response_schema: None,
             tool_limits: crate::executor::Limits::default(),
+            debug: false,
         }
     }
 }
@@ -532,6 +538,10 @@ pub async fn run_turn(
             USER_MESSAGE_KEY.into(),
             serde_json::Value::String(user_message.clone()),
         );
+        if options.debug {
+            p.extra
+                .insert(DEBUG_KEY.into(), serde_json::Value::Bool(true));
+        }
     }
     let prompt = context::prompt(
         store,
@@ -549,6 +559,12 @@ pub async fn run_turn(
         user_message: Some(user_message),
         ..TurnState::default()
     };
+    if options.debug {
+        recorder.put(recorder.shaper.debug_log(
+            "context assembled",
+            context::debug_facts(&prompt.explanation, state.messages.len()),
+        ))?;
+    }
     recorder.assembly = Some(prompt.explanation);
     drive::drive(&mut recorder, client, model, options, state, &cancel).await
 }

@@ -202,6 +202,20 @@ fn parent_of(message: &Message) -> Result<Option<Option<String>>, ApiError> {
     }
 }
 
+/// `metadata.debug`: `true` asks for the run's `debug/log` events (seed 002 §5: never sent
+/// unless asked); absent or `false`, none.
+fn debug_of(message: &Message) -> Result<bool, ApiError> {
+    match message.metadata.as_ref().and_then(|m| m.get("debug")) {
+        None => Ok(false),
+        Some(Value::Bool(on)) => Ok(*on),
+        Some(other) => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "BAD_REQUEST",
+            format!("metadata.debug must be true or false, not {other}"),
+        )),
+    }
+}
+
 /// What `metadata.model` asks: None when absent (the conversation's own model, if any), else
 /// `{"provider", "model"}` to use from now on, or null to go back to the default provider's.
 fn model_of(message: &Message) -> Result<Option<Option<ConversationModel>>, ApiError> {
@@ -283,6 +297,7 @@ pub(super) async fn handle(
         text: input.text.clone(),
         attachments,
         id: Some(id.clone()),
+        debug: debug_of(&message)?,
     };
     // The same message sent again (a client retrying after a lost answer) is answered as the
     // first time, never twice; another one under its id is refused.
