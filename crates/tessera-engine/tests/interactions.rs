@@ -405,3 +405,45 @@ async fn a_new_message_closes_a_waiting_run_and_cancel_closes_one_too() {
         .any(|e| matches!(&e.event.body, EventBody::FormCancel(_))));
     assert!(!engine.cancel(&second.run_id));
 }
+
+/// An answer given the moment the consent request shows, before the run has stored its
+/// suspension, still resumes the run (the run checks for answers as it suspends). Repeated, as
+/// the answer lands on either side of the suspension.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_consent_answered_before_the_run_suspends_still_resumes_it() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let counter = Arc::new(AtomicUsize::new(0));
+    let engine = engine(
+        &provider,
+        Arc::new(Store::open(dir.path()).unwrap()),
+        counter.clone(),
+        None,
+    );
+    let send = r#"{"to": "a@b.com"}"#;
+    for round in 0..12 {
+        provider.push(Reply::openai_tool_calls(
+            "m",
+            &[("call_1", "send_email", &[send])],
+        ));
+        provider.push(Reply::openai_text("m", &["Not sent."]));
+        let run = engine.start_run(None, "Email Ann").unwrap();
+        let mut sub = engine.subscribe(&run.conversation_id, None).unwrap();
+        let mut events = until(&mut sub, |e| {
+            matches!(e.event.body, EventBody::ConsentRequest(_))
+        })
+        .await;
+        let consent = consent_request(&events);
+        engine
+            .answer(
+                &consent.consent_id,
+                &Answer::Consent {
+                    decision: ConsentDecision::Deny,
+                },
+            )
+            .unwrap();
+        events.extend(until(&mut sub, done).await);
+        assert_eq!(check_run(&json_of(&events)), Ok(()), "round {round}");
+    }
+    assert_eq!(counter.load(Ordering::SeqCst), 0);
+}

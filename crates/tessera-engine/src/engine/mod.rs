@@ -748,6 +748,11 @@ impl Engine {
             match outcome {
                 Ok(outcome) if outcome.state == SystemState::Suspended => {
                     engine.arm_expiry(&conversation, &run);
+                    // An answer that came between the request and the suspension found the
+                    // run still running and could not resume it: resume it now.
+                    if let Err(error) = engine.resume_if_ready(&conversation, &run) {
+                        tracing::warn!(%error, run = %run, "could not resume a run answered while it suspended");
+                    }
                 }
                 Ok(_) => {}
                 Err(error) => tracing::error!(%error, run = %run, "a run could not be recorded"),
