@@ -165,3 +165,55 @@ fn assemble_explains_what_it_used_within_the_budget() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("cannot assemble"), "{}", stderr(&out));
 }
+
+/// Seed 004 §1/§3 (冲突决策): two versions of one source are a conflict; the explanation says
+/// which evidence was kept and why (the field that carries the version), and the block built
+/// on the older one is not sent.
+#[test]
+fn assemble_records_the_conflict_decisions_it_made() {
+    let data = tempfile::tempdir().unwrap();
+    let doc = serde_json::json!({
+        "schema_version": "1.0",
+        "session": {"session_id": "conflicts", "messages": [
+            {"role": "user", "content": "Which endpoint renews a plan?"}],
+            "task_state": {"todo_list": {"tasks": []}}},
+        "evidences": {
+            "ev_old": {"evidence_id": "ev_old", "type": "rag_doc",
+                "source": {"kind": "rag", "name": "wiki", "uri": "https://wiki.example/renew"},
+                "content": "Renew with POST /renew", "metadata": {"version": "2.1"}},
+            "ev_new": {"evidence_id": "ev_new", "type": "rag_doc",
+                "source": {"kind": "rag", "name": "wiki", "uri": "https://wiki.example/renew"},
+                "content": "Renew with POST /v2/renew", "metadata": {"version": "2.10"}}
+        },
+        "context_blocks": [
+            {"block_id": "b_old", "block_type": "evidence", "priority": "high",
+             "refs": [{"evidence_id": "ev_old"}]},
+            {"block_id": "b_new", "block_type": "evidence", "priority": "high",
+             "refs": [{"evidence_id": "ev_new"}]}
+        ]
+    });
+    let file = data.path().join("conflicts.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let id = import(data.path(), &file);
+    let out = tessera(
+        data.path(),
+        &["context", "assemble", &id, "--budget", "4000", "--explain"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let result: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let explanation = &result["explanation"];
+    let conflicts = explanation["conflicts"].as_array().unwrap();
+    assert_eq!(conflicts.len(), 1, "{explanation}");
+    assert_eq!(conflicts[0]["kept"], "ev_new");
+    assert_eq!(conflicts[0]["superseded"], "ev_old");
+    assert_eq!(conflicts[0]["rule"], "older_version");
+    assert_eq!(conflicts[0]["version_field"], "metadata.version");
+    let prompt = result["prompt"].to_string();
+    assert!(
+        prompt.contains("/v2/renew") && !prompt.contains("POST /renew"),
+        "{prompt}"
+    );
+    let dropped = explanation["dropped_blocks"].as_array().unwrap();
+    assert_eq!(dropped[0]["block_id"], "b_old");
+    assert_eq!(dropped[0]["errors"][0]["error"]["kind"], "superseded");
+}

@@ -3,4 +3,4 @@
 /**
  * Why a ref could not be rendered. Serialised into the explanation with a `kind` tag.
  */
-export type ResolveError = { "kind": "not_found", evidence_id: string, } | { "kind": "no_content", evidence_id: string, } | { "kind": "unsupported_selector", evidence_id: string, selector: string, } | { "kind": "invalid_selector", evidence_id: string, selector: string, reason: string, } | { "kind": "failed", evidence_id: string, message: string, };
+export type ResolveError = { "kind": "not_found", evidence_id: string, } | { "kind": "no_content", evidence_id: string, } | { "kind": "unsupported_selector", evidence_id: string, selector: string, } | { "kind": "invalid_selector", evidence_id: string, selector: string, reason: string, } | { "kind": "failed", evidence_id: string, message: string, } | { "kind": "superseded", evidence_id: string, kept: string, };

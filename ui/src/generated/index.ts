@@ -23,6 +23,8 @@ export type { CitedRef } from "./CitedRef";
 export type { ClientCapabilities } from "./ClientCapabilities";
 export type { ClientInfo } from "./ClientInfo";
 export type { ClientLimitations } from "./ClientLimitations";
+export type { ConflictDecision } from "./ConflictDecision";
+export type { ConflictRule } from "./ConflictRule";
 export type { ConsentDecision } from "./ConsentDecision";
 export type { ConsentGrantView } from "./ConsentGrantView";
 export type { ConsentRequestPayload } from "./ConsentRequestPayload";

@@ -32,6 +32,7 @@ const EXPLANATION: Explanation = {
     { block_id: 'blk_big', block_type: 'evidence', priority: 'low', position: 3, reason: 'budget', tokens: 90000 },
   ],
   dropped_messages: [{ from: 1, to: 1, reason: 'budget', tokens: 700 }],
+  conflicts: [{ kept: 'ev_new', superseded: 'ev_old', source: 'rag:wiki:https://wiki/renew', rule: 'older_version', version_field: 'metadata.version', kept_version: '2.10', superseded_version: '2.1' }],
 };
 
 const CONTEXT: RunContext = {
@@ -105,6 +106,9 @@ describe('context inspector', () => {
     const messages = within(dialog).getByRole('region', { name: 'Messages' });
     expect(within(messages).getByTestId('citing-message')).toHaveTextContent('Message 3 (user) draws on:ev_said user input from user · message');
     expect(within(trimmed).getByTestId('trimmed-messages')).toHaveTextContent('Message 2 · did not fit in the budget · 700 tokens');
+    // Seed 004 冲突决策: which evidence was kept, and why.
+    const conflicts = within(dialog).getByRole('region', { name: 'Conflicting evidence' });
+    expect(conflicts).toHaveTextContent('Kept ev_new over ev_old · older version (metadata.version 2.10 over 2.1)');
   });
 
   it('says when the context cannot be loaded', async () => {

@@ -193,6 +193,23 @@ function ExplanationView({ explanation, context }: { explanation: Explanation; c
           </ul>
         )}
       </section>
+      {(explanation.conflicts ?? []).length > 0 && (
+        <section aria-label={t('inspector.conflicts')} data-testid="conflicts">
+          <h3>{t('inspector.conflicts')}</h3>
+          <ul className="inspector-list">
+            {(explanation.conflicts ?? []).map((c) => (
+              <li key={c.superseded}>
+                {t('inspector.conflictKept', { kept: c.kept, superseded: c.superseded })} ·{' '}
+                <strong>
+                  {c.rule === 'older_version'
+                    ? t('inspector.conflictOlderVersion', { field: c.version_field ?? '', kept: String(c.kept_version ?? ''), superseded: String(c.superseded_version ?? '') })
+                    : t('inspector.conflictSameSource', { selector: c.selector ?? '—' })}
+                </strong>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
     </div>
   );
 }

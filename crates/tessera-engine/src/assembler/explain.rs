@@ -41,6 +41,11 @@ pub struct Explanation {
     pub dropped_blocks: Vec<DroppedBlock>,
     /// Messages left out, as runs of consecutive indexes with the same reason.
     pub dropped_messages: Vec<DroppedMessages>,
+    /// Conflict decisions (seed 004 冲突决策): which of two contradicting evidences was kept,
+    /// and why ([`super::conflicts`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<super::conflicts::ConflictDecision>>", optional)]
+    pub conflicts: Vec<super::conflicts::ConflictDecision>,
 }
 
 /// Why an item is in the prompt.

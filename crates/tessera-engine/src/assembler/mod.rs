@@ -38,9 +38,11 @@
 //! - `select`: the passes that decide (documented there: must, history, priority levels,
 //!   backfill).
 //! - [`explain`]: the [`Explanation`].
+//! - [`conflicts`]: which of two contradicting evidences is sent, and why.
 
 pub mod budget;
 mod clock;
+pub mod conflicts;
 pub mod explain;
 mod output;
 pub mod render;
@@ -204,18 +206,28 @@ pub fn assemble(
         overhead: request.policy.per_item_overhead,
     };
     let now = clock::UtcNanos::from_system_time(request.now);
+    let conflicts = conflicts::decide(doc);
+    let resolver = conflicts::Superseding {
+        inner: resolver,
+        superseded: conflicts
+            .iter()
+            .map(|d| (d.superseded.clone(), d.kept.clone()))
+            .collect(),
+    };
     let selection = select::select(&select::Inputs {
         doc,
         policy: &request.policy,
         counter: &counter,
-        resolver,
+        resolver: &resolver,
         now,
         window: request.context_window,
         reserved: request.reserved_for_answer,
     })?;
     let out = output::build(doc, request, choice, &counter, now, selection)?;
+    let mut explanation = out.explanation;
+    explanation.conflicts = conflicts;
     Ok(Assembly {
         prompt: out.prompt,
-        explanation: out.explanation,
+        explanation,
     })
 }

@@ -186,6 +186,7 @@ pub(crate) fn build(
         evidences,
         dropped_blocks,
         dropped_messages,
+        conflicts: Vec::new(),
     };
     Ok(Output {
         prompt,

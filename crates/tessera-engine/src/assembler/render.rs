@@ -58,6 +58,10 @@ pub enum ResolveError {
         evidence_id: String,
         message: String,
     },
+    /// A conflict decision kept another evidence of the same source
+    /// ([`super::conflicts`]).
+    #[error("evidence `{evidence_id}` is superseded by `{kept}` (a conflict decision)")]
+    Superseded { evidence_id: String, kept: String },
 }
 
 /// Applies a selector to an evidence's content: `(selector, content) -> selected value`, or why

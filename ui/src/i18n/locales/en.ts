@@ -378,6 +378,10 @@ const en = {
     refFailed: 'evidence {{evidence}}: {{kind}}',
     droppedMessage: 'Message {{index}}',
     droppedMessages: 'Messages {{from}} to {{to}}',
+    conflicts: 'Conflicting evidence',
+    conflictKept: 'Kept {{kept}} over {{superseded}}',
+    conflictOlderVersion: 'older version ({{field}} {{kept}} over {{superseded}})',
+    conflictSameSource: 'same source and part ({{selector}}), newer kept',
   },
   modelPicker: {
     label: 'Model: {{model}}. Change the model for the next message',

@@ -377,6 +377,10 @@ const zhCN: Messages = {
     refFailed: '证据 {{evidence}}：{{kind}}',
     droppedMessage: '第 {{index}} 条消息',
     droppedMessages: '第 {{from}} 至 {{to}} 条消息',
+    conflicts: '相互矛盾的证据',
+    conflictKept: '保留 {{kept}}，未采用 {{superseded}}',
+    conflictOlderVersion: '版本较旧（{{field}}：{{kept}} 优于 {{superseded}}）',
+    conflictSameSource: '同一来源的同一片段（{{selector}}），保留较新的',
   },
   modelPicker: {
     label: '模型：{{model}}。更改下一条消息使用的模型',
