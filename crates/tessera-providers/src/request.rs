@@ -128,6 +128,9 @@ pub struct ChatRequest {
     pub max_tokens: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f32>,
+    /// Nucleus sampling (seed 003 §1.2 `config.top_p`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f32>,
     /// Extended thinking / reasoning effort; None leaves the provider's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<ReasoningEffort>,
@@ -142,6 +145,7 @@ impl ChatRequest {
             tools: Vec::new(),
             max_tokens: None,
             temperature: None,
+            top_p: None,
             reasoning: None,
         }
     }

@@ -504,3 +504,70 @@ async fn debug_logs_come_only_when_asked_and_hold_no_prompt() {
     bad["metadata"] = json!({"debug": "yes"});
     api.post("/messages", &bad).await.error(400, "BAD_REQUEST");
 }
+
+/// Seed 003 §1.2: `POST /v1/requests` honours the whole request: `model` picks any configured
+/// provider's model (by name, whatever the case; an unknown one is an error response naming
+/// it), `config` reaches the provider, `system` resources join the system prompt and the
+/// earlier resources are the history of a new conversation.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_object_picks_its_model_config_and_resources() {
+    let default = ScriptedProvider::start().await.unwrap();
+    let other = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = Api::start(serve_scripted(data.path(), &default, false));
+    let config = json!({"name": "other", "kind": "openai", "base_url": other.openai_base(),
+                        "requires_key": false, "default_model": "Resume-Analyst", "proxy": "none"});
+    api.post("/providers", &config).await.ok(201);
+
+    other.push(Reply::openai_text("Resume-Analyst", &["85% match."]));
+    let request = json!({
+        "model": "resume-analyst",
+        "root_id": "req_model",
+        "resources": [
+            {"role": "system", "content": "你是一个招聘助理"},
+            {"role": "user", "content": "Here is the CV of Ada."},
+            {"role": "assistant", "content": "Noted the CV."},
+            {"role": "user", "content": "请根据简历生成岗位匹配度分析"}
+        ],
+        "config": {"temperature": 0.3, "top_p": 0.9, "max_tokens": 77, "function_call": "none"},
+        "metadata": {"request_id": "req_1"}
+    });
+    let answer = api.post("/requests", &request).await;
+    let body = answer.ok(200);
+    assert_eq!(body["status"], "success", "{body}");
+    assert_eq!(body["outputs"][0]["content"], "85% match.");
+    assert!(
+        default.calls().is_empty(),
+        "the default provider was not asked"
+    );
+    let sent = &other.calls()[0].body;
+    assert_eq!(sent["model"], "Resume-Analyst");
+    assert_eq!(sent["temperature"], json!(0.3_f32));
+    assert_eq!(sent["top_p"], json!(0.9_f32));
+    assert_eq!(sent["max_tokens"], 77);
+    assert!(
+        sent.get("tools").is_none(),
+        "function_call none offers no tool: {sent}"
+    );
+    let messages = sent["messages"].to_string();
+    assert!(messages.contains("你是一个招聘助理"), "{messages}");
+    let cv = messages.find("Here is the CV of Ada.").unwrap();
+    let noted = messages.find("Noted the CV.").unwrap();
+    let asked = messages.find("请根据简历生成岗位匹配度分析").unwrap();
+    assert!(cv < noted && noted < asked, "{messages}");
+
+    // A model no configured provider has: a whole error response naming it.
+    let mut unknown = request.clone();
+    unknown["model"] = json!("DeepSeek-chat");
+    unknown["root_id"] = json!("req_unknown");
+    let refused = api.post("/requests", &unknown).await;
+    assert_eq!(refused.status, 400);
+    assert_eq!(refused.body["status"], "error");
+    assert_eq!(refused.body["outputs"], json!([]));
+    assert_eq!(refused.body["trace_id"], "req_1");
+    assert_eq!(refused.body["error"]["code"], "MODEL_UNAVAILABLE");
+    assert!(refused.body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("DeepSeek-chat"));
+}

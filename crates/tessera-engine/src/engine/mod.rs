@@ -152,6 +152,44 @@ pub struct UserMessage {
     pub id: Option<String>,
     /// The client asked for `debug/log` events of the run (seed 002 §5).
     pub debug: bool,
+    /// What the client's request sets for this run only (seed 003 §1.2 `config`, system
+    /// resources).
+    pub overrides: RunOverrides,
+}
+
+/// A run's settings a client's request gives (seed 003 §1.2).
+#[derive(Clone, Debug, Default)]
+pub struct RunOverrides {
+    pub temperature: Option<f32>,
+    pub top_p: Option<f32>,
+    pub max_tokens: Option<u32>,
+    /// `function_call: "none"`: the model is offered no tool.
+    pub no_tools: bool,
+    /// System text added after Tessera's own (the request's `system` resources, in order).
+    pub system: Option<String>,
+}
+
+impl RunOverrides {
+    fn apply(&self, options: &mut TurnOptions) {
+        if self.temperature.is_some() {
+            options.temperature = self.temperature;
+        }
+        if self.top_p.is_some() {
+            options.top_p = self.top_p;
+        }
+        if self.max_tokens.is_some() {
+            options.max_tokens = self.max_tokens;
+        }
+        if let Some(extra) = &self.system {
+            options.system = Some(match options.system.take() {
+                Some(base) => format!("{base}\n\n{extra}"),
+                None => extra.clone(),
+            });
+        }
+        if self.no_tools {
+            options.tools = None;
+        }
+    }
 }
 
 impl UserMessage {
@@ -595,6 +633,7 @@ impl Engine {
             attachments,
             id: message_id,
             debug,
+            overrides,
         } = said;
         let default = self.model().ok_or(EngineError::NoModel)?;
         let mut own = None;
@@ -643,6 +682,7 @@ impl Engine {
                     }
                     options.debug = debug;
                     engine.run_tools(&conversation, &mut options).await;
+                    overrides.apply(&mut options);
                     let outcome = run_turn(
                         &engine.store,
                         &model.client,

@@ -129,3 +129,81 @@ impl Engine {
         }
     }
 }
+
+impl Engine {
+    /// The model a request names (seed 003 §1.2 `model`), matched without regard to case
+    /// against the default model and every configured provider's models (its default model and
+    /// those its settings list): None for the default model, else the provider and model to
+    /// pick. A name no provider has is [`EngineError::ModelUnavailable`] naming what is known.
+    pub fn model_named(&self, name: &str) -> Result<Option<ConversationModel>, EngineError> {
+        let wanted = name.trim();
+        if self
+            .model()
+            .is_some_and(|m| m.model.eq_ignore_ascii_case(wanted))
+        {
+            return Ok(None);
+        }
+        let saved = self.store.read(|r| r.all_provider_settings())?;
+        let mut known: Vec<String> = self.model().map(|m| m.model.clone()).into_iter().collect();
+        for (provider, settings) in &saved {
+            let listed = settings
+                .get("models")
+                .and_then(serde_json::Value::as_object)
+                .map(|m| m.keys().cloned().collect::<Vec<_>>())
+                .unwrap_or_default();
+            let default = settings
+                .get("default_model")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned);
+            for model in default.into_iter().chain(listed) {
+                if model.eq_ignore_ascii_case(wanted) {
+                    return Ok(Some(ConversationModel {
+                        provider: provider.clone(),
+                        model,
+                    }));
+                }
+                known.push(model);
+            }
+        }
+        known.sort();
+        known.dedup();
+        Err(EngineError::ModelUnavailable {
+            provider: "any".to_owned(),
+            model: wanted.to_owned(),
+            reason: format!(
+                "no configured provider has a model named `{wanted}` (known: {})",
+                if known.is_empty() {
+                    "none".to_owned()
+                } else {
+                    known.join(", ")
+                }
+            ),
+            requested: true,
+        })
+    }
+}
+
+impl Engine {
+    /// Stores `history` (a request's earlier `user`/`assistant` resources, seed 003 §1.2) as
+    /// the first messages of `conversation` when it has none yet, in one transaction; a
+    /// conversation that has messages keeps its own history. Returns how many were stored.
+    pub fn seed_history(
+        &self,
+        conversation: &str,
+        history: &[(tessera_protocol::request::Role, String)],
+    ) -> Result<usize, EngineError> {
+        if history.is_empty() || !self.store.active_branch(conversation)?.is_empty() {
+            return Ok(0);
+        }
+        let (conversation, history) = (conversation.to_owned(), history.to_vec());
+        Ok(self.store.write(move |tx| {
+            for (role, text) in &history {
+                tx.append_message(
+                    &conversation,
+                    tessera_store::NewMessage::new(tessera_store::text_message(role.clone(), text)),
+                )?;
+            }
+            Ok(history.len())
+        })?)
+    }
+}

@@ -189,6 +189,8 @@ pub(super) async fn drive(
             (a, b) => a.clone().or_else(|| b.clone()),
         };
         request.max_tokens = options.max_tokens;
+        request.temperature = options.temperature;
+        request.top_p = options.top_p;
         request.tools.clone_from(&tools);
         if options.debug {
             let mut facts = tessera_protocol::wire::JsonObject::new();

@@ -122,6 +122,9 @@ pub struct TurnOptions {
     pub tool_limits: crate::executor::Limits,
     /// Emit `debug/log` events (seed 002 §5): only when the client asked for them.
     pub debug: bool,
+    /// Sampling the client asked for (seed 003 §1.2 `config`); None: the provider's default.
+    pub temperature: Option<f32>,
+    pub top_p: Option<f32>,
 }
 
 impl Default for TurnOptions {
@@ -144,6 +147,8 @@ impl Default for TurnOptions {
             response_schema: None,
             tool_limits: crate::executor::Limits::default(),
             debug: false,
+            temperature: None,
+            top_p: None,
         }
     }
 }

@@ -61,6 +61,9 @@ pub fn encode_request(config: &ProviderConfig, request: &ChatRequest, stream: bo
     if let Some(t) = request.temperature {
         body.insert("temperature".into(), json!(t));
     }
+    if let Some(p) = request.top_p {
+        body.insert("top_p".into(), json!(p));
+    }
     if let Some(effort) = request.reasoning {
         let word = match effort {
             ReasoningEffort::Low => "low",

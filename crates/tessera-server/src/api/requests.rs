@@ -1,7 +1,10 @@
-//! `POST /v1/requests`: a seed-003 request object. `root_id` is the conversation (created when
-//! new); the last `user` resource is what the person says (the conversation's stored history is
-//! the rest of the context, so earlier resources are not added again). The answer is the
-//! seed-003 response object, `trace_id` always the request's `metadata.request_id`:
+//! `POST /v1/requests`: a seed-003 request object, honoured whole (§1.2). `root_id` is the
+//! conversation (created when new); the last `user` resource is what the person says; `model`
+//! picks the model ([`Engine::model_named`]); `config` sets temperature, top_p, max_tokens and
+//! the function-call switch for this run; `system` resources follow Tessera's own system prompt;
+//! earlier `user`/`assistant` resources become the history of a conversation that has none (one
+//! that has messages keeps its own). The answer is the seed-003 response object, `trace_id`
+//! always the request's `metadata.request_id`:
 //!
 //! - `success`: `outputs` the assistant's answer, `context_updates` the message it appended;
 //! - `tool_wait`: the run waits for a form or a consent; `context_updates` lists each as
@@ -150,6 +153,35 @@ fn wait_budget(request: &Request) -> Result<Duration, String> {
     }
 }
 
+/// What the request sets for its run alone: `config` (temperature, top_p, max_tokens, the
+/// function-call switch: `"none"` offers no tool) and the `system` resources, in order.
+fn overrides_of(request: &Request) -> tessera_engine::engine::RunOverrides {
+    let number =
+        |n: &Option<serde_json::Number>| n.as_ref().and_then(|n| n.as_f64()).map(|v| v as f32);
+    let system: Vec<&str> = request
+        .resources
+        .iter()
+        .filter(|r| r.role == Role::System)
+        .map(|r| r.content.as_str())
+        .filter(|t| !t.trim().is_empty())
+        .collect();
+    tessera_engine::engine::RunOverrides {
+        temperature: number(&request.config.temperature),
+        top_p: number(&request.config.top_p),
+        max_tokens: request
+            .config
+            .max_tokens
+            .map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
+        no_tools: request
+            .config
+            .function_call
+            .as_ref()
+            .and_then(|v| v.as_str())
+            .is_some_and(|v| v.eq_ignore_ascii_case("none")),
+        system: (!system.is_empty()).then(|| system.join("\n\n")),
+    }
+}
+
 async fn answer(
     engine: &Engine,
     headers: &HeaderMap,
@@ -182,11 +214,30 @@ async fn answer(
             ))
         }
     };
-    let (run, sub) = start(
-        engine,
-        &request.root_id,
-        tessera_engine::engine::UserMessage::text(&input.content),
-    )?;
+    // §1.2: `model` picks the model (any configured provider's, by name without regard to
+    // case); `config` and the `system` resources shape this run; the earlier user/assistant
+    // resources are the history of a conversation that has none yet.
+    let pick = engine.model_named(&request.model)?;
+    super::messages::ensure_conversation(engine, &request.root_id, &input.content)?;
+    if pick.is_some() {
+        engine.prepare_model(&request.root_id, pick).await?;
+    }
+    let last_user = request
+        .resources
+        .iter()
+        .rposition(|r| r.role == Role::User)
+        .unwrap_or(0);
+    let history: Vec<(Role, String)> = request.resources[..last_user]
+        .iter()
+        .filter(|r| matches!(r.role, Role::User | Role::Assistant))
+        .map(|r| (r.role.clone(), r.content.clone()))
+        .collect();
+    engine.seed_history(&request.root_id, &history)?;
+    let said = tessera_engine::engine::UserMessage {
+        overrides: overrides_of(request),
+        ..tessera_engine::engine::UserMessage::text(&input.content)
+    };
+    let (run, sub) = start(engine, &request.root_id, said)?;
     if wants_stream(headers) || request.config.stream == Some(true) {
         return Ok(stream_answer(&run, sub));
     }

@@ -298,6 +298,7 @@ pub(super) async fn handle(
         attachments,
         id: Some(id.clone()),
         debug: debug_of(&message)?,
+        overrides: Default::default(),
     };
     // The same message sent again (a client retrying after a lost answer) is answered as the
     // first time, never twice; another one under its id is refused.
