@@ -378,3 +378,33 @@ async fn a_clients_limits_prompt_settings_and_info_are_honoured() {
     assert_eq!(results[0]["status"], "ERROR", "{results:?}");
     assert_ne!(results[1]["status"], "SUCCESS", "{results:?}");
 }
+
+/// Seed 000 §4.5.3: the alternative a front-end tool announced (USE_ALTERNATIVE) passes the same
+/// consent gate as every call: one that needs the person's consent is DENIED in a direct run
+/// (nobody there to ask) and never runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_announced_alternative_passes_the_consent_gate() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, true));
+    announce(
+        &api,
+        "ctx_alt_gate",
+        json!({"toolId": "frontend_save", "timeout": 1, "fallbackBehavior": "USE_ALTERNATIVE",
+               "alternative": "test_guarded_write",
+               "parameters": {"type": "object", "properties": {"ms": {"type": "integer"}}}}),
+    )
+    .await;
+    let request = mcp_message(
+        "ctx_alt_gate",
+        "TOOL_CALL_REQUEST",
+        json!({"calls": [{"callId": "save", "name": "frontend_save", "runtime": "FRONTEND",
+                          "parameters": {"ms": 0}}]}),
+    );
+    let answer = api.post("/messages", &request).await;
+    let result = answer.ok(200)["content"]["results"][0].clone();
+    assert_eq!(result["status"], "DENIED", "{result}");
+    assert_eq!(result["reason"]["code"], "PERMISSION_DENIED", "{result}");
+    let runs = std::fs::read_to_string(data.path().join("test-tool-runs.log")).unwrap_or_default();
+    assert!(runs.is_empty(), "the alternative ran: {runs}");
+}

@@ -129,14 +129,7 @@ fn clear_history(
     context_id: &str,
     filter: Option<&HistoryFilter>,
 ) -> Result<usize> {
-    let before = match filter.and_then(|f| f.before_timestamp.as_ref()) {
-        Some(at) => Some(clock::parse_millis(at.as_str()).ok_or_else(|| {
-            StoreError::InvalidContextUpdate(format!(
-                "beforeTimestamp {at:?} is not an RFC 3339 timestamp"
-            ))
-        })?),
-        None => None,
-    };
+    let before = crate::history_clearing::before_millis(filter)?;
     let sender = filter.and_then(|f| f.role.as_deref()).map(sender_for_role);
     let message_type = filter.and_then(|f| f.message_type.clone());
     let removed = conn

@@ -40,6 +40,20 @@ fn role_of_type(message_type: &str) -> Option<&'static str> {
     }
 }
 
+/// A filter's `beforeTimestamp` in milliseconds (None: no time limit).
+pub(crate) fn before_millis(filter: Option<&HistoryFilter>) -> Result<Option<i64>> {
+    filter
+        .and_then(|f| f.before_timestamp.as_ref())
+        .map(|at| {
+            clock::parse_millis(at.as_str()).ok_or_else(|| {
+                StoreError::InvalidContextUpdate(format!(
+                    "beforeTimestamp {at:?} is not an RFC 3339 timestamp"
+                ))
+            })
+        })
+        .transpose()
+}
+
 /// Marks the conversation messages `filter` selects (all without one) cleared by context
 /// version `version`; returns how many were marked now.
 pub(crate) fn clear_messages(
@@ -48,14 +62,7 @@ pub(crate) fn clear_messages(
     filter: Option<&HistoryFilter>,
     version: u64,
 ) -> Result<usize> {
-    let before = match filter.and_then(|f| f.before_timestamp.as_ref()) {
-        Some(at) => Some(clock::parse_millis(at.as_str()).ok_or_else(|| {
-            StoreError::InvalidContextUpdate(format!(
-                "beforeTimestamp {at:?} is not an RFC 3339 timestamp"
-            ))
-        })?),
-        None => None,
-    };
+    let before = before_millis(filter)?;
     let role = filter.and_then(|f| f.role.as_deref()).map(role_of_sender);
     let typed = filter.and_then(|f| f.message_type.as_deref());
     let type_role = typed.map(role_of_type);
