@@ -2,13 +2,11 @@ import { useCallback, useEffect, useId, useMemo, useState, type FormEvent } from
 import { useTranslation } from 'react-i18next';
 import { SettingsApi, type ProviderConfig, type ProviderRow } from '../settings/api';
 import type { TesseraClient } from '../transport/client';
+import { describeError } from '../transport/describeError';
 
 /** The providers a new person most likely has an account with, in this order. */
 const PRESETS = ['openai', 'anthropic', 'deepseek', 'qwen', 'moonshot'] as const;
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * With no model set up, the empty chat says so and sets one up without leaving it: pick a
@@ -79,7 +77,7 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
       setDone(config.name);
       onReady?.();
     } catch (error) {
-      setProblem(describe(error));
+      setProblem(describeError(error, false));
     } finally {
       setBusy(false);
     }
@@ -107,7 +105,7 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
       setModels(all);
       setModel(chosen.default_model ?? all[0] ?? '');
     } catch (error) {
-      setProblem(describe(error));
+      setProblem(describeError(error, false));
     } finally {
       setBusy(false);
     }
@@ -124,7 +122,7 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
       setDone(`${chosen.name} · ${model}`);
       onReady?.();
     } catch (error) {
-      setProblem(describe(error));
+      setProblem(describeError(error, false));
     } finally {
       setBusy(false);
     }

@@ -24,6 +24,7 @@ import {
 import { readItem, sessionStore, writeItem } from '../storage';
 import { activeRun, closeInteraction, initialChatState, reduce, withPendingInteractions, type ChatState, type PendingInteraction } from './reducer';
 import { createDrawPacer } from './drawPacer';
+import { describeError } from '../transport/describeError';
 
 export const CONVERSATION_STORAGE_KEY = 'tessera.conversation';
 
@@ -81,11 +82,6 @@ export interface ChatSession {
   answer: (interactionId: string, answer: Answer) => Promise<void>;
 }
 
-function describe(error: unknown): string {
-  if (error instanceof ApiError) return `${error.message} (${error.code})`;
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -187,7 +183,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       setConversations(await client.listConversations());
       setListError(null);
     } catch (error) {
-      setListError(describe(error));
+      setListError(describeError(error));
     }
   }, [client]);
 
@@ -204,7 +200,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       } catch (error) {
         if (gen !== generation.current) return;
         if (error instanceof ApiError && error.status === 404) return; // not stored yet
-        setLoadError(describe(error));
+        setLoadError(describeError(error));
       }
     },
     [client, showDetail],
@@ -301,7 +297,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
             setSelectedId(null);
             writeItem(sessionStore(), CONVERSATION_STORAGE_KEY, '');
           } else {
-            setLoadError(describe(error));
+            setLoadError(describeError(error));
           }
         } finally {
           if (gen === generation.current) setLoading(false);
@@ -337,7 +333,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
           setConnectionError('token');
           return; // retrying cannot help
         }
-        setConnectionError(describe(error));
+        setConnectionError(describeError(error));
         timer = setTimeout(() => void attempt(), CONNECT_RETRY_MS);
       }
     };
@@ -381,7 +377,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
         }
       } catch (error) {
         if (!sent && gen === generation.current) {
-          const message = error instanceof NetworkError ? error.message : describe(error);
+          const message = error instanceof NetworkError ? error.message : describeError(error);
           const code = error instanceof ApiError ? error.code : undefined;
           if (text !== null) setLocalTurns((turns) => turns.map((t) => (t.key === key ? { ...t, error: message, ...(code ? { errorCode: code } : {}) } : t)));
           else failure = error;

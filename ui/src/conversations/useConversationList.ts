@@ -7,6 +7,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ApiError, type ConversationEdit, type ConversationSummary, type TesseraClient } from '../transport/client';
+import { describeError } from '../transport/describeError';
 
 /** How long a deletion can be undone before it is sent. */
 export const UNDO_MS = 8_000;
@@ -42,11 +43,7 @@ export interface ConversationListOptions {
   refresh: () => Promise<void>;
 }
 
-export function describeError(error: unknown): string {
-  if (error instanceof ApiError) return `${error.message} (${error.code})`;
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
+export { describeError };
 
 function agrees(row: ConversationSummary, patch: ConversationEdit): boolean {
   return (

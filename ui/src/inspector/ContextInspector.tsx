@@ -6,10 +6,11 @@ import type { ContextBlock } from '../generated/ContextBlock';
 import type { Evidence } from '../generated/Evidence';
 import type { RunContext } from '../generated/RunContext';
 import { getRunContext } from '../permissions/api';
-import { ApiError, type TesseraClient } from '../transport/client';
+import type { TesseraClient } from '../transport/client';
 import { BudgetBar } from './BudgetBar';
 import { budgetShares, type DropReason, type Explanation, type Why } from './explanation';
 import './inspector.css';
+import { describeError } from '../transport/describeError';
 
 /** The client the Context buttons of the chat ask; none: no button. */
 const InspectorClient = createContext<TesseraClient | null>(null);
@@ -38,11 +39,6 @@ const REASON = {
 
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
-function describe(error: unknown): string {
-  if (error instanceof ApiError) return `${error.message} (${error.code})`;
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
 
 /** "tool result · weather_lookup": what an evidence is and where it came from. */
 function EvidenceSource({ evidence, cited }: { evidence: Evidence | undefined; cited: boolean }) {
@@ -231,7 +227,7 @@ export function ContextInspector({ client, runId, onClose }: { client: TesseraCl
         if (!controller.signal.aborted) setContext(answer);
       },
       (failure: unknown) => {
-        if (!controller.signal.aborted) setError(describe(failure));
+        if (!controller.signal.aborted) setError(describeError(failure));
       },
     );
     return () => controller.abort();

@@ -3,9 +3,10 @@ import { useTranslation } from 'react-i18next';
 import type { ConsentGrantView } from '../generated/ConsentGrantView';
 import type { ConsentScope } from '../generated/ConsentScope';
 import { InlineConfirm } from '../components/InlineConfirm';
-import { ApiError, type TesseraClient } from '../transport/client';
+import type { TesseraClient } from '../transport/client';
 import { listGrants, revokeGrant } from './api';
 import './permissions.css';
+import { describeError } from '../transport/describeError';
 
 export interface PermissionsPageProps {
   client: TesseraClient | null;
@@ -13,11 +14,6 @@ export interface PermissionsPageProps {
   heading?: boolean;
 }
 
-function describe(error: unknown): string {
-  if (error instanceof ApiError) return `${error.message} (${error.code})`;
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
 
 /** A stored timestamp as the person reads it (the stored text when it is not a date). */
 export function when(timestamp: string, language: string): string {
@@ -87,7 +83,7 @@ export function PermissionsPage({ client, heading = true }: PermissionsPageProps
         setLoadError(null);
       } catch (error) {
         if (signal?.aborted) return;
-        setLoadError(describe(error));
+        setLoadError(describeError(error));
       }
     },
     [client, showRevoked],
@@ -109,7 +105,7 @@ export function PermissionsPage({ client, heading = true }: PermissionsPageProps
       );
       setAnnouncement(t('permissions.revokedNotice', { tool: grant.tool }));
     } catch (error) {
-      setRevokeError(t('permissions.revokeFailed', { tool: grant.tool, error: describe(error) }));
+      setRevokeError(t('permissions.revokeFailed', { tool: grant.tool, error: describeError(error) }));
     }
   };
 

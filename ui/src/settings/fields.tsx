@@ -1,6 +1,7 @@
 import { cloneElement, useId, type ReactElement, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ApiError } from '../transport/client';
+import { describeError } from '../transport/describeError';
 
 export interface FieldProps {
   label: string;
@@ -43,7 +44,7 @@ export function Field({ label, error, hint, children }: FieldProps) {
 
 /** The message of any failure, for people. */
 export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return describeError(error, false);
 }
 
 export function isApiError(error: unknown, status?: number): error is ApiError {
