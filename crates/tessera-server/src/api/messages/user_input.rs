@@ -302,49 +302,37 @@ pub(super) async fn handle(
     };
     // The same message sent again (a client retrying after a lost answer) is answered as the
     // first time, never twice; another one under its id is refused.
-    match engine.said_before(conversation, &said)? {
-        SaidBefore::New => {}
+    let (run, sub) = match engine.said_before(conversation, &said)? {
         SaidBefore::Answered { run, first_seq } => {
             let sub = engine.subscribe(conversation, Some(first_seq.saturating_sub(1)))?;
-            return answer(
-                engine,
-                headers,
-                &run,
-                sub,
-                conversation,
-                &message.message_id,
-            )
-            .await;
+            (run, sub)
         }
         SaidBefore::Unanswered => {
             refuse_while_running(engine, conversation, "answering the message again")?;
-            let (run, sub) = start_with(engine, conversation, || {
-                engine.regenerate(conversation, &id)
-            })?;
-            return answer(
-                engine,
-                headers,
-                &run,
-                sub,
-                conversation,
-                &message.message_id,
-            )
-            .await;
-        }
-    }
-    if matches!(parent, None | Some(None)) {
-        ensure_conversation(engine, conversation, &input.text)?;
-        if matches!(pick, Some(Some(_))) {
-            ready_model(engine, conversation, &pick).await?;
-        }
-    }
-    let (run, sub) = match parent {
-        None => start(engine, conversation, said)?,
-        Some(parent) => {
-            refuse_while_running(engine, conversation, "sending a message on another branch")?;
             start_with(engine, conversation, || {
-                engine.start_run_after(conversation, parent.as_deref(), said)
+                engine.regenerate(conversation, &id)
             })?
+        }
+        SaidBefore::New => {
+            if matches!(parent, None | Some(None)) {
+                ensure_conversation(engine, conversation, &input.text)?;
+                if matches!(pick, Some(Some(_))) {
+                    ready_model(engine, conversation, &pick).await?;
+                }
+            }
+            match parent {
+                None => start(engine, conversation, said)?,
+                Some(parent) => {
+                    refuse_while_running(
+                        engine,
+                        conversation,
+                        "sending a message on another branch",
+                    )?;
+                    start_with(engine, conversation, || {
+                        engine.start_run_after(conversation, parent.as_deref(), said)
+                    })?
+                }
+            }
         }
     };
     answer(
