@@ -59,6 +59,8 @@ export interface ToolCard {
   durationMs?: number;
   /** A specialist's progress (`workflow/status`, node_kind agent). */
   agent?: { turn?: number; maxTurns?: number; state: WorkflowState };
+  /** The call's `userPrompt` (seed 000 §4.5.3): the agent's words, shown as such. */
+  agentSays?: string;
 }
 
 export interface Usage {
@@ -327,6 +329,8 @@ function apply(state: ChatState, event: Event, folded: boolean): ChatState {
         const provider = str(payload['provider']);
         if (runtime) card.runtime = runtime;
         if (provider) card.provider = provider;
+        const agentSays = str(payload['agent_says']);
+        if (agentSays) card.agentSays = agentSays;
         return card;
       });
     }

@@ -54,6 +54,13 @@ export function ToolCardView({ card, tools }: { card: ToolCard; tools: ChatState
           {card.durationMs !== undefined && <span className="tool-card-meta">{t('tool.duration', { ms: card.durationMs })}</span>}
         </summary>
         <div className="tool-card-body">
+          {card.agentSays && (
+            // The agent's words, never the app's: quoted and attributed (as in a consent request).
+            <figure className="consent-quote">
+              <figcaption>{t('consent.agentSays')}</figcaption>
+              <blockquote data-testid="tool-agent-says">{card.agentSays}</blockquote>
+            </figure>
+          )}
           {card.arguments !== undefined ? (
             <>
               <h4 className="tool-card-heading">{t('tool.arguments')}</h4>
