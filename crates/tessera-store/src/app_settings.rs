@@ -5,7 +5,7 @@ use rusqlite::{params, OptionalExtension};
 use serde_json::Value;
 
 use crate::error::{Result, StoreError};
-use crate::settings::find_secret;
+use crate::provider_settings::find_secret;
 use crate::tx::{ReadTx, WriteTx};
 use crate::{clock, sql, Store};
 use tessera_protocol::secrets::is_secret_name;

@@ -21,7 +21,7 @@
 //! - [`events`], [`event_folding`]: the event log with per-conversation seqs; folding deltas.
 //! - [`search`] (with [`cjk_bigrams`]): full-text search, Chinese included.
 //! - [`context_state`] (with [`state_path`]): MCP-CP context state and `CONTEXT_UPDATE`.
-//! - [`model_turns`], [`interactions`], [`consents`], [`settings`], [`app_settings`]: app
+//! - [`model_turns`], [`interactions`], [`consents`], [`provider_settings`], [`app_settings`]: app
 //!   state.
 //! - [`export`], [`import`], [`mcp_messages`]: the seed-004 document and MCP-CP messages;
 //!   [`markdown`]: a transcript to read.
@@ -60,7 +60,7 @@ mod refs;
 pub mod search;
 mod search_pieces;
 pub use tessera_protocol::context_doc::selector;
-pub mod settings;
+pub mod provider_settings;
 mod sql;
 pub mod state_path;
 mod store;

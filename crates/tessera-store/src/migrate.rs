@@ -16,8 +16,8 @@ use crate::error::{Result, StoreError};
 use crate::layout::DataPaths;
 use crate::{
     app_settings, attachments, blocks, consents, context_state, conversation_model, conversations,
-    events, evidences, interactions, messages, model_turns, search, search_pieces, settings,
-    summary, tasks, tool_calls, usage,
+    events, evidences, interactions, messages, model_turns, provider_settings, search,
+    search_pieces, summary, tasks, tool_calls, usage,
 };
 
 /// `PRAGMA application_id` of a Tessera database: "TESS".
@@ -70,7 +70,7 @@ const MIGRATIONS: &[Migration] = &[
                 model_turns::SCHEMA_V3,
                 interactions::SCHEMA_V3,
                 consents::SCHEMA_V3,
-                settings::SCHEMA_V3,
+                provider_settings::SCHEMA_V3,
                 context_state::SCHEMA_V3,
             ] {
                 conn.execute_batch(sql)?;

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::Value;
-use tessera_store::settings::find_secret;
+use tessera_store::provider_settings::find_secret;
 
 use super::rules::Matcher;
 use super::set::ProfileProblem;
