@@ -21,8 +21,8 @@ pub use subscription::Subscription;
 use crate::turn::close::CloseReason;
 use crate::turn::{new_id, run_turn, Said, TurnError, TurnInput, TurnOptions, TurnOutcome};
 
+mod answering;
 mod attachments;
-mod interactions;
 mod picked_model;
 mod profile_run;
 mod recover;
