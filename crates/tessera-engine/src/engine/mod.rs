@@ -789,9 +789,22 @@ impl Engine {
                 Ok(outcome) if outcome.state == SystemState::Suspended => {
                     engine.arm_expiry(&conversation, &run);
                     // An answer that came between the request and the suspension found the
-                    // run still running and could not resume it: resume it now.
-                    if let Err(error) = engine.resume_if_ready(&conversation, &run) {
-                        tracing::warn!(%error, run = %run, "could not resume a run answered while it suspended");
+                    // run still running and could not resume it: resume it now. Only answers
+                    // count: interactions cancelled by closing the run (a new message, a
+                    // cancel) must not bring it back.
+                    let answered = engine
+                        .store
+                        .run_interactions(&conversation, &run)
+                        .is_ok_and(|all| {
+                            !all.is_empty()
+                                && all
+                                    .iter()
+                                    .all(|i| i.state == tessera_store::InteractionState::Answered)
+                        });
+                    if answered {
+                        if let Err(error) = engine.resume_if_ready(&conversation, &run) {
+                            tracing::warn!(%error, run = %run, "could not resume a run answered while it suspended");
+                        }
                     }
                 }
                 Ok(_) => {}
