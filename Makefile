@@ -17,7 +17,7 @@ AS_ROOT := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 RELEASE_DEB_DIR := $(CARGO_TARGET_DIR)/release/bundle/deb
 
 .PHONY: figures package run test deps deps-build ui desktop serve lint gen \
-        test-generated test-rust test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop \
+        test-generated test-rust test-docs test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop \
         bench-ui fuzz
 
 ## make run: install what is missing, build, open the desktop app.
@@ -25,7 +25,7 @@ run: deps-build ui desktop
 	$(DESKTOP_BIN)
 
 ## make test: install what is missing, run every suite.
-test: deps lint test-generated test-rust test-keyring test-ui test-ui-e2e test-desktop
+test: deps lint test-generated test-rust test-docs test-keyring test-ui test-ui-e2e test-desktop
 	@echo "make test: every suite passed"
 
 deps:
@@ -61,6 +61,13 @@ test-generated:
 # Without the Secret Service of test-keyring, the keyring tests in here skip and say so.
 test-rust:
 	cargo test --workspace --exclude tessera-desktop
+
+# Every route of the router in docs/api.md, every `tessera` subcommand and flag in docs/cli.md,
+# read from the binary's --help. After test-rust the build is a no-op; alone, it keeps the
+# binary from being older than the source.
+test-docs:
+	cargo build -q -p tessera-server --bin tessera
+	python3 scripts/check-docs.py $(TESSERA_BIN)
 
 ## Coverage-guided fuzzing of every parser of outside input, FUZZ_SECONDS (600) per target:
 ## about two hours. Not part of `make test`, whose Rust suites replay every corpus

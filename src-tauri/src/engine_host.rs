@@ -6,26 +6,32 @@
 use std::path::Path;
 
 use axum::http::StatusCode;
-use tessera_engine::engine::Engine;
-use tessera_server::chat_cmd::ModelArgs;
+use tessera_app::{App, ModelOverrides, ToolPlugin};
 use tessera_server::in_process::{
     error_answer, ApiRequest, ApiResponseHead, BodyText, InProcessApi,
 };
-use tessera_server::serve::{open_engine_with, ExtraTools, ModelFlags};
 
 pub enum EngineHost {
-    Ready { api: InProcessApi, engine: Engine },
+    Ready { api: InProcessApi, app: App },
     Failed(String),
 }
 
 impl EngineHost {
-    pub async fn open(data_dir: &Path, args: ModelArgs, native_tools: ExtraTools) -> Self {
-        let flags = ModelFlags::new(args).with_extra_tools(native_tools);
-        match open_engine_with(data_dir, &flags).await {
-            Ok(engine) => Self::Ready {
-                api: InProcessApi::new(engine.clone(), flags),
-                engine,
-            },
+    pub async fn open(
+        data_dir: &Path,
+        overrides: ModelOverrides,
+        native_tools: ToolPlugin,
+    ) -> Self {
+        match App::open(data_dir, overrides, vec![native_tools]).await {
+            Ok(app) => {
+                for note in app.start_notes() {
+                    tracing::warn!(%note, "the app opened without something");
+                }
+                Self::Ready {
+                    api: InProcessApi::new(app.clone()),
+                    app,
+                }
+            }
             Err(error) => {
                 let reason = format!("{error:#}");
                 tracing::error!(%reason, "the engine did not open");
@@ -49,7 +55,8 @@ impl EngineHost {
 
     /// Quitting: cancel what runs (partial answers are kept) so no run is left half-written.
     pub fn shut_down(&self) {
-        if let Self::Ready { engine, .. } = self {
+        if let Self::Ready { app, .. } = self {
+            let engine = app.engine();
             for run in engine.running() {
                 tracing::info!(run = %run.run_id, "cancelling a run: the app is quitting");
                 engine.cancel(&run.run_id);

@@ -29,11 +29,9 @@ pub fn init(data_dir: &Path) -> Option<WorkerGuard> {
         .with_filter(filter("warn"));
     // The appender lists the folder to prune old files: it must exist first.
     // Private: the appender makes its files with the umask's mode, the folder keeps them ours.
-    let _ = tessera_engine::file_modes::create_private_dir(&folder(data_dir));
-    let _ = tessera_engine::file_modes::tighten(
-        &folder(data_dir),
-        tessera_engine::file_modes::FOLDER_MODE,
-    );
+    let _ = tessera_app::file_modes::create_private_dir(&folder(data_dir));
+    let _ =
+        tessera_app::file_modes::tighten(&folder(data_dir), tessera_app::file_modes::FOLDER_MODE);
     let appender = Builder::new()
         .rotation(Rotation::DAILY)
         .filename_prefix(LOG_FILE_PREFIX)

@@ -5,6 +5,7 @@
 //! (DESIGN.md), so the window runs exactly what `tessera serve` serves to a browser. The shell
 //! decides nothing itself.
 
+mod cli;
 mod diagnostics;
 mod engine_host;
 mod export;
@@ -13,27 +14,8 @@ mod logs;
 mod native;
 mod webview_tuning;
 
-use std::path::PathBuf;
-
-use clap::Parser;
 use tauri::{Manager, RunEvent};
-use tessera_server::chat_cmd::ModelArgs;
 use tessera_server::data_dir::default_data_dir;
-
-#[derive(Debug, Parser)]
-#[command(
-    name = "tessera-desktop",
-    version,
-    about = "Tessera, a desktop AI agent: the desktop app"
-)]
-struct Cli {
-    /// The data folder (default: ~/.local/share/dev.tessera.desktop, shared with `tessera`).
-    #[arg(long, env = "TESSERA_DATA_DIR", value_name = "DIR")]
-    data_dir: Option<PathBuf>,
-    /// The model, as `tessera chat` takes it; without these, the data folder's default provider.
-    #[command(flatten)]
-    model: ModelArgs,
-}
 
 /// When the process started, for the start-up figure.
 static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
@@ -55,7 +37,20 @@ fn ui_ready() {
 fn main() {
     let _ = STARTED.set(std::time::Instant::now());
     webview_tuning::before_webkit();
-    let cli = Cli::parse();
+    let cli = match cli::parse(
+        std::env::args_os().skip(1),
+        std::env::var_os("TESSERA_DATA_DIR"),
+    ) {
+        Ok(cli::Parsed::Run(args)) => args,
+        Ok(cli::Parsed::Print(text)) => {
+            print!("{text}");
+            return;
+        }
+        Err(message) => {
+            eprintln!("tessera-desktop: error: {message}");
+            std::process::exit(2);
+        }
+    };
     let Some(data_dir) = cli.data_dir.clone().or_else(default_data_dir) else {
         eprintln!("tessera-desktop: no home folder to keep data in; pass --data-dir DIR");
         std::process::exit(2);

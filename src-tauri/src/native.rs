@@ -7,9 +7,9 @@ use std::sync::{Arc, OnceLock};
 
 use tauri::{AppHandle, Manager};
 use tauri_plugin_dialog::DialogExt;
+use tessera_app::ToolPlugin;
 use tessera_native::dialog::{DialogError, DialogFuture};
 use tessera_native::{CommandDialog, FileDialog, NativeEnv, PickRequest, SaveRequest};
-use tessera_server::serve::ExtraTools;
 
 /// The app handle, known once the window exists (the engine opens before it).
 pub type AppSlot = Arc<OnceLock<AppHandle>>;
@@ -102,7 +102,7 @@ pub fn file_dialog(app: AppSlot) -> Arc<dyn FileDialog> {
 pub struct Dialogs(pub Arc<dyn FileDialog>);
 
 /// The registration the engine runs for every model it builds.
-pub fn tools(dialog: Arc<dyn FileDialog>) -> ExtraTools {
+pub fn tools(dialog: Arc<dyn FileDialog>) -> ToolPlugin {
     Arc::new(move |registry, store| {
         let env = NativeEnv {
             store: store.clone(),

@@ -15,7 +15,7 @@ import { MODEL, startScriptedProvider } from './scripted.mjs';
 const UI_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const DIST_DIR = path.join(UI_DIR, 'dist');
 export const RESULTS_DIR = path.join(UI_DIR, 'test-results');
-/** Screenshots a person looks at before an issue closes (README "Tests"). */
+/** Screenshots a person looks at before an issue closes (README "What `make test` runs"). */
 export const SCREENS_DIR = path.join(UI_DIR, '..', 'target-test-results');
 export const VIEWPORT = { width: 800, height: 600 };
 

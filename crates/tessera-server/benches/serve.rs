@@ -454,8 +454,7 @@ fn main() {
         let app = router(RouterConfig {
             guard: Arc::new(Guard::new(token.clone(), port)),
             ui_dir: None,
-            engine: Some(engine.clone()),
-            model_flags: Default::default(),
+            app: Some(tessera_app::App::over_engine(engine.clone())),
         });
         tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;

@@ -6,13 +6,11 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{anyhow, bail, Context};
-use tessera_engine::provider_settings::{default_provider_name, require_provider};
+use anyhow::bail;
+use tessera_app::{App, ModelOverrides};
 use tessera_engine::turn::{run_turn, TurnInput, TurnOptions};
 use tessera_protocol::easyflow::{EventBody, SystemState};
-use tessera_providers::keys::{resolve_key, KeyStore, SecretStore};
-use tessera_providers::{presets, ProviderClient, ProviderConfig, WireKind};
-use tessera_store::Store;
+use tessera_providers::WireKind;
 use tokio_util::sync::CancellationToken;
 
 /// Tools a chat may use.
@@ -49,34 +47,15 @@ fn parse_kind(s: &str) -> Result<WireKind, String> {
 }
 
 impl ModelArgs {
-    pub fn is_empty(&self) -> bool {
-        self.provider.is_none()
-            && self.kind.is_none()
-            && self.base_url.is_none()
-            && self.model.is_none()
+    /// The flags as the core takes them.
+    pub fn overrides(&self) -> ModelOverrides {
+        ModelOverrides {
+            provider: self.provider.clone(),
+            kind: self.kind,
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+        }
     }
-}
-
-/// The client and model for `args`: the provider resolved, its key from the environment or
-/// the OS keyring.
-pub async fn model_client(
-    store: &Store,
-    args: &ModelArgs,
-) -> anyhow::Result<(ProviderClient, String)> {
-    let config = resolve_provider(store, args)?;
-    let model = args
-        .model
-        .clone()
-        .or_else(|| config.default_model.clone())
-        .ok_or_else(|| {
-            anyhow!(
-                "no model: pass --model M (provider {} has no default)",
-                config.name
-            )
-        })?;
-    let keyring: Arc<dyn KeyStore> = Arc::new(SecretStore::open(&store.paths().root));
-    let key = resolve_key(&config, keyring).await?;
-    Ok((ProviderClient::new(config, key)?, model))
 }
 
 /// What `tessera chat` was asked.
@@ -91,46 +70,14 @@ pub struct ChatArgs {
     pub text: String,
 }
 
-/// The provider to talk to: ad hoc from `--kind`/`--base-url`, else saved settings or a preset
-/// by name, else the default provider.
-pub fn resolve_provider(store: &Store, args: &ModelArgs) -> anyhow::Result<ProviderConfig> {
-    if let Some(kind) = args.kind {
-        let base = args
-            .base_url
-            .clone()
-            .unwrap_or_else(|| kind.default_base_url().to_owned());
-        // Unnamed: the key comes from the kind's well-known variable (or --provider's).
-        return Ok(ProviderConfig::new(
-            args.provider.clone().unwrap_or_default(),
-            kind,
-            base,
-        ));
-    }
-    if args.base_url.is_some() {
-        bail!("--base-url needs --kind openai|anthropic");
-    }
-    let name = match &args.provider {
-        Some(name) => name.clone(),
-        None => default_provider_name(store)?.ok_or_else(|| {
-            anyhow!(
-                "no provider: pass --provider NAME (saved, or one of {}) or --kind openai|anthropic --base-url URL",
-                presets::preset_names().collect::<Vec<_>>().join(", ")
-            )
-        })?,
-    };
-    Ok(require_provider(store, &name)?.0)
-}
-
 /// Runs the turn; the exit code is 0 when the model answered, 1 otherwise.
 pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
     if args.text.trim().is_empty() {
         bail!("nothing to say: give the message as the last argument");
     }
-    let store = Arc::new(
-        Store::open(data_dir)
-            .with_context(|| format!("cannot open the data folder {}", data_dir.display()))?,
-    );
-    let (client, model) = model_client(&store, &args.model).await?;
+    let app = App::open_for_command(data_dir, args.model.overrides()).await?;
+    let (client, model) = app.model_client().await?;
+    let store = app.engine().store().clone();
     let cancel = CancellationToken::new();
     let on_signal = cancel.clone();
     tokio::spawn(async move {
@@ -140,21 +87,7 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
     });
     let tools = match args.tools {
         None => None,
-        Some(ToolSet::Builtin) => {
-            let mut registry = tessera_engine::tools::ToolRegistry::new();
-            tessera_engine::builtin_tools::register_builtin_tools(&mut registry, store.clone())
-                .context("cannot register the built-in tools")?;
-            tessera_engine::specialists::register_configured(
-                &mut registry,
-                tessera_engine::specialists::SpecialistDeps {
-                    store: store.clone(),
-                    client: client.clone(),
-                    model: model.clone(),
-                },
-            )
-            .context("cannot register the specialists")?;
-            Some(Arc::new(registry))
-        }
+        Some(ToolSet::Builtin) => Some(Arc::new(app.builtin_tools_for(&client, &model)?)),
     };
     let options = TurnOptions {
         system: args.system.clone(),

@@ -10,14 +10,12 @@ use axum::http::{header, HeaderName, HeaderValue, Method, Request, StatusCode};
 use axum::response::IntoResponse;
 use axum::Router;
 use futures_util::StreamExt;
-use tessera_engine::engine::Engine;
 pub use tessera_protocol::ipc::{ApiRequest, ApiResponseHead, BodyFrame};
 use tower::ServiceExt;
 
 use crate::api::ApiError;
 use crate::auth::{new_token, Guard};
 use crate::router::{router, RouterConfig};
-use crate::serve::ModelFlags;
 
 /// Headers a caller in process may not set: the shell speaks for itself (no Host, no Origin, its
 /// own token).
@@ -42,9 +40,8 @@ impl std::fmt::Debug for InProcessApi {
 }
 
 impl InProcessApi {
-    /// The API over `engine`; `model_flags` are what the model is rebuilt from when the person
-    /// changes providers.
-    pub fn new(engine: Engine, model_flags: ModelFlags) -> Self {
+    /// The API over `app`.
+    pub fn new(app: tessera_app::App) -> Self {
         let token = new_token();
         let bearer = HeaderValue::try_from(format!("Bearer {token}"))
             .unwrap_or_else(|_| HeaderValue::from_static("Bearer invalid"));
@@ -52,8 +49,7 @@ impl InProcessApi {
             // No socket: port 0 is never a Host a request names, and requests carry no Host.
             guard: Arc::new(Guard::new(token, 0)),
             ui_dir: None,
-            engine: Some(engine),
-            model_flags: Arc::new(model_flags),
+            app: Some(app),
         });
         Self {
             router,

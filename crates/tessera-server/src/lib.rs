@@ -12,7 +12,6 @@ pub mod provider_cmd;
 pub mod router;
 pub mod run_cmd;
 pub mod serve;
-pub mod test_tools;
 pub mod ui_types;
 pub mod validate_cmd;
 pub mod views;

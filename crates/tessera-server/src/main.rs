@@ -156,8 +156,7 @@ fn main() -> ExitCode {
                     ui_dir,
                     token,
                     allow_remote,
-                    engine: None,
-                    model_args: model.clone(),
+                    app: None,
                 },
                 data_dir,
                 model,
@@ -328,8 +327,16 @@ fn run_serve(
         eprintln!("tessera serve: no home folder to keep data in; pass --data-dir DIR");
         return ExitCode::from(2);
     };
-    match runtime.block_on(serve::open_engine(&dir, &model)) {
-        Ok(engine) => opts.engine = Some(engine),
+    match runtime.block_on(tessera_app::App::open(&dir, model.overrides(), Vec::new())) {
+        Ok(app) => {
+            for note in app.start_notes() {
+                match note {
+                    tessera_app::StartNote::NoModelYet(_) => eprintln!("tessera serve: {note}"),
+                    tessera_app::StartNote::McpUnavailable(_) => eprintln!("tessera: {note}"),
+                }
+            }
+            opts.app = Some(app);
+        }
         Err(err) => {
             eprintln!("tessera serve: {err:#}");
             return ExitCode::from(2);

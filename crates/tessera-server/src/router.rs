@@ -3,7 +3,7 @@
 
 use std::{path::PathBuf, sync::Arc};
 
-use axum::{middleware, routing::get, Extension, Json, Router};
+use axum::{middleware, routing::get, Json, Router};
 use serde_json::{json, Value};
 use tower_http::services::{ServeDir, ServeFile};
 
@@ -15,10 +15,9 @@ pub struct RouterConfig {
     pub guard: Arc<Guard>,
     /// The built web UI (`ui/dist`); `None` serves the API only.
     pub ui_dir: Option<PathBuf>,
-    /// The engine behind `/v1` (conversations, runs, events); `None` answers those with 503.
-    pub engine: Option<tessera_engine::engine::Engine>,
-    /// What the engine's model is rebuilt from when the settings change it.
-    pub model_flags: Arc<crate::serve::ModelFlags>,
+    /// The application behind `/v1` (conversations, runs, events); `None` answers those with
+    /// 503.
+    pub app: Option<tessera_app::App>,
 }
 
 /// `/v1/*` when no engine runs: a clear reason instead of a 404.
@@ -54,10 +53,8 @@ pub fn router(config: RouterConfig) -> Router {
             config.guard.clone(),
             check_api,
         ));
-    let v1 = match &config.engine {
-        Some(engine) => {
-            crate::api::routes(engine.clone()).layer(Extension(config.model_flags.clone()))
-        }
+    let v1 = match &config.app {
+        Some(app) => crate::api::routes(app.clone()),
         None => Router::new().route("/{*rest}", axum::routing::any(no_engine)),
     }
     .route_layer(middleware::from_fn_with_state(

@@ -5,19 +5,17 @@
 mod support;
 
 use serde_json::Value;
-use tessera_server::chat_cmd::ModelArgs;
+use tessera_app::{App, ModelOverrides};
 use tessera_server::in_process::{ApiRequest, InProcessApi};
-use tessera_server::serve::{open_engine, ModelFlags};
 use tessera_testkit::scripted::{Reply, ScriptedProvider};
 
 async fn api_over(data: &std::path::Path, provider: &ScriptedProvider) -> InProcessApi {
     support::save_scripted_provider(data, provider);
-    let args = ModelArgs {
+    let overrides = ModelOverrides {
         provider: Some("local".into()),
-        ..ModelArgs::default()
+        ..ModelOverrides::default()
     };
-    let engine = open_engine(data, &args).await.unwrap();
-    InProcessApi::new(engine, ModelFlags::new(args))
+    InProcessApi::new(App::open(data, overrides, Vec::new()).await.unwrap())
 }
 
 fn request(method: &str, path: &str, headers: &[(&str, &str)], body: Option<Value>) -> ApiRequest {
@@ -146,17 +144,18 @@ async fn a_picture_arrives_byte_for_byte_while_text_stays_text() {
     let mut picture = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
     picture.extend((0..=255u8).cycle().take(300_000));
     support::save_scripted_provider(data.path(), &provider);
-    let args = ModelArgs {
+    let overrides = ModelOverrides {
         provider: Some("local".into()),
-        ..ModelArgs::default()
+        ..ModelOverrides::default()
     };
-    let engine = open_engine(data.path(), &args).await.unwrap();
-    let sha = engine
+    let app = App::open(data.path(), overrides, Vec::new()).await.unwrap();
+    let sha = app
+        .engine()
         .store()
         .put_attachment(&picture, Some("image/png"))
         .unwrap()
         .sha256;
-    let api = InProcessApi::new(engine, ModelFlags::new(args));
+    let api = InProcessApi::new(app);
     let (head, mut body) = api
         .call(request("GET", &format!("/v1/attachments/{sha}"), &[], None))
         .await;

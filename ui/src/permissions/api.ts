@@ -1,5 +1,5 @@
 /**
- * The permissions page's and the context inspector's endpoints (README "The `/v1` API":
+ * The permissions page's and the context inspector's endpoints (docs/api.md:
  * `/v1/grants`, `/v1/runs/{id}/context`).
  */
 import type { ConsentGrantView } from '../generated/ConsentGrantView';

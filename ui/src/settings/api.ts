@@ -1,5 +1,5 @@
 /**
- * The settings endpoints of `/v1` (README "The `/v1` API": providers, settings, profiles,
+ * The settings endpoints of `/v1` (docs/api.md: providers, settings, profiles,
  * specialists, tools). The check, the settings, the model status, profiles and specialists are
  * generated from Rust (tessera_protocol::settings_api, the engine's profiles and specialists);
  * the provider and tool answers and the agents' problems too (tessera_server::views).

@@ -1,5 +1,5 @@
 /**
- * The API client for `tessera serve`'s `/v1` (README "The `/v1` API"). Everything goes through
+ * The API client for `tessera serve`'s `/v1` (docs/api.md). Everything goes through
  * a small `Transport`, so the desktop shell can later carry the very same requests over Tauri
  * IPC (DESIGN.md) instead of HTTP.
  */

@@ -16,7 +16,7 @@ use super::ApiError;
 /// What a response says about caching: the same hash always names the same bytes.
 const CACHE_CONTROL: &str = "private, max-age=31536000, immutable";
 
-pub fn routes() -> Router<Engine> {
+pub fn routes() -> Router<crate::api::ApiState> {
     Router::new().route("/attachments/{sha256}", get(get_attachment))
 }
 

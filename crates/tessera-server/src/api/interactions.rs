@@ -19,7 +19,7 @@ use tessera_store::Interaction;
 use super::ApiError;
 use crate::views::interactions::{InteractionAnswered, InteractionList, InteractionView};
 
-pub fn routes() -> Router<Engine> {
+pub fn routes() -> Router<crate::api::ApiState> {
     Router::new()
         .route("/interactions", get(list))
         .route("/interactions/{id}", post(answer).get(one))

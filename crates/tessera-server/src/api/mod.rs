@@ -27,8 +27,24 @@ pub(crate) use sse::stream_response;
 /// and a few smaller ones beside it.
 const MESSAGE_LIMIT: usize = 64 * 1024 * 1024;
 
+/// What every handler reaches: the application, and through it the engine.
+#[derive(Clone, Debug)]
+pub struct ApiState(pub tessera_app::App);
+
+impl axum::extract::FromRef<ApiState> for Engine {
+    fn from_ref(state: &ApiState) -> Self {
+        state.0.engine().clone()
+    }
+}
+
+impl axum::extract::FromRef<ApiState> for tessera_app::App {
+    fn from_ref(state: &ApiState) -> Self {
+        state.0.clone()
+    }
+}
+
 /// The `/v1` routes (the caller adds authentication).
-pub fn routes(engine: Engine) -> Router {
+pub fn routes(app: tessera_app::App) -> Router {
     Router::new()
         .route(
             "/messages",
@@ -40,7 +56,7 @@ pub fn routes(engine: Engine) -> Router {
         .merge(interactions::routes())
         .merge(attachments::routes())
         .merge(ui::ui_routes())
-        .with_state(engine)
+        .with_state(ApiState(app))
 }
 
 pub(crate) fn wants_stream(headers: &HeaderMap) -> bool {

@@ -2,7 +2,7 @@
 //! delete, export, import), regenerating and switching branches,
 //! model providers and their keys, the tools, and the app settings. JSON in and out; every
 //! error is an ERROR_RESPONSE naming what was wrong. A change that affects the model new runs
-//! use rebuilds it (`ModelFlags::refresh`); a rebuild that fails leaves NO_MODEL, not a failed
+//! use rebuilds it (`App::reload_model`); a rebuild that fails leaves NO_MODEL, not a failed
 //! change.
 
 mod agents;
@@ -17,24 +17,18 @@ mod secrets;
 mod settings;
 mod tools;
 
-use std::sync::Arc;
-
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::http::StatusCode;
-use axum::{Extension, Router};
+use axum::Router;
 use serde_json::{Map, Value};
 use tessera_engine::engine::Engine;
 use tessera_protocol::settings_api::ModelStatus;
 
 use super::ApiError;
-use crate::serve::ModelFlags;
-
-/// How handlers receive the flags the model is rebuilt with.
-type Flags = Option<Extension<Arc<ModelFlags>>>;
 
 /// The UI's routes; `api::routes` merges them (the caller adds authentication).
-pub fn ui_routes() -> Router<Engine> {
+pub fn ui_routes() -> Router<crate::api::ApiState> {
     Router::new()
         .merge(agents::routes())
         .merge(branches::routes())
@@ -107,14 +101,12 @@ fn model_status(engine: &Engine) -> ModelStatus {
     }
 }
 
-/// Rebuilds the model after a change and says how it went. Without the flags (a router built
-/// without them) the model is rebuilt from the data folder alone.
-async fn refresh_model(engine: &Engine, flags: Option<Extension<Arc<ModelFlags>>>) -> ModelStatus {
-    let flags = flags.map_or_else(|| Arc::new(ModelFlags::default()), |Extension(f)| f);
-    match flags.refresh(engine).await {
-        Ok(()) => model_status(engine),
+/// Rebuilds the model after a change and says how it went.
+async fn refresh_model(app: &tessera_app::App) -> ModelStatus {
+    match app.reload_model().await {
+        Ok(()) => model_status(app.engine()),
         Err(reason) => ModelStatus {
-            reason: Some(reason),
+            reason: Some(reason.to_string()),
             ..ModelStatus::default()
         },
     }

@@ -4,14 +4,12 @@
 //! `DELETE` goes back to the built-ins. A change to the specialists rebuilds the model new runs
 //! use, so their `invoke_…` tools change without a restart; profiles are read at each run.
 
-use std::sync::Arc;
-
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
-use axum::{Extension, Json, Router};
+use axum::{Json, Router};
 use serde_json::{json, Value};
 use tessera_engine::engine::Engine;
 use tessera_engine::profiles::{Profiles, ProfilesError};
@@ -20,10 +18,9 @@ use tessera_protocol::wire::JsonObject;
 
 use super::{json_body, model_value, refresh_model};
 use crate::api::ApiError;
-use crate::serve::ModelFlags;
 use crate::views::agents::{AgentProblem, AgentProblems};
 
-pub(super) fn routes() -> Router<Engine> {
+pub(super) fn routes() -> Router<crate::api::ApiState> {
     Router::new()
         .route(
             "/profiles",
@@ -157,25 +154,25 @@ async fn show_specialists(State(engine): State<Engine>) -> Result<Json<Value>, A
 /// replaces it); the model is rebuilt so runs from now on have them.
 async fn put_specialists(
     State(engine): State<Engine>,
-    flags: Option<Extension<Arc<ModelFlags>>>,
+    State(app): State<tessera_app::App>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let value = json_body(body)?;
     let specs = specialists::save_specialists(engine.store(), &value).map_err(specialists_error)?;
     let mut view = specialists_view(&specs, true);
-    view["model"] = model_value(&refresh_model(&engine, flags).await);
+    view["model"] = model_value(&refresh_model(&app).await);
     Ok(Json(view))
 }
 
 /// `DELETE /v1/specialists`: the built-in ones again.
 async fn reset_specialists(
     State(engine): State<Engine>,
-    flags: Option<Extension<Arc<ModelFlags>>>,
+    State(app): State<tessera_app::App>,
 ) -> Result<Json<Value>, ApiError> {
     engine
         .store()
         .delete_app_setting(specialists::SETTING_KEY)?;
     let mut view = specialists_view(&specialists::builtin(), false);
-    view["model"] = model_value(&refresh_model(&engine, flags).await);
+    view["model"] = model_value(&refresh_model(&app).await);
     Ok(Json(view))
 }

@@ -20,7 +20,7 @@ use crate::api::messages::refuse_while_running;
 use crate::api::messages::user_input::{answer, start_with};
 use crate::api::ApiError;
 
-pub(super) fn routes() -> Router<Engine> {
+pub(super) fn routes() -> Router<crate::api::ApiState> {
     Router::new()
         .route("/conversations/{id}/regenerate", post(regenerate))
         .route("/conversations/{id}/branch", post(switch))

@@ -16,7 +16,7 @@ use tessera_store::Store;
 
 use crate::api::ApiError;
 
-pub(super) fn routes() -> Router<Engine> {
+pub(super) fn routes() -> Router<crate::api::ApiState> {
     Router::new()
         .route("/runs/{id}/context", get(show))
         .route("/conversations/{id}/context", get(mcp_context))

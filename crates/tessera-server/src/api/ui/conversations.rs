@@ -31,7 +31,7 @@ const IMPORT_LIMIT: usize = 64 * 1024 * 1024;
 /// The longest title kept, in characters.
 const TITLE_MAX: usize = 200;
 
-pub(super) fn routes() -> Router<Engine> {
+pub(super) fn routes() -> Router<crate::api::ApiState> {
     Router::new()
         .route("/conversations", get(list))
         .route(

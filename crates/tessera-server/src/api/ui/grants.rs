@@ -16,7 +16,7 @@ use tessera_store::{ConsentGrant, Store};
 
 use crate::api::ApiError;
 
-pub(super) fn routes() -> Router<Engine> {
+pub(super) fn routes() -> Router<crate::api::ApiState> {
     Router::new()
         .route("/grants", get(list))
         .route("/grants/{id}", delete(revoke))

@@ -22,7 +22,7 @@ use tessera_protocol::mcp_api::{
 use super::json_body;
 use crate::api::ApiError;
 
-pub(super) fn routes() -> Router<Engine> {
+pub(super) fn routes() -> Router<crate::api::ApiState> {
     Router::new()
         .route("/mcp/servers", get(list))
         .route(

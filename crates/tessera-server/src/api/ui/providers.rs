@@ -10,7 +10,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
-use axum::{Extension, Json, Router};
+use axum::{Json, Router};
 use serde_json::Value;
 use tessera_engine::engine::Engine;
 use tessera_engine::provider_settings::{find_provider, save_provider, ProviderLookupError};
@@ -21,15 +21,12 @@ use tessera_providers::{ProviderConfig, ProviderError};
 use super::{bad_request, kind_of, model_status, object_body, refresh_model};
 use crate::api::ApiError;
 use crate::provider_cmd::{self as cmd, Failure};
-use crate::serve::ModelFlags;
 use crate::views::providers::{
     DefaultProviderSet, KeyRemoved, KeyStored, LocalProviders, ProviderList, ProviderModels,
     ProviderRemoved, ProviderRow, ProviderSaved,
 };
 
-type Flags = Option<Extension<Arc<ModelFlags>>>;
-
-pub(super) fn routes() -> Router<Engine> {
+pub(super) fn routes() -> Router<crate::api::ApiState> {
     Router::new()
         .route("/providers", get(list).post(save))
         .route("/local-providers", get(local))
@@ -135,7 +132,7 @@ async fn list(State(engine): State<Engine>) -> Result<Json<ProviderList>, ApiErr
 /// nothing is saved when anything is wrong. 201 when new, 200 when replaced.
 async fn save(
     State(engine): State<Engine>,
-    flags: Flags,
+    State(app): State<tessera_app::App>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let body = object_body(body)?;
@@ -156,7 +153,7 @@ async fn save(
     // Raw settings: saved ones that no longer parse are replaced too.
     let replaced = store.provider_settings(&config.name)?.is_some();
     save_provider(store, &config).map_err(|err| api_error(Failure::Usage(err.into())))?;
-    let model = refresh_model(&engine, flags).await;
+    let model = refresh_model(&app).await;
     let status = if replaced {
         StatusCode::OK
     } else {
@@ -175,7 +172,7 @@ async fn save(
 /// cannot be reached is a warning in the answer); if it was the default there is none now.
 async fn remove(
     State(engine): State<Engine>,
-    flags: Flags,
+    State(app): State<tessera_app::App>,
     Path(name): Path<String>,
 ) -> Result<Json<ProviderRemoved>, ApiError> {
     let store = engine.store();
@@ -202,7 +199,7 @@ async fn remove(
             Some(format!("a key of {name} may remain in the keyring: {err}")),
         ),
     };
-    let model = refresh_model(&engine, flags).await;
+    let model = refresh_model(&app).await;
     Ok(Json(ProviderRemoved {
         removed: name,
         key_removed,
@@ -216,7 +213,7 @@ async fn remove(
 /// `PUT /v1/providers/{name}/key` with `{"key": "…"}`: into the OS keyring, nowhere else.
 async fn set_key(
     State(engine): State<Engine>,
-    flags: Flags,
+    State(app): State<tessera_app::App>,
     Path(name): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<KeyStored>, ApiError> {
@@ -239,7 +236,7 @@ async fn set_key(
     let notes = cmd::save_key(engine.store(), &keyring(&engine), &name, key)
         .await
         .map_err(api_error)?;
-    let model = refresh_model(&engine, flags).await;
+    let model = refresh_model(&app).await;
     Ok(Json(KeyStored {
         provider: name,
         stored: true,
@@ -253,7 +250,7 @@ async fn set_key(
 /// untouched, when no provider has that name.
 async fn delete_key(
     State(engine): State<Engine>,
-    flags: Flags,
+    State(app): State<tessera_app::App>,
     Path(name): Path<String>,
 ) -> Result<Json<KeyRemoved>, ApiError> {
     let known = find_provider(engine.store(), &name)
@@ -269,7 +266,7 @@ async fn delete_key(
     let removed = cmd::remove_key(&keyring(&engine), &name)
         .await
         .map_err(api_error)?;
-    let model = refresh_model(&engine, flags).await;
+    let model = refresh_model(&app).await;
     Ok(Json(KeyRemoved {
         provider: name,
         removed,
@@ -280,11 +277,11 @@ async fn delete_key(
 /// `POST /v1/providers/{name}/default`: the provider used when none is named.
 async fn make_default(
     State(engine): State<Engine>,
-    flags: Flags,
+    State(app): State<tessera_app::App>,
     Path(name): Path<String>,
 ) -> Result<Json<DefaultProviderSet>, ApiError> {
     cmd::set_default(engine.store(), &name).map_err(api_error)?;
-    let model = refresh_model(&engine, flags).await;
+    let model = refresh_model(&app).await;
     Ok(Json(DefaultProviderSet {
         default: name,
         model,

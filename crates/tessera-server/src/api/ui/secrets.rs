@@ -11,10 +11,10 @@ use axum::{Json, Router};
 use tessera_engine::engine::Engine;
 use tessera_protocol::settings_api::{SecretStoreChoice, SecretStoreMoved, SecretStoreView};
 
-use super::{bad_request, json_body, refresh_model, Flags};
+use super::{bad_request, json_body, refresh_model};
 use crate::api::ApiError;
 
-pub(super) fn routes() -> Router<Engine> {
+pub(super) fn routes() -> Router<crate::api::ApiState> {
     Router::new().route("/secrets/store", get(show).put(choose))
 }
 
@@ -29,7 +29,7 @@ async fn show(State(engine): State<Engine>) -> Json<SecretStoreView> {
 
 async fn choose(
     State(engine): State<Engine>,
-    flags: Flags,
+    State(app): State<tessera_app::App>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<SecretStoreMoved>, ApiError> {
     let choice: SecretStoreChoice = serde_json::from_value(json_body(body)?).map_err(|err| {
@@ -39,6 +39,6 @@ async fn choose(
     })?;
     let moved = engine.choose_secret_store(choice.store).await?;
     // A key the model could not read before may be readable now.
-    refresh_model(&engine, flags).await;
+    refresh_model(&app).await;
     Ok(Json(moved))
 }

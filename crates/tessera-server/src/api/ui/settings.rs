@@ -1,14 +1,12 @@
 //! The app settings the UI may change, one key at a time: the spending limits (checked as
 //! `tessera provider limits` checks them) and the default provider. Anything else is refused.
 
-use std::sync::Arc;
-
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::routing::{get, put};
-use axum::{Extension, Json, Router};
+use axum::{Json, Router};
 use serde_json::Value;
 use tessera_engine::engine::Engine;
 use tessera_engine::provider_settings::default_provider_name;
@@ -19,14 +17,13 @@ use super::providers::api_error;
 use super::{bad_request, kind_of, object_body, refresh_model};
 use crate::api::ApiError;
 use crate::provider_cmd::{self as cmd, Failure};
-use crate::serve::ModelFlags;
 
 const PER_DAY: &str = "spending_limit_per_day_usd";
 const PER_CONVERSATION: &str = "spending_limit_per_conversation_usd";
 const DEFAULT_PROVIDER: &str = "default_provider";
 const KEYS: [&str; 3] = [PER_DAY, PER_CONVERSATION, DEFAULT_PROVIDER];
 
-pub(super) fn routes() -> Router<Engine> {
+pub(super) fn routes() -> Router<crate::api::ApiState> {
     Router::new()
         .route("/settings", get(show))
         .route("/settings/{key}", put(change))
@@ -72,7 +69,7 @@ fn invalid(failure: Failure) -> ApiError {
 /// a provider's name, or null for none. Answers with all the settings.
 async fn change(
     State(engine): State<Engine>,
-    flags: Option<Extension<Arc<ModelFlags>>>,
+    State(app): State<tessera_app::App>,
     Path(key): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<SettingsView>, ApiError> {
@@ -106,7 +103,7 @@ async fn change(
             }
         }
         let mut answer = view(store)?;
-        answer.model = Some(refresh_model(&engine, flags).await);
+        answer.model = Some(refresh_model(&app).await);
         return Ok(Json(answer));
     }
     let limit = match &value {

@@ -13,7 +13,7 @@ use tessera_engine::tools::ToolRegistry;
 use crate::api::ApiError;
 use crate::views::tools::{ToolInfo, ToolList};
 
-pub(super) fn routes() -> Router<Engine> {
+pub(super) fn routes() -> Router<crate::api::ApiState> {
     Router::new().route("/tools", get(list))
 }
 

@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use tessera_engine::tools::{
-    attach_image, ToolContext, ToolFailure, ToolRegistry, ToolSpec, TOOL_IMAGES_KEY,
+    attach_image, RegistryError, ToolContext, ToolFailure, ToolRegistry, ToolSpec, TOOL_IMAGES_KEY,
 };
 use tessera_protocol::mcp_cp::PermissionLevel;
 use tessera_store::Store;
@@ -218,7 +218,7 @@ pub fn register(
     registry: &mut ToolRegistry,
     data_dir: PathBuf,
     store: Arc<Store>,
-) -> anyhow::Result<()> {
+) -> Result<(), RegistryError> {
     for (name, permission) in [
         ("test_slow_write", PermissionLevel::None),
         ("test_guarded_write", PermissionLevel::UserConsent),

@@ -1,0 +1,306 @@
+//! Tessera's application core. [`App::open`] opens a data folder with everything a person's
+//! Tessera has: the store, the secret store, the built-in, test, shell (native) and specialist
+//! tools, the MCP servers, the model, and the runs the last process left unfinished. The desktop
+//! shell, `tessera serve` and the command line all open it this way and nothing else assembles
+//! tools or models; the shells parse, call the core, and answer.
+
+pub mod models;
+pub mod test_tools;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tessera_engine::engine::{Engine, EngineError, ModelChoice};
+use tessera_engine::tools::{RegistryError, ToolRegistry};
+use tessera_store::{Store, StoreError};
+use thiserror::Error;
+
+pub use models::{ModelError, ModelOverrides};
+pub use tessera_engine::file_modes;
+pub use tessera_providers::WireKind;
+
+/// Tools a shell adds to every registry the core builds (the desktop's native tools), given the
+/// store they keep their results in.
+pub type ToolPlugin =
+    Arc<dyn Fn(&mut ToolRegistry, &Arc<Store>) -> Result<(), RegistryError> + Send + Sync>;
+
+/// Why the application could not open.
+#[derive(Debug, Error)]
+pub enum AppError {
+    #[error("cannot open the data folder {dir}: {source}")]
+    OpenStore { dir: PathBuf, source: StoreError },
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    #[error("cannot settle the runs the last session left unfinished: {0}")]
+    Recover(EngineError),
+}
+
+/// Something opening found that the person should hear about, though the app works without it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartNote {
+    /// No override named a model and the folder has no usable provider yet: a message is
+    /// refused with NO_MODEL until one is added.
+    NoModelYet(String),
+    /// `mcp.json` could not be read: no MCP server's tools are offered.
+    McpUnavailable(String),
+}
+
+impl std::fmt::Display for StartNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoModelYet(reason) => write!(
+                f,
+                "no model yet ({reason}); add a provider to start chatting"
+            ),
+            Self::McpUnavailable(reason) => write!(f, "MCP servers are not used: {reason}"),
+        }
+    }
+}
+
+/// The application over one data folder. Cheap to clone: every clone is the same app.
+#[derive(Clone)]
+pub struct App {
+    engine: Engine,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    overrides: ModelOverrides,
+    plugins: Vec<ToolPlugin>,
+    notes: Vec<StartNote>,
+    /// One lane for rebuilding the model: two provider changes in quick succession must not
+    /// leave the older one's model in place because its rebuild finished last.
+    rebuilding: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("App")
+            .field("overrides", &self.inner.overrides)
+            .field("plugins", &self.inner.plugins.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl App {
+    /// Opens the application over `dir`. With no override the folder's default provider is
+    /// the model, or none yet (history, settings and providers work; see
+    /// [`App::start_notes`]); a model the overrides name must be usable.
+    pub async fn open(
+        dir: &Path,
+        overrides: ModelOverrides,
+        plugins: Vec<ToolPlugin>,
+    ) -> Result<Self, AppError> {
+        let store = Arc::new(Store::open(dir).map_err(|source| AppError::OpenStore {
+            dir: dir.to_owned(),
+            source,
+        })?);
+        let engine = Engine::without_model(store.clone());
+        let mut notes = Vec::new();
+        let mut app = Self {
+            engine,
+            inner: Arc::new(Inner {
+                overrides,
+                plugins,
+                notes: Vec::new(),
+                rebuilding: tokio::sync::Mutex::new(()),
+            }),
+        };
+        // Tools need no model: direct tool calls and instruction sets work before one is set up.
+        let base = app.base_tools()?;
+        app.engine.set_base_tools(Some(Arc::new(base)));
+        match app.model_choice().await {
+            Ok(choice) => app.engine.set_model(Some(choice)),
+            Err(err) if app.inner.overrides.is_empty() => {
+                tracing::warn!("no model yet: {err}");
+                notes.push(StartNote::NoModelYet(err.to_string()));
+            }
+            Err(err) => return Err(err.into()),
+        }
+        // MCP servers join every run's tools; a broken mcp.json is reported, never fatal.
+        match tessera_mcp::McpHub::open(dir, app.engine.secrets(), store) {
+            Ok(hub) => app.engine.add_tool_source(hub),
+            Err(err) => {
+                tracing::warn!("MCP servers are not used: {err}");
+                notes.push(StartNote::McpUnavailable(err.to_string()));
+            }
+        }
+        // What the last process left unfinished: interrupted runs are closed, forms still wait.
+        let recovered = app.engine.recover().map_err(AppError::Recover)?;
+        if !recovered.interrupted.is_empty() || !recovered.resumed.is_empty() {
+            tracing::info!(
+                interrupted = recovered.interrupted.len(),
+                resumed = recovered.resumed.len(),
+                waiting = recovered.waiting.len(),
+                "runs of the last session settled"
+            );
+        }
+        if let Some(inner) = Arc::get_mut(&mut app.inner) {
+            inner.notes = notes;
+        }
+        Ok(app)
+    }
+
+    /// The application for one command that runs and exits (`tessera chat`): the store and the
+    /// engine, no model built yet and no tool (the command asks for what it needs), no MCP
+    /// server, and the runs another session left are left to it (a command that exits must
+    /// not take over a suspended run).
+    pub async fn open_for_command(dir: &Path, overrides: ModelOverrides) -> Result<Self, AppError> {
+        let store = Arc::new(Store::open(dir).map_err(|source| AppError::OpenStore {
+            dir: dir.to_owned(),
+            source,
+        })?);
+        let mut app = Self::over_engine(Engine::without_model(store));
+        if let Some(inner) = Arc::get_mut(&mut app.inner) {
+            inner.overrides = overrides;
+        }
+        Ok(app)
+    }
+
+    /// An app around an engine set up by hand (a bench's model on a fake server): no override,
+    /// no shell tool, nothing recovered.
+    pub fn over_engine(engine: Engine) -> Self {
+        Self {
+            engine,
+            inner: Arc::new(Inner {
+                overrides: ModelOverrides::default(),
+                plugins: Vec::new(),
+                notes: Vec::new(),
+                rebuilding: tokio::sync::Mutex::new(()),
+            }),
+        }
+    }
+
+    /// The provider's client and the model name the overrides (or the folder's default
+    /// provider) pick, with no tool.
+    pub async fn model_client(
+        &self,
+    ) -> Result<(tessera_providers::ProviderClient, String), ModelError> {
+        models::model_client(
+            self.engine.store(),
+            self.engine.secrets(),
+            &self.inner.overrides,
+        )
+        .await
+    }
+
+    /// The engine: runs, events, interactions, the store behind them.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// What opening found that the shell should tell the person.
+    pub fn start_notes(&self) -> &[StartNote] {
+        &self.inner.notes
+    }
+
+    /// The model overrides the app was opened with.
+    pub fn overrides(&self) -> &ModelOverrides {
+        &self.inner.overrides
+    }
+
+    /// Rebuilds the model new runs use from the data folder as it is now (after a change of
+    /// providers, profiles or specialists). When that fails the engine has no model (NO_MODEL)
+    /// and the reason is returned.
+    pub async fn reload_model(&self) -> Result<(), ModelError> {
+        let _lane = self.inner.rebuilding.lock().await;
+        match self.model_choice().await {
+            Ok(choice) => {
+                self.engine.set_model(Some(choice));
+                Ok(())
+            }
+            Err(err) => {
+                tracing::warn!(reason = %err, "no model after the change");
+                self.engine.set_model(None);
+                Err(err)
+            }
+        }
+    }
+
+    /// The model the overrides (or the folder's default provider) name, with every tool:
+    /// what new runs use.
+    pub async fn model_choice(&self) -> Result<ModelChoice, ModelError> {
+        let (client, model) = self.model_client().await?;
+        let mut tools = self.base_tools()?;
+        self.add_specialists(&mut tools, &client, &model)?;
+        Ok(ModelChoice {
+            client,
+            model,
+            options: tessera_engine::turn::TurnOptions {
+                tools: Some(Arc::new(tools)),
+                // A client of the API can answer forms and consent requests.
+                interactions: true,
+                ..tessera_engine::turn::TurnOptions::default()
+            },
+        })
+    }
+
+    /// The built-in tools and the specialists on `client`'s `model`, without the shell's or
+    /// the test tools: what `tessera chat --tools builtin` offers.
+    pub fn builtin_tools_for(
+        &self,
+        client: &tessera_providers::ProviderClient,
+        model: &str,
+    ) -> Result<ToolRegistry, ModelError> {
+        let mut tools = ToolRegistry::new();
+        tessera_engine::builtin_tools::register_builtin_tools(
+            &mut tools,
+            self.engine.store().clone(),
+        )
+        .map_err(|source| ModelError::Tools {
+            what: "built-in tools",
+            source,
+        })?;
+        self.add_specialists(&mut tools, client, model)?;
+        Ok(tools)
+    }
+
+    /// Specialists last: they may use every tool registered before them, never each other.
+    fn add_specialists(
+        &self,
+        tools: &mut ToolRegistry,
+        client: &tessera_providers::ProviderClient,
+        model: &str,
+    ) -> Result<(), ModelError> {
+        tessera_engine::specialists::register_configured(
+            tools,
+            tessera_engine::specialists::SpecialistDeps {
+                store: self.engine.store().clone(),
+                client: client.clone(),
+                model: model.to_owned(),
+            },
+        )
+        .map_err(|source| ModelError::Tools {
+            what: "specialists",
+            source,
+        })
+    }
+
+    /// The tools that need no model: the built-in ones, the test tools when asked for
+    /// (`TESSERA_TEST_TOOLS=1`), the shell's.
+    fn base_tools(&self) -> Result<ToolRegistry, ModelError> {
+        let store = self.engine.store();
+        let mut tools = ToolRegistry::new();
+        tessera_engine::builtin_tools::register_builtin_tools(&mut tools, store.clone()).map_err(
+            |source| ModelError::Tools {
+                what: "built-in tools",
+                source,
+            },
+        )?;
+        if test_tools::wanted() {
+            test_tools::register(&mut tools, store.paths().root.clone(), store.clone()).map_err(
+                |source| ModelError::Tools {
+                    what: "test tools",
+                    source,
+                },
+            )?;
+        }
+        for plugin in &self.inner.plugins {
+            plugin(&mut tools, store).map_err(|source| ModelError::Tools {
+                what: "app's tools",
+                source,
+            })?;
+        }
+        Ok(tools)
+    }
+}

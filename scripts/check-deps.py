@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""The shells hold no application logic: checked where a machine can, in the dependency graph.
+
+The HTTP API and command line (tessera-server) and the desktop shell (tessera-desktop) reach
+the data folder only through the application core (tessera-app), so neither may depend on the
+store directly; the desktop shell reads its few flags itself and carries no argument parser.
+"""
+
+import json
+import subprocess
+import sys
+
+# (package, dependency it must not have directly, why)
+FORBIDDEN = [
+    ("tessera-server", "tessera-store", "the HTTP API and the CLI reach the store through tessera-app"),
+    ("tessera-desktop", "tessera-store", "the desktop shell reaches the store through tessera-app"),
+    ("tessera-desktop", "tessera-engine", "the desktop shell reaches the engine through tessera-app"),
+    ("tessera-desktop", "clap", "the desktop shell reads its flags itself (src-tauri/src/cli.rs)"),
+]
+
+
+def main() -> int:
+    metadata = json.loads(
+        subprocess.run(
+            ["cargo", "metadata", "--format-version", "1", "--no-deps", "--offline"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
+    packages = {p["name"]: p for p in metadata["packages"]}
+    problems = []
+    for package, dependency, why in FORBIDDEN:
+        if package not in packages:
+            problems.append(f"{package}: not in the workspace any more; update scripts/check-deps.py")
+            continue
+        # Only what the shipped code links: a test may still open the real SQLite file to see
+        # what a request left in it.
+        names = {d["name"] for d in packages[package]["dependencies"] if d.get("kind") is None}
+        if dependency in names:
+            problems.append(f"{package} depends on {dependency} directly: {why}")
+    if problems:
+        for line in problems:
+            print(f"check-deps: {line}", file=sys.stderr)
+        return 1
+    print(f"check-deps: {len(FORBIDDEN)} rules hold (the shells reach the store through tessera-app)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
