@@ -57,6 +57,7 @@ gen:
 test-generated:
 	cargo run -q -p tessera-server --bin tessera-gen -- check
 	python3 tests/vectors/extract.py --check
+	python3 scripts/check-deps.py
 
 # Without the Secret Service of test-keyring, the keyring tests in here skip and say so.
 test-rust:

@@ -7,6 +7,7 @@ store directly; the desktop shell reads its few flags itself and carries no argu
 """
 
 import json
+import pathlib
 import subprocess
 import sys
 
@@ -17,6 +18,10 @@ FORBIDDEN = [
     ("tessera-desktop", "tessera-engine", "the desktop shell reaches the engine through tessera-app"),
     ("tessera-desktop", "clap", "the desktop shell reads its flags itself (src-tauri/src/cli.rs)"),
 ]
+
+
+# Where the shells' own code lives (run from the workspace root).
+SHELL_SOURCES = ["crates/tessera-server/src", "src-tauri/src"]
 
 
 def main() -> int:
@@ -39,11 +44,24 @@ def main() -> int:
         names = {d["name"] for d in packages[package]["dependencies"] if d.get("kind") is None}
         if dependency in names:
             problems.append(f"{package} depends on {dependency} directly: {why}")
+    # The engine hands out its store (`Engine::store()`) for the core's sake: a shell that calls
+    # it reaches past the core all the same.
+    for folder in SHELL_SOURCES:
+        for path in sorted(pathlib.Path(folder).rglob("*.rs")):
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if ".store()" in line and not line.lstrip().startswith("//"):
+                    problems.append(
+                        f"{path}:{number} calls .store(): a shell asks the core (tessera-app), "
+                        "not the store"
+                    )
     if problems:
         for line in problems:
             print(f"check-deps: {line}", file=sys.stderr)
         return 1
-    print(f"check-deps: {len(FORBIDDEN)} rules hold (the shells reach the store through tessera-app)")
+    print(
+        f"check-deps: {len(FORBIDDEN)} dependency rules hold and no shell calls .store() "
+        "(the shells reach the store through tessera-app)"
+    )
     return 0
 
 

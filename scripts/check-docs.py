@@ -56,16 +56,33 @@ def call_span_end(text: str, pos: int) -> int:
     return i
 
 
+def block_end(text: str, pos: int) -> int:
+    """Where the block whose `{` was just before `pos` closes. Braces inside string and char
+    literals (`"}"`, `'{'`, raw strings) do not count; lifetimes (`'a`) are not chars."""
+    depth, i = 1, pos
+    literal = re.compile(r'r(#*)"|"(?:[^"\\]|\\.)*"|\'(?:\\.|[^\\\'])\'')
+    while i < len(text) and depth:
+        m = literal.match(text, i)
+        if m and m.group(1) is not None:
+            close = text.find('"' + m.group(1), m.end())
+            i = len(text) if close < 0 else close + 1 + len(m.group(1))
+            continue
+        if m:
+            i = m.end()
+            continue
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        i += 1
+    return i
+
+
 def without_test_modules(text: str) -> str:
     """The source without its `#[cfg(test)] mod … { … }` blocks: a router a unit test builds is
     not part of the API. Blanked rather than cut, so line numbers stay right."""
     out = text
-    for m in reversed(list(re.finditer(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*\{", text))):
-        depth, i = 1, m.end()
-        while i < len(text) and depth:
-            depth += {"{": 1, "}": -1}.get(text[i], 0)
-            i += 1
-        out = out[: m.start()] + re.sub(r"[^\n]", " ", out[m.start() : i]) + out[i:]
+    test_mod = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*\{")
+    for m in reversed(list(test_mod.finditer(text))):
+        end = block_end(text, m.end())
+        out = out[: m.start()] + re.sub(r"[^\n]", " ", out[m.start() : end]) + out[end:]
     return out
 
 
@@ -111,7 +128,8 @@ def check_routes(failures: list[str]) -> tuple[int, int]:
     doc = API_DOC.read_text(encoding="utf-8")
     routes, nests = router_routes()
     if not routes:
-        failures.append(f"no `.route(\"…\")` found under {ROUTER_SRC.relative_to(ROOT)}: has the router moved?")
+        where = ROUTER_SRC.relative_to(ROOT)
+        failures.append(f"no `.route(\"…\")` found under {where}: has the router moved?")
         return 0, 0
     pairs = 0
     for path, methods, where in routes:
@@ -119,7 +137,10 @@ def check_routes(failures: list[str]) -> tuple[int, int]:
         full = next((c for c in candidates if mentions(doc, c)), None)
         if full is None:
             under = ", ".join(nests) or "/"
-            failures.append(f"docs/api.md: route {path} ({where}) is missing: write its full path (it is nested under one of {under})")
+            failures.append(
+                f"docs/api.md: route {path} ({where}) is missing: write its full path"
+                f" (it is nested under one of {under})"
+            )
             continue
         for method in methods:
             if method == "any":
@@ -129,11 +150,20 @@ def check_routes(failures: list[str]) -> tuple[int, int]:
             if not any(mentions(doc, f"{verb} {c}") for c in candidates):
                 failures.append(f"docs/api.md: `{verb} {full}` ({where}) is missing")
     # The other direction: a route heading left behind after the router dropped the route.
-    served = {(m.upper(), p + path) for path, methods, _ in routes for m in methods for p in prefixes(nests)}
+    served = {
+        (m.upper(), p + path)
+        for path, methods, _ in routes
+        for m in methods
+        for p in prefixes(nests)
+    }
+    named = re.compile(r"\b(GET|POST|PUT|PATCH|DELETE) (/" + PATH_CHAR + r"*)")
     for heading in re.findall(r"^#+ .*$", doc, flags=re.MULTILINE):
-        for verb, path in re.findall(r"\b(GET|POST|PUT|PATCH|DELETE) (/" + PATH_CHAR + r"*)", heading):
+        for verb, path in named.findall(heading):
             if (verb, path) not in served:
-                failures.append(f"docs/api.md: the heading `{heading.strip()}` names `{verb} {path}`, which the router does not serve")
+                failures.append(
+                    f"docs/api.md: the heading `{heading.strip()}` names `{verb} {path}`,"
+                    " which the router does not serve"
+                )
     return len(routes), pairs
 
 
@@ -148,12 +178,13 @@ def help_text(binary: str, args: list[str]) -> str:
         check=False,
     )
     if result.returncode != 0:
-        raise RuntimeError(f"`tessera {' '.join(args)} --help` exited {result.returncode}: {result.stderr.strip()}")
+        command = " ".join(["tessera", *args, "--help"])
+        raise RuntimeError(f"`{command}` exited {result.returncode}: {result.stderr.strip()}")
     return result.stdout
 
 
 def subcommands(help_out: str) -> list[str]:
-    """The names clap lists under `Commands:` (its own `help` left out)."""
+    """The names clap lists under `Commands:`, but its own `help`, which is not ours to document."""
     names, inside = [], False
     for line in help_out.splitlines():
         if line.strip() == "Commands:":
@@ -168,7 +199,9 @@ def subcommands(help_out: str) -> list[str]:
 
 
 def long_flags(help_out: str) -> list[str]:
-    return sorted(set(re.findall(r"^\s+(?:-\w, )?(--[a-z][a-z0-9-]*)", help_out, flags=re.MULTILINE)) - {"--help", "--version"})
+    # clap's own --help and --version need no words of ours.
+    flags = re.findall(r"^\s+(?:-\w, )?(--[a-z][a-z0-9-]*)", help_out, flags=re.MULTILINE)
+    return sorted(set(flags) - {"--help", "--version"})
 
 
 def commands(binary: str, path: list[str]) -> list[tuple[list[str], list[str]]]:
@@ -198,17 +231,25 @@ def check_cli(binary: str, failures: list[str]) -> int:
             failures.append(f"docs/cli.md: `{label}` is missing (as a heading or a code span)")
         for flag in flags:
             if not re.search(re.escape(flag) + r"(?![\w-])", doc):
-                failures.append(f"docs/cli.md: `{label}` takes {flag}, which docs/cli.md never mentions")
+                failures.append(f"docs/cli.md: `{label}` takes {flag}, which it never mentions")
     return len(found) - 1
 
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: check-docs.py TESSERA_BIN (the built `tessera`, e.g. $CARGO_TARGET_DIR/debug/tessera)", file=sys.stderr)
+        print(
+            "usage: check-docs.py TESSERA_BIN (the built `tessera`, e.g."
+            " $CARGO_TARGET_DIR/debug/tessera)",
+            file=sys.stderr,
+        )
         return 2
     binary = argv[1]
     if not Path(binary).is_file():
-        print(f"check-docs: {binary} does not exist: build it first (cargo build -p tessera-server --bin tessera)", file=sys.stderr)
+        print(
+            f"check-docs: {binary} does not exist: build it first"
+            " (cargo build -p tessera-server --bin tessera)",
+            file=sys.stderr,
+        )
         return 2
     failures: list[str] = []
     try:
@@ -222,7 +263,10 @@ def main(argv: list[str]) -> int:
     if failures:
         print(f"check-docs: {len(failures)} gap(s) between the code and docs/", file=sys.stderr)
         return 1
-    print(f"docs: {routes} routes ({pairs} with their methods) in docs/api.md, {cmds} commands in docs/cli.md")
+    print(
+        f"docs: {routes} routes ({pairs} with their methods) in docs/api.md,"
+        f" {cmds} commands in docs/cli.md"
+    )
     return 0
 
 

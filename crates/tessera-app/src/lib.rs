@@ -4,20 +4,38 @@
 //! shell, `tessera serve` and the command line all open it this way and nothing else assembles
 //! tools or models; the shells parse, call the core, and answer.
 
+pub mod answers;
+pub mod branches;
+pub mod context;
+pub mod context_updates;
+pub mod conversations;
+mod direct_run;
+pub mod direct_runs;
+mod error;
+pub mod grants;
+pub mod mcp;
+pub mod messages;
 pub mod models;
+mod one_turn;
+pub mod profiles;
+pub mod providers;
+pub mod specialists;
 pub mod test_tools;
+pub mod views;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tessera_engine::engine::{Engine, EngineError, ModelChoice};
 use tessera_engine::tools::{RegistryError, ToolRegistry};
-use tessera_store::{Store, StoreError};
+use tessera_store::Store;
 use thiserror::Error;
 
+pub use error::{error_chain, CoreError};
 pub use models::{ModelError, ModelOverrides};
 pub use tessera_engine::file_modes;
 pub use tessera_providers::WireKind;
+pub use tessera_store::{Interaction, StoreError, StoredEvent};
 
 /// Tools a shell adds to every registry the core builds (the desktop's native tools), given the
 /// store they keep their results in.
@@ -145,7 +163,7 @@ impl App {
     /// engine, no model built yet and no tool (the command asks for what it needs), no MCP
     /// server, and the runs another session left are left to it (a command that exits must
     /// not take over a suspended run).
-    pub async fn open_for_command(dir: &Path, overrides: ModelOverrides) -> Result<Self, AppError> {
+    pub fn open_for_command(dir: &Path, overrides: ModelOverrides) -> Result<Self, AppError> {
         let store = Arc::new(Store::open(dir).map_err(|source| AppError::OpenStore {
             dir: dir.to_owned(),
             source,
@@ -253,6 +271,15 @@ impl App {
         })?;
         self.add_specialists(&mut tools, client, model)?;
         Ok(tools)
+    }
+
+    /// Every tool a run in `conversation` may offer: the model's (or, with no model, those
+    /// that need none), the MCP servers' and the front-end tools its client announced.
+    pub async fn tools_for(&self, conversation: &str) -> Result<Arc<ToolRegistry>, ModelError> {
+        match self.engine.tools_for(conversation).await {
+            Some(tools) => Ok(tools),
+            None => Ok(Arc::new(self.base_tools()?)),
+        }
     }
 
     /// Specialists last: they may use every tool registered before them, never each other.

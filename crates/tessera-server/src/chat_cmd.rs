@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::bail;
 use tessera_app::{App, ModelOverrides};
-use tessera_engine::turn::{run_turn, TurnInput, TurnOptions};
+use tessera_engine::turn::{TurnInput, TurnOptions};
 use tessera_protocol::easyflow::{EventBody, SystemState};
 use tessera_providers::WireKind;
 use tokio_util::sync::CancellationToken;
@@ -75,9 +75,8 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
     if args.text.trim().is_empty() {
         bail!("nothing to say: give the message as the last argument");
     }
-    let app = App::open_for_command(data_dir, args.model.overrides()).await?;
+    let app = App::open_for_command(data_dir, args.model.overrides())?;
     let (client, model) = app.model_client().await?;
-    let store = app.engine().store().clone();
     let cancel = CancellationToken::new();
     let on_signal = cancel.clone();
     tokio::spawn(async move {
@@ -98,38 +97,38 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
     let mut stdout = std::io::stdout();
     let mut write_failed = None;
     let events = args.events;
-    let outcome = run_turn(
-        &store,
-        &client,
-        TurnInput {
-            attachments: &[],
-            message_id: None,
-            conversation: args.conversation.as_deref(),
-            text: &args.text,
-            said: Default::default(),
-            model: &model,
-            options: &options,
-            run_id: None,
-        },
-        cancel,
-        |stored| {
-            let result = match events {
-                Some(EventsFormat::Ndjson) => serde_json::to_string(&stored.event)
-                    .map_err(std::io::Error::other)
-                    .and_then(|line| writeln!(stdout, "{line}")),
-                None => match &stored.event.body {
-                    EventBody::LlmMessage(p) => p.delta.as_deref().map_or(Ok(()), |d| {
-                        write!(stdout, "{d}").and_then(|()| stdout.flush())
-                    }),
-                    _ => Ok(()),
-                },
-            };
-            if let Err(err) = result {
-                write_failed.get_or_insert(err);
-            }
-        },
-    )
-    .await?;
+    let outcome = app
+        .run_one_turn(
+            &client,
+            TurnInput {
+                attachments: &[],
+                message_id: None,
+                conversation: args.conversation.as_deref(),
+                text: &args.text,
+                said: Default::default(),
+                model: &model,
+                options: &options,
+                run_id: None,
+            },
+            cancel,
+            |stored| {
+                let result = match events {
+                    Some(EventsFormat::Ndjson) => serde_json::to_string(&stored.event)
+                        .map_err(std::io::Error::other)
+                        .and_then(|line| writeln!(stdout, "{line}")),
+                    None => match &stored.event.body {
+                        EventBody::LlmMessage(p) => p.delta.as_deref().map_or(Ok(()), |d| {
+                            write!(stdout, "{d}").and_then(|()| stdout.flush())
+                        }),
+                        _ => Ok(()),
+                    },
+                };
+                if let Err(err) = result {
+                    write_failed.get_or_insert(err);
+                }
+            },
+        )
+        .await?;
     if events.is_none() && !outcome.response.text.is_empty() {
         let _ = writeln!(stdout);
     }

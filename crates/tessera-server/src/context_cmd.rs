@@ -1,20 +1,20 @@
-//! `tessera context export|import|assemble|show`: the local context database from the command line.
+//! `tessera context export|import|assemble|show`: the local context database from the command
+//! line. Each command opens the application for one command and calls one operation of it.
 
-use std::{io::Read, path::Path, time::SystemTime};
+use std::{io::Read, path::Path};
 
-use serde_json::{json, Value};
-use tessera_engine::assembler::{assemble, AssembleRequest, DocumentResolver, TokenCache};
-use tessera_protocol::Problem;
-use tessera_store::import::ImportReport;
-use tessera_store::{selector, Store, StoreError};
+use serde_json::Value;
+use tessera_app::context::PromptRequest;
+use tessera_app::views::conversations::ExportFormat;
+use tessera_app::{App, AppError, CoreError};
 use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum ContextCmdError {
     #[error("{0}")]
-    Store(#[from] StoreError),
-    #[error("no conversation with id {0}")]
-    NoConversation(String),
+    Open(#[from] AppError),
+    #[error("{0}")]
+    Core(#[from] CoreError),
     #[error("cannot read {path}: {source}")]
     Read {
         path: String,
@@ -25,25 +25,29 @@ pub enum ContextCmdError {
         path: String,
         source: serde_json::Error,
     },
-    #[error("{0} is neither a context document (an object with schema_version) nor a list of MCP-CP messages")]
-    UnknownShape(String),
-    #[error("cannot assemble: {0}")]
-    Assemble(#[from] tessera_engine::assembler::AssembleError),
     #[error("cannot write JSON: {0}")]
     Json(#[from] serde_json::Error),
 }
 
-/// How `export` writes a conversation (`tessera context export --format`, `?format=` of
-/// `GET /v1/conversations/{id}/export`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, ts_rs::TS)]
-#[serde(rename_all = "lowercase")]
-pub enum ExportFormat {
+/// `--format` of `tessera context export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormatArg {
     /// The seed-004 context document.
     Context,
     /// The conversation as a list of MCP-CP messages.
     Messages,
     /// The branch shown as a Markdown transcript, to read.
     Markdown,
+}
+
+impl From<ExportFormatArg> for ExportFormat {
+    fn from(arg: ExportFormatArg) -> Self {
+        match arg {
+            ExportFormatArg::Context => Self::Context,
+            ExportFormatArg::Messages => Self::Messages,
+            ExportFormatArg::Markdown => Self::Markdown,
+        }
+    }
 }
 
 /// What a command prints, and whether it succeeded.
@@ -53,20 +57,16 @@ pub struct Outcome {
     pub ok: bool,
 }
 
-fn ensure_conversation(store: &Store, id: &str) -> Result<(), ContextCmdError> {
-    match store.conversation(id)? {
-        Some(_) => Ok(()),
-        None => Err(ContextCmdError::NoConversation(id.to_string())),
-    }
+fn open(data_dir: &Path) -> Result<App, ContextCmdError> {
+    Ok(App::open_for_command(data_dir, Default::default())?)
 }
 
 pub fn export(
     data_dir: &Path,
     conversation: &str,
-    format: ExportFormat,
+    format: ExportFormatArg,
 ) -> Result<Outcome, ContextCmdError> {
-    let store = Store::open(data_dir)?;
-    let stdout = match export_value(&store, conversation, format)? {
+    let stdout = match open(data_dir)?.export_conversation(conversation, format.into())? {
         Value::String(markdown) => markdown,
         document => serde_json::to_string_pretty(&document)? + "\n",
     };
@@ -76,50 +76,11 @@ pub fn export(
 /// `tessera context show ID`: the conversation's MCP-CP context (state, history, version) and
 /// its change log, as `GET /v1/conversations/{id}/context` answers them.
 pub fn show(data_dir: &Path, conversation: &str) -> Result<Outcome, ContextCmdError> {
-    let store = Store::open(data_dir)?;
-    ensure_conversation(&store, conversation)?;
-    let view = store.context_view(conversation)?;
+    let view = open(data_dir)?.context_view(conversation)?;
     Ok(Outcome {
         stdout: serde_json::to_string_pretty(&view)? + "\n",
         ok: true,
     })
-}
-
-/// The document `export` prints (the HTTP API answers with the same one); the Markdown
-/// transcript as a string.
-pub fn export_value(
-    store: &Store,
-    conversation: &str,
-    format: ExportFormat,
-) -> Result<Value, ContextCmdError> {
-    ensure_conversation(store, conversation)?;
-    Ok(match format {
-        ExportFormat::Context => store.export_document_json(conversation)?,
-        ExportFormat::Messages => serde_json::to_value(store.export_mcp_messages(conversation)?)?,
-        ExportFormat::Markdown => Value::String(store.export_markdown(conversation)?),
-    })
-}
-
-/// What an import did: the conversation written, or every problem found (nothing written).
-pub type ImportOutcome = Result<ImportReport, Vec<Problem>>;
-
-/// Imports a context document (an object with `schema_version`) or a list of MCP-CP messages;
-/// `source` names where it came from in the error for any other shape.
-pub fn import_value(
-    store: &Store,
-    value: &Value,
-    source: &str,
-) -> Result<ImportOutcome, ContextCmdError> {
-    let result = match value {
-        Value::Object(map) if map.contains_key("schema_version") => store.import_document(value),
-        Value::Array(list) => store.import_mcp_messages(list),
-        _ => return Err(ContextCmdError::UnknownShape(source.to_string())),
-    };
-    match result {
-        Ok(report) => Ok(Ok(report)),
-        Err(StoreError::InvalidDocument { problems }) => Ok(Err(problems)),
-        Err(other) => Err(other.into()),
-    }
 }
 
 pub fn import(data_dir: &Path, source: &str) -> Result<Outcome, ContextCmdError> {
@@ -137,8 +98,7 @@ pub fn import(data_dir: &Path, source: &str) -> Result<Outcome, ContextCmdError>
         path: source.to_string(),
         source: e,
     })?;
-    let store = Store::open(data_dir)?;
-    Ok(match import_value(&store, &value, source)? {
+    Ok(match open(data_dir)?.import_conversation(&value, source)? {
         Ok(report) => Outcome {
             stdout: format!(
                 "imported conversation {}: {} messages, {} evidences\n",
@@ -153,28 +113,11 @@ pub fn import(data_dir: &Path, source: &str) -> Result<Outcome, ContextCmdError>
     })
 }
 
-pub struct AssembleArgs<'a> {
-    pub conversation: &'a str,
-    pub budget: u64,
-    pub reserve: u64,
-    pub model: &'a str,
-    pub explain: bool,
-}
-
-pub fn assemble_cmd(data_dir: &Path, args: &AssembleArgs<'_>) -> Result<Outcome, ContextCmdError> {
-    let store = Store::open(data_dir)?;
-    ensure_conversation(&store, args.conversation)?;
-    let doc = store.export_document(args.conversation)?;
-    let request = AssembleRequest::new(args.model, args.budget, args.reserve, SystemTime::now());
-    let resolver = DocumentResolver::with_selector(&doc, |sel, content| {
-        selector::select(sel, content).map_err(|e| e.to_string())
-    });
-    let cache = TokenCache::new();
-    let assembly = assemble(&doc, &request, &resolver, &cache)?;
-    let mut out = json!({ "prompt": assembly.prompt });
-    if args.explain {
-        out["explanation"] = serde_json::to_value(&assembly.explanation)?;
-    }
+pub fn assemble_cmd(
+    data_dir: &Path,
+    request: &PromptRequest<'_>,
+) -> Result<Outcome, ContextCmdError> {
+    let out = open(data_dir)?.assemble_prompt(request)?;
     Ok(Outcome {
         stdout: serde_json::to_string_pretty(&out)? + "\n",
         ok: true,

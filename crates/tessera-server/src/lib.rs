@@ -14,4 +14,3 @@ pub mod run_cmd;
 pub mod serve;
 pub mod ui_types;
 pub mod validate_cmd;
-pub mod views;

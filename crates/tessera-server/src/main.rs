@@ -107,7 +107,7 @@ enum ContextCommand {
     Export {
         conversation: String,
         #[arg(long, value_enum, default_value = "context")]
-        format: context_cmd::ExportFormat,
+        format: context_cmd::ExportFormatArg,
     },
     /// Import a context document or a list of MCP-CP messages; nothing is written when anything
     /// in it is wrong (every problem is printed).
@@ -227,7 +227,7 @@ fn run_context(data_dir: Option<PathBuf>, cmd: ContextCommand) -> ExitCode {
             "assemble",
             context_cmd::assemble_cmd(
                 &dir,
-                &context_cmd::AssembleArgs {
+                &tessera_app::context::PromptRequest {
                     conversation,
                     budget: *budget,
                     reserve: *reserve,

@@ -12,29 +12,29 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     collector.add::<tessera_engine::profiles::AgentProfile>();
     collector.add::<tessera_engine::specialists::SpecialistSpec>();
     // Their errors' `details.problems`.
-    collector.add::<crate::views::agents::AgentProblems>();
+    collector.add::<tessera_app::views::agents::AgentProblems>();
     // `/v1/conversations…`.
-    collector.add::<crate::views::conversations::ConversationList>();
-    collector.add::<crate::views::conversations::ConversationDetail>();
-    collector.add::<crate::views::conversations::ConversationDeleted>();
-    collector.add::<crate::views::conversations::ConversationImported>();
-    collector.add::<crate::views::conversations::ConversationEdit>();
+    collector.add::<tessera_app::views::conversations::ConversationList>();
+    collector.add::<tessera_app::views::conversations::ConversationDetail>();
+    collector.add::<tessera_app::views::conversations::ConversationDeleted>();
+    collector.add::<tessera_app::views::conversations::ConversationImported>();
+    collector.add::<tessera_app::views::conversations::ConversationEdit>();
     // What a stored user message lists under `attachments`.
     collector.add::<tessera_engine::attachments::MessageAttachment>();
-    collector.add::<crate::context_cmd::ExportFormat>();
+    collector.add::<tessera_app::views::conversations::ExportFormat>();
     // `/v1/interactions…`, `/v1/forms`, and the answer the UI sends.
-    collector.add::<crate::views::interactions::InteractionList>();
-    collector.add::<crate::views::interactions::InteractionAnswered>();
+    collector.add::<tessera_app::views::interactions::InteractionList>();
+    collector.add::<tessera_app::views::interactions::InteractionAnswered>();
     collector.add::<tessera_engine::interactions::Answer>();
     // `/v1/tools`.
-    collector.add::<crate::views::tools::ToolList>();
+    collector.add::<tessera_app::views::tools::ToolList>();
     // `/v1/providers…`.
-    collector.add::<crate::views::providers::ProviderList>();
-    collector.add::<crate::views::providers::LocalProviders>();
-    collector.add::<crate::views::providers::ProviderSaved>();
-    collector.add::<crate::views::providers::ProviderRemoved>();
-    collector.add::<crate::views::providers::KeyStored>();
-    collector.add::<crate::views::providers::KeyRemoved>();
-    collector.add::<crate::views::providers::DefaultProviderSet>();
-    collector.add::<crate::views::providers::ProviderModels>();
+    collector.add::<tessera_app::views::providers::ProviderList>();
+    collector.add::<tessera_app::views::providers::LocalProviders>();
+    collector.add::<tessera_app::views::providers::ProviderSaved>();
+    collector.add::<tessera_app::views::providers::ProviderRemoved>();
+    collector.add::<tessera_app::views::providers::KeyStored>();
+    collector.add::<tessera_app::views::providers::KeyRemoved>();
+    collector.add::<tessera_app::views::providers::DefaultProviderSet>();
+    collector.add::<tessera_app::views::providers::ProviderModels>();
 }

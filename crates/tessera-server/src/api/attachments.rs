@@ -8,8 +8,8 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use tessera_engine::engine::Engine;
-use tessera_store::attachments::is_sha256;
+use tessera_app::answers::is_sha256;
+use tessera_app::{App, CoreError, StoreError};
 
 use super::ApiError;
 
@@ -21,7 +21,7 @@ pub fn routes() -> Router<crate::api::ApiState> {
 }
 
 async fn get_attachment(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(sha256): Path<String>,
 ) -> Result<Response, ApiError> {
     if !is_sha256(&sha256) {
@@ -31,24 +31,16 @@ async fn get_attachment(
             "an attachment is named by the lowercase hex SHA-256 of its bytes (64 characters)",
         ));
     }
-    let store = engine.store().clone();
     let hash = sha256.clone();
-    let found = tokio::task::spawn_blocking(move || {
-        let Some(info) = store.attachment(&hash)? else {
-            return Ok(None);
-        };
-        store
-            .read_attachment(&hash)
-            .map(|bytes| Some((info, bytes)))
-    })
-    .await
-    .map_err(|err| {
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL",
-            format!("reading the attachment stopped: {err}"),
-        )
-    })?;
+    let found = tokio::task::spawn_blocking(move || app.attachment(&hash))
+        .await
+        .map_err(|err| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "INTERNAL",
+                format!("reading the attachment stopped: {err}"),
+            )
+        })?;
     let not_found = || {
         ApiError::new(
             StatusCode::NOT_FOUND,
@@ -58,7 +50,7 @@ async fn get_attachment(
     };
     let (info, bytes) = match found {
         Ok(Some(found)) => found,
-        Ok(None) | Err(tessera_store::StoreError::NotFound { .. }) => return Err(not_found()),
+        Ok(None) | Err(CoreError::Store(StoreError::NotFound { .. })) => return Err(not_found()),
         Err(error) => {
             tracing::warn!(%error, %sha256, "cannot read an attachment");
             return Err(ApiError::new(

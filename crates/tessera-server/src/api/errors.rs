@@ -189,9 +189,9 @@ impl From<tessera_engine::engine::EngineError> for ApiError {
     }
 }
 
-impl From<tessera_store::StoreError> for ApiError {
-    fn from(err: tessera_store::StoreError) -> Self {
-        use tessera_store::StoreError;
+impl From<tessera_app::StoreError> for ApiError {
+    fn from(err: tessera_app::StoreError) -> Self {
+        use tessera_app::StoreError;
         match &err {
             StoreError::NotFound { .. } => {
                 ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", err.to_string())
@@ -208,11 +208,100 @@ impl From<tessera_store::StoreError> for ApiError {
             StoreError::SecretInSettings { .. } => {
                 ApiError::new(StatusCode::BAD_REQUEST, "SECRET_REFUSED", err.to_string())
             }
+            // A CONTEXT_UPDATE naming another version than the context's (seed 000 §8.3).
+            StoreError::VersionConflict {
+                expected, current, ..
+            } => {
+                let mut details = JsonObject::new();
+                details.insert("expectedVersion".into(), serde_json::json!(expected));
+                details.insert("currentVersion".into(), serde_json::json!(current));
+                ApiError::new(StatusCode::CONFLICT, "VERSION_CONFLICT", err.to_string())
+                    .with_details(details)
+            }
+            StoreError::StatePath { .. } | StoreError::InvalidContextUpdate(_) => ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "INVALID_CONTEXT_UPDATE",
+                err.to_string(),
+            ),
             _ => ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "STORE_ERROR",
                 err.to_string(),
             ),
+        }
+    }
+}
+
+impl From<tessera_app::CoreError> for ApiError {
+    fn from(err: tessera_app::CoreError) -> Self {
+        use tessera_app::CoreError;
+        let context = err.conversation().map(str::to_owned);
+        let answer = match err {
+            CoreError::Store(err) => err.into(),
+            CoreError::Engine(err) => err.into(),
+            CoreError::NoConversation(_) | CoreError::NoModelCall(_) => {
+                ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", err.to_string())
+            }
+            CoreError::RunInProgress { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "RUN_IN_PROGRESS", err.to_string())
+            }
+            CoreError::NothingToRegenerate(ref id) => ApiError::new(
+                StatusCode::CONFLICT,
+                "NOTHING_TO_REGENERATE",
+                err.to_string(),
+            )
+            .in_context(id),
+            CoreError::NotAQuestion(_) => {
+                ApiError::new(StatusCode::BAD_REQUEST, "BAD_REQUEST", err.to_string())
+            }
+            CoreError::UnknownShape(_) => ApiError::invalid_document(
+                "the document",
+                &[tessera_protocol::Problem {
+                    path: "$".into(),
+                    message: err.to_string(),
+                }],
+            ),
+            CoreError::Answer(err) => err.into(),
+            CoreError::NoForm { .. } => {
+                ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", err.to_string())
+            }
+            CoreError::NoGrant(_) => {
+                ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", err.to_string())
+            }
+            CoreError::McpUnavailable => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "MCP_UNAVAILABLE",
+                err.to_string(),
+            ),
+            CoreError::Attach(tessera_mcp::resources::AttachError::Hub(e)) => e.into(),
+            CoreError::Attach(tessera_mcp::resources::AttachError::Store(e)) => e.into(),
+            CoreError::Attach(tessera_mcp::resources::AttachError::Empty(_)) => ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "EMPTY_RESOURCE",
+                err.to_string(),
+            ),
+            CoreError::AddWhileRunning(_) => {
+                ApiError::new(StatusCode::CONFLICT, "RUN_IN_PROGRESS", err.to_string())
+            }
+            CoreError::Plan(_) => ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "INVALID_PLAN",
+                err.to_string(),
+            ),
+            CoreError::Unavailable(_) => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "UNAVAILABLE",
+                err.to_string(),
+            ),
+            CoreError::Assemble(_) | CoreError::Json(_) | CoreError::Internal(_) => ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "INTERNAL",
+                err.to_string(),
+            ),
+        };
+        match context {
+            Some(id) => answer.in_context(&id),
+            None => answer,
         }
     }
 }

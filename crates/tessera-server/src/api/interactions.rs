@@ -9,15 +9,15 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use tessera_app::{App, Interaction};
 use tessera_engine::engine::Engine;
 use tessera_engine::interactions::{Answer, AnswerError, Answered};
-use tessera_protocol::easyflow::{FormAction, FormSubmission};
+use tessera_protocol::easyflow::FormSubmission;
 use tessera_protocol::wire::JsonObject;
 use tessera_protocol::DocumentKind;
-use tessera_store::Interaction;
 
 use super::ApiError;
-use crate::views::interactions::{InteractionAnswered, InteractionList, InteractionView};
+use tessera_app::views::interactions::{InteractionAnswered, InteractionList, InteractionView};
 
 pub fn routes() -> Router<crate::api::ApiState> {
     Router::new()
@@ -99,7 +99,7 @@ async fn off_thread<T: Send + 'static>(
 }
 
 async fn answer(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> Result<Json<InteractionAnswered>, ApiError> {
@@ -107,13 +107,13 @@ async fn answer(
     let handle = tokio::runtime::Handle::current();
     off_thread(move || {
         let _guard = handle.enter();
-        answered(&engine.answer(&id, &answer)?)
+        answered(&app.answer_interaction(&id, &answer)?)
     })
     .await
 }
 
 async fn submit_form(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     body: axum::body::Bytes,
 ) -> Result<Json<InteractionAnswered>, ApiError> {
     let value = json_body(&body)?;
@@ -128,26 +128,7 @@ async fn submit_form(
     let handle = tokio::runtime::Handle::current();
     off_thread(move || {
         let _guard = handle.enter();
-        let found = engine
-            .store()
-            .interaction(&submission.conversation_id, &submission.form_id)?;
-        if found.is_none() {
-            return Err(ApiError::new(
-                StatusCode::NOT_FOUND,
-                "NOT_FOUND",
-                format!(
-                    "conversation {} has no form {}",
-                    submission.conversation_id, submission.form_id
-                ),
-            ));
-        }
-        let action = submission.effective_action();
-        let answer = Answer::Form {
-            action,
-            values: (action == FormAction::Accept)
-                .then(|| Value::Object(submission.values.clone().unwrap_or_default())),
-        };
-        answered(&engine.answer(&submission.form_id, &answer)?)
+        answered(&app.submit_form(&submission)?)
     })
     .await
 }
@@ -177,10 +158,10 @@ async fn list(
 }
 
 async fn one(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(id): Path<String>,
 ) -> Result<Json<InteractionView>, ApiError> {
-    match engine.store().find_interaction(&id)? {
+    match app.interaction(&id)? {
         Some(interaction) => Ok(Json(view(&interaction)?)),
         None => Err(ApiError::new(
             StatusCode::NOT_FOUND,

@@ -25,14 +25,15 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
-use tessera_engine::engine::Engine;
+use tessera_app::messages::RequestedRun;
+use tessera_app::App;
 use tessera_protocol::mcp_cp::MessageContent;
 use tessera_protocol::request::{Request, Role};
 use tessera_protocol::wire::JsonObject;
 use tessera_protocol::DocumentKind;
 
 use super::messages::user_input::{
-    failure_code, failure_status, follow_run, start, stream_answer, waiting_interactions,
+    failure_code, failure_status, follow_run, stream_answer, waiting_interactions,
 };
 use super::{wants_stream, ApiError};
 
@@ -79,7 +80,7 @@ fn from_api_error(err: ApiError, trace_id: &str) -> Response {
 }
 
 pub(crate) async fn post_request(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
@@ -137,7 +138,7 @@ pub(crate) async fn post_request(
             )
         }
     };
-    match answer(&engine, &headers, &request, &trace_id).await {
+    match answer(&app, &headers, &request, &trace_id).await {
         Ok(response) => response,
         Err(err) => from_api_error(err.in_context(&request.root_id), &trace_id),
     }
@@ -183,7 +184,7 @@ fn overrides_of(request: &Request) -> tessera_engine::engine::RunOverrides {
 }
 
 async fn answer(
-    engine: &Engine,
+    app: &App,
     headers: &HeaderMap,
     request: &Request,
     trace_id: &str,
@@ -217,11 +218,6 @@ async fn answer(
     // §1.2: `model` picks the model (any configured provider's, by name without regard to
     // case); `config` and the `system` resources shape this run; the earlier user/assistant
     // resources are the history of a conversation that has none yet.
-    let pick = engine.model_named(&request.model)?;
-    super::messages::ensure_conversation(engine, &request.root_id, &input.content)?;
-    if pick.is_some() {
-        engine.prepare_model(&request.root_id, pick).await?;
-    }
     let last_user = request
         .resources
         .iter()
@@ -232,12 +228,16 @@ async fn answer(
         .filter(|r| matches!(r.role, Role::User | Role::Assistant))
         .map(|r| (r.role.clone(), r.content.clone()))
         .collect();
-    engine.seed_history(&request.root_id, &history)?;
-    let said = tessera_engine::engine::UserMessage {
-        overrides: overrides_of(request),
-        ..tessera_engine::engine::UserMessage::text(&input.content)
-    };
-    let (run, sub) = start(engine, &request.root_id, said)?;
+    let (run, sub) = app
+        .start_requested_run(RequestedRun {
+            conversation: request.root_id.clone(),
+            model: request.model.clone(),
+            history,
+            text: input.content.clone(),
+            overrides: overrides_of(request),
+        })
+        .await?;
+    let engine = app.engine();
     if wants_stream(headers) || request.config.stream == Some(true) {
         return Ok(stream_answer(&run, sub));
     }

@@ -14,9 +14,9 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::{stream, FutureExt};
+use tessera_app::StoredEvent;
 use tessera_engine::engine::Subscription;
 use tessera_protocol::easyflow::EventBody;
-use tessera_store::StoredEvent;
 
 /// A comment sent when nothing else was for this long, so proxies and clients keep an idle
 /// stream open (axum's default).

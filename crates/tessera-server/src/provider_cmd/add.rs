@@ -1,15 +1,12 @@
 //! `tessera provider add`: every flag checked before anything is saved.
 
-use tessera_providers::config::ModelPrice;
-use tessera_providers::keys::{env_key, env_var_names};
-use tessera_providers::{presets, ProviderConfig};
-use tessera_store::Store;
+use tessera_app::providers::config::{env_key, env_var_names, presets, ModelPrice, ProviderConfig};
 
 use super::*;
 
 /// `--base-url`: an http(s) URL with a host.
 pub(super) fn check_base_url(url: &str) -> Outcome<String> {
-    check_url("--base-url", url)
+    Ok(check_url("--base-url", url)?)
 }
 
 /// `MODEL=IN/OUT[/CACHED]`, USD per million tokens.
@@ -51,10 +48,10 @@ pub(super) fn parse_price(text: &str) -> Outcome<(String, ModelPrice)> {
     Ok((model.to_owned(), price))
 }
 
-pub(super) fn add(store: &Store, args: AddArgs) -> Outcome {
+pub(super) fn add(providers: &Providers<'_>, args: AddArgs) -> Outcome {
     let name = args.name.trim().to_owned();
     check_name(&name)?;
-    let (mut config, existed) = match saved(store, &name)? {
+    let (mut config, existed) = match providers.saved(&name)? {
         Some(config) => (config, true),
         None => match (presets::preset(&name), args.kind) {
             (Some(preset), None) => (preset, false),
@@ -140,7 +137,7 @@ pub(super) fn add(store: &Store, args: AddArgs) -> Outcome {
     }
     // Everything together, by the rules the settings API applies too.
     check_config(&mut config)?;
-    save(store, &config)?;
+    providers.save(&config)?;
 
     println!(
         "{} provider {name}: {}, {}, default model {}",

@@ -1,44 +1,31 @@
-//! `tessera provider`: model providers from the command line, until the settings page exists.
+//! `tessera provider`: model providers from the command line, by the steps the settings page
+//! takes too (`tessera_app::providers`).
 //! Settings go to the data folder's provider settings (JSON, never a key); keys go only to the
 //! OS keyring. Exit codes: 0 done, 1 the provider or the keyring failed, 2 the command itself
 //! was wrong (or its data folder unusable).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::anyhow;
 use clap::{Args, Subcommand};
-use tessera_providers::keys::{KeyStore, SecretStore};
-use tessera_providers::{ProviderConfig, ProviderError, WireKind};
-use tessera_store::Store;
+use tessera_app::providers::checks::*;
+use tessera_app::providers::{Providers, ProvidersError};
+use tessera_app::{error_chain, App, WireKind};
 
 use crate::data_dir::default_data_dir;
 
 mod add;
-mod check;
 mod keys;
 mod list;
 mod models;
 mod settings;
 
 use add::*;
-use check::*;
 use keys::*;
 use list::*;
 use models::*;
 use settings::*;
-
-// What the settings API shares with these commands: the same checks and the same steps, so a
-// provider saved from the UI is held to the rules of `tessera provider`.
-pub(crate) use check::check_config;
-pub(crate) use keys::{remove_key, remove_provider, save_key};
-pub(crate) use list::{provider_rows, summary};
-pub(crate) use models::fetch_models;
-pub(crate) use settings::{
-    check_limit, clear_default, parse_limit, read_limits, set_default, spent_today, write_limits,
-};
 
 /// How long `detect` waits for an Ollama to answer.
 const DETECT_TIMEOUT: Duration = Duration::from_secs(3);
@@ -131,35 +118,28 @@ fn parse_kind(s: &str) -> Result<WireKind, String> {
     s.parse()
 }
 
-/// Why a command failed, and so its exit code (the API's status).
+/// Why a command failed, and so its exit code: 2, the command was wrong; 1, a provider or
+/// the keyring failed.
 #[derive(Debug)]
 pub(crate) enum Failure {
-    /// Exit 2: the command was wrong, or could not run at all.
-    Usage(anyhow::Error),
-    /// Exit 1: the provider or the keyring failed.
-    Remote(anyhow::Error),
+    Usage(String),
+    Remote(String),
 }
 
 pub(crate) type Outcome<T = ()> = Result<T, Failure>;
 
 fn usage(message: impl std::fmt::Display) -> Failure {
-    Failure::Usage(anyhow!("{message}"))
+    Failure::Usage(message.to_string())
 }
 
-impl From<ProviderError> for Failure {
-    fn from(err: ProviderError) -> Self {
-        match err {
-            ProviderError::Config(_) | ProviderError::MissingKey { .. } => {
-                Failure::Usage(err.into())
-            }
-            other => Failure::Remote(other.into()),
+impl From<ProvidersError> for Failure {
+    fn from(err: ProvidersError) -> Self {
+        let message = error_chain(&err);
+        if err.is_remote() {
+            Failure::Remote(message)
+        } else {
+            Failure::Usage(message)
         }
-    }
-}
-
-impl From<tessera_store::StoreError> for Failure {
-    fn from(err: tessera_store::StoreError) -> Self {
-        Failure::Usage(err.into())
     }
 }
 
@@ -193,64 +173,32 @@ pub fn main(data_dir: Option<PathBuf>, cmd: ProviderCommand) -> ExitCode {
     match runtime.block_on(run(&dir, cmd)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::Usage(err)) => {
-            eprintln!("tessera provider {name}: {err:#}");
+            eprintln!("tessera provider {name}: {err}");
             ExitCode::from(2)
         }
         Err(Failure::Remote(err)) => {
-            eprintln!("tessera provider {name}: {err:#}");
+            eprintln!("tessera provider {name}: {err}");
             ExitCode::from(1)
         }
     }
 }
 
 async fn run(dir: &Path, cmd: ProviderCommand) -> Outcome {
-    let store = Store::open(dir).map_err(|err| {
-        Failure::Usage(
-            anyhow!(err).context(format!("cannot open the data folder {}", dir.display())),
-        )
-    })?;
-    let keyring: Arc<dyn KeyStore> = Arc::new(SecretStore::open(dir));
+    let app = App::open_for_command(dir, Default::default())
+        .map_err(|err| Failure::Usage(error_chain(&err)))?;
+    let providers = app.providers();
     match cmd {
-        ProviderCommand::List { json } => list(&store, &keyring, json).await,
-        ProviderCommand::Add(args) => add(&store, args),
-        ProviderCommand::Remove { name } => remove(&store, &keyring, &name).await,
-        ProviderCommand::SetKey { name } => store_key(&store, &keyring, &name).await,
-        ProviderCommand::DeleteKey { name } => forget_key(&keyring, &name).await,
-        ProviderCommand::Models { name, save } => models(&store, keyring, &name, save).await,
-        ProviderCommand::Detect { url, save } => detect(&store, url.as_deref(), save).await,
-        ProviderCommand::Default { name } => default(&store, name.as_deref()),
+        ProviderCommand::List { json } => list(&providers, json).await,
+        ProviderCommand::Add(args) => add(&providers, args),
+        ProviderCommand::Remove { name } => remove(&providers, &name).await,
+        ProviderCommand::SetKey { name } => store_key(&providers, &name).await,
+        ProviderCommand::DeleteKey { name } => forget_key(&providers, &name).await,
+        ProviderCommand::Models { name, save } => models(&providers, &name, save).await,
+        ProviderCommand::Detect { url, save } => detect(&providers, url.as_deref(), save).await,
+        ProviderCommand::Default { name } => default(&providers, name.as_deref()),
         ProviderCommand::Limits {
             per_day,
             per_conversation,
-        } => limits(&store, per_day.as_deref(), per_conversation.as_deref()),
+        } => limits(&providers, per_day.as_deref(), per_conversation.as_deref()),
     }
-}
-
-// Finding providers (the engine's lookup; its errors are the command's usage errors)
-
-use tessera_engine::provider_settings::{
-    default_provider_name, require_provider, save_provider, saved_provider, ProviderLookupError,
-    ProviderSource as Source, DEFAULT_PROVIDER_SETTING,
-};
-
-impl From<ProviderLookupError> for Failure {
-    fn from(err: ProviderLookupError) -> Self {
-        Failure::Usage(err.into())
-    }
-}
-
-fn saved(store: &Store, name: &str) -> Outcome<Option<ProviderConfig>> {
-    Ok(saved_provider(store, name)?)
-}
-
-fn find_or_fail(store: &Store, name: &str) -> Outcome<(ProviderConfig, Source)> {
-    Ok(require_provider(store, name)?)
-}
-
-fn default_provider(store: &Store) -> Outcome<Option<String>> {
-    Ok(default_provider_name(store)?)
-}
-
-fn save(store: &Store, config: &ProviderConfig) -> Outcome {
-    Ok(save_provider(store, config)?)
 }

@@ -1,102 +1,29 @@
 //! `tessera provider default` and `limits`.
 
-use serde_json::Value;
-use tessera_providers::cost::limits::format_usd;
-use tessera_providers::cost::{day_start, SpendingLimits, SPENDING_LIMITS_SETTING};
-use tessera_providers::ProviderError;
-use tessera_store::Store;
+use tessera_app::providers::config::format_usd;
+use tessera_app::providers::settings::parse_limit;
 
 use super::*;
 
-pub(super) fn default(store: &Store, name: Option<&str>) -> Outcome {
+pub(super) fn default(providers: &Providers<'_>, name: Option<&str>) -> Outcome {
     let Some(name) = name else {
-        match default_provider(store)? {
+        match providers.default()? {
             Some(name) => println!("{name}"),
             None => println!("(none: `tessera provider default NAME` sets one)"),
         }
         return Ok(());
     };
-    set_default(store, name)?;
+    providers.set_default(name)?;
     println!("default provider: {name}");
     Ok(())
 }
 
-/// Makes `name` (saved or a preset) the provider used when none is named.
-pub(crate) fn set_default(store: &Store, name: &str) -> Outcome {
-    find_or_fail(store, name)?;
-    store.set_app_setting(DEFAULT_PROVIDER_SETTING, Value::String(name.to_owned()))?;
-    Ok(())
-}
-
-/// No default provider any more; whether there was one.
-pub(crate) fn clear_default(store: &Store) -> Outcome<bool> {
-    Ok(store.delete_app_setting(DEFAULT_PROVIDER_SETTING)?)
-}
-
-/// `5`, `$5`, `0.5` → Some; `none` → None.
-pub(crate) fn parse_limit(flag: &str, text: &str) -> Outcome<Option<f64>> {
-    let text = text.trim();
-    if text.eq_ignore_ascii_case("none") {
-        return Ok(None);
-    }
-    let value: f64 = text.trim_start_matches('$').trim().parse().map_err(|_| {
-        usage(format!(
-            "{flag} `{text}`: expected an amount in USD, or `none`"
-        ))
-    })?;
-    check_limit(flag, text, value)?;
-    Ok(Some(value))
-}
-
-/// A limit of `value` USD (as `text` gave it) is usable: 0 or more, a finite amount.
-pub(crate) fn check_limit(flag: &str, text: &str, value: f64) -> Outcome {
-    let probe = SpendingLimits {
-        per_day_usd: Some(value),
-        per_conversation_usd: None,
-    };
-    probe.validate().map_err(|err| match err {
-        ProviderError::Config(_) => usage(format!(
-            "{flag} `{text}`: a limit is an amount of 0 USD or more"
-        )),
-        other => usage(format!("{flag}: {other}")),
-    })
-}
-
-/// The spending limits as saved (none when never set).
-pub(crate) fn read_limits(store: &Store) -> Outcome<SpendingLimits> {
-    match store.app_setting(SPENDING_LIMITS_SETTING)? {
-        Some(value) => serde_json::from_value(value).map_err(|err| {
-            usage(format!(
-                "the saved spending limits are not readable ({err}); set both again"
-            ))
-        }),
-        None => Ok(SpendingLimits::default()),
-    }
-}
-
-/// Saves the spending limits, checked first.
-pub(crate) fn write_limits(store: &Store, limits: SpendingLimits) -> Outcome {
-    limits.validate()?;
-    let value = serde_json::to_value(limits)
-        .map_err(|err| usage(format!("cannot encode the limits: {err}")))?;
-    store.set_app_setting(SPENDING_LIMITS_SETTING, value)?;
-    Ok(())
-}
-
-/// What was spent since local midnight (estimated), if it can be added up.
-pub(crate) fn spent_today(store: &Store) -> Option<f64> {
-    let now = jiff::Zoned::now();
-    day_start(&now)
-        .ok()
-        .and_then(|start| store.spend_since(&start.to_string()).ok())
-}
-
 pub(super) fn limits(
-    store: &Store,
+    providers: &Providers<'_>,
     per_day: Option<&str>,
     per_conversation: Option<&str>,
 ) -> Outcome {
-    let mut limits = read_limits(store)?;
+    let mut limits = providers.limits()?;
     if per_day.is_some() || per_conversation.is_some() {
         if let Some(text) = per_day {
             limits.per_day_usd = parse_limit("--per-day", text)?;
@@ -104,9 +31,9 @@ pub(super) fn limits(
         if let Some(text) = per_conversation {
             limits.per_conversation_usd = parse_limit("--per-conversation", text)?;
         }
-        write_limits(store, limits)?;
+        providers.set_limits(limits)?;
     }
-    let spent_today = spent_today(store);
+    let spent_today = providers.spent_today();
     let show = |limit: Option<f64>| limit.map_or_else(|| "none".to_owned(), format_usd);
     println!("per day:          {}", show(limits.per_day_usd));
     println!("per conversation: {}", show(limits.per_conversation_usd));

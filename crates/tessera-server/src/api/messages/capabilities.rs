@@ -13,14 +13,15 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
-use tessera_engine::engine::Engine;
+use tessera_app::App;
 use tessera_protocol::mcp_cp::{Message, MessageContent, SenderType};
 use tessera_protocol::wire::JsonObject;
 
 use super::super::ApiError;
 use super::{ack, reply};
 
-pub(super) async fn announce(engine: &Engine, message: Message) -> Result<Response, ApiError> {
+pub(super) async fn announce(app: &App, message: Message) -> Result<Response, ApiError> {
+    let engine = app.engine();
     let MessageContent::ClientCapabilities(capabilities) = &message.content else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -64,7 +65,8 @@ pub(super) async fn announce(engine: &Engine, message: Message) -> Result<Respon
     Ok(Json(ack(&message, text, data)).into_response())
 }
 
-pub(super) async fn availability(engine: &Engine, message: Message) -> Result<Response, ApiError> {
+pub(super) async fn availability(app: &App, message: Message) -> Result<Response, ApiError> {
+    let engine = app.engine();
     let MessageContent::ToolAvailabilityRequest(request) = &message.content else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,

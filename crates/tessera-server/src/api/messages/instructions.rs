@@ -6,26 +6,19 @@
 //! instruction's state (seed 000 §5.4), result and error, in the set's order, and
 //! `data.tasks` the task list as stored.
 
-use std::sync::Arc;
-
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
-use tessera_engine::engine::Engine;
-use tessera_engine::executor::task_list::task_list_sink;
-use tessera_engine::executor::{Executor, ExecutorOptions, NullSink};
-use tessera_protocol::easyflow::SystemState;
+use tessera_app::App;
 use tessera_protocol::mcp_cp::{Message, MessageContent};
 use tessera_protocol::vocabulary::InstructionState;
 use tessera_protocol::wire::JsonObject;
 
 use super::super::ApiError;
-use super::direct_run::DirectRun;
-use super::tool_calls::refused;
-use super::{ack, ensure_conversation};
+use super::ack;
 
-pub(super) async fn handle(engine: &Engine, message: Message) -> Result<Response, ApiError> {
+pub(super) async fn handle(app: &App, message: Message) -> Result<Response, ApiError> {
     let MessageContent::Instruction(set) = &message.content else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -33,38 +26,8 @@ pub(super) async fn handle(engine: &Engine, message: Message) -> Result<Response
             "not an INSTRUCTION",
         ));
     };
-    let conversation = message.context_id.clone();
-    let registry = engine
-        .tools_for(&conversation)
-        .await
-        .unwrap_or_else(|| Arc::new(tessera_engine::tools::ToolRegistry::new()));
-    // Planned first: a refused set leaves neither tasks nor events behind.
-    Executor::new(
-        registry.clone(),
-        Arc::new(NullSink),
-        ExecutorOptions::new(conversation.clone()),
-    )
-    .plan_instructions(set)
-    .map_err(|e| refused(&e))?;
-    ensure_conversation(engine, &conversation, "Instructions")?;
-    let run = DirectRun::begin(engine, &conversation)?;
-    let run_id = run.run_id.clone();
-    let sink = match task_list_sink(engine.store().clone(), &conversation, set, run.sink()) {
-        Ok(sink) => sink,
-        Err(err) => {
-            run.end(SystemState::Failed);
-            return Err(err.into());
-        }
-    };
-    let executor = run.executor(registry, Some(sink));
-    let results = match executor.run_instructions(set, &run.cancel_token()).await {
-        Ok(results) => results,
-        Err(err) => {
-            run.end(SystemState::Failed);
-            return Err(refused(&err));
-        }
-    };
-    run.end(SystemState::Completed);
+    let outcome = app.run_instructions(&message.context_id, set).await?;
+    let (run_id, results, tasks) = (outcome.run_id, outcome.results, outcome.tasks);
     let listed: Vec<Value> = results
         .results
         .iter()
@@ -85,7 +48,6 @@ pub(super) async fn handle(engine: &Engine, message: Message) -> Result<Response
             .filter(|(_, r)| r.state == state)
             .count()
     };
-    let tasks = engine.store().tasks(&conversation)?;
     let mut data = JsonObject::new();
     data.insert("runId".into(), json!(run_id));
     data.insert("results".into(), Value::Array(listed));

@@ -10,7 +10,6 @@
 
 mod capabilities;
 mod context_update;
-mod direct_run;
 mod instructions;
 mod tool_calls;
 pub(crate) mod user_input;
@@ -19,13 +18,12 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::{json, Value};
-use tessera_engine::engine::Engine;
+use tessera_app::App;
 use tessera_protocol::mcp_cp::{
     Message, MessageContent, Sender, SenderType, SystemAction, SystemMessage,
 };
 use tessera_protocol::wire::{JsonObject, Timestamp};
 use tessera_protocol::DocumentKind;
-use tessera_store::conversations::NewConversation;
 
 use super::ApiError;
 
@@ -36,49 +34,6 @@ pub(crate) fn now() -> Timestamp {
             .strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
             .to_string(),
     )
-}
-
-/// Creates conversation `id` when it does not exist yet, titled by `title`'s first line.
-pub(crate) fn ensure_conversation(engine: &Engine, id: &str, title: &str) -> Result<(), ApiError> {
-    let store = engine.store();
-    if store.conversation(id)?.is_none() {
-        let title = tessera_engine::turn::title_of(title);
-        match store.create_conversation(NewConversation {
-            id: Some(id.to_owned()),
-            title,
-            locale: None,
-            actor: None,
-            created_at: None,
-        }) {
-            Ok(_) => {}
-            // Another request created it a moment ago.
-            Err(tessera_store::StoreError::AlreadyExists { .. }) => {}
-            Err(other) => return Err(other.into()),
-        }
-    }
-    Ok(())
-}
-
-/// Refuses (409 `RUN_IN_PROGRESS`) what cannot be done while a run answers in conversation
-/// `id`; `doing` says what was asked.
-pub(crate) fn refuse_while_running(engine: &Engine, id: &str, doing: &str) -> Result<(), ApiError> {
-    match engine
-        .running()
-        .into_iter()
-        .find(|r| r.conversation_id == id)
-    {
-        Some(run) => Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "RUN_IN_PROGRESS",
-            format!(
-                "run {} is answering in conversation {id}: wait for it or cancel it (POST \
-                 /v1/runs/{}/cancel) before {doing}",
-                run.run_id, run.run_id
-            ),
-        )
-        .in_context(id)),
-        None => Ok(()),
-    }
 }
 
 /// The answer to `request`: same context, `metadata.inReplyTo` naming it.
@@ -162,7 +117,7 @@ pub(crate) fn refuse_duplicate_keys(body: &[u8]) -> Result<(), String> {
 }
 
 pub(crate) async fn post_message(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Result<Response, ApiError> {
@@ -171,14 +126,14 @@ pub(crate) async fn post_message(
         .map_err(|err| ApiError::invalid_message(&err))?;
     let context_id = message.context_id.clone();
     let answer = match &message.content {
-        MessageContent::UserInput(_) => user_input::handle(&engine, &headers, message).await,
-        MessageContent::ToolCallRequest(_) => tool_calls::request(&engine, message).await,
-        MessageContent::ToolCallResponse(_) => tool_calls::client_response(&engine, message),
-        MessageContent::Instruction(_) => instructions::handle(&engine, message).await,
-        MessageContent::ContextUpdate(_) => context_update::handle(&engine, message).await,
-        MessageContent::ClientCapabilities(_) => capabilities::announce(&engine, message).await,
+        MessageContent::UserInput(_) => user_input::handle(&app, &headers, message).await,
+        MessageContent::ToolCallRequest(_) => tool_calls::request(&app, message).await,
+        MessageContent::ToolCallResponse(_) => tool_calls::client_response(&app, message),
+        MessageContent::Instruction(_) => instructions::handle(&app, message).await,
+        MessageContent::ContextUpdate(_) => context_update::handle(&app, message).await,
+        MessageContent::ClientCapabilities(_) => capabilities::announce(&app, message).await,
         MessageContent::ToolAvailabilityRequest(_) => {
-            capabilities::availability(&engine, message).await
+            capabilities::availability(&app, message).await
         }
         other => Err(ApiError::new(
             StatusCode::NOT_IMPLEMENTED,

@@ -14,9 +14,9 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
-use tessera_engine::engine::{
-    ConversationModel, Engine, EngineError, SaidBefore, StartedRun, Subscription, UserMessage,
-};
+use tessera_app::messages::NewMessage;
+use tessera_app::App;
+use tessera_engine::engine::{ConversationModel, Engine, StartedRun, Subscription};
 use tessera_protocol::easyflow::{EventBody, EventMeta, SystemState};
 use tessera_protocol::mcp_cp::{
     FinishReason, Message, MessageContent, ModelResponse, SenderType, TokenUsage,
@@ -24,7 +24,7 @@ use tessera_protocol::mcp_cp::{
 use tessera_protocol::wire::JsonObject;
 
 use super::super::{stream_response, wants_stream, ApiError};
-use super::{ensure_conversation, refuse_while_running, reply_to};
+use super::reply_to;
 
 /// How a run went, as far as a waiting client saw it.
 #[derive(Debug, Default)]
@@ -135,19 +135,6 @@ fn is_business_refusal(code: &str) -> bool {
     failure_code(code) != "MODEL_ERROR"
 }
 
-/// Starts a run for `text` in `conversation` (created when new), subscribed from now on so
-/// the subscription holds this run's events only.
-pub(crate) fn start(
-    engine: &Engine,
-    conversation: &str,
-    said: UserMessage,
-) -> Result<(StartedRun, Subscription), ApiError> {
-    ensure_conversation(engine, conversation, &said.text)?;
-    start_with(engine, conversation, || {
-        engine.start_run_with(Some(conversation), said)
-    })
-}
-
 /// The stored id a client's `messageId` becomes: letters, digits and `._:-`, at most 128
 /// (it appears in paths); anything else is refused rather than changed.
 fn message_id_of(message: &Message) -> Result<String, ApiError> {
@@ -167,19 +154,6 @@ fn message_id_of(message: &Message) -> Result<String, ApiError> {
              message's id (seed 000 §3.1), which later messages name as parentMessageId",
         ))
     }
-}
-
-/// Starts a run of the existing `conversation` with `launch`, subscribed from just before it,
-/// so the subscription holds this run's events only.
-pub(crate) fn start_with(
-    engine: &Engine,
-    conversation: &str,
-    launch: impl FnOnce() -> Result<StartedRun, EngineError>,
-) -> Result<(StartedRun, Subscription), ApiError> {
-    let after = engine.store().read(|r| r.last_event_seq(conversation))?;
-    let sub = engine.subscribe(conversation, Some(after))?;
-    let run = launch()?;
-    Ok((run, sub))
 }
 
 /// Where `metadata.parentMessageId` puts the text: None when absent (after the branch shown),
@@ -238,31 +212,6 @@ fn model_of(message: &Message) -> Result<Option<Option<ConversationModel>>, ApiE
     }
 }
 
-/// Readies the model the run will use ([`Engine::prepare_model`]), or forgets the
-/// conversation's own (null): before anything is created, and again after, to keep a pick.
-async fn ready_model(
-    engine: &Engine,
-    conversation: &str,
-    pick: &Option<Option<ConversationModel>>,
-) -> Result<(), ApiError> {
-    match pick {
-        Some(None) => {
-            if engine.store().conversation(conversation)?.is_some() {
-                engine.clear_conversation_model(conversation)?;
-            }
-        }
-        Some(Some(pick)) => {
-            engine
-                .prepare_model(conversation, Some(pick.clone()))
-                .await?;
-        }
-        None => {
-            engine.prepare_model(conversation, None).await?;
-        }
-    }
-    Ok(())
-}
-
 /// The SSE answer, with the run's id in `x-tessera-run-id`.
 pub(crate) fn stream_answer(run: &StartedRun, sub: Subscription) -> Response {
     let mut response = stream_response(sub, Some(run.run_id.clone()));
@@ -273,7 +222,7 @@ pub(crate) fn stream_answer(run: &StartedRun, sub: Subscription) -> Response {
 }
 
 pub(super) async fn handle(
-    engine: &Engine,
+    app: &App,
     headers: &HeaderMap,
     message: Message,
 ) -> Result<Response, ApiError> {
@@ -285,83 +234,25 @@ pub(super) async fn handle(
         ));
     };
     let conversation = message.context_id.as_str();
-    let parent = parent_of(&message)?;
-    let pick = model_of(&message)?;
-    let id = message_id_of(&message)?;
-    ready_model(engine, conversation, &pick).await?;
-    // Read and stored before the conversation exists: a refused file creates nothing.
-    let attachments = engine
-        .read_attachments(input.attachments.clone().unwrap_or_default())
+    let (run, sub) = app
+        .send_message(NewMessage {
+            conversation: conversation.to_owned(),
+            id: message_id_of(&message)?,
+            text: input.text.clone(),
+            attachments: input.attachments.clone().unwrap_or_default(),
+            debug: debug_of(&message)?,
+            parent: parent_of(&message)?,
+            pick: model_of(&message)?,
+        })
         .await?;
-    let said = UserMessage {
-        text: input.text.clone(),
-        attachments,
-        id: Some(id.clone()),
-        debug: debug_of(&message)?,
-        overrides: Default::default(),
-    };
-    // The same message sent again (a client retrying after a lost answer) is answered as the
-    // first time, never twice; another one under its id is refused.
-    let (run, sub) = match engine.said_before(conversation, &said)? {
-        SaidBefore::Answered { run, first_seq } => {
-            let sub = engine.subscribe(conversation, Some(first_seq.saturating_sub(1)))?;
-            (run, sub)
-        }
-        SaidBefore::Unanswered => {
-            refuse_while_running(engine, conversation, "answering the message again")?;
-            start_with(engine, conversation, || {
-                engine.regenerate(conversation, &id)
-            })?
-        }
-        SaidBefore::New => {
-            if matches!(parent, None | Some(None)) {
-                ensure_conversation(engine, conversation, &input.text)?;
-                if matches!(pick, Some(Some(_))) {
-                    ready_model(engine, conversation, &pick).await?;
-                }
-            }
-            match parent {
-                None => start(engine, conversation, said)?,
-                Some(parent) => {
-                    refuse_while_running(
-                        engine,
-                        conversation,
-                        "sending a message on another branch",
-                    )?;
-                    start_with(engine, conversation, || {
-                        engine.start_run_after(conversation, parent.as_deref(), said)
-                    })?
-                }
-            }
-        }
-    };
-    answer(
-        engine,
-        headers,
-        &run,
-        sub,
-        conversation,
-        &message.message_id,
-    )
-    .await
-}
-
-/// Why the stored answer `message_id` ended, as its last model call said (seed 000 §3.2: LENGTH
-/// when the token limit cut it); STOP when it says nothing.
-fn finish_reason_of(engine: &Engine, conversation: &str, message_id: Option<&str>) -> FinishReason {
-    message_id
-        .and_then(|id| engine.store().message(conversation, id).ok().flatten())
-        .and_then(|m| m.message.extra.get("finish_reason").cloned())
-        .and_then(|v| serde_json::from_value::<FinishReason>(v).ok())
-        .filter(|r| *r != FinishReason::ToolCalls)
-        .unwrap_or(FinishReason::Stop)
+    answer(app, headers, &run, sub, conversation, &message.message_id).await
 }
 
 /// What a client that started run `run` gets: the run's event stream when it asked for one
 /// (`Accept: text/event-stream`), else the MODEL_RESPONSE (in reply to `in_reply_to`) once the
 /// run ends or suspends.
 pub(crate) async fn answer(
-    engine: &Engine,
+    app: &App,
     headers: &HeaderMap,
     run: &StartedRun,
     sub: Subscription,
@@ -393,13 +284,13 @@ pub(crate) async fn answer(
         metadata.insert("state".into(), json!("suspended"));
         metadata.insert(
             "interactions".into(),
-            Value::Array(waiting_interactions(engine, run)?),
+            Value::Array(waiting_interactions(app.engine(), run)?),
         );
     }
     let finish_reason = if summary.suspended {
         FinishReason::ToolCalls
     } else {
-        finish_reason_of(engine, context_id, summary.message_id.as_deref())
+        app.finish_reason(context_id, summary.message_id.as_deref())
     };
     let content = MessageContent::ModelResponse(ModelResponse {
         text: summary.text,

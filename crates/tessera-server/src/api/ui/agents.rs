@@ -11,14 +11,14 @@ use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
-use tessera_engine::engine::Engine;
-use tessera_engine::profiles::{Profiles, ProfilesError};
+use tessera_app::App;
+use tessera_engine::profiles::ProfilesError;
 use tessera_engine::specialists::{self, SpecialistsError};
 use tessera_protocol::wire::JsonObject;
 
 use super::{json_body, model_value, refresh_model};
 use crate::api::ApiError;
-use crate::views::agents::{AgentProblem, AgentProblems};
+use tessera_app::views::agents::{AgentProblem, AgentProblems};
 
 pub(super) fn routes() -> Router<crate::api::ApiState> {
     Router::new()
@@ -104,12 +104,8 @@ fn specialists_error(err: SpecialistsError) -> ApiError {
 }
 
 /// `GET /v1/profiles`: `{"profiles": […], "custom": bool}`.
-async fn show_profiles(State(engine): State<Engine>) -> Result<Json<Value>, ApiError> {
-    let store = engine.store();
-    let custom = store
-        .app_setting(tessera_engine::profiles::SETTING_KEY)?
-        .is_some();
-    let profiles = Profiles::load(store).map_err(profiles_error)?;
+async fn show_profiles(State(app): State<App>) -> Result<Json<Value>, ApiError> {
+    let (profiles, custom) = app.profiles().map_err(profiles_error)?;
     Ok(Json(
         json!({"profiles": profiles.to_value(), "custom": custom}),
     ))
@@ -117,21 +113,21 @@ async fn show_profiles(State(engine): State<Engine>) -> Result<Json<Value>, ApiE
 
 /// `PUT /v1/profiles` with the whole list.
 async fn put_profiles(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let value = json_body(body)?;
-    let profiles = Profiles::save_value(engine.store(), &value).map_err(profiles_error)?;
+    let profiles = app.save_profiles(&value).map_err(profiles_error)?;
     Ok(Json(
         json!({"profiles": profiles.to_value(), "custom": true}),
     ))
 }
 
 /// `DELETE /v1/profiles`: the built-in profile applies again.
-async fn reset_profiles(State(engine): State<Engine>) -> Result<Json<Value>, ApiError> {
-    Profiles::reset(engine.store()).map_err(profiles_error)?;
+async fn reset_profiles(State(app): State<App>) -> Result<Json<Value>, ApiError> {
+    let profiles = app.reset_profiles().map_err(profiles_error)?;
     Ok(Json(
-        json!({"profiles": Profiles::builtin().to_value(), "custom": false}),
+        json!({"profiles": profiles.to_value(), "custom": false}),
     ))
 }
 
@@ -143,36 +139,28 @@ fn specialists_view(specs: &[specialists::SpecialistSpec], custom: bool) -> Valu
 }
 
 /// `GET /v1/specialists`: those in force (built-ins with the person's over them).
-async fn show_specialists(State(engine): State<Engine>) -> Result<Json<Value>, ApiError> {
-    let store = engine.store();
-    let custom = store.app_setting(specialists::SETTING_KEY)?.is_some();
-    let specs = specialists::load_specialists(store).map_err(specialists_error)?;
+async fn show_specialists(State(app): State<App>) -> Result<Json<Value>, ApiError> {
+    let (specs, custom) = app.specialists().map_err(specialists_error)?;
     Ok(Json(specialists_view(&specs, custom)))
 }
 
 /// `PUT /v1/specialists` with the list of the person's own (one named like a built-in
 /// replaces it); the model is rebuilt so runs from now on have them.
 async fn put_specialists(
-    State(engine): State<Engine>,
-    State(app): State<tessera_app::App>,
+    State(app): State<App>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let value = json_body(body)?;
-    let specs = specialists::save_specialists(engine.store(), &value).map_err(specialists_error)?;
+    let specs = app.save_specialists(&value).map_err(specialists_error)?;
     let mut view = specialists_view(&specs, true);
     view["model"] = model_value(&refresh_model(&app).await);
     Ok(Json(view))
 }
 
 /// `DELETE /v1/specialists`: the built-in ones again.
-async fn reset_specialists(
-    State(engine): State<Engine>,
-    State(app): State<tessera_app::App>,
-) -> Result<Json<Value>, ApiError> {
-    engine
-        .store()
-        .delete_app_setting(specialists::SETTING_KEY)?;
-    let mut view = specialists_view(&specialists::builtin(), false);
+async fn reset_specialists(State(app): State<App>) -> Result<Json<Value>, ApiError> {
+    let specs = app.reset_specialists().map_err(specialists_error)?;
+    let mut view = specialists_view(&specs, false);
     view["model"] = model_value(&refresh_model(&app).await);
     Ok(Json(view))
 }

@@ -11,16 +11,13 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
-use tessera_engine::engine::Engine;
-use tessera_store::conversations::{Conversation, ConversationFilter};
-use tessera_store::{ReadTx, StoredMessage};
+use tessera_app::conversations::ConversationFilter;
+use tessera_app::views::conversations::ExportFormat;
+use tessera_app::{App, CoreError};
 
 use super::{bad_request, json_body, kind_of, object_body};
-use crate::api::messages::refuse_while_running;
 use crate::api::ApiError;
-use crate::context_cmd::{export_value, import_value, ContextCmdError, ExportFormat};
-use crate::views::conversations::{
+use tessera_app::views::conversations::{
     ConversationDeleted, ConversationDetail, ConversationEdit, ConversationImported,
     ConversationList, ConversationSummary,
 };
@@ -45,43 +42,11 @@ pub(super) fn routes() -> Router<crate::api::ApiState> {
         .route("/conversations/{id}/export", get(export))
 }
 
-pub(super) fn not_found(id: &str) -> ApiError {
-    ApiError::new(
-        StatusCode::NOT_FOUND,
-        "NOT_FOUND",
-        format!("no conversation with id {id}"),
-    )
-    .in_context(id)
-}
-
 /// `name=value` pairs of a query string, decoded.
 fn query_pairs(query: Option<&str>) -> Vec<(String, String)> {
     url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
         .into_owned()
         .collect()
-}
-
-fn listed(conversation: Conversation, message_count: u64) -> ConversationSummary {
-    ConversationSummary {
-        conversation,
-        message_count,
-        found: None,
-    }
-}
-
-/// The conversation as the list shows it; `message_count` is the length of the branch shown
-/// (the active leaf's depth: one indexed lookup).
-fn listed_row(
-    r: &ReadTx<'_>,
-    conversation: Conversation,
-) -> tessera_store::Result<ConversationSummary> {
-    let count = match &conversation.active_leaf_id {
-        Some(leaf) => r
-            .message(&conversation.id, leaf)?
-            .map_or(0, |m| m.depth + 1),
-        None => 0,
-    };
-    Ok(listed(conversation, count))
 }
 
 /// `GET /v1/conversations[?limit=N&offset=N&archived=true|false|all&q=TEXT]`: pinned first,
@@ -91,7 +56,7 @@ fn listed_row(
 /// around the words and their `highlight` [start, end) in characters (null when only the
 /// title matched).
 async fn list(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<ConversationList>, ApiError> {
     let mut filter = ConversationFilter::default();
@@ -125,23 +90,7 @@ async fn list(
             }
         }
     }
-    let rows = engine.store().read(|r| match &search {
-        None => r
-            .conversations(&filter)?
-            .into_iter()
-            .map(|c| listed_row(r, c))
-            .collect::<tessera_store::Result<Vec<_>>>(),
-        Some(q) => r
-            .search_conversations(q, &filter)?
-            .into_iter()
-            .map(|found| {
-                Ok(ConversationSummary {
-                    found: Some(found.message),
-                    ..listed_row(r, found.conversation)?
-                })
-            })
-            .collect(),
-    })?;
+    let rows = app.conversations(&filter, search.as_deref())?;
     Ok(Json(ConversationList {
         conversations: rows,
     }))
@@ -152,82 +101,20 @@ async fn list(
 /// messages), their ids in the order written, itself included; `off_branch`, the ids of every
 /// message not on the branch shown.
 async fn show(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(id): Path<String>,
 ) -> Result<Json<ConversationDetail>, ApiError> {
-    Ok(Json(detail(&engine, &id)?))
-}
-
-/// What [`show`] answers (a branch switch answers it too).
-pub(super) fn detail(engine: &Engine, id: &str) -> Result<ConversationDetail, ApiError> {
-    let found = engine.store().read(|r| {
-        let Some(conversation) = r.conversation(id)? else {
-            return Ok(None);
-        };
-        Ok(Some((
-            conversation,
-            r.active_branch(id)?,
-            r.message_links(id)?,
-            r.conversation_model(id)?,
-        )))
-    })?;
-    let (conversation, messages, links, model) = found.ok_or_else(|| not_found(id))?;
-    let count = messages.len() as u64;
-    let (siblings, off_branch) = branching(&messages, &links);
-    Ok(ConversationDetail {
-        conversation: listed(conversation, count),
-        messages,
-        siblings,
-        off_branch,
-        model,
-    })
-}
-
-/// For the branch `shown`, given the tree's `(id, parent)` links in the order written: each
-/// shown message's siblings (only those that have some) and the messages off the branch.
-fn branching(
-    shown: &[StoredMessage],
-    links: &[(String, Option<String>)],
-) -> (BTreeMap<String, Vec<String>>, Vec<String>) {
-    let mut children: std::collections::HashMap<Option<&str>, Vec<&str>> =
-        std::collections::HashMap::new();
-    for (id, parent) in links {
-        children.entry(parent.as_deref()).or_default().push(id);
-    }
-    let mut siblings = BTreeMap::new();
-    for m in shown {
-        if let Some(ids) = children
-            .get(&m.parent_id.as_deref())
-            .filter(|ids| ids.len() > 1)
-        {
-            siblings.insert(
-                m.id.clone(),
-                ids.iter().map(|id| (*id).to_owned()).collect(),
-            );
-        }
-    }
-    let on: std::collections::HashSet<&str> = shown.iter().map(|m| m.id.as_str()).collect();
-    let off = links
-        .iter()
-        .filter(|(id, _)| !on.contains(id.as_str()))
-        .map(|(id, _)| id.clone())
-        .collect();
-    (siblings, off)
+    Ok(Json(app.conversation_detail(&id)?))
 }
 
 /// `PATCH /v1/conversations/{id}`: `{"title": …}` renames; `pinned` and `archived` too.
 async fn change(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(id): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<ConversationSummary>, ApiError> {
     let patch = patch_of(object_body(body)?)?;
-    let store = engine.store();
-    if store.conversation(&id)?.is_none() {
-        return Err(not_found(&id));
-    }
-    let conversation = store.update_conversation(&id, patch.into())?;
-    Ok(Json(store.read(|r| listed_row(r, conversation))?))
+    Ok(Json(app.edit_conversation(&id, patch)?))
 }
 
 fn patch_of(body: Map<String, Value>) -> Result<ConversationEdit, ApiError> {
@@ -281,40 +168,24 @@ fn patch_of(body: Map<String, Value>) -> Result<ConversationEdit, ApiError> {
 /// `DELETE /v1/conversations/{id}`: rows, search index, event log and unshared attachments.
 /// Refused while a run is answering in it (cancel it first), so no run writes into nothing.
 async fn remove(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(id): Path<String>,
 ) -> Result<Json<ConversationDeleted>, ApiError> {
-    let store = engine.store();
-    if store.conversation(&id)?.is_none() {
-        return Err(not_found(&id));
-    }
-    refuse_while_running(&engine, &id, "deleting it")?;
-    let report = store.delete_conversation(&id)?;
-    Ok(Json(ConversationDeleted {
-        deleted: id,
-        attachments_removed: report.attachments_removed.len() as u64,
-    }))
+    Ok(Json(app.delete_conversation(&id)?))
 }
 
 /// `GET /v1/conversations/{id}/export?format=context|messages|markdown`: the seed-004
 /// context document (default) or the MCP-CP messages, as `tessera context export` prints them,
 /// or the branch shown as a Markdown transcript (`text/markdown`, to save as a file).
 async fn export(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(id): Path<String>,
     RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     let mut format = ExportFormat::Context;
     for (name, value) in query_pairs(query.as_deref()) {
-        match (name.as_str(), value.as_str()) {
-            ("format", "context") => format = ExportFormat::Context,
-            ("format", "messages") => format = ExportFormat::Messages,
-            ("format", "markdown") => format = ExportFormat::Markdown,
-            ("format", other) => {
-                return Err(bad_request(format!(
-                    "format must be context, messages or markdown, not `{other}`"
-                )))
-            }
+        match name.as_str() {
+            "format" => format = value.parse().map_err(bad_request)?,
             _ => {
                 return Err(bad_request(format!(
                     "unknown query parameter `{name}` (format)"
@@ -322,13 +193,9 @@ async fn export(
             }
         }
     }
-    match export_value(engine.store(), &id, format) {
-        Ok(Value::String(markdown)) => {
-            let title = engine
-                .store()
-                .conversation(&id)?
-                .map(|c| c.title)
-                .unwrap_or_default();
+    match app.export_conversation(&id, format)? {
+        Value::String(markdown) => {
+            let title = app.require_conversation(&id)?.title;
             Ok((
                 [
                     (
@@ -341,14 +208,7 @@ async fn export(
             )
                 .into_response())
         }
-        Ok(document) => Ok(Json(document).into_response()),
-        Err(ContextCmdError::NoConversation(_)) => Err(not_found(&id)),
-        Err(ContextCmdError::Store(err)) => Err(ApiError::from(err).in_context(&id)),
-        Err(other) => Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "EXPORT_FAILED",
-            other.to_string(),
-        )),
+        document => Ok(Json(document).into_response()),
     }
 }
 
@@ -391,11 +251,11 @@ fn attachment(title: &str, ext: &str) -> String {
 /// a new conversation; 201 with its id. The whole document is checked first: any problem is a
 /// 422 listing them all, and nothing is stored.
 async fn import(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let document = json_body(body)?;
-    match import_value(engine.store(), &document, "the body") {
+    match app.import_conversation(&document, "the body") {
         Ok(Ok(report)) => Ok((
             StatusCode::CREATED,
             Json(ConversationImported {
@@ -406,18 +266,13 @@ async fn import(
         )
             .into_response()),
         Ok(Err(problems)) => Err(ApiError::invalid_document("the document", &problems)),
-        Err(err @ ContextCmdError::UnknownShape(_)) => Err(ApiError::invalid_document(
+        Err(err @ CoreError::UnknownShape(_)) => Err(ApiError::invalid_document(
             "the document",
             &[tessera_protocol::Problem {
                 path: "$".into(),
                 message: err.to_string(),
             }],
         )),
-        Err(ContextCmdError::Store(err)) => Err(err.into()),
-        Err(other) => Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "IMPORT_FAILED",
-            other.to_string(),
-        )),
+        Err(other) => Err(other.into()),
     }
 }

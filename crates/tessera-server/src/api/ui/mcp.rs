@@ -12,8 +12,7 @@ use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tessera_engine::engine::Engine;
-use tessera_mcp::resources::{attach_resource, AttachError};
+use tessera_app::App;
 use tessera_mcp::{HubError, McpHub};
 use tessera_protocol::mcp_api::{
     McpImported, McpPromptList, McpResourceList, McpServerList, McpServerLog,
@@ -37,14 +36,15 @@ pub(super) fn routes() -> Router<crate::api::ApiState> {
         .route("/conversations/{id}/mcp-resources", post(attach))
 }
 
-fn hub(engine: &Engine) -> Result<Arc<McpHub>, ApiError> {
-    engine.tool_source::<McpHub>().ok_or_else(|| {
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "MCP_UNAVAILABLE",
-            "MCP servers are not set up in this process",
-        )
-    })
+fn hub(app: &App) -> Result<Arc<McpHub>, ApiError> {
+    app.mcp_hub()
+        .ok_or_else(|| ApiError::from(tessera_app::CoreError::McpUnavailable))
+}
+
+impl From<HubError> for ApiError {
+    fn from(error: HubError) -> Self {
+        hub_error(error)
+    }
 }
 
 fn hub_error(error: HubError) -> ApiError {
@@ -77,10 +77,10 @@ struct ListQuery {
 
 /// `GET /v1/mcp/servers[?connect=1]`.
 async fn list(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Query(query): Query<ListQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    let hub = hub(&engine)?;
+    let hub = hub(&app)?;
     let servers = if query.connect.as_deref().is_some_and(|c| c != "0") {
         hub.start_all().await
     } else {
@@ -89,33 +89,27 @@ async fn list(
     Ok(Json(json!(McpServerList { servers })))
 }
 
-async fn one(
-    State(engine): State<Engine>,
-    Path(name): Path<String>,
-) -> Result<Json<Value>, ApiError> {
-    let view = hub(&engine)?.server(&name).map_err(hub_error)?;
+async fn one(State(app): State<App>, Path(name): Path<String>) -> Result<Json<Value>, ApiError> {
+    let view = hub(&app)?.server(&name).map_err(hub_error)?;
     Ok(Json(json!(view)))
 }
 
 /// `PUT /v1/mcp/servers/{name}`: an entry of the `mcpServers` shape.
 async fn put_server(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(name): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let entry = json_body(body)?;
-    let view = hub(&engine)?
+    let view = hub(&app)?
         .put_server(&name, &entry)
         .await
         .map_err(hub_error)?;
     Ok(Json(json!(view)))
 }
 
-async fn remove(
-    State(engine): State<Engine>,
-    Path(name): Path<String>,
-) -> Result<StatusCode, ApiError> {
-    hub(&engine)?.remove(&name).await.map_err(hub_error)?;
+async fn remove(State(app): State<App>, Path(name): Path<String>) -> Result<StatusCode, ApiError> {
+    hub(&app)?.remove(&name).await.map_err(hub_error)?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -129,12 +123,12 @@ struct ImportQuery {
 /// `POST /v1/mcp/import[?replace=1]`: `{"mcpServers": {…}}` as other apps write it. A server
 /// of the same name is replaced only with `replace=1`; without it, 409 names them.
 async fn import(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Query(query): Query<ImportQuery>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let document = json_body(body)?;
-    let hub = hub(&engine)?;
+    let hub = hub(&app)?;
     let replace = query.replace.as_deref().is_some_and(|r| r != "0");
     let added = hub.import(&document, replace).await.map_err(hub_error)?;
     Ok(Json(json!(McpImported {
@@ -144,10 +138,10 @@ async fn import(
 }
 
 async fn restart(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(name): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let view = hub(&engine)?.restart(&name).await.map_err(hub_error)?;
+    let view = hub(&app)?.restart(&name).await.map_err(hub_error)?;
     Ok(Json(json!(view)))
 }
 
@@ -158,35 +152,35 @@ struct LogQuery {
 }
 
 async fn log(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(name): Path<String>,
     Query(query): Query<LogQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    let lines = hub(&engine)?
+    let lines = hub(&app)?
         .log(&name, query.lines.unwrap_or(200))
         .map_err(hub_error)?;
     Ok(Json(json!(McpServerLog { lines })))
 }
 
 async fn resources(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(name): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let resources = hub(&engine)?.resources(&name).await.map_err(hub_error)?;
+    let resources = hub(&app)?.resources(&name).await.map_err(hub_error)?;
     Ok(Json(json!(McpResourceList { resources })))
 }
 
 async fn prompts(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(name): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let prompts = hub(&engine)?.prompts(&name).await.map_err(hub_error)?;
+    let prompts = hub(&app)?.prompts(&name).await.map_err(hub_error)?;
     Ok(Json(json!(McpPromptList { prompts })))
 }
 
 /// `POST /v1/conversations/{id}/mcp-resources` with `{"server": …, "uri": …}`.
 async fn attach(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(conversation): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
@@ -205,24 +199,8 @@ async fn attach(
             })
     };
     let (server, uri) = (field("server")?, field("uri")?);
-    if engine.store().conversation(&conversation)?.is_none() {
-        return Err(ApiError::new(
-            StatusCode::NOT_FOUND,
-            "NOT_FOUND",
-            format!("conversation {conversation} does not exist"),
-        ));
-    }
-    let hub = hub(&engine)?;
-    let evidence = attach_resource(&hub, engine.store(), &conversation, &server, &uri)
-        .await
-        .map_err(|error| match error {
-            AttachError::Hub(e) => hub_error(e),
-            AttachError::Empty(_) => ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "EMPTY_RESOURCE",
-                error.to_string(),
-            ),
-            AttachError::Store(e) => e.into(),
-        })?;
+    let evidence = app
+        .attach_mcp_resource(&conversation, &server, &uri)
+        .await?;
     Ok((StatusCode::CREATED, Json(json!(evidence))))
 }

@@ -5,42 +5,17 @@
 //! unknown provider (404) or an unreachable keyring (503) are errors. The answer is
 //! `tessera_protocol::settings_api::ProviderCheck`.
 
-use std::time::Instant;
-
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::Json;
 use serde_json::Value;
-use tessera_engine::engine::Engine;
-use tessera_engine::provider_settings::require_provider;
-use tessera_protocol::settings_api::{CheckProblem, ProviderCheck};
-use tessera_providers::keys::resolve_key;
-use tessera_providers::models::list_models;
-use tessera_providers::ProviderError;
+use tessera_app::App;
+use tessera_protocol::settings_api::ProviderCheck;
 
-use super::providers::{api_error, keyring};
+use super::providers::providers_error;
 use super::{bad_request, json_body, kind_of};
 use crate::api::ApiError;
-use crate::provider_cmd::Failure;
-
-fn problem_of(err: &ProviderError) -> CheckProblem {
-    match err {
-        ProviderError::Http {
-            status: 401 | 403, ..
-        } => CheckProblem::AuthFailed,
-        ProviderError::Http { .. } => CheckProblem::HttpError,
-        ProviderError::Network { .. } | ProviderError::ConnectTimeout { .. } => {
-            CheckProblem::Unreachable
-        }
-        ProviderError::FirstByteTimeout { .. } | ProviderError::IdleTimeout { .. } => {
-            CheckProblem::Timeout
-        }
-        ProviderError::Decode { .. } => CheckProblem::BadAnswer,
-        ProviderError::MissingKey { .. } => CheckProblem::MissingKey,
-        _ => CheckProblem::Failed,
-    }
-}
 
 /// The model to check, from an optional body `{"model": "…"}`.
 fn asked_model(body: Result<Bytes, BytesRejection>) -> Result<Option<String>, ApiError> {
@@ -76,57 +51,15 @@ fn asked_model(body: Result<Bytes, BytesRejection>) -> Result<Option<String>, Ap
 }
 
 pub(super) async fn check(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(name): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<ProviderCheck>, ApiError> {
     let asked = asked_model(body)?;
-    let (config, _) = require_provider(engine.store(), &name)
-        .map_err(|err| api_error(Failure::Usage(err.into())))?;
-    let mut answer = ProviderCheck {
-        provider: config.name.clone(),
-        ok: false,
-        model: asked.or_else(|| config.default_model.clone()),
-        latency_ms: None,
-        models: None,
-        problem: None,
-        message: None,
-    };
-    let key = match resolve_key(&config, keyring(&engine)).await {
-        Ok(key) => key,
-        Err(err @ ProviderError::MissingKey { .. }) => {
-            answer.problem = Some(CheckProblem::MissingKey);
-            answer.message = Some(err.to_string());
-            return Ok(Json(answer));
-        }
-        Err(err) => return Err(api_error(Failure::Remote(err.into()))),
-    };
-    let started = Instant::now();
-    let listed = list_models(&config, key.as_ref()).await;
-    answer.latency_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
-    match listed {
-        Ok(models) => {
-            answer.models = Some(u64::try_from(models.len()).unwrap_or(u64::MAX));
-            // A server that lists nothing (some OpenAI-compatible ones) cannot say no.
-            let unknown = answer.model.as_deref().filter(|model| {
-                !models.is_empty() && !models.iter().any(|m| m.id.as_str() == *model)
-            });
-            if let Some(model) = unknown {
-                answer.problem = Some(CheckProblem::UnknownModel);
-                answer.message = Some(format!(
-                    "{} does not serve the model {model} ({} model(s) listed)",
-                    config.name,
-                    models.len()
-                ));
-            } else {
-                answer.ok = true;
-            }
-        }
-        Err(err) => {
-            tracing::info!(provider = %config.name, code = err.code(), "provider check failed");
-            answer.problem = Some(problem_of(&err));
-            answer.message = Some(err.to_string());
-        }
-    }
-    Ok(Json(answer))
+    Ok(Json(
+        app.providers()
+            .check(&name, asked)
+            .await
+            .map_err(providers_error)?,
+    ))
 }

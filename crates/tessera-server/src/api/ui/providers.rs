@@ -2,8 +2,6 @@
 //! checks, the same keyring calls): list, add or replace, remove, a key in and out of the OS
 //! keyring, the default, the models a provider serves. A key is never logged nor echoed.
 
-use std::sync::Arc;
-
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
@@ -12,16 +10,17 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde_json::Value;
-use tessera_engine::engine::Engine;
-use tessera_engine::provider_settings::{find_provider, save_provider, ProviderLookupError};
+use tessera_app::providers::config::ProviderConfig;
+use tessera_app::providers::listing::summary;
+use tessera_app::providers::ProvidersError;
+use tessera_app::{error_chain, App};
+use tessera_engine::provider_settings::ProviderLookupError;
 use tessera_providers::http::redact_userinfo;
-use tessera_providers::keys::KeyStore;
-use tessera_providers::{ProviderConfig, ProviderError};
+use tessera_providers::ProviderError;
 
 use super::{bad_request, kind_of, model_status, object_body, refresh_model};
 use crate::api::ApiError;
-use crate::provider_cmd::{self as cmd, Failure};
-use crate::views::providers::{
+use tessera_app::views::providers::{
     DefaultProviderSet, KeyRemoved, KeyStored, LocalProviders, ProviderList, ProviderModels,
     ProviderRemoved, ProviderRow, ProviderSaved,
 };
@@ -40,11 +39,6 @@ pub(super) fn routes() -> Router<crate::api::ApiState> {
         )
 }
 
-/// Where keys are kept: the engine's secret store (the keyring or the key file).
-pub(super) fn keyring(engine: &Engine) -> Arc<dyn KeyStore> {
-    engine.secrets()
-}
-
 /// How long a local server may take to answer the probe: it is on this machine.
 const LOCAL_PROBE: std::time::Duration = std::time::Duration::from_millis(800);
 
@@ -55,16 +49,12 @@ async fn local() -> Json<LocalProviders> {
     })
 }
 
-/// A `tessera provider` failure as an API error: a wrong request is a 4xx (404 for an unknown
-/// provider), a provider or keyring that failed a 502 or 503.
-pub(super) fn api_error(failure: Failure) -> ApiError {
-    let (err, remote) = match failure {
-        Failure::Usage(err) => (err, false),
-        Failure::Remote(err) => (err, true),
-    };
-    let message = format!("{err:#}");
-    if let Some(lookup) = err.downcast_ref::<ProviderLookupError>() {
-        return match lookup {
+/// A provider operation's failure as an API error: a wrong request is a 4xx (404 for an
+/// unknown provider), a provider or keyring that failed a 502 or 503.
+pub(super) fn providers_error(err: ProvidersError) -> ApiError {
+    let message = error_chain(&err);
+    match &err {
+        ProvidersError::Lookup(lookup) => match lookup {
             ProviderLookupError::Unknown { .. } => {
                 ApiError::new(StatusCode::NOT_FOUND, "UNKNOWN_PROVIDER", message)
             }
@@ -75,21 +65,19 @@ pub(super) fn api_error(failure: Failure) -> ApiError {
                 ApiError::new(StatusCode::BAD_REQUEST, "INVALID_PROVIDER", message)
             }
             _ => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "STORE_ERROR", message),
-        };
-    }
-    if err.downcast_ref::<tessera_store::StoreError>().is_some() {
-        return ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "STORE_ERROR", message);
-    }
-    match err.downcast_ref::<ProviderError>() {
-        Some(ProviderError::Keyring(_)) => ApiError::new(
+        },
+        ProvidersError::Store(_) => {
+            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "STORE_ERROR", message)
+        }
+        ProvidersError::Provider(ProviderError::Keyring(_)) => ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "KEYRING_UNAVAILABLE",
             message,
         ),
-        Some(ProviderError::MissingKey { .. }) => {
+        ProvidersError::Provider(ProviderError::MissingKey { .. }) => {
             ApiError::new(StatusCode::BAD_REQUEST, "MISSING_KEY", message)
         }
-        _ if remote => ApiError::new(StatusCode::BAD_GATEWAY, "PROVIDER_ERROR", message),
+        _ if err.is_remote() => ApiError::new(StatusCode::BAD_GATEWAY, "PROVIDER_ERROR", message),
         _ => ApiError::new(StatusCode::BAD_REQUEST, "INVALID_PROVIDER", message),
     }
 }
@@ -106,15 +94,13 @@ fn shown_config(config: &ProviderConfig) -> ProviderConfig {
 /// `GET /v1/providers`: every provider (presets, and saved ones in their place) as `tessera
 /// provider list --json` shows it, plus `has_key` (null: the keyring could not be read) and the
 /// whole configuration; which one is the default; the model new runs use.
-async fn list(State(engine): State<Engine>) -> Result<Json<ProviderList>, ApiError> {
-    let listing = cmd::provider_rows(engine.store(), &keyring(&engine))
-        .await
-        .map_err(api_error)?;
+async fn list(State(app): State<App>) -> Result<Json<ProviderList>, ApiError> {
+    let listing = app.providers().list().await.map_err(providers_error)?;
     let providers = listing
         .rows
         .iter()
         .map(|row| ProviderRow {
-            summary: cmd::summary(row, listing.default.as_deref()),
+            summary: summary(row, listing.default.as_deref()),
             has_key: row.key.has_key(),
             config: shown_config(&row.config),
         })
@@ -123,7 +109,7 @@ async fn list(State(engine): State<Engine>) -> Result<Json<ProviderList>, ApiErr
         providers,
         default: listing.default,
         keyring_error: listing.keyring_error,
-        model: model_status(&engine),
+        model: model_status(app.engine()),
     }))
 }
 
@@ -131,8 +117,7 @@ async fn list(State(engine): State<Engine>) -> Result<Json<ProviderList>, ApiErr
 /// `name`, replacing a saved one of that name. Checked by `tessera provider add`'s rules first;
 /// nothing is saved when anything is wrong. 201 when new, 200 when replaced.
 async fn save(
-    State(engine): State<Engine>,
-    State(app): State<tessera_app::App>,
+    State(app): State<App>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let body = object_body(body)?;
@@ -148,11 +133,10 @@ async fn save(
     }
     let mut config: ProviderConfig = serde_json::from_value(Value::Object(body))
         .map_err(|err| bad_request(format!("not a provider configuration: {err}")))?;
-    cmd::check_config(&mut config).map_err(api_error)?;
-    let store = engine.store();
-    // Raw settings: saved ones that no longer parse are replaced too.
-    let replaced = store.provider_settings(&config.name)?.is_some();
-    save_provider(store, &config).map_err(|err| api_error(Failure::Usage(err.into())))?;
+    let replaced = app
+        .providers()
+        .check_and_save(&mut config)
+        .map_err(providers_error)?;
     let model = refresh_model(&app).await;
     let status = if replaced {
         StatusCode::OK
@@ -171,13 +155,15 @@ async fn save(
 /// `DELETE /v1/providers/{name}`: forgets the saved provider and its key (a keyring that
 /// cannot be reached is a warning in the answer); if it was the default there is none now.
 async fn remove(
-    State(engine): State<Engine>,
-    State(app): State<tessera_app::App>,
+    State(app): State<App>,
     Path(name): Path<String>,
 ) -> Result<Json<ProviderRemoved>, ApiError> {
-    let store = engine.store();
+    let providers = app.providers();
     // The raw settings, not the parsed ones: unreadable settings must still be removable.
-    if store.provider_settings(&name)?.is_none() {
+    if !providers
+        .has_saved_settings(&name)
+        .map_err(providers_error)?
+    {
         let preset = tessera_providers::presets::preset(&name).is_some();
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
@@ -189,9 +175,7 @@ async fn remove(
             },
         ));
     }
-    let removal = cmd::remove_provider(store, &keyring(&engine), &name)
-        .await
-        .map_err(api_error)?;
+    let removal = providers.remove(&name).await.map_err(providers_error)?;
     let (key_removed, keyring_warning) = match &removal.key {
         Ok(removed) => (Some(*removed), None),
         Err(err) => (
@@ -212,8 +196,7 @@ async fn remove(
 
 /// `PUT /v1/providers/{name}/key` with `{"key": "…"}`: into the OS keyring, nowhere else.
 async fn set_key(
-    State(engine): State<Engine>,
-    State(app): State<tessera_app::App>,
+    State(app): State<App>,
     Path(name): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<KeyStored>, ApiError> {
@@ -233,9 +216,11 @@ async fn set_key(
         }
         None => return Err(bad_request("send {\"key\": \"…\"}")),
     };
-    let notes = cmd::save_key(engine.store(), &keyring(&engine), &name, key)
+    let notes = app
+        .providers()
+        .save_key(&name, key)
         .await
-        .map_err(api_error)?;
+        .map_err(providers_error)?;
     let model = refresh_model(&app).await;
     Ok(Json(KeyStored {
         provider: name,
@@ -249,13 +234,11 @@ async fn set_key(
 /// `DELETE /v1/providers/{name}/key`: removes the key from the keyring; 404, the keyring
 /// untouched, when no provider has that name.
 async fn delete_key(
-    State(engine): State<Engine>,
-    State(app): State<tessera_app::App>,
+    State(app): State<App>,
     Path(name): Path<String>,
 ) -> Result<Json<KeyRemoved>, ApiError> {
-    let known = find_provider(engine.store(), &name)
-        .map_err(|err| api_error(Failure::Usage(err.into())))?
-        .is_some();
+    let providers = app.providers();
+    let known = providers.find(&name).map_err(providers_error)?.is_some();
     if !known {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
@@ -263,9 +246,7 @@ async fn delete_key(
             format!("no provider named {name}; the keyring was not touched"),
         ));
     }
-    let removed = cmd::remove_key(&keyring(&engine), &name)
-        .await
-        .map_err(api_error)?;
+    let removed = providers.remove_key(&name).await.map_err(providers_error)?;
     let model = refresh_model(&app).await;
     Ok(Json(KeyRemoved {
         provider: name,
@@ -276,11 +257,12 @@ async fn delete_key(
 
 /// `POST /v1/providers/{name}/default`: the provider used when none is named.
 async fn make_default(
-    State(engine): State<Engine>,
-    State(app): State<tessera_app::App>,
+    State(app): State<App>,
     Path(name): Path<String>,
 ) -> Result<Json<DefaultProviderSet>, ApiError> {
-    cmd::set_default(engine.store(), &name).map_err(api_error)?;
+    app.providers()
+        .set_default(&name)
+        .map_err(providers_error)?;
     let model = refresh_model(&app).await;
     Ok(Json(DefaultProviderSet {
         default: name,
@@ -290,12 +272,14 @@ async fn make_default(
 
 /// `GET /v1/providers/{name}/models`: asked of the provider itself, with its key.
 async fn models(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(name): Path<String>,
 ) -> Result<Json<ProviderModels>, ApiError> {
-    let (_, models) = cmd::fetch_models(engine.store(), keyring(&engine), &name)
+    let (_, models) = app
+        .providers()
+        .fetch_models(&name)
         .await
-        .map_err(api_error)?;
+        .map_err(providers_error)?;
     Ok(Json(ProviderModels {
         provider: name,
         models,

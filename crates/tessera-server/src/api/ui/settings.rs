@@ -8,15 +8,14 @@ use axum::http::StatusCode;
 use axum::routing::{get, put};
 use axum::{Json, Router};
 use serde_json::Value;
-use tessera_engine::engine::Engine;
-use tessera_engine::provider_settings::default_provider_name;
+use tessera_app::providers::settings::{check_limit, parse_limit};
+use tessera_app::providers::ProvidersError;
+use tessera_app::{error_chain, App};
 use tessera_protocol::settings_api::{SettingValues, SettingsView};
-use tessera_store::Store;
 
-use super::providers::api_error;
+use super::providers::providers_error;
 use super::{bad_request, kind_of, object_body, refresh_model};
 use crate::api::ApiError;
-use crate::provider_cmd::{self as cmd, Failure};
 
 const PER_DAY: &str = "spending_limit_per_day_usd";
 const PER_CONVERSATION: &str = "spending_limit_per_conversation_usd";
@@ -30,37 +29,37 @@ pub(super) fn routes() -> Router<crate::api::ApiState> {
 }
 
 /// The settings by key (null: not set), and what was spent today (estimated; read-only).
-fn view(store: &Store) -> Result<SettingsView, ApiError> {
-    let limits = cmd::read_limits(store).map_err(api_error)?;
-    let default = default_provider_name(store)?;
+fn view(app: &App) -> Result<SettingsView, ApiError> {
+    let providers = app.providers();
+    let limits = providers.limits().map_err(providers_error)?;
+    let default = providers.default().map_err(providers_error)?;
     Ok(SettingsView {
         settings: SettingValues {
             spending_limit_per_day_usd: limits.per_day_usd,
             spending_limit_per_conversation_usd: limits.per_conversation_usd,
             default_provider: default,
         },
-        spent_today_usd: cmd::spent_today(store),
+        spent_today_usd: providers.spent_today(),
         model: None,
     })
 }
 
 /// `GET /v1/settings`.
-async fn show(State(engine): State<Engine>) -> Result<Json<SettingsView>, ApiError> {
+async fn show(State(app): State<App>) -> Result<Json<SettingsView>, ApiError> {
     // With the model new runs use: the cheap way to ask "is a model set up?" (the providers'
     // list reads every provider's key).
     Ok(Json(SettingsView {
-        model: Some(super::model_status(&engine)),
-        ..view(engine.store())?
+        model: Some(super::model_status(app.engine())),
+        ..view(&app)?
     }))
 }
 
 /// A value the person got wrong: 400 naming the setting.
-fn invalid(failure: Failure) -> ApiError {
-    match failure {
-        Failure::Usage(err) => {
-            ApiError::new(StatusCode::BAD_REQUEST, "INVALID_VALUE", format!("{err:#}"))
-        }
-        remote => api_error(remote),
+fn invalid(err: ProvidersError) -> ApiError {
+    if err.is_remote() || matches!(err, ProvidersError::Store(_)) {
+        providers_error(err)
+    } else {
+        ApiError::new(StatusCode::BAD_REQUEST, "INVALID_VALUE", error_chain(&err))
     }
 }
 
@@ -68,8 +67,7 @@ fn invalid(failure: Failure) -> ApiError {
 /// as the command line takes it: `5`, `$5`, `none`) or null for none; the default provider is
 /// a provider's name, or null for none. Answers with all the settings.
 async fn change(
-    State(engine): State<Engine>,
-    State(app): State<tessera_app::App>,
+    State(app): State<App>,
     Path(key): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<SettingsView>, ApiError> {
@@ -88,13 +86,13 @@ async fn change(
     let Some(value) = body.remove("value") else {
         return Err(bad_request("send {\"value\": …}"));
     };
-    let store = engine.store();
+    let providers = app.providers();
     if key == DEFAULT_PROVIDER {
         match value {
             Value::Null => {
-                cmd::clear_default(store).map_err(invalid)?;
+                providers.clear_default().map_err(invalid)?;
             }
-            Value::String(name) => cmd::set_default(store, name.trim()).map_err(invalid)?,
+            Value::String(name) => providers.set_default(name.trim()).map_err(invalid)?,
             other => {
                 return Err(bad_request(format!(
                     "{key} must be a provider's name or null, not {}",
@@ -102,7 +100,7 @@ async fn change(
                 )))
             }
         }
-        let mut answer = view(store)?;
+        let mut answer = view(&app)?;
         answer.model = Some(refresh_model(&app).await);
         return Ok(Json(answer));
     }
@@ -110,10 +108,10 @@ async fn change(
         Value::Null => None,
         Value::Number(n) => {
             let amount = n.as_f64().unwrap_or(f64::NAN);
-            cmd::check_limit(&key, &n.to_string(), amount).map_err(invalid)?;
+            check_limit(&key, &n.to_string(), amount).map_err(invalid)?;
             Some(amount)
         }
-        Value::String(text) => cmd::parse_limit(&key, text).map_err(invalid)?,
+        Value::String(text) => parse_limit(&key, text).map_err(invalid)?,
         other => {
             return Err(bad_request(format!(
                 "{key} must be an amount in USD or null, not {}",
@@ -121,12 +119,12 @@ async fn change(
             )))
         }
     };
-    let mut limits = cmd::read_limits(store).map_err(api_error)?;
+    let mut limits = providers.limits().map_err(providers_error)?;
     if key == PER_DAY {
         limits.per_day_usd = limit;
     } else {
         limits.per_conversation_usd = limit;
     }
-    cmd::write_limits(store, limits).map_err(invalid)?;
-    Ok(Json(view(store)?))
+    providers.set_limits(limits).map_err(invalid)?;
+    Ok(Json(view(&app)?))
 }

@@ -1,17 +1,14 @@
 //! The tools the model may call, as the settings page lists them.
 
-use std::sync::Arc;
-
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
 
-use tessera_engine::engine::Engine;
-use tessera_engine::tools::ToolRegistry;
+use tessera_app::App;
 
 use crate::api::ApiError;
-use crate::views::tools::{ToolInfo, ToolList};
+use tessera_app::views::tools::{ToolInfo, ToolList};
 
 pub(super) fn routes() -> Router<crate::api::ApiState> {
     Router::new().route("/tools", get(list))
@@ -29,28 +26,17 @@ struct ListQuery {
 /// front-end tools its client announced): name, description, input schema, whether calls may
 /// overlap others (`safe`) or have side effects, where it runs, which permission it needs.
 async fn list(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Query(query): Query<ListQuery>,
 ) -> Result<Json<ToolList>, ApiError> {
     let conversation = query.conversation_id.unwrap_or_default();
-    let registry = match engine.tools_for(&conversation).await {
-        Some(tools) => tools,
-        None => {
-            let mut tools = ToolRegistry::new();
-            tessera_engine::builtin_tools::register_builtin_tools(
-                &mut tools,
-                engine.store().clone(),
-            )
-            .map_err(|err| {
-                ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "TOOLS_UNAVAILABLE",
-                    format!("cannot register the built-in tools: {err}"),
-                )
-            })?;
-            Arc::new(tools)
-        }
-    };
+    let registry = app.tools_for(&conversation).await.map_err(|err| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "TOOLS_UNAVAILABLE",
+            err.to_string(),
+        )
+    })?;
     let tools = registry
         .names()
         .filter_map(|name| registry.get(name))

@@ -9,7 +9,6 @@
 
 use std::sync::Arc;
 
-use axum::http::StatusCode;
 use tessera_engine::engine::{Engine, ExternalRun};
 use tessera_engine::executor::{EventSink, Executor, ExecutorOptions};
 use tessera_engine::tools::{ConsentGate, ToolRegistry};
@@ -19,11 +18,11 @@ use tessera_protocol::easyflow::{
 use tessera_protocol::wire::JsonObject;
 use tokio_util::sync::CancellationToken;
 
-use super::super::ApiError;
+use crate::CoreError;
 
 /// One direct run: its id, where its events go, and its place among the engine's runs (so
 /// `POST /v1/runs/{id}/cancel` reaches it).
-pub(super) struct DirectRun {
+pub(crate) struct DirectRun {
     pub run_id: String,
     pub conversation_id: String,
     sink: Arc<dyn EventSink>,
@@ -37,17 +36,11 @@ pub(super) struct DirectRun {
 
 impl DirectRun {
     /// Starts the run: `system/status running` is stored and published.
-    pub fn begin(engine: &Engine, conversation_id: &str) -> Result<Self, ApiError> {
+    pub fn begin(engine: &Engine, conversation_id: &str) -> Result<Self, CoreError> {
         let run_id = uuid::Uuid::now_v7().to_string();
         let listed = engine
             .register_run(conversation_id, &run_id)
-            .map_err(|err| {
-                ApiError::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "UNAVAILABLE",
-                    err.to_string(),
-                )
-            })?;
+            .map_err(|err| CoreError::Unavailable(err.to_string()))?;
         let run = Self {
             started: std::time::Instant::now(),
             run_id,

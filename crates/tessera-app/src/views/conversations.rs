@@ -88,3 +88,39 @@ pub struct ConversationImported {
     pub messages: u64,
     pub evidences: u64,
 }
+
+/// How a conversation is exported (`tessera context export --format`, `?format=` of
+/// `GET /v1/conversations/{id}/export`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    /// The seed-004 context document.
+    Context,
+    /// The conversation as a list of MCP-CP messages.
+    Messages,
+    /// The branch shown as a Markdown transcript, to read.
+    Markdown,
+}
+
+impl ExportFormat {
+    pub const ALL: [Self; 3] = [Self::Context, Self::Messages, Self::Markdown];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Context => "context",
+            Self::Messages => "messages",
+            Self::Markdown => "markdown",
+        }
+    }
+}
+
+impl std::str::FromStr for ExportFormat {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|f| f.as_str() == text)
+            .ok_or_else(|| format!("format must be context, messages or markdown, not `{text}`"))
+    }
+}

@@ -1,5 +1,5 @@
 //! The checks a provider configuration passes before it is saved, shared by `tessera provider
-//! add` (flag by flag, naming the flag) and the settings API (a whole configuration at once,
+//! add` (flag by flag, naming the flag) and the settings page (a whole configuration at once,
 //! naming the field): one set of rules whichever shell saves it.
 
 use std::path::Path;
@@ -9,9 +9,9 @@ use tessera_providers::http::{
 };
 use tessera_providers::{ProviderConfig, ProviderError, WireKind};
 
-use super::*;
+use super::{invalid, Outcome};
 
-pub(crate) fn check_name(name: &str) -> Outcome {
+pub fn check_name(name: &str) -> Outcome {
     let ok = !name.is_empty()
         && name.len() <= 64
         && name
@@ -20,7 +20,7 @@ pub(crate) fn check_name(name: &str) -> Outcome {
     if ok {
         Ok(())
     } else {
-        Err(usage(format!(
+        Err(invalid(format!(
             "`{name}` cannot be a provider name: use letters, digits, `-`, `_` or `.` \
              (at most 64)"
         )))
@@ -28,66 +28,62 @@ pub(crate) fn check_name(name: &str) -> Outcome {
 }
 
 /// An http(s) URL with a host; `label` names the flag or field in the message.
-pub(crate) fn check_url(label: &str, url: &str) -> Outcome<String> {
+pub fn check_url(label: &str, url: &str) -> Outcome<String> {
     let url = url.trim();
     let shown = tessera_protocol::secrets::redact_url_credentials(url);
     if shown != url {
         // Said without the credentials: the message is printed and may be logged.
-        return Err(usage(format!(
+        return Err(invalid(format!(
             "{label} `{shown}` holds credentials (a user name and password, or a key in its \
              query): give the URL without them and the key as the provider's API key"
         )));
     }
     let parsed = url::Url::parse(url)
-        .map_err(|err| usage(format!("{label} `{url}` is not a URL: {err}")))?;
+        .map_err(|err| invalid(format!("{label} `{url}` is not a URL: {err}")))?;
     if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(usage(format!(
+        return Err(invalid(format!(
             "{label} `{url}` must start with http:// or https://"
         )));
     }
     if parsed.host_str().is_none_or(str::is_empty) {
-        return Err(usage(format!("{label} `{url}` names no host")));
+        return Err(invalid(format!("{label} `{url}` names no host")));
     }
     Ok(url.to_owned())
 }
 
-pub(crate) fn check_model(flag: &str, model: &str) -> Outcome<String> {
+pub fn check_model(flag: &str, model: &str) -> Outcome<String> {
     let model = model.trim();
     if model.is_empty() {
-        return Err(usage(format!("{flag} needs a model name")));
+        return Err(invalid(format!("{flag} needs a model name")));
     }
     Ok(model.to_owned())
 }
 
 /// A price or a limit: a finite amount of 0 or more.
-pub(crate) fn is_amount(value: f64) -> bool {
+pub fn is_amount(value: f64) -> bool {
     value.is_finite() && value >= 0.0
 }
 
 /// A client built with only `probe`'s network settings: the check that a proxy URL is usable
 /// and a CA file holds PEM certificates.
-pub(crate) fn check_network(
-    flag: &str,
-    name: &str,
-    apply: impl FnOnce(&mut ProviderConfig),
-) -> Outcome {
+pub fn check_network(flag: &str, name: &str, apply: impl FnOnce(&mut ProviderConfig)) -> Outcome {
     let mut probe = ProviderConfig::new(name, WireKind::Openai, "http://127.0.0.1/");
     apply(&mut probe);
     build_client(&probe).map(|_| ()).map_err(|err| match err {
-        ProviderError::Config(message) => usage(format!("{flag}: {message}")),
-        other => usage(format!("{flag}: {other}")),
+        ProviderError::Config(message) => invalid(format!("{flag}: {message}")),
+        other => invalid(format!("{flag}: {other}")),
     })
 }
 
 /// A proxy setting as saved: `system` (or nothing) → None, `none`, or an http(s) proxy URL
 /// without credentials (secrets never enter the database, and the URL is not repeated back).
-pub(crate) fn check_proxy(label: &str, name: &str, proxy: &str) -> Outcome<Option<String>> {
+pub fn check_proxy(label: &str, name: &str, proxy: &str) -> Outcome<Option<String>> {
     match proxy.trim() {
         "system" | "" => Ok(None),
         "none" => Ok(Some("none".into())),
         url => {
             if has_userinfo(url) {
-                return Err(usage(format!(
+                return Err(invalid(format!(
                     "{label} `{}`: a user name or password is never saved; \
                      {PROXY_CREDENTIALS_ADVICE}",
                     redact_userinfo(url)
@@ -95,7 +91,7 @@ pub(crate) fn check_proxy(label: &str, name: &str, proxy: &str) -> Outcome<Optio
             }
             if let Ok(parsed) = url::Url::parse(url) {
                 if !matches!(parsed.scheme(), "http" | "https") {
-                    return Err(usage(format!(
+                    return Err(invalid(format!(
                         "{label} `{url}`: only http:// and https:// proxies are supported"
                     )));
                 }
@@ -107,9 +103,9 @@ pub(crate) fn check_proxy(label: &str, name: &str, proxy: &str) -> Outcome<Optio
 }
 
 /// A readable PEM file of certificate authorities, as the absolute path that is saved.
-pub(crate) fn check_ca(label: &str, name: &str, path: &Path) -> Outcome<std::path::PathBuf> {
+pub fn check_ca(label: &str, name: &str, path: &Path) -> Outcome<std::path::PathBuf> {
     let absolute = std::fs::canonicalize(path)
-        .map_err(|err| usage(format!("{label} {}: cannot read it: {err}", path.display())))?;
+        .map_err(|err| invalid(format!("{label} {}: cannot read it: {err}", path.display())))?;
     check_network(label, name, |p| p.extra_ca_certs = vec![absolute.clone()])?;
     Ok(absolute)
 }
@@ -117,7 +113,7 @@ pub(crate) fn check_ca(label: &str, name: &str, path: &Path) -> Outcome<std::pat
 /// A whole configuration, as the settings API receives it: every field checked with the rules
 /// `add` applies to its flags, blanks trimmed, the default and fallback models added to the
 /// models, CA paths made canonical. Nothing is saved here.
-pub(crate) fn check_config(config: &mut ProviderConfig) -> Outcome {
+pub fn check_config(config: &mut ProviderConfig) -> Outcome {
     config.name = config.name.trim().to_owned();
     check_name(&config.name)?;
     config.base_url = check_url("base_url", &config.base_url)?;
@@ -125,7 +121,7 @@ pub(crate) fn check_config(config: &mut ProviderConfig) -> Outcome {
     for (model, settings) in std::mem::take(&mut config.models) {
         let model = check_model("models", &model)?;
         if settings.context_window == Some(0) {
-            return Err(usage(format!(
+            return Err(invalid(format!(
                 "models.{model}.context_window must be a number of tokens above 0"
             )));
         }
@@ -136,7 +132,7 @@ pub(crate) fn check_config(config: &mut ProviderConfig) -> Outcome {
                 price.cached_input_per_mtok,
             ];
             if !amounts.into_iter().flatten().all(is_amount) {
-                return Err(usage(format!(
+                return Err(invalid(format!(
                     "models.{model}.price: every amount is USD per million tokens, 0 or more"
                 )));
             }
@@ -156,7 +152,7 @@ pub(crate) fn check_config(config: &mut ProviderConfig) -> Outcome {
     }
     let timeouts = &config.timeouts;
     if timeouts.connect_ms == 0 || timeouts.first_byte_ms == 0 || timeouts.idle_ms == 0 {
-        return Err(usage(
+        return Err(invalid(
             "timeouts: connect_ms, first_byte_ms and idle_ms must each be above 0",
         ));
     }
@@ -167,7 +163,7 @@ pub(crate) fn check_config(config: &mut ProviderConfig) -> Outcome {
     for path in std::mem::take(&mut config.extra_ca_certs) {
         // The server's working folder means nothing to the person: only absolute paths.
         if !path.is_absolute() {
-            return Err(usage(format!(
+            return Err(invalid(format!(
                 "extra_ca_certs: {} is not an absolute path",
                 path.display()
             )));
@@ -179,6 +175,6 @@ pub(crate) fn check_config(config: &mut ProviderConfig) -> Outcome {
     }
     config.extra_ca_certs = certs;
     // Everything together (the same checks, once more, as the engine will make them).
-    build_client(config).map_err(|err| usage(err.to_string()))?;
+    build_client(config).map_err(|err| invalid(err.to_string()))?;
     Ok(())
 }

@@ -1,0 +1,62 @@
+//! The person's answers to what runs ask (forms, consent requests) and the questions waiting,
+//! and the attachments messages carry.
+
+use serde_json::Value;
+use tessera_engine::interactions::{Answer, Answered};
+use tessera_protocol::easyflow::{FormAction, FormSubmission};
+use tessera_store::{AttachmentInfo, Interaction, StoreError};
+
+use crate::{App, CoreError};
+
+impl App {
+    /// Interaction `id`, whatever its state.
+    pub fn interaction(&self, id: &str) -> Result<Option<Interaction>, CoreError> {
+        Ok(self.engine.store().find_interaction(id)?)
+    }
+
+    /// Answers interaction `id`. Blocks on the store: call it off the async workers.
+    pub fn answer_interaction(&self, id: &str, answer: &Answer) -> Result<Answered, CoreError> {
+        Ok(self.engine.answer(id, answer)?)
+    }
+
+    /// Answers a form with a seed 002 §12 submission: the form must be one of the named
+    /// conversation's. Blocks on the store: call it off the async workers.
+    pub fn submit_form(&self, submission: &FormSubmission) -> Result<Answered, CoreError> {
+        let found = self
+            .engine
+            .store()
+            .interaction(&submission.conversation_id, &submission.form_id)?;
+        if found.is_none() {
+            return Err(CoreError::NoForm {
+                conversation: submission.conversation_id.clone(),
+                form: submission.form_id.clone(),
+            });
+        }
+        let action = submission.effective_action();
+        let answer = Answer::Form {
+            action,
+            values: (action == FormAction::Accept)
+                .then(|| Value::Object(submission.values.clone().unwrap_or_default())),
+        };
+        self.answer_interaction(&submission.form_id, &answer)
+    }
+
+    /// Attachment `sha256`'s facts and bytes; None when no message has it. Blocks on the
+    /// disk: call it off the async workers.
+    pub fn attachment(&self, sha256: &str) -> Result<Option<(AttachmentInfo, Vec<u8>)>, CoreError> {
+        let store = self.engine.store();
+        let Some(info) = store.attachment(sha256)? else {
+            return Ok(None);
+        };
+        match store.read_attachment(sha256) {
+            Ok(bytes) => Ok(Some((info, bytes))),
+            Err(StoreError::NotFound { .. }) => Ok(None),
+            Err(other) => Err(other.into()),
+        }
+    }
+}
+
+/// Whether `text` is an attachment's name: the lowercase hex SHA-256 of its bytes.
+pub fn is_sha256(text: &str) -> bool {
+    tessera_store::attachments::is_sha256(text)
+}

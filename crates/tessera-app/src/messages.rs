@@ -1,0 +1,182 @@
+//! Saying something in a conversation: the person's message becomes a run (a new one, the
+//! answer to the same message sent again, or a run on another branch), followed from its first
+//! event.
+
+use tessera_engine::engine::{
+    ConversationModel, EngineError, RunOverrides, SaidBefore, StartedRun, Subscription, UserMessage,
+};
+use tessera_protocol::mcp_cp::{Attachment, FinishReason};
+use tessera_protocol::request::Role;
+
+use crate::{App, CoreError};
+
+/// A message of the person's, as a client sent it.
+#[derive(Debug, Clone)]
+pub struct NewMessage {
+    pub conversation: String,
+    /// The id the stored message takes (the client's `messageId`).
+    pub id: String,
+    pub text: String,
+    pub attachments: Vec<Attachment>,
+    /// Ask for the run's `debug/log` events.
+    pub debug: bool,
+    /// Where the text goes in the conversation's tree: None, after the branch shown;
+    /// `Some(Some(id))`, after that message on a new branch; `Some(None)`, anew.
+    pub parent: Option<Option<String>>,
+    /// The model: None, the conversation's own (if any); `Some(Some(pick))`, that provider's
+    /// model from now on; `Some(None)`, back to the default provider's.
+    pub pick: Option<Option<ConversationModel>>,
+}
+
+/// A seed-003 request's run: the model named, the conversation's history when it has none,
+/// the person's last words and what the request sets for its run alone.
+#[derive(Debug, Clone)]
+pub struct RequestedRun {
+    pub conversation: String,
+    /// `model`: any configured provider's model, by name without regard to case.
+    pub model: String,
+    /// The earlier user/assistant resources, the history of a conversation that has none yet.
+    pub history: Vec<(Role, String)>,
+    pub text: String,
+    pub overrides: RunOverrides,
+}
+
+impl App {
+    /// Starts the run a seed-003 request asks for, followed from its start.
+    pub async fn start_requested_run(
+        &self,
+        request: RequestedRun,
+    ) -> Result<(StartedRun, Subscription), CoreError> {
+        let engine = &self.engine;
+        let conversation = request.conversation.as_str();
+        let pick = engine.model_named(&request.model)?;
+        self.ensure_conversation(conversation, &request.text)?;
+        if pick.is_some() {
+            engine.prepare_model(conversation, pick).await?;
+        }
+        engine.seed_history(conversation, &request.history)?;
+        let said = UserMessage {
+            overrides: request.overrides,
+            ..UserMessage::text(&request.text)
+        };
+        self.start_run(conversation, said)
+    }
+
+    /// Answers the person's message: a new message starts a run; the same message sent again
+    /// (a client retrying after a lost answer) is answered as the first time, never twice; a
+    /// stored message never answered is answered now; other content under a used id is
+    /// refused. The subscription holds the answering run's events from its first.
+    pub async fn send_message(
+        &self,
+        message: NewMessage,
+    ) -> Result<(StartedRun, Subscription), CoreError> {
+        let engine = &self.engine;
+        let conversation = message.conversation.as_str();
+        self.ready_model(conversation, &message.pick).await?;
+        // Read and stored before the conversation exists: a refused file creates nothing.
+        let attachments = engine.read_attachments(message.attachments).await?;
+        let said = UserMessage {
+            text: message.text.clone(),
+            attachments,
+            id: Some(message.id.clone()),
+            debug: message.debug,
+            overrides: Default::default(),
+        };
+        Ok(match engine.said_before(conversation, &said)? {
+            SaidBefore::Answered { run, first_seq } => {
+                let sub = engine.subscribe(conversation, Some(first_seq.saturating_sub(1)))?;
+                (run, sub)
+            }
+            SaidBefore::Unanswered => {
+                self.refuse_while_running(conversation, "answering the message again")?;
+                self.start_followed(conversation, || {
+                    engine.regenerate(conversation, &message.id)
+                })?
+            }
+            SaidBefore::New => {
+                if matches!(message.parent, None | Some(None)) {
+                    self.ensure_conversation(conversation, &message.text)?;
+                    if matches!(message.pick, Some(Some(_))) {
+                        self.ready_model(conversation, &message.pick).await?;
+                    }
+                }
+                match message.parent {
+                    None => self.start_run(conversation, said)?,
+                    Some(parent) => {
+                        self.refuse_while_running(
+                            conversation,
+                            "sending a message on another branch",
+                        )?;
+                        self.start_followed(conversation, || {
+                            engine.start_run_after(conversation, parent.as_deref(), said)
+                        })?
+                    }
+                }
+            }
+        })
+    }
+
+    /// Starts a run for `said` in `conversation` (created when new), followed from its start.
+    pub fn start_run(
+        &self,
+        conversation: &str,
+        said: UserMessage,
+    ) -> Result<(StartedRun, Subscription), CoreError> {
+        self.ensure_conversation(conversation, &said.text)?;
+        self.start_followed(conversation, || {
+            self.engine.start_run_with(Some(conversation), said)
+        })
+    }
+
+    /// Starts a run of the existing `conversation` with `launch`, subscribed from just
+    /// before it, so the subscription holds this run's events only.
+    pub fn start_followed(
+        &self,
+        conversation: &str,
+        launch: impl FnOnce() -> Result<StartedRun, EngineError>,
+    ) -> Result<(StartedRun, Subscription), CoreError> {
+        let after = self
+            .engine
+            .store()
+            .read(|r| r.last_event_seq(conversation))?;
+        let sub = self.engine.subscribe(conversation, Some(after))?;
+        let run = launch()?;
+        Ok((run, sub))
+    }
+
+    /// Readies the model the run will use, or forgets the conversation's own (null): before
+    /// anything is created, and again after, to keep a pick.
+    async fn ready_model(
+        &self,
+        conversation: &str,
+        pick: &Option<Option<ConversationModel>>,
+    ) -> Result<(), CoreError> {
+        match pick {
+            Some(None) => {
+                if self.has_conversation(conversation)? {
+                    self.engine.clear_conversation_model(conversation)?;
+                }
+            }
+            Some(Some(pick)) => {
+                self.engine
+                    .prepare_model(conversation, Some(pick.clone()))
+                    .await?;
+            }
+            None => {
+                self.engine.prepare_model(conversation, None).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Why the stored answer `message_id` ended, as its last model call said (seed 000 §3.2:
+    /// LENGTH when the token limit cut it); STOP when it says nothing.
+    pub fn finish_reason(&self, conversation: &str, message_id: Option<&str>) -> FinishReason {
+        message_id
+            .and_then(|id| self.engine.store().message(conversation, id).ok().flatten())
+            .and_then(|m| m.message.extra.get("finish_reason").cloned())
+            .and_then(|v| serde_json::from_value::<FinishReason>(v).ok())
+            .filter(|r| *r != FinishReason::ToolCalls)
+            .unwrap_or(FinishReason::Stop)
+    }
+}
