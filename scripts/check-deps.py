@@ -54,13 +54,24 @@ def main() -> int:
                         f"{path}:{number} calls .store(): a shell asks the core (tessera-app), "
                         "not the store"
                     )
+    # Every event the engine emits has a payload type in tessera-protocol: an untyped body is
+    # for reading events of other versions, never for writing one.
+    for path in sorted(pathlib.Path("crates").glob("*/src/**/*.rs")):
+        if path.parts[1] == "tessera-protocol":
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if "EventBody::Other {" in line and not line.lstrip().startswith("//"):
+                problems.append(
+                    f"{path}:{number} emits an untyped event: give its payload a type in "
+                    "tessera-protocol's easyflow module"
+                )
     if problems:
         for line in problems:
             print(f"check-deps: {line}", file=sys.stderr)
         return 1
     print(
-        f"check-deps: {len(FORBIDDEN)} dependency rules hold and no shell calls .store() "
-        "(the shells reach the store through tessera-app)"
+        f"check-deps: {len(FORBIDDEN)} dependency rules hold, no shell calls .store() and no "
+        "crate emits an untyped event"
     )
     return 0
 

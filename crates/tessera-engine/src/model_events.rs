@@ -4,11 +4,11 @@
 //! `system/error`, the fallback switch as `system/model_fallback`. Seq numbers are the store's;
 //! this only shapes the events.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tessera_protocol::easyflow::{
-    BusinessErrorPayload, Domain, DonePayload, Event, EventBody, EventMeta, LlmMessagePayload,
-    LlmThinkingPayload, NodeKind, SystemErrorPayload, SystemState, SystemStatusPayload,
-    WorkflowState, WorkflowStatusPayload,
+    BusinessErrorPayload, DonePayload, Event, EventBody, EventMeta, LlmMessagePayload,
+    LlmThinkingPayload, ModelFallbackPayload, NodeKind, SystemErrorPayload, SystemState,
+    SystemStatusPayload, ToolCallDeltaPayload, WorkflowState, WorkflowStatusPayload,
 };
 use tessera_protocol::wire::JsonObject;
 use tessera_providers::stream::{IncompleteReason, StreamItem, Usage};
@@ -189,18 +189,23 @@ impl EventShaper {
                     self.call_ids.resize(*index + 1, String::new());
                 }
                 self.call_ids[*index].clone_from(id);
-                Some(self.other(
-                    Domain::Tool,
-                    "tool_call_delta",
-                    json!({"tool_call_id": id, "name": name, "position": index, "delta": ""}),
-                ))
+                Some(self.wrap(EventBody::ToolCallDelta(ToolCallDeltaPayload {
+                    tool_call_id: Some(id.clone()),
+                    name: Some(name.clone()),
+                    position: *index as u64,
+                    delta: String::new(),
+                    extra: JsonObject::new(),
+                })))
             }
-            StreamItem::ToolCallDelta { index, arguments } => Some(self.other(
-                Domain::Tool,
-                "tool_call_delta",
-                json!({"tool_call_id": self.call_ids.get(*index), "position": index,
-                    "delta": arguments}),
-            )),
+            StreamItem::ToolCallDelta { index, arguments } => {
+                Some(self.wrap(EventBody::ToolCallDelta(ToolCallDeltaPayload {
+                    tool_call_id: self.call_ids.get(*index).cloned(),
+                    name: None,
+                    position: *index as u64,
+                    delta: arguments.clone(),
+                    extra: JsonObject::new(),
+                })))
+            }
             StreamItem::ToolCallIncomplete {
                 id,
                 name,
@@ -238,31 +243,18 @@ impl EventShaper {
                 true,
                 Some(json!({"attempt": attempt, "delay_ms": delay_ms})),
             )),
-            StreamItem::FallbackModel { from, to } => Some(self.other(
-                Domain::System,
-                "model_fallback",
-                json!({"from": from, "to": to}),
-            )),
+            StreamItem::FallbackModel { from, to } => {
+                Some(self.wrap(EventBody::ModelFallback(ModelFallbackPayload {
+                    from: from.clone(),
+                    to: to.clone(),
+                    extra: JsonObject::new(),
+                })))
+            }
             StreamItem::Started { .. }
             | StreamItem::ToolCallEnd { .. }
             | StreamItem::Usage { .. }
             | StreamItem::Finish { .. } => None,
         }
-    }
-
-    fn other(&self, domain: Domain, event_type: &str, payload: Value) -> Event {
-        let payload = match payload {
-            Value::Object(map) => map,
-            _ => Map::new(),
-        };
-        self.event(
-            EventBody::Other {
-                domain,
-                event_type: event_type.to_owned(),
-                payload,
-            },
-            None,
-        )
     }
 
     /// Any other event of the run's message (tool events of calls the coordinator handles

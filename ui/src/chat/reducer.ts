@@ -303,107 +303,146 @@ function without<T>(record: Record<string, T>, key: string): Record<string, T> {
   return copy;
 }
 
-function apply(state: ChatState, event: Event, folded: boolean): ChatState {
-  const payload = event.payload as Record<string, JsonValue | undefined>;
-  switch (`${event.domain}/${event.type}`) {
-    case 'llm/message':
-      return textPart(state, event, 'text', payload as { delta?: string; content?: string; block?: number }, folded);
-    case 'llm/thinking':
-      return textPart(state, event, 'thinking', payload as { delta?: string; content?: string; block?: number }, folded);
+/** Events of one domain, with their payloads typed. */
+type EventOf<D extends Event['domain']> = Extract<Event, { domain: D }>;
 
-    case 'tool/tool_call_delta': {
-      const id = str(payload['tool_call_id']);
+/** Compile-time proof that every domain and type was handled; at run time an event of a type
+ * this build does not know (a newer server) changes nothing. */
+function unhandled(event: never, state: ChatState): ChatState {
+  void event;
+  return state;
+}
+
+function apply(state: ChatState, event: Event, folded: boolean): ChatState {
+  switch (event.domain) {
+    case 'llm':
+      return applyLlm(state, event, folded);
+    case 'tool':
+      return applyTool(state, event);
+    case 'workflow':
+      return applyWorkflow(state, event);
+    case 'interaction':
+      return applyInteraction(state, event);
+    case 'system':
+      return applySystem(state, event);
+    case 'business':
+      // A business rule's refusal (spending limit, quota): said in the message; the run's
+      // `failed` status that follows makes it why the run failed.
+      return withMessage(state, event, (m) => ({
+        ...m,
+        notices: [...m.notices, { code: event.payload.code, message: event.payload.message, retryable: false }],
+      }));
+    case 'debug':
+      // Figures a client asked for (`metadata.debug`): not drawn in the chat.
+      return state;
+    default:
+      return unhandled(event, state);
+  }
+}
+
+function applyLlm(state: ChatState, event: EventOf<'llm'>, folded: boolean): ChatState {
+  const { delta, content, block } = event.payload;
+  const part: { delta?: string; content?: string; block?: number } = {};
+  if (delta != null) part.delta = delta;
+  if (content != null) part.content = content;
+  if (block != null) part.block = block;
+  switch (event.type) {
+    case 'message':
+      return textPart(state, event, 'text', part, folded);
+    case 'thinking':
+      return textPart(state, event, 'thinking', part, folded);
+    default:
+      return unhandled(event, state);
+  }
+}
+
+function applyTool(state: ChatState, event: EventOf<'tool'>): ChatState {
+  switch (event.type) {
+    case 'tool_call_delta': {
+      const { tool_call_id: id, delta, name } = event.payload;
       if (!id) return state;
-      const delta = str(payload['delta']) ?? '';
-      return withTool(state, event, id, str(payload['name']), (t) =>
+      return withTool(state, event, id, name ?? undefined, (t) =>
         t.phase === 'preparing' && delta ? { ...t, argumentsDraft: t.argumentsDraft + delta } : t,
       );
     }
-    case 'tool/tool_call': {
-      const id = str(payload['tool_call_id']);
-      if (!id) return state;
-      return withTool(state, event, id, str(payload['name']), (t) => {
-        const dependsOn = Array.isArray(payload['depends_on']) ? payload['depends_on'].filter((d): d is string => typeof d === 'string') : [];
-        const card: ToolCard = { ...advance(t, 'called'), arguments: payload['arguments'] ?? null, dependsOn, argumentsDraft: '' };
-        const runtime = str(payload['runtime']);
-        const provider = str(payload['provider']);
-        if (runtime) card.runtime = runtime;
-        if (provider) card.provider = provider;
-        const agentSays = str(payload['agent_says']);
-        if (agentSays) card.agentSays = agentSays;
+    case 'tool_call': {
+      const p = event.payload;
+      return withTool(state, event, p.tool_call_id, p.name, (t) => {
+        const card: ToolCard = { ...advance(t, 'called'), arguments: p.arguments, dependsOn: p.depends_on ?? [], argumentsDraft: '' };
+        if (p.runtime) card.runtime = p.runtime;
+        if (p.provider) card.provider = p.provider;
+        if (p.agent_says) card.agentSays = p.agent_says;
         return card;
       });
     }
-    case 'tool/tool_queued': {
-      const id = str(payload['tool_call_id']);
-      if (!id) return state;
-      return withTool(state, event, id, str(payload['name']), (t) => {
-        const position = num(payload['position']);
+    case 'tool_queued': {
+      const { tool_call_id: id, name, position } = event.payload;
+      return withTool(state, event, id, name, (t) => {
         const card = advance(t, 'queued');
-        return position !== undefined && card.position !== position ? { ...card, position } : card;
+        return card.position !== position ? { ...card, position } : card;
       });
     }
-    case 'tool/tool_started': {
-      const id = str(payload['tool_call_id']);
-      if (!id) return state;
-      return withTool(state, event, id, undefined, (t) => advance(t, 'running'));
-    }
-    case 'tool/tool_progress': {
-      const id = str(payload['tool_call_id']);
-      const progress = num(payload['progress']);
-      if (!id || progress === undefined) return state;
+    case 'tool_started':
+      return withTool(state, event, event.payload.tool_call_id, undefined, (t) => advance(t, 'running'));
+    case 'tool_progress': {
+      const { tool_call_id: id, progress, total, message } = event.payload;
       return withTool(state, event, id, undefined, (t) => {
         const p: NonNullable<ToolCard['progress']> = { progress };
-        const total = num(payload['total']);
-        const message = str(payload['message']);
-        if (total !== undefined) p.total = total;
-        if (message !== undefined) p.message = message;
+        if (total != null) p.total = total;
+        if (message != null) p.message = message;
         return { ...advance(t, 'running'), progress: p };
       });
     }
-    case 'tool/tool_result': {
-      const id = str(payload['tool_call_id']);
-      const status = str(payload['status']) as ToolResultStatus | undefined;
-      if (!id || !status) return state;
-      return withTool(state, event, id, undefined, (t) => {
-        const card: ToolCard = { ...t, phase: status };
-        if ('result' in payload) card.result = payload['result'] ?? null;
-        if ('error' in payload) card.error = payload['error'] ?? null;
-        const duration = num(payload['duration_ms']);
-        if (duration !== undefined) card.durationMs = duration;
+    case 'tool_result': {
+      const p = event.payload;
+      return withTool(state, event, p.tool_call_id, undefined, (t) => {
+        const card: ToolCard = { ...t, phase: p.status };
+        if ('result' in p) card.result = p.result ?? null;
+        if ('error' in p) card.error = p.error ?? null;
+        if (p.duration_ms != null) card.durationMs = p.duration_ms;
         return card;
       });
     }
+    case 'queue_drained':
+      // Every call of the queue has ended: each card already says how.
+      return state;
+    default:
+      return unhandled(event, state);
+  }
+}
 
-    case 'workflow/status': {
-      const nodeId = str(payload['node_id']);
-      const nodeState = str(payload['state']) as WorkflowState | undefined;
-      if (!nodeId || !nodeState) return state;
-      let s = state;
-      if (payload['node_kind'] === 'agent' && s.tools[nodeId]) {
-        s = withTool(s, event, nodeId, undefined, (t) => {
-          const agent: NonNullable<ToolCard['agent']> = { state: nodeState };
-          const turn = num(payload['turn']) ?? t.agent?.turn;
-          const maxTurns = num(payload['max_turns']) ?? t.agent?.maxTurns;
-          if (turn !== undefined) agent.turn = turn;
-          if (maxTurns !== undefined) agent.maxTurns = maxTurns;
-          return { ...t, agent };
-        });
-      }
-      return s;
+function applyWorkflow(state: ChatState, event: EventOf<'workflow'>): ChatState {
+  switch (event.type) {
+    case 'status': {
+      const p = event.payload;
+      if (p.node_kind !== 'agent' || !state.tools[p.node_id]) return state;
+      return withTool(state, event, p.node_id, undefined, (t) => {
+        const agent: NonNullable<ToolCard['agent']> = { state: p.state };
+        const turn = p.turn ?? t.agent?.turn;
+        const maxTurns = p.max_turns ?? t.agent?.maxTurns;
+        if (turn != null) agent.turn = turn;
+        if (maxTurns != null) agent.maxTurns = maxTurns;
+        return { ...t, agent };
+      });
     }
-    case 'workflow/graph': {
-      const plan = planFromGraph(payload);
+    case 'graph': {
+      const plan = planFromGraph(event.payload as Record<string, JsonValue | undefined>);
       if (!plan) return state;
       // Workflow events carry no message_id: the plan belongs to its run's message.
       const messageId = event.message_id ?? messageOfRun(state, str(event.meta?.run_id));
       if (!messageId) return state;
       return withMessage(state, { ...event, message_id: messageId }, (m) => ({ ...m, plans: withPlan(m.plans, plan) }));
     }
+    default:
+      return unhandled(event, state);
+  }
+}
 
-    case 'interaction/form_request': {
-      const request = event.payload as FormRequestPayload;
-      if (typeof request.form_id !== 'string' || state.closed[request.form_id]) return state;
+function applyInteraction(state: ChatState, event: EventOf<'interaction'>): ChatState {
+  switch (event.type) {
+    case 'form_request': {
+      const request = event.payload;
+      if (state.closed[request.form_id]) return state;
       return {
         ...state,
         forms: {
@@ -412,15 +451,12 @@ function apply(state: ChatState, event: Event, folded: boolean): ChatState {
         },
       };
     }
-    case 'interaction/form_result':
-    case 'interaction/form_cancel': {
-      const formId = str(payload['form_id']);
-      if (!formId) return state;
-      return closeInteraction(state, formId);
-    }
-    case 'interaction/consent_request': {
-      const request = event.payload as ConsentRequestPayload;
-      if (typeof request.consent_id !== 'string' || state.closed[request.consent_id]) return state;
+    case 'form_result':
+    case 'form_cancel':
+      return closeInteraction(state, event.payload.form_id);
+    case 'consent_request': {
+      const request = event.payload;
+      if (state.closed[request.consent_id]) return state;
       return {
         ...state,
         consents: {
@@ -434,15 +470,17 @@ function apply(state: ChatState, event: Event, folded: boolean): ChatState {
         },
       };
     }
-    case 'interaction/consent_result': {
-      const consentId = str(payload['consent_id']);
-      if (!consentId) return state;
-      return closeInteraction(state, consentId);
-    }
+    case 'consent_result':
+      return closeInteraction(state, event.payload.consent_id);
+    default:
+      return unhandled(event, state);
+  }
+}
 
-    case 'system/status': {
-      const runState = str(payload['state']) as SystemState | undefined;
-      if (!runState) return state;
+function applySystem(state: ChatState, event: EventOf<'system'>): ChatState {
+  switch (event.type) {
+    case 'status': {
+      const runState = event.payload.state;
       let s = withRun(state, event, (r) => (r.state === runState ? r : { ...r, state: runState }));
       if (event.message_id) s = withMessage(s, event, (m) => m);
       // A business rule's refusal (spending limit, quota) that failed the run is why it failed.
@@ -458,21 +496,17 @@ function apply(state: ChatState, event: Event, folded: boolean): ChatState {
       if (!isLive(runState)) s = dropInteractionsOf(s, str(event.meta?.run_id));
       return s;
     }
-    case 'system/error': {
-      const error: RunError = {
-        code: str(payload['code']) ?? 'ERROR',
-        message: str(payload['message']) ?? '',
-        retryable: payload['retryable'] === true,
-      };
+    case 'error': {
+      const p = event.payload;
+      const error: RunError = { code: p.code, message: p.message, retryable: p.retryable === true };
       if (error.retryable) return withMessage(state, event, (m) => ({ ...m, notices: [...m.notices, error] }));
       const s = withRun(state, event, (r) => ({ ...r, fatal: error, state: 'failed' }));
       return withMessage(s, event, (m) => m);
     }
-    case 'business/error': {
-      const error: RunError = { code: str(payload['code']) ?? 'ERROR', message: str(payload['message']) ?? '', retryable: false };
-      return withMessage(state, event, (m) => ({ ...m, notices: [...m.notices, error] }));
-    }
-    case 'system/done': {
+    case 'model_fallback':
+      // The answer goes on with the provider's fallback model; the done's usage names it.
+      return state;
+    case 'done': {
       const meta = event.meta ?? {};
       const usage: Usage = {};
       const prompt = num(meta.prompt_tokens);
@@ -500,7 +534,7 @@ function apply(state: ChatState, event: Event, folded: boolean): ChatState {
       return dropInteractionsOf(s, str(event.meta?.run_id));
     }
     default:
-      return state;
+      return unhandled(event, state);
   }
 }
 

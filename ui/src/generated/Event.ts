@@ -3,7 +3,6 @@ import type { BusinessErrorPayload } from "./BusinessErrorPayload";
 import type { ConsentRequestPayload } from "./ConsentRequestPayload";
 import type { ConsentResultPayload } from "./ConsentResultPayload";
 import type { DebugLogPayload } from "./DebugLogPayload";
-import type { Domain } from "./Domain";
 import type { DonePayload } from "./DonePayload";
 import type { EventMeta } from "./EventMeta";
 import type { FormCancelPayload } from "./FormCancelPayload";
@@ -11,9 +10,11 @@ import type { FormRequestPayload } from "./FormRequestPayload";
 import type { FormResultPayload } from "./FormResultPayload";
 import type { LlmMessagePayload } from "./LlmMessagePayload";
 import type { LlmThinkingPayload } from "./LlmThinkingPayload";
+import type { ModelFallbackPayload } from "./ModelFallbackPayload";
 import type { QueueDrainedPayload } from "./QueueDrainedPayload";
 import type { SystemErrorPayload } from "./SystemErrorPayload";
 import type { SystemStatusPayload } from "./SystemStatusPayload";
+import type { ToolCallDeltaPayload } from "./ToolCallDeltaPayload";
 import type { ToolCallPayload } from "./ToolCallPayload";
 import type { ToolProgressPayload } from "./ToolProgressPayload";
 import type { ToolQueuedPayload } from "./ToolQueuedPayload";
@@ -21,7 +22,6 @@ import type { ToolResultPayload } from "./ToolResultPayload";
 import type { ToolStartedPayload } from "./ToolStartedPayload";
 import type { WorkflowGraphPayload } from "./WorkflowGraphPayload";
 import type { WorkflowStatusPayload } from "./WorkflowStatusPayload";
-import type { JsonValue } from "./serde_json/JsonValue";
 
 /**
  * An easyflow-chat 1.1 event (seed 002 §4), kind `event`. On the wire `domain`, `type` and
@@ -43,4 +43,4 @@ message_id?: string,
 /**
  * Position in a streamed output.
  */
-index?: number, meta?: EventMeta, } & ({ "domain": "llm", "type": "thinking", "payload": LlmThinkingPayload } | { "domain": "llm", "type": "message", "payload": LlmMessagePayload } | { "domain": "tool", "type": "tool_call", "payload": ToolCallPayload } | { "domain": "tool", "type": "tool_result", "payload": ToolResultPayload } | { "domain": "tool", "type": "tool_queued", "payload": ToolQueuedPayload } | { "domain": "tool", "type": "tool_started", "payload": ToolStartedPayload } | { "domain": "tool", "type": "tool_progress", "payload": ToolProgressPayload } | { "domain": "tool", "type": "queue_drained", "payload": QueueDrainedPayload } | { "domain": "system", "type": "error", "payload": SystemErrorPayload } | { "domain": "system", "type": "status", "payload": SystemStatusPayload } | { "domain": "system", "type": "done", "payload": DonePayload } | { "domain": "business", "type": "error", "payload": BusinessErrorPayload } | { "domain": "workflow", "type": "status", "payload": WorkflowStatusPayload } | { "domain": "workflow", "type": "graph", "payload": WorkflowGraphPayload } | { "domain": "interaction", "type": "form_request", "payload": FormRequestPayload } | { "domain": "interaction", "type": "form_cancel", "payload": FormCancelPayload } | { "domain": "interaction", "type": "form_result", "payload": FormResultPayload } | { "domain": "interaction", "type": "consent_request", "payload": ConsentRequestPayload } | { "domain": "interaction", "type": "consent_result", "payload": ConsentResultPayload } | { "domain": "debug", "type": "log", "payload": DebugLogPayload } | { "domain": Domain, "type": string, "payload": { [key in string]: JsonValue } });
+index?: number, meta?: EventMeta, } & ({ "domain": "llm", "type": "thinking", "payload": LlmThinkingPayload } | { "domain": "llm", "type": "message", "payload": LlmMessagePayload } | { "domain": "tool", "type": "tool_call_delta", "payload": ToolCallDeltaPayload } | { "domain": "tool", "type": "tool_call", "payload": ToolCallPayload } | { "domain": "tool", "type": "tool_result", "payload": ToolResultPayload } | { "domain": "tool", "type": "tool_queued", "payload": ToolQueuedPayload } | { "domain": "tool", "type": "tool_started", "payload": ToolStartedPayload } | { "domain": "tool", "type": "tool_progress", "payload": ToolProgressPayload } | { "domain": "tool", "type": "queue_drained", "payload": QueueDrainedPayload } | { "domain": "system", "type": "error", "payload": SystemErrorPayload } | { "domain": "system", "type": "status", "payload": SystemStatusPayload } | { "domain": "system", "type": "done", "payload": DonePayload } | { "domain": "system", "type": "model_fallback", "payload": ModelFallbackPayload } | { "domain": "business", "type": "error", "payload": BusinessErrorPayload } | { "domain": "workflow", "type": "status", "payload": WorkflowStatusPayload } | { "domain": "workflow", "type": "graph", "payload": WorkflowGraphPayload } | { "domain": "interaction", "type": "form_request", "payload": FormRequestPayload } | { "domain": "interaction", "type": "form_cancel", "payload": FormCancelPayload } | { "domain": "interaction", "type": "form_result", "payload": FormResultPayload } | { "domain": "interaction", "type": "consent_request", "payload": ConsentRequestPayload } | { "domain": "interaction", "type": "consent_result", "payload": ConsentResultPayload } | { "domain": "debug", "type": "log", "payload": DebugLogPayload });

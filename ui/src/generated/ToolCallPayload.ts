@@ -17,4 +17,26 @@ depends_on?: Array<string>, runtime?: Runtime,
 /**
  * Who provides the tool (`builtin`, an MCP server name…).
  */
-provider?: string, } & ({ [key in string]: number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null });
+provider?: string, 
+/**
+ * The provider's kind when the tool is not built in (`mcp`).
+ */
+provider_kind?: string, 
+/**
+ * The provider's URI (an MCP server's command or URL).
+ */
+provider_uri?: string, 
+/**
+ * The call's `userPrompt` (seed 000 §4.5.3): the agent's words, as a consent request
+ * names them, never the app's.
+ */
+agent_says?: string, 
+/**
+ * The call's `uiSettings` (seed 000 §4.5.3): how a client shows it.
+ */
+ui_settings?: { [key in string]: JsonValue }, 
+/**
+ * The task (an instruction of the set) the call is made for (seed 004 §2
+ * `tool_calls[].task_id`).
+ */
+task_id?: string, } & ({ [key in string]: number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null });

@@ -2,7 +2,7 @@
  * The settings endpoints of `/v1` (docs/api.md: providers, settings, profiles,
  * specialists, tools). The check, the settings, the model status, profiles and specialists are
  * generated from Rust (tessera_protocol::settings_api, the engine's profiles and specialists);
- * the provider and tool answers and the agents' problems too (tessera_server::views).
+ * the provider and tool answers and the agents' problems too (tessera_app::views).
  */
 import type { TesseraClient, TransportRequest } from '../transport/client';
 import type { AgentProblem } from '../generated/AgentProblem';

@@ -1,4 +1,4 @@
-//! What the conversation endpoints answer (`/v1/conversations…`, README "The `/v1` API").
+//! What the conversation endpoints answer (`/v1/conversations…`, docs/api.md).
 
 use std::collections::BTreeMap;
 

@@ -14,14 +14,6 @@ use tessera_protocol::vocabulary::ToolOutcome;
 use tessera_protocol::wire::{JsonObject, Timestamp};
 use tokio::sync::mpsc;
 
-/// The `tool_call` payload key naming the provider's kind when it is not built in (`mcp`).
-pub const PROVIDER_KIND_KEY: &str = "provider_kind";
-/// The `tool_call` payload key with the provider's URI (an MCP server's command or URL).
-pub const PROVIDER_URI_KEY: &str = "provider_uri";
-/// `tool/tool_call` payload key: the task (an instruction of the set) the call is made for
-/// (seed 004 §2: `tool_calls[].task_id`).
-pub const TASK_ID_KEY: &str = "task_id";
-
 /// What a `tool/tool_call` event says about the call beside its arguments: what it waits
 /// for, where it runs, and what a client shows with it (seed 000 §4.5.3).
 pub(crate) struct CallShown<'a> {
@@ -30,11 +22,6 @@ pub(crate) struct CallShown<'a> {
     pub user_prompt: Option<&'a str>,
     pub ui_settings: Option<&'a JsonObject>,
 }
-
-/// `tool/tool_call` payload key: the call's `userPrompt`, the agent's words.
-pub const AGENT_SAYS_KEY: &str = "agent_says";
-/// `tool/tool_call` payload key: the call's `uiSettings`.
-pub const UI_SETTINGS_KEY: &str = "ui_settings";
 
 /// What happened to an agent node.
 pub(crate) enum AgentChange {
@@ -204,21 +191,7 @@ impl Emitter {
             ..
         } = shown;
         // An MCP server's calls are recorded as such (seed 004 provider kind `mcp`, its URI).
-        let mut extra = JsonObject::new();
-        // Seed 000 §4.5.3: what the client shows with the call. The userPrompt is the agent's
-        // words (`agent_says`, as a consent request names them), never the app's.
-        if let Some(prompt) = shown.user_prompt {
-            extra.insert(AGENT_SAYS_KEY.into(), Value::String(prompt.to_owned()));
-        }
-        if let Some(settings) = shown.ui_settings {
-            extra.insert(UI_SETTINGS_KEY.into(), Value::Object(settings.clone()));
-        }
-        if spec.kind == crate::tools::ToolKind::Mcp {
-            extra.insert(PROVIDER_KIND_KEY.into(), Value::String("mcp".into()));
-            if let Some(uri) = &spec.provider_uri {
-                extra.insert(PROVIDER_URI_KEY.into(), Value::String(uri.clone()));
-            }
-        }
+        let mcp = spec.kind == crate::tools::ToolKind::Mcp;
         self.emit(EventBody::ToolCall(ToolCallPayload {
             tool_call_id: id.to_owned(),
             name: name.to_owned(),
@@ -226,7 +199,12 @@ impl Emitter {
             depends_on: Some(depends_on),
             runtime: Some(runtime),
             provider: Some(spec.provider.clone()),
-            extra,
+            provider_kind: mcp.then(|| "mcp".to_owned()),
+            provider_uri: spec.provider_uri.clone().filter(|_| mcp),
+            agent_says: shown.user_prompt.map(str::to_owned),
+            ui_settings: shown.ui_settings.cloned(),
+            task_id: None,
+            extra: JsonObject::new(),
         }));
     }
 

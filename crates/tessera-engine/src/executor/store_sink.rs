@@ -89,20 +89,19 @@ impl StoreSink {
     ) -> Option<ToolCallRecord> {
         match &event.body {
             EventBody::ToolCall(p) => {
-                let said = |key: &str| p.extra.get(key).and_then(|v| v.as_str());
                 let provider = p.provider.as_deref().map(|name| ToolProvider {
-                    kind: Some(match (name, said(super::events::PROVIDER_KIND_KEY)) {
+                    kind: Some(match (name, p.provider_kind.as_deref()) {
                         (_, Some("mcp")) => ProviderKind::Mcp,
                         ("builtin", _) => ProviderKind::Builtin,
                         _ => ProviderKind::Other,
                     }),
                     name: Some(name.to_owned()),
-                    uri: said(super::events::PROVIDER_URI_KEY).map(str::to_owned),
+                    uri: p.provider_uri.clone(),
                     ..ToolProvider::default()
                 });
                 let record = ToolCallRecord {
                     tool_call_id: p.tool_call_id.clone(),
-                    task_id: said(super::events::TASK_ID_KEY).map(str::to_owned),
+                    task_id: p.task_id.clone(),
                     tool: Some(p.name.clone()),
                     provider,
                     call_type: Some(ToolCallKind::Tool),

@@ -243,8 +243,7 @@ impl EventSink for TaskListSink {
                 .map(|tasks| tasks.contains_key(&task_id))
                 .unwrap_or(false);
             if known {
-                p.extra
-                    .insert(super::events::TASK_ID_KEY.into(), Value::String(task_id));
+                p.task_id = Some(task_id);
             }
         }
         self.inner.emit(event);

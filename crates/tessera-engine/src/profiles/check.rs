@@ -3,14 +3,37 @@
 //! person sees every problem at once.
 
 use std::collections::HashMap;
+use std::fmt;
 
 use serde::Deserialize;
 use serde_json::Value;
 use tessera_store::provider_settings::find_secret;
 
 use super::rules::Matcher;
-use super::set::ProfileProblem;
 use super::{AgentProfile, ResponseFormat, RouteRule};
+
+/// One thing wrong with a set of profiles.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProfileProblem {
+    /// The profile's name (`#3` for the fourth entry when it has no usable name); None when the
+    /// problem is the set's as a whole.
+    pub profile: Option<String>,
+    /// The field, with indexes (`rules[0].pattern`, `response_format.schema`); empty for the
+    /// whole entry.
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for ProfileProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.profile, self.field.is_empty()) {
+            (Some(p), false) => write!(f, "profile `{p}`, {}: {}", self.field, self.message),
+            (Some(p), true) => write!(f, "profile `{p}`: {}", self.message),
+            (None, false) => write!(f, "{}: {}", self.field, self.message),
+            (None, true) => f.write_str(&self.message),
+        }
+    }
+}
 
 const MAX_NAME_CHARS: usize = 64;
 /// Every description goes into every classification prompt.

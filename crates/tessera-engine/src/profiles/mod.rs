@@ -23,10 +23,11 @@ pub(crate) mod side_call;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use check::ProfileProblem;
 pub use json_response::{validate_json_response, JsonProblem, JsonResponseError};
 pub use route::{route, FallbackReason, RouteDecision, RouteRequest, RoutedBy};
 pub use rules::RuleMatch;
-pub use set::{ProfileProblem, Profiles, ProfilesError, SETTING_KEY};
+pub use set::{Profiles, ProfilesError, SETTING_KEY};
 
 /// One agent profile: what the coordinator becomes for a turn routed to it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]

@@ -1,42 +1,17 @@
 //! The set of profiles: validated as a whole (every problem named with its profile and field),
 //! kept in one app setting, the built-in set when that was never written.
 
-use std::fmt;
-
 use serde::Deserialize;
 use serde_json::Value;
 use tessera_store::{Store, StoreError};
 use thiserror::Error;
 
-use super::check::{check_profile, check_set, failing_field, label_of};
+use super::check::{check_profile, check_set, failing_field, label_of, ProfileProblem};
 use super::rules::{Matcher, RuleMatch};
 use super::{AgentProfile, ResponseFormat};
 
 /// The app setting holding the profiles: a JSON array of [`AgentProfile`]s, in routing order.
 pub const SETTING_KEY: &str = "agent_profiles";
-
-/// One thing wrong with a set of profiles.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProfileProblem {
-    /// The profile's name (`#3` for the fourth entry when it has no usable name); None when the
-    /// problem is the set's as a whole.
-    pub profile: Option<String>,
-    /// The field, with indexes (`rules[0].pattern`, `response_format.schema`); empty for the
-    /// whole entry.
-    pub field: String,
-    pub message: String,
-}
-
-impl fmt::Display for ProfileProblem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (&self.profile, self.field.is_empty()) {
-            (Some(p), false) => write!(f, "profile `{p}`, {}: {}", self.field, self.message),
-            (Some(p), true) => write!(f, "profile `{p}`: {}", self.message),
-            (None, false) => write!(f, "{}: {}", self.field, self.message),
-            (None, true) => f.write_str(&self.message),
-        }
-    }
-}
 
 /// Why a set of profiles could not be loaded or saved.
 #[derive(Debug, Error)]

@@ -258,6 +258,11 @@ pub(super) fn tool_call_body(call: &CompletedToolCall, provider: &str) -> EventB
         depends_on: None,
         runtime: None,
         provider: Some(provider.to_owned()),
+        provider_kind: None,
+        provider_uri: None,
+        agent_says: None,
+        ui_settings: None,
+        task_id: None,
         extra: JsonObject::new(),
     })
 }

@@ -82,6 +82,18 @@ pub const QUOTA_EXCEEDED: &str = "QUOTA_EXCEEDED";
 /// paid call.
 pub const SPENDING_LIMIT_REACHED: &str = "SPENDING_LIMIT_REACHED";
 
+/// `system/model_fallback`: the provider said the model is overloaded, and the run goes on with
+/// the provider's fallback model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[ts(optional_fields)]
+pub struct ModelFallbackPayload {
+    pub from: String,
+    pub to: String,
+    /// Any other field.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
 /// `business/error`: a business rule refused the run (seed 002 §9), sent as an ordinary
 /// `message` event; the run's `failed` status and `done` follow when it stops the run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]

@@ -24,6 +24,23 @@ pub struct ToolCallPayload {
     /// Who provides the tool (`builtin`, an MCP server name…).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
+    /// The provider's kind when the tool is not built in (`mcp`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_kind: Option<String>,
+    /// The provider's URI (an MCP server's command or URL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_uri: Option<String>,
+    /// The call's `userPrompt` (seed 000 §4.5.3): the agent's words, as a consent request
+    /// names them, never the app's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_says: Option<String>,
+    /// The call's `uiSettings` (seed 000 §4.5.3): how a client shows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ui_settings: Option<JsonObject>,
+    /// The task (an instruction of the set) the call is made for (seed 004 §2
+    /// `tool_calls[].task_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
     /// Any other field.
     #[serde(flatten)]
     pub extra: JsonObject,
@@ -86,6 +103,25 @@ impl ToolResultStatus {
             ToolResultStatus::NotFound => "not_found",
         }
     }
+}
+
+/// `tool/tool_call_delta`: a piece of a call's arguments as the model writes them, before the
+/// call is complete (the first piece names the call and the tool, with an empty `delta`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema, TS)]
+#[ts(optional_fields)]
+pub struct ToolCallDeltaPayload {
+    /// The call's id; null when the model has not given it yet.
+    pub tool_call_id: Option<String>,
+    /// The tool, on the first piece only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The call's place among the calls of the answer, from 0.
+    pub position: u64,
+    /// The next characters of the arguments' JSON.
+    pub delta: String,
+    /// Any other field.
+    #[serde(flatten)]
+    pub extra: JsonObject,
 }
 
 /// `tool/tool_queued`.
