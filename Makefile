@@ -79,19 +79,14 @@ fuzz:
 ## API keys in a real keyring: gnome-keyring in a private D-Bus session, unlocked with an
 ## empty password. Built first so the timeout covers only the run (a hung keyring call).
 test-keyring:
-	cargo test -q -p tessera-providers --test keyring --no-run
-	cargo test -q -p tessera-server --test chat_keyring --no-run
-	cargo test -q -p tessera-server --test provider_keyring --no-run
-	cargo test -q -p tessera-server --test serve_ui_keyring --no-run
-	cargo test -q -p tessera-server --test serve_mcp_keyring --no-run
-	timeout -k 10 120 scripts/with-keyring.sh cargo test -q -p tessera-providers --test keyring
-	timeout -k 10 180 scripts/with-keyring.sh cargo test -q -p tessera-server --test chat_keyring
-	timeout -k 10 120 scripts/with-keyring.sh cargo test -q -p tessera-server --test provider_keyring
-	timeout -k 10 120 scripts/with-keyring.sh cargo test -q -p tessera-server --test serve_ui_keyring
-	timeout -k 10 120 scripts/with-keyring.sh cargo test -q -p tessera-server --test serve_mcp_keyring
+	cargo test -q -p tessera-providers --test all --no-run
+	cargo test -q -p tessera-server --test all --no-run
+	timeout -k 10 120 scripts/with-keyring.sh cargo test -q -p tessera-providers --test all -- keyring::
+	timeout -k 10 300 scripts/with-keyring.sh cargo test -q -p tessera-server --test all -- chat_keyring:: provider_keyring:: serve_ui_keyring:: serve_mcp_keyring::
 
 test-ui:
 	npm --prefix ui run typecheck
+	npm --prefix ui run lint
 	npm --prefix ui test
 
 # The chat flows talk to the scripted provider (a fake of a paid model API, real OpenAI wire).

@@ -4,7 +4,7 @@
 # keyring unlocked with an empty password. The keyrings live in a temporary folder, so the
 # person's own keyring is never read or written; the daemon is ended by its pid afterwards.
 #
-#   scripts/with-keyring.sh cargo test -p tessera-providers --test keyring
+#   scripts/with-keyring.sh cargo test -p tessera-providers --test all -- keyring::
 #
 # The command sees TESSERA_KEYRING_SESSION=1, which tells the keyring tests that a failure to
 # reach the Secret Service is a broken set-up, not a reason to skip.

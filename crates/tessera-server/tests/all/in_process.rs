@@ -1,0 +1,188 @@
+//! The API called in process, as the desktop shell carries it over IPC: the same router as
+//! `tessera serve`, the event stream arriving chunk by chunk, errors as ERROR_RESPONSE bodies.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support;
+
+use serde_json::Value;
+use tessera_app::{App, ModelOverrides};
+use tessera_server::in_process::{ApiRequest, InProcessApi};
+use tessera_testkit::scripted::{Reply, ScriptedProvider};
+
+async fn api_over(data: &std::path::Path, provider: &ScriptedProvider) -> InProcessApi {
+    support::save_scripted_provider(data, provider);
+    let overrides = ModelOverrides {
+        provider: Some("local".into()),
+        ..ModelOverrides::default()
+    };
+    InProcessApi::new(App::open(data, overrides, Vec::new()).await.unwrap())
+}
+
+fn request(method: &str, path: &str, headers: &[(&str, &str)], body: Option<Value>) -> ApiRequest {
+    ApiRequest {
+        method: method.into(),
+        path: path.into(),
+        headers: headers
+            .iter()
+            .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+            .collect(),
+        body: body.map(|b| b.to_string()),
+    }
+}
+
+async fn whole_body(api: &InProcessApi, req: ApiRequest) -> (u16, Vec<String>) {
+    let (head, mut body) = api.call(req).await;
+    let mut chunks = Vec::new();
+    while let Some(chunk) = body.next().await {
+        chunks.push(chunk.unwrap());
+    }
+    (head.status, chunks)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_message_streams_its_answer_through_the_in_process_router() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    provider.push(Reply::openai_text("m", &["Hello ", "from ", "the shell"]));
+    let data = tempfile::tempdir().unwrap();
+    let api = api_over(data.path(), &provider).await;
+
+    // A forged token and Host from the webview are replaced by the shell's own.
+    let (head, mut body) = api
+        .call(request(
+            "POST",
+            "/v1/messages",
+            &[
+                ("accept", "text/event-stream"),
+                ("authorization", "Bearer not-the-token"),
+                ("host", "evil.example"),
+            ],
+            Some(support::stream::user_input("ctx_ipc", "Hi")),
+        ))
+        .await;
+    assert_eq!(head.status, 200);
+    let header = |name: &str| {
+        head.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    assert!(header("content-type")
+        .unwrap()
+        .starts_with("text/event-stream"));
+    assert!(header("x-tessera-run-id").is_some());
+
+    let mut text = String::new();
+    let mut chunks = 0;
+    while let Some(chunk) = body.next().await {
+        text.push_str(&chunk.unwrap());
+        chunks += 1;
+    }
+    assert!(
+        chunks > 1,
+        "the events arrive as they happen, not as one body"
+    );
+    let events: Vec<_> = text
+        .split("\n\n")
+        .filter_map(support::stream::parse_block)
+        .collect();
+    let answer: String = events
+        .iter()
+        .filter(|(_, _, e)| e["domain"] == "llm" && e["type"] == "message")
+        .filter_map(|(_, _, e)| e["payload"]["delta"].as_str())
+        .collect();
+    assert_eq!(answer, "Hello from the shell");
+    assert_eq!(events.last().unwrap().1, "done");
+
+    // The conversation is stored like any other.
+    let (status, chunks) =
+        whole_body(&api, request("GET", "/v1/conversations/ctx_ipc", &[], None)).await;
+    assert_eq!(status, 200);
+    let detail: Value = serde_json::from_str(&chunks.concat()).unwrap();
+    assert_eq!(detail["messages"].as_array().unwrap().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn malformed_requests_get_a_clear_error_and_nothing_else() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = api_over(data.path(), &provider).await;
+
+    for (method, path, what) in [
+        (
+            "GET",
+            "http://example.com/v1/conversations",
+            "not a path of the API",
+        ),
+        ("NOT A METHOD", "/v1/conversations", "not an HTTP method"),
+    ] {
+        let (status, chunks) = whole_body(&api, request(method, path, &[], None)).await;
+        assert_eq!(status, 400, "{method} {path}");
+        let body: Value = serde_json::from_str(&chunks.concat()).unwrap();
+        assert_eq!(body["type"], "ERROR_RESPONSE");
+        assert!(
+            body["content"]["message"].as_str().unwrap().contains(what),
+            "{body}"
+        );
+    }
+    let (status, _) = whole_body(&api, request("GET", "/v1/conversations/nope", &[], None)).await;
+    assert_eq!(status, 404);
+    let (status, chunks) = whole_body(
+        &api,
+        request("POST", "/v1/messages", &[], Some(Value::String("x".into()))),
+    )
+    .await;
+    assert_eq!(status, 400, "{}", chunks.concat());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_picture_arrives_byte_for_byte_while_text_stays_text() {
+    use base64::Engine as _;
+    use tessera_server::in_process::BodyFrame;
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    // Bytes that are not UTF-8 (a PNG's signature starts with 0x89), every value once.
+    let mut picture = vec![0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
+    picture.extend((0..=255u8).cycle().take(300_000));
+    support::save_scripted_provider(data.path(), &provider);
+    let overrides = ModelOverrides {
+        provider: Some("local".into()),
+        ..ModelOverrides::default()
+    };
+    let app = App::open(data.path(), overrides, Vec::new()).await.unwrap();
+    let sha = app
+        .engine()
+        .store()
+        .put_attachment(&picture, Some("image/png"))
+        .unwrap()
+        .sha256;
+    let api = InProcessApi::new(app);
+    let (head, mut body) = api
+        .call(request("GET", &format!("/v1/attachments/{sha}"), &[], None))
+        .await;
+    assert_eq!(head.status, 200);
+    let mut received = Vec::new();
+    while let Some(frame) = body.next_frame().await {
+        match frame {
+            BodyFrame::Bytes { base64 } => received.extend(
+                base64::engine::general_purpose::STANDARD
+                    .decode(base64)
+                    .unwrap(),
+            ),
+            other => panic!("a picture came as {other:?}"),
+        }
+    }
+    assert_eq!(received.len(), picture.len());
+    assert!(
+        received == picture,
+        "the picture's bytes changed on the way"
+    );
+
+    // A JSON answer is still text.
+    let (_, mut body) = api
+        .call(request("GET", "/v1/conversations", &[], None))
+        .await;
+    match body.next_frame().await {
+        Some(BodyFrame::Chunk { text }) => assert!(text.starts_with('{'), "{text}"),
+        other => panic!("JSON came as {other:?}"),
+    }
+}
