@@ -22,6 +22,7 @@
 // per call, never in a hot loop: boxing it would only make every tool harder to write.
 #![allow(clippy::result_large_err)]
 
+pub mod agent_report;
 pub mod assembler;
 pub mod attachments;
 pub mod builtin_tools;
@@ -36,6 +37,7 @@ pub mod profiles;
 pub mod provider_settings;
 pub mod specialists;
 pub mod summary;
+pub mod tool_round;
 pub mod tools;
 pub mod turn;
 

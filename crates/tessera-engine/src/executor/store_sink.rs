@@ -44,6 +44,15 @@ impl StoreSink {
         calls.get(call_id).and_then(|r| r.tool.clone())
     }
 
+    /// The provider of call `call_id`'s tool (`builtin`, `specialist`, an MCP server…).
+    pub fn provider_of(&self, call_id: &str) -> Option<String> {
+        let calls = self.calls.lock().ok()?;
+        calls
+            .get(call_id)
+            .and_then(|r| r.provider.as_ref())
+            .and_then(|p| p.name.clone())
+    }
+
     fn record(
         &self,
         event: &Event,

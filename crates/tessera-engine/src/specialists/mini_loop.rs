@@ -17,8 +17,8 @@ use super::{AgentUsage, SpecialistDeps, SpecialistSpec, AGENT_USAGE_KEY};
 use crate::executor::result_evidence::cited_ids;
 use crate::executor::{Executor, NestedSink};
 use crate::profiles::side_call::call_recorded_by;
+use crate::tool_round::{assistant_message, result_parts, results_message, tool_call_request};
 use crate::tools::{ToolContext, ToolFailure, ToolRegistry};
-use crate::turn::{assistant_message, result_parts, results_message, tool_call_request};
 
 /// What a loop did.
 #[derive(Debug, Default)]

@@ -20,25 +20,22 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use tessera_providers::stream::Usage;
 use tessera_providers::ProviderClient;
 use tessera_store::Store;
 
 use crate::tools::{RegistryError, ToolContext, ToolKind, ToolRegistry, ToolSpec};
 
+pub use crate::agent_report::{
+    AgentCost, AgentUsage, AGENT_USAGE_KEY, SPECIALIST_PROVIDER, TOOL_PREFIX,
+};
 pub use settings::{
     load as load_specialists, save as save_specialists, SpecialistsError, SETTING_KEY,
 };
 
-/// The prefix of a specialist's tool name.
-pub const TOOL_PREFIX: &str = "invoke_";
 /// Turns a specialist gets unless it says otherwise (seed 001 §5).
 pub const DEFAULT_MAX_TURNS: u32 = 3;
 /// The most turns a specialist may be given.
 pub const MAX_TURNS_LIMIT: u32 = 10;
-/// The key of a specialist's result that lists what its model calls cost (the turn adds them
-/// to its own usage).
-pub const AGENT_USAGE_KEY: &str = "agent_usage";
 
 /// What a specialist does with its model's final answer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -191,88 +188,9 @@ fn tool_spec(spec: &SpecialistSpec, tools: &ToolRegistry) -> ToolSpec {
         })
         .estimated_ms(10_000)
         .retry(crate::tools::RetryPolicy::none())
-        .provider("specialist");
+        .provider(SPECIALIST_PROVIDER);
     if !safe {
         declaration = declaration.writes(["plan"]);
     }
     declaration
-}
-
-/// One model's share of a specialist's cost, as its result carries it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct AgentUsage {
-    pub model: String,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost_usd: Option<f64>,
-}
-
-impl AgentUsage {
-    /// The provider usage it stands for.
-    pub fn usage(&self) -> Usage {
-        Usage {
-            input_tokens: self.input_tokens,
-            output_tokens: self.output_tokens,
-            ..Usage::default()
-        }
-    }
-}
-
-/// What one agent cost in a run (seed 001 §10.3 `AgentCostSummary`), for the run's `done`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct AgentCost {
-    pub agent_name: String,
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub estimated_cost_usd: Option<f64>,
-    pub turns_used: u64,
-    pub duration_ms: u64,
-}
-
-impl AgentCost {
-    /// Adds another call of the same agent.
-    pub fn add(&mut self, other: &AgentCost) {
-        self.input_tokens += other.input_tokens;
-        self.output_tokens += other.output_tokens;
-        self.estimated_cost_usd = match (self.estimated_cost_usd, other.estimated_cost_usd) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
-        };
-        self.turns_used += other.turns_used;
-        self.duration_ms += other.duration_ms;
-    }
-}
-
-/// A specialist call's cost, from its result (None for any other result).
-pub fn agent_cost_of(tool: &str, result: &Value) -> Option<AgentCost> {
-    let usage = agent_usage_of(tool, result);
-    if !tool.starts_with(TOOL_PREFIX) {
-        return None;
-    }
-    let number = |key: &str| result.get(key).and_then(Value::as_u64).unwrap_or(0);
-    let costs: Vec<f64> = usage.iter().filter_map(|u| u.cost_usd).collect();
-    Some(AgentCost {
-        agent_name: result.get("agent").and_then(Value::as_str).map_or_else(
-            || tool.trim_start_matches(TOOL_PREFIX).to_owned(),
-            str::to_owned,
-        ),
-        input_tokens: usage.iter().map(|u| u.input_tokens).sum(),
-        output_tokens: usage.iter().map(|u| u.output_tokens).sum(),
-        estimated_cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
-        turns_used: number("turns_used"),
-        duration_ms: number("duration_ms"),
-    })
-}
-
-/// The usage entries a specialist's result carries (none for any other result).
-pub fn agent_usage_of(tool: &str, result: &Value) -> Vec<AgentUsage> {
-    if !tool.starts_with(TOOL_PREFIX) {
-        return Vec::new();
-    }
-    result
-        .get(AGENT_USAGE_KEY)
-        .and_then(|v| serde_json::from_value::<Vec<AgentUsage>>(v.clone()).ok())
-        .unwrap_or_default()
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tessera_protocol::easyflow::{SystemState, WorkflowState};
 use tessera_protocol::request::Role as WireRole;
-use tessera_providers::request::{Part, Role, ToolSpec as ModelTool};
+use tessera_providers::request::{Part, ToolSpec as ModelTool};
 use tessera_providers::stream::{Response, Usage};
 use tessera_providers::{ChatMessage, ChatRequest, ProviderClient, ProviderError};
 use tessera_store::{text_message, NewMessage, Parent};
@@ -18,6 +18,7 @@ use super::round::{run_round, RoundOutcome};
 use super::{blocking, call, limits, Recorder, TurnError, TurnOptions, TurnOutcome};
 use crate::interactions::request_form;
 use crate::profiles::validate_json_response;
+use crate::tool_round::assistant_message;
 
 /// The `system/error` code (and stored message key) of an answer that is not the JSON the
 /// profile asks for.
@@ -56,7 +57,7 @@ pub struct TurnState {
     /// evidence links to it.
     pub last_call: Option<(String, String)>,
     /// Per agent (specialist) called: what it cost (seed 001 §10.3).
-    pub agents: Vec<crate::specialists::AgentCost>,
+    pub agents: Vec<crate::agent_report::AgentCost>,
 }
 
 impl Default for TurnState {
@@ -130,32 +131,6 @@ pub(super) fn model_tools(options: &TurnOptions) -> Vec<ModelTool> {
         tools.push(request_form::model_tool());
     }
     tools
-}
-
-/// The assistant's side of a tool round, as the provider must see it again: its reasoning (with
-/// signatures), its text and its complete calls.
-pub(crate) fn assistant_message(response: &Response) -> ChatMessage {
-    let mut parts: Vec<Part> = response
-        .reasoning
-        .iter()
-        .map(|r| Part::Reasoning {
-            text: r.text.clone(),
-            signature: r.signature.clone(),
-            redacted: r.redacted.clone(),
-        })
-        .collect();
-    if !response.text.is_empty() {
-        parts.push(Part::text(response.text.clone()));
-    }
-    parts.extend(response.tool_calls.iter().map(|c| Part::ToolCall {
-        id: c.id.clone(),
-        name: c.name.clone(),
-        arguments: c.arguments.clone(),
-    }));
-    ChatMessage {
-        role: Role::Assistant,
-        parts,
-    }
 }
 
 /// Calls the model until the turn ends or suspends.

@@ -36,13 +36,12 @@ use thiserror::Error;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use crate::agent_report::AgentReport;
 use crate::executor::StoreSink;
 use crate::model_events::EventShaper;
 use crate::tools::ToolRegistry;
 
-pub(crate) use drive::assistant_message;
 pub use drive::TurnState;
-pub(crate) use round::{result_parts, results_message, tool_call_request};
 
 /// What stops a turn from being recorded at all (a provider failure is not one: it is part of
 /// the outcome).
@@ -231,9 +230,9 @@ pub(crate) struct Recorder<'a> {
     handed_on: u64,
     /// What specialists called in this stretch cost, from their results: the turn adds it to
     /// its own usage.
-    agent_usage: Vec<crate::specialists::AgentUsage>,
+    agent_usage: Vec<crate::agent_report::AgentUsage>,
     /// What each specialist call cost, from its result: for the run's per-agent summary.
-    agent_costs: Vec<crate::specialists::AgentCost>,
+    agent_costs: Vec<crate::agent_report::AgentCost>,
     /// The assembler's explanation of the prompt, kept with the run's first model call as it
     /// is recorded (so it is there before the run's `done` is sent).
     assembly: Option<serde_json::Value>,
@@ -321,11 +320,11 @@ impl<'a> Recorder<'a> {
     }
 
     /// The specialists' usage seen since the last call.
-    pub(crate) fn take_agent_usage(&mut self) -> Vec<crate::specialists::AgentUsage> {
+    pub(crate) fn take_agent_usage(&mut self) -> Vec<crate::agent_report::AgentUsage> {
         std::mem::take(&mut self.agent_usage)
     }
 
-    pub(crate) fn take_agent_costs(&mut self) -> Vec<crate::specialists::AgentCost> {
+    pub(crate) fn take_agent_costs(&mut self) -> Vec<crate::agent_report::AgentCost> {
         std::mem::take(&mut self.agent_costs)
     }
 
@@ -431,11 +430,11 @@ impl<'a> Recorder<'a> {
         self.tool_bytes = self.tool_bytes.saturating_add(tool_bytes_of(&event.body));
         if let tessera_protocol::easyflow::EventBody::ToolResult(p) = &event.body {
             if let Some(result) = &p.result {
-                if let Some(tool) = self.tool_sink.tool_of(&p.tool_call_id) {
-                    self.agent_usage
-                        .extend(crate::specialists::agent_usage_of(&tool, result));
-                    self.agent_costs
-                        .extend(crate::specialists::agent_cost_of(&tool, result));
+                let from_specialist = self.tool_sink.provider_of(&p.tool_call_id).as_deref()
+                    == Some(crate::agent_report::SPECIALIST_PROVIDER);
+                if let Some(report) = from_specialist.then(|| AgentReport::of(result)).flatten() {
+                    self.agent_costs.push(report.cost());
+                    self.agent_usage.extend(report.usage);
                 }
             }
         }

@@ -19,13 +19,14 @@ use tessera_store::interactions::{Interaction, InteractionKind, InteractionState
 use tessera_store::{Store, StoredEvent};
 use tokio_util::sync::CancellationToken;
 
-use super::drive::{assistant_message, drive, TurnState};
-use super::round::{execute, result_part, results_message, settle};
+use super::drive::{drive, TurnState};
+use super::round::{execute, settle};
 use super::{Recorder, TurnError, TurnOptions, TurnOutcome};
 use crate::executor::store_sink::RUN_ID_KEY;
 use crate::interactions::consent::allows;
 use crate::interactions::tool_call_id;
 use crate::model_events::EventShaper;
+use crate::tool_round::{assistant_message, result_part, results_message};
 
 /// Which run to resume, and with what.
 #[derive(Clone, Copy, Debug)]
