@@ -4,18 +4,16 @@
 // TESSERA_SCRIPTED_PROVIDER_BIN); see e2e/scripted.mjs.
 
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { RESULTS_DIR, launchBrowser, openPage, pixelOf, sendMessage, startStack, suiteStack } from './harness.mjs';
+import { before, describe, test } from 'node:test';
+import { RESULTS_DIR, pixelOf, sendMessage, suiteStack } from './harness.mjs';
 import { errorReply, modelCalls, pushReplies, textReply, toolCallReply } from './scripted.mjs';
 
 describe('chatting with the engine', () => {
   const suite = suiteStack();
-  const { contexts } = suite;
   let stack;
-  let browser;
-  before(() => ({ stack, browser } = suite));
+  before(() => ({ stack } = suite));
 
   const open = (locale) => suite.open(locale);
 

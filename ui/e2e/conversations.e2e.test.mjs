@@ -4,18 +4,15 @@
 // over); regenerate and edit-and-resend, the earlier versions kept and switchable.
 
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack, suiteStack } from './harness.mjs';
+import { before, describe, test } from 'node:test';
+import { RESULTS_DIR, sendMessage, suiteStack } from './harness.mjs';
 import { modelCalls, pushReplies, textReply } from './scripted.mjs';
 
 describe('conversations and their versions', () => {
   const suite = suiteStack();
-  const { contexts } = suite;
   let stack;
-  let browser;
-  before(() => ({ stack, browser } = suite));
+  before(() => ({ stack } = suite));
 
   const open = () => suite.open('en-US');
 

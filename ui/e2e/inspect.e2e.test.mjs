@@ -4,18 +4,15 @@
 // the inspector with the token budget; each answer keeps its tokens and latency after a reload.
 
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack, suiteStack } from './harness.mjs';
+import { before, describe, test } from 'node:test';
+import { RESULTS_DIR, sendMessage, suiteStack } from './harness.mjs';
 import { pushReplies, textReply, toolCallReply } from './scripted.mjs';
 
 describe('permissions and the context inspector', () => {
   const suite = suiteStack();
-  const { contexts } = suite;
   let stack;
-  let browser;
-  before(() => ({ stack, browser } = suite));
+  before(() => ({ stack } = suite));
 
   const open = (locale) => suite.open(locale);
 

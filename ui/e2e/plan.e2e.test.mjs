@@ -9,10 +9,10 @@
 // (the fixture of ui/src/chat/plan/plan.test.ts).
 
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { RESULTS_DIR, VIEWPORT, launchBrowser, openPage, sendMessage, startStack, suiteStack } from './harness.mjs';
+import { before, describe, test } from 'node:test';
+import { RESULTS_DIR, VIEWPORT, openPage, sendMessage, suiteStack } from './harness.mjs';
 import { pushReplies, textReply, toolCallReply } from './scripted.mjs';
 
 const PLAN = {

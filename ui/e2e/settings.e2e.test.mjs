@@ -4,20 +4,17 @@
 // then switches the language in General and the whole UI is Chinese without a reload.
 
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack, suiteStack } from './harness.mjs';
+import { before, describe, test } from 'node:test';
+import { RESULTS_DIR, sendMessage, suiteStack } from './harness.mjs';
 import { modelCalls, pushReplies, textReply } from './scripted.mjs';
 
 const MODELS = ['scripted-model', 'scripted-large'];
 
 describe('settings', () => {
   const suite = suiteStack({ unconfigured: true, models: MODELS });
-  const { contexts } = suite;
   let stack;
-  let browser;
-  before(() => ({ stack, browser } = suite));
+  before(() => ({ stack } = suite));
 
   const open = (locale) => suite.open(locale);
 

@@ -4,10 +4,9 @@
 // the model's next request carries the window's result.
 
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { RESULTS_DIR, launchBrowser, openPage, sendMessage, startStack, suiteStack } from './harness.mjs';
+import { before, describe, test } from 'node:test';
+import { RESULTS_DIR, openPage, sendMessage, suiteStack } from './harness.mjs';
 import { modelCalls, pushReplies, textReply, toolCallReply } from './scripted.mjs';
 
 /** What the model read as the result of its last tool call, in request `call`. */

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { FirstRun } from './chat/FirstRun';
 import { useChatSession } from './chat/useChatSession';
@@ -109,7 +109,10 @@ export function App({ client = null }: AppProps) {
     select(null);
     focusComposer();
   }, [select]);
-  newConversationRef.current = startNewConversation;
+  // Before any key can be pressed, and never from a render React may throw away.
+  useLayoutEffect(() => {
+    newConversationRef.current = startNewConversation;
+  }, [startNewConversation]);
 
   const selectConversation = useCallback(
     (id: string) => {

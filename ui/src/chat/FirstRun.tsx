@@ -68,7 +68,7 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
 
   const presets = PRESETS.flatMap((name) => rows.filter((r) => r.name === name));
 
-  const useLocal = async (config: ProviderConfig) => {
+  const takeLocal = async (config: ProviderConfig) => {
     setBusy(true);
     setProblem(null);
     try {
@@ -137,7 +137,7 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
       {chosen === null && local.length > 0 && (
         <div className="first-run-choices" role="group" aria-label={t('firstRun.onThisMachine')} data-testid="first-run-local">
           {local.map((config) => (
-            <button key={config.name} type="button" className="button button-primary" disabled={busy} onClick={() => void useLocal(config)}>
+            <button key={config.name} type="button" className="button button-primary" disabled={busy} onClick={() => void takeLocal(config)}>
               {t('firstRun.useLocal', { name: config.name, model: config.default_model ?? '' })}
             </button>
           ))}

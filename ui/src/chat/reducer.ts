@@ -426,7 +426,7 @@ function applyWorkflow(state: ChatState, event: EventOf<'workflow'>): ChatState 
       });
     }
     case 'graph': {
-      const plan = planFromGraph(event.payload as Record<string, JsonValue | undefined>);
+      const plan = planFromGraph(event.payload);
       if (!plan) return state;
       // Workflow events carry no message_id: the plan belongs to its run's message.
       const messageId = event.message_id ?? messageOfRun(state, str(event.meta?.run_id));

@@ -3,15 +3,18 @@
  * (its stored messages, its events followed live, what waits for the person), sending, stopping
  * and answering. One event stream feeds the reducer at a time: the run's own stream while a
  * message is being answered, otherwise `GET …/events` resumed from the last seq seen.
+ *
+ * What it shows is one state (sessionState.ts). The folded chat, the stored branch and the
+ * selection are also kept in refs: async work reads them between renders, when the state has
+ * not caught up yet.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useReducer, useRef } from 'react';
 import type { ConnectionState } from '../transport/connection';
 import {
   ApiError,
   NetworkError,
   isAbort,
   newId,
-  type ConversationDetail,
   type ConversationModel,
   type Attachment,
   type ConversationSummary,
@@ -22,25 +25,14 @@ import {
   type TesseraClient,
 } from '../transport/client';
 import { readItem, sessionStore, writeItem } from '../storage';
-import { activeRun, closeInteraction, initialChatState, reduce, withPendingInteractions, type ChatState, type PendingInteraction } from './reducer';
+import { activeRun, closeInteraction, initialChatState, reduce, withPendingInteractions, type ChatState } from './reducer';
 import { createDrawPacer } from './drawPacer';
+import { initialSessionState, sessionReducer, type BranchDetail, type LocalTurn } from './sessionState';
 import { describeError } from '../transport/describeError';
 
 export const CONVERSATION_STORAGE_KEY = 'tessera.conversation';
 
-export interface LocalTurn {
-  key: string;
-  text: string;
-  runId: string | null;
-  /** Why it was not sent. */
-  error?: string;
-  /** The engine's error code, when it gave one (the UI says what it means). */
-  errorCode?: string;
-  /** The names of the files sent with it. */
-  files?: string[];
-  /** What was attached, kept until it is sent (to send it again). */
-  attachments?: Attachment[];
-}
+export type { LocalTurn };
 
 export interface ChatSession {
   connection: ConnectionState;
@@ -108,23 +100,13 @@ export interface ChatSessionOptions {
 
 export function useChatSession(client: TesseraClient | null, options: ChatSessionOptions = {}): ChatSession {
   const beforeSend = useRef(options.beforeSend);
-  beforeSend.current = options.beforeSend;
-  const [connection, setConnection] = useState<ConnectionState>(client ? 'connecting' : 'disconnected');
-  const [connectionError, setConnectionError] = useState<string | null>(null);
-  const [conversations, setConversations] = useState<ConversationSummary[]>([]);
-  const [listError, setListError] = useState<string | null>(null);
-  const [selectedId, setSelectedId] = useState<string | null>(null);
-  const [history, setHistory] = useState<StoredMessage[]>([]);
-  const [siblings, setSiblings] = useState<Record<string, string[]>>({});
-  const [offBranch, setOffBranch] = useState<ReadonlySet<string>>(() => new Set());
+  // Before anything can be sent, and never from a render React may throw away.
+  useLayoutEffect(() => {
+    beforeSend.current = options.beforeSend;
+  }, [options.beforeSend]);
+  const [state, dispatch] = useReducer(sessionReducer, client !== null, initialSessionState);
+  /** The stored branch shown, as the state will have it: read by async work between renders. */
   const historyRef = useRef<StoredMessage[]>([]);
-  const [loading, setLoading] = useState(false);
-  const [loadError, setLoadError] = useState<string | null>(null);
-  const [chat, setChat] = useState<ChatState>(initialChatState);
-  const [localTurns, setLocalTurns] = useState<LocalTurn[]>([]);
-  const [reconnecting, setReconnecting] = useState(false);
-  const [pendingRunId, setPendingRunId] = useState<string | null>(null);
-  const [model, setModel] = useState<ConversationModel | null>(null);
   /** A pick not sent yet (undefined: none; null: back to the default provider's). */
   const modelChange = useRef<ConversationModel | null | undefined>(undefined);
 
@@ -140,7 +122,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
   const setChatState = useCallback((next: ChatState) => {
     if (next === chatRef.current) return;
     chatRef.current = next;
-    setChat(next);
+    dispatch({ type: 'chatDrawn', chat: next });
   }, []);
 
   /**
@@ -150,20 +132,14 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
   const setChatStateSoon = useCallback((next: ChatState) => {
     if (next === chatRef.current) return;
     chatRef.current = next;
-    pacer.current ??= createDrawPacer(() => setChat(chatRef.current));
+    pacer.current ??= createDrawPacer(() => dispatch({ type: 'chatDrawn', chat: chatRef.current }));
     pacer.current.request();
   }, []);
 
-  /** The stored branch shown and where it branches. */
-  const showDetail = useCallback((detail: Pick<ConversationDetail, 'messages' | 'siblings' | 'off_branch' | 'model'> | null) => {
-    if (modelChange.current === undefined || detail === null) {
-      modelChange.current = undefined;
-      setModel(detail?.model ?? null);
-    }
-    historyRef.current = detail?.messages ?? [];
-    setHistory(historyRef.current);
-    setSiblings(detail?.siblings ?? {});
-    setOffBranch(new Set(detail?.off_branch ?? []));
+  /** The stored branch shown and where it branches; a model picked and not sent yet stays. */
+  const showDetail = useCallback((detail: BranchDetail) => {
+    historyRef.current = detail.messages;
+    dispatch({ type: 'branchShown', detail, keepModel: modelChange.current !== undefined });
   }, []);
 
   /** Shows the branch cut before message `id` at once (a resend or regeneration is on its way). */
@@ -173,17 +149,15 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
     const kept = historyRef.current.slice(0, index);
     const dropped = historyRef.current.slice(index).map((m) => m.id);
     historyRef.current = kept;
-    setHistory(kept);
-    setOffBranch((off) => new Set([...off, ...dropped]));
+    dispatch({ type: 'branchCut', history: kept, dropped });
   }, []);
 
   const refreshList = useCallback(async () => {
     if (!client) return;
     try {
-      setConversations(await client.listConversations());
-      setListError(null);
+      dispatch({ type: 'listed', conversations: await client.listConversations() });
     } catch (error) {
-      setListError(describeError(error));
+      dispatch({ type: 'listFailed', error: describeError(error) });
     }
   }, [client]);
 
@@ -193,17 +167,15 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       try {
         const detail = await client.getConversation(id);
         if (gen !== generation.current) return;
-        showDetail(detail);
-        // Turns whose run has ended are in the stored messages now.
-        setLocalTurns((turns) => turns.filter((t) => t.error !== undefined || (t.runId !== null && !chatRef.current.runs[t.runId]?.done) || t.runId === null));
-        setLoadError(null);
+        historyRef.current = detail.messages;
+        dispatch({ type: 'historyReloaded', detail, keepModel: modelChange.current !== undefined, runs: chatRef.current.runs });
       } catch (error) {
         if (gen !== generation.current) return;
         if (error instanceof ApiError && error.status === 404) return; // not stored yet
-        setLoadError(describeError(error));
+        dispatch({ type: 'loadFailed', error: describeError(error) });
       }
     },
-    [client, showDetail],
+    [client],
   );
 
   /** Folds one streamed event in; a run's end refreshes the stored messages and the list. */
@@ -212,7 +184,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       if (gen !== generation.current || item.event.conversation_id !== conversationId) return;
       setChatStateSoon(reduce(chatRef.current, item.event, item.seq));
       if (item.name === 'done' || item.name === 'error') {
-        setChat(chatRef.current); // the run's end is drawn before the stored messages replace it
+        dispatch({ type: 'chatDrawn', chat: chatRef.current }); // the run's end is drawn before the stored messages replace it
         void reloadHistory(conversationId, gen);
         void refreshList();
       }
@@ -223,7 +195,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
   const stopFollowing = useCallback(() => {
     followAbort.current?.abort();
     followAbort.current = null;
-    setReconnecting(false);
+    dispatch({ type: 'reconnecting', reconnecting: false });
   }, []);
 
   const startFollowing = useCallback(
@@ -240,7 +212,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
           try {
             const after = chatRef.current.lastSeq > 0 ? chatRef.current.lastSeq : null;
             const stream = await client.followEvents(conversationId, after, signal);
-            setReconnecting(false);
+            dispatch({ type: 'reconnecting', reconnecting: false });
             for await (const item of stream.events) {
               onEvent(item, conversationId, gen);
               delay = FOLLOW_RETRY_MIN_MS;
@@ -249,7 +221,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
           } catch (error) {
             if (isAbort(error) || signal.aborted) return;
             if (error instanceof ApiError && (error.status === 404 || error.status === 401)) return;
-            setReconnecting(true);
+            dispatch({ type: 'reconnecting', reconnecting: true });
           }
           if (signal.aborted) return;
           // A run's stream ends at its done: follow the next one at once. Anything else: back off.
@@ -269,38 +241,32 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       const gen = generation.current;
       stopFollowing();
       selectedRef.current = id;
-      setSelectedId(id);
       writeItem(sessionStore(), CONVERSATION_STORAGE_KEY, id ?? '');
       chatRef.current = initialChatState;
-      setChat(initialChatState);
-      showDetail(null);
-      setLocalTurns([]);
-      setLoadError(null);
-      setPendingRunId(null);
-      if (!id || !client) {
-        setLoading(false);
-        return;
-      }
-      setLoading(true);
+      historyRef.current = [];
+      modelChange.current = undefined;
+      const loading = id !== null && id !== '' && client !== null;
+      dispatch({ type: 'selected', id, loading });
+      if (!loading) return;
       void (async () => {
         try {
           const [detail, pending] = await Promise.all([client.getConversation(id), client.listInteractions(id)]);
           if (gen !== generation.current) return;
           showDetail(detail);
-          setChatState(withPendingInteractions(chatRef.current, pending as PendingInteraction[]));
+          setChatState(withPendingInteractions(chatRef.current, pending));
           startFollowing(id, gen);
         } catch (error) {
           if (gen !== generation.current) return;
           if (error instanceof ApiError && error.status === 404) {
             // Gone (deleted elsewhere): back to a new conversation.
             selectedRef.current = null;
-            setSelectedId(null);
+            dispatch({ type: 'gone' });
             writeItem(sessionStore(), CONVERSATION_STORAGE_KEY, '');
           } else {
-            setLoadError(describeError(error));
+            dispatch({ type: 'loadFailed', error: describeError(error) });
           }
         } finally {
-          if (gen === generation.current) setLoading(false);
+          if (gen === generation.current) dispatch({ type: 'loaded' });
         }
       })();
     },
@@ -311,29 +277,26 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
   // conversation this tab had open (a reload mid-run picks its stream up).
   useEffect(() => {
     if (!client) {
-      setConnection('disconnected');
+      dispatch({ type: 'disconnected' });
       return;
     }
     let cancelled = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const attempt = async () => {
-      setConnection('connecting');
+      dispatch({ type: 'connecting' });
       try {
         const list = await client.listConversations();
         if (cancelled) return;
-        setConversations(list);
-        setConnection('connected');
-        setConnectionError(null);
+        dispatch({ type: 'connected', conversations: list });
         const remembered = readItem(sessionStore(), CONVERSATION_STORAGE_KEY);
         if (remembered && selectedRef.current === null) select(remembered);
       } catch (error) {
         if (cancelled) return;
-        setConnection('error');
         if (error instanceof ApiError && error.status === 401) {
-          setConnectionError('token');
+          dispatch({ type: 'connectFailed', error: 'token' });
           return; // retrying cannot help
         }
-        setConnectionError(describeError(error));
+        dispatch({ type: 'connectFailed', error: describeError(error) });
         timer = setTimeout(() => void attempt(), CONNECT_RETRY_MS);
       }
     };
@@ -356,20 +319,18 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       const gen = generation.current;
       const key = newId();
       const files = attachments?.map((a) => a.metadata?.fileName ?? '') ?? [];
-      if (text !== null) setLocalTurns((turns) => [...turns, { key, text, runId: null, ...(attachments && files.length > 0 ? { files, attachments } : {}) }]);
+      if (text !== null) dispatch({ type: 'turnAdded', turn: { key, text, runId: null, ...(attachments && files.length > 0 ? { files, attachments } : {}) } });
       stopFollowing();
       let sent = false;
-      let failure: unknown = null;
+      /** Why the run could not start, when no message shows it. */
+      let failure: { error: unknown } | null = null;
       try {
         // Front-end tools are announced before a run could call them (a new conversation too).
         await beforeSend.current?.(conversationId);
         const stream = await open();
         sent = true;
         started?.();
-        if (gen === generation.current) {
-          setPendingRunId(stream.runId);
-          setLocalTurns((turns) => turns.map((t) => (t.key === key ? { ...t, runId: stream.runId } : t)));
-        }
+        if (gen === generation.current) dispatch({ type: 'runStarted', key, runId: stream.runId });
         void refreshList();
         for await (const item of stream.events) {
           if (gen !== generation.current) break;
@@ -379,13 +340,13 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
         if (!sent && gen === generation.current) {
           const message = error instanceof NetworkError ? error.message : describeError(error);
           const code = error instanceof ApiError ? error.code : undefined;
-          if (text !== null) setLocalTurns((turns) => turns.map((t) => (t.key === key ? { ...t, error: message, ...(code ? { errorCode: code } : {}) } : t)));
-          else failure = error;
+          if (text !== null) dispatch({ type: 'turnFailed', key, error: message, code });
+          else failure = { error };
         }
         // A stream cut mid-run: the follow stream below picks it up from the last seq.
       } finally {
         if (gen === generation.current) {
-          setPendingRunId(null);
+          dispatch({ type: 'runEnded' });
           if (sent || chatRef.current.lastSeq > 0 || historyRef.current.length > 0) startFollowing(conversationId, gen);
         }
       }
@@ -395,7 +356,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
         // A conversation stored before its run failed to start belongs in the list too.
         void refreshList();
       }
-      if (failure !== null) throw failure;
+      if (failure !== null) throw failure.error;
     },
     [onEvent, refreshList, reloadHistory, startFollowing, stopFollowing],
   );
@@ -409,7 +370,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
         conversationId = newId();
         generation.current += 1;
         selectedRef.current = conversationId;
-        setSelectedId(conversationId);
+        dispatch({ type: 'created', id: conversationId });
         writeItem(sessionStore(), CONVERSATION_STORAGE_KEY, conversationId);
       }
       const id = conversationId;
@@ -449,12 +410,12 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
 
   const resend = useCallback(
     async (key: string) => {
-      const turn = localTurns.find((t) => t.key === key);
+      const turn = state.localTurns.find((t) => t.key === key);
       if (!turn || !client) return;
-      setLocalTurns((turns) => turns.filter((t) => t.key !== key));
+      dispatch({ type: 'turnRemoved', key });
       await send(turn.text, turn.attachments ?? []);
     },
-    [client, localTurns, send],
+    [client, state.localTurns, send],
   );
 
   const retry = useCallback(
@@ -489,11 +450,11 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
 
   const chooseModel = useCallback((pick: ConversationModel | null) => {
     modelChange.current = pick;
-    setModel(pick);
+    dispatch({ type: 'modelChosen', model: pick });
   }, []);
 
-  const active = activeRun(chat);
-  const runningId = active?.id ?? pendingRunId;
+  const active = activeRun(state.chat);
+  const runningId = active?.id ?? state.pendingRunId;
 
   const stop = useCallback(async () => {
     if (!client || !runningId) return;
@@ -510,22 +471,22 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
   );
 
   return {
-    connection,
-    connectionError,
-    conversations,
-    listError,
-    selectedId,
-    history,
-    loading,
-    loadError,
-    chat,
-    localTurns,
-    reconnecting,
+    connection: state.connection,
+    connectionError: state.connectionError,
+    conversations: state.conversations,
+    listError: state.listError,
+    selectedId: state.selectedId,
+    history: state.history,
+    loading: state.loading,
+    loadError: state.loadError,
+    chat: state.chat,
+    localTurns: state.localTurns,
+    reconnecting: state.reconnecting,
     runningId,
-    model,
+    model: state.model,
     chooseModel,
-    siblings,
-    offBranch,
+    siblings: state.siblings,
+    offBranch: state.offBranch,
     select,
     send,
     editAndResend,

@@ -13,33 +13,33 @@ const STAGE_MS = 80;
  * list's bullet as the first code block and list came in). Most needed first.
  */
 const STAGES: readonly ReactNode[] = [
-  <ul className="conversation-items">
+  <ul key="sidebar" className="conversation-items">
     <li className="conversation-row">
       <button type="button" className="conversation-item" aria-current="page" tabIndex={-1}>
         Aa
       </button>
     </li>
   </ul>,
-  <>
+  <Fragment key="author">
     <h3 className="message-author">Aa</h3>
     <p className="message-usage">
       Aa <span className="tool-card-name">Aa</span>
     </p>
-  </>,
-  <p>
+  </Fragment>,
+  <p key="bold">
     <strong>Aa</strong>
   </p>,
-  <p>
+  <p key="italic">
     <em>Aa</em>
   </p>,
-  <p>
+  <p key="code">
     <code>Aa</code>
   </p>,
-  <h2>Aa</h2>,
-  <h2>
+  <h2 key="h2">Aa</h2>,
+  <h2 key="h2-italic">
     <em>Aa</em>
   </h2>,
-  <div className="code-block">
+  <div key="code-block" className="code-block">
     <button type="button" className="button code-copy" tabIndex={-1}>
       Aa
     </button>
@@ -49,7 +49,7 @@ const STAGES: readonly ReactNode[] = [
       </code>
     </pre>
   </div>,
-  <table>
+  <table key="table">
     <tbody>
       <tr>
         <th>Aa</th>
@@ -58,7 +58,7 @@ const STAGES: readonly ReactNode[] = [
     </tbody>
   </table>,
   // List markers are glyphs of other fonts.
-  <ul>
+  <ul key="lists">
     <li>
       Aa
       <ul>
@@ -71,36 +71,36 @@ const STAGES: readonly ReactNode[] = [
       </ul>
     </li>
   </ul>,
-  <ol>
+  <ol key="ol">
     <li>Aa</li>
   </ol>,
-  <h1>Aa</h1>,
-  <h3>Aa</h3>,
-  <h4>Aa</h4>,
-  <blockquote>
+  <h1 key="h1">Aa</h1>,
+  <h3 key="h3">Aa</h3>,
+  <h4 key="h4">Aa</h4>,
+  <blockquote key="quote">
     <p>
       Aa <del>Aa</del>
     </p>
   </blockquote>,
-  <p>
+  <p key="bold-code">
     <strong>
       <code>Aa</code>
     </strong>
   </p>,
-  <p>
+  <p key="italic-code">
     <em>
       <code>Aa</code>
     </em>
   </p>,
   // Comments in code are italic monospace.
-  <pre>
+  <pre key="comment">
     <code className="hljs">
       <span className="hljs-comment">Aa</span> <strong>Aa</strong>
     </code>
   </pre>,
-  <p>→ ← ✓ ✗ • … — “Aa” ‘Aa’ × ± ≤ ≥ ≠ °</p>,
-  <h5>Aa</h5>,
-  <h6>Aa</h6>,
+  <p key="symbols">→ ← ✓ ✗ • … — “Aa” ‘Aa’ × ± ≤ ≥ ≠ °</p>,
+  <h5 key="h5">Aa</h5>,
+  <h6 key="h6">Aa</h6>,
 ];
 
 /** How many stages the warm-up lays out (`data-stage` on its element says how many are). */
@@ -120,9 +120,7 @@ export function FontWarmup() {
   if (shown === 0) return null;
   return (
     <div className="markdown font-warmup" aria-hidden="true" data-testid="font-warmup" data-stage={shown}>
-      {STAGES.slice(0, shown).map((stage, i) => (
-        <Fragment key={i}>{stage}</Fragment>
-      ))}
+      {STAGES.slice(0, shown)}
     </div>
   );
 }

@@ -36,6 +36,37 @@ function same(a: ConversationModel | null, b: ConversationModel | null): boolean
   return a?.provider === b?.provider && a?.model === b?.model;
 }
 
+interface ModelOptionProps {
+  text: string;
+  /** What picking it chooses; null: the default provider's. */
+  model: ConversationModel | null;
+  /** The model in use. */
+  value: ConversationModel | null;
+  detail?: string;
+  onPick: (model: ConversationModel | null) => void;
+}
+
+function ModelOption({ text, model, value, detail, onPick }: ModelOptionProps) {
+  return (
+    <button
+      type="button"
+      role="menuitemradio"
+      aria-checked={same(model, value)}
+      className="menu-item model-option"
+      data-testid="model-option"
+      data-provider={model?.provider ?? ''}
+      data-model={model?.model ?? ''}
+      onClick={() => onPick(model)}
+    >
+      <span className="model-option-check" aria-hidden="true">
+        {same(model, value) ? '✓' : ''}
+      </span>
+      <span className="model-option-name">{text}</span>
+      {detail && <span className="model-option-detail">{detail}</span>}
+    </button>
+  );
+}
+
 export interface ModelPickerProps {
   client: TesseraClient;
   /** The conversation's own model, or the one just picked; null: the default provider's. */
@@ -130,26 +161,6 @@ export function ModelPicker({ client, value, onChange }: ModelPickerProps) {
   const label = shown ? named(shown) : t('modelPicker.none');
   const providers = list ? usableProviders(list) : [];
 
-  const item = (key: string, text: string, model: ConversationModel | null, detail?: string) => (
-    <button
-      key={key}
-      type="button"
-      role="menuitemradio"
-      aria-checked={same(model, value)}
-      className="menu-item model-option"
-      data-testid="model-option"
-      data-provider={model?.provider ?? ''}
-      data-model={model?.model ?? ''}
-      onClick={() => pick(model)}
-    >
-      <span className="model-option-check" aria-hidden="true">
-        {same(model, value) ? '✓' : ''}
-      </span>
-      <span className="model-option-name">{text}</span>
-      {detail && <span className="model-option-detail">{detail}</span>}
-    </button>
-  );
-
   return (
     <div className="model-picker">
       <button
@@ -173,13 +184,15 @@ export function ModelPicker({ client, value, onChange }: ModelPickerProps) {
       </button>
       {open && (
         <div ref={menu} className="menu model-menu" role="menu" aria-label={t('modelPicker.menu')} onKeyDown={onMenuKey} data-testid="model-menu">
-          {fallback && item('default', t('modelPicker.default'), null, named(fallback))}
+          {fallback && <ModelOption text={t('modelPicker.default')} model={null} value={value} detail={named(fallback)} onPick={pick} />}
           {providers.map((p) => (
             <div key={p.name} role="group" aria-label={p.name} className="model-group">
               <p className="model-group-title" aria-hidden="true">
                 {p.name}
               </p>
-              {modelsOf(p).map((m) => item(`${p.name}/${m}`, m, { provider: p.name, model: m }))}
+              {modelsOf(p).map((m) => (
+                <ModelOption key={`${p.name}/${m}`} text={m} model={{ provider: p.name, model: m }} value={value} onPick={pick} />
+              ))}
             </div>
           ))}
           {list && providers.length === 0 && <p className="model-menu-note">{t('modelPicker.nothing')}</p>}

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
-const invoke = vi.fn();
+const invoke = vi.fn<(...args: unknown[]) => unknown>();
 vi.mock('@tauri-apps/api/core', () => ({ invoke: (...args: unknown[]) => invoke(...args), isTauri: () => false, Channel: class {} }));
 
 const { saveExport } = await import('./download');

@@ -54,6 +54,12 @@ function EvidenceSource({ evidence, cited }: { evidence: Evidence | undefined; c
   );
 }
 
+/** A version the engine compared (any JSON value): a string as it is, anything else as JSON. */
+function versionText(version: unknown): string {
+  if (version === undefined || version === null) return '';
+  return typeof version === 'string' ? version : JSON.stringify(version);
+}
+
 function reasonText(t: ReturnType<typeof useTranslation>['t'], reason: DropReason): string {
   return reason in REASON ? t(REASON[reason]) : reason;
 }
@@ -198,7 +204,7 @@ function ExplanationView({ explanation, context }: { explanation: Explanation; c
                 {t('inspector.conflictKept', { kept: c.kept, superseded: c.superseded })} ·{' '}
                 <strong>
                   {c.rule === 'older_version'
-                    ? t('inspector.conflictOlderVersion', { field: c.version_field ?? '', kept: String(c.kept_version ?? ''), superseded: String(c.superseded_version ?? '') })
+                    ? t('inspector.conflictOlderVersion', { field: c.version_field ?? '', kept: versionText(c.kept_version), superseded: versionText(c.superseded_version) })
                     : t('inspector.conflictSameSource', { selector: c.selector ?? '—' })}
                 </strong>
               </li>

@@ -179,7 +179,7 @@ function AgentList<T extends Agent>({ kind, store, tools }: { kind: AgentKind; s
         <AgentForm
           key={editing.name ?? '(new)'}
           kind={kind}
-          initial={store.draftOf(edited as T | null)}
+          initial={store.draftOf(edited)}
           isNew={editing.name === null}
           tools={tools}
           errors={editing.errors}

@@ -26,7 +26,7 @@ describe('copy diagnostics', () => {
     const copied = JSON.parse(writeText.mock.calls[0]?.[0] ?? '') as Record<string, unknown>;
     expect(copied['settings']).toEqual({ settings: { spending_limit_per_day_usd: 5 }, spent_today_usd: 0.5 });
     expect(JSON.stringify(copied['providers'])).toContain('"has_key":true');
-    expect((screen.getByRole('textbox', { name: 'Diagnostics' }) as HTMLTextAreaElement).value).toContain('spent_today_usd');
+    expect(screen.getByRole<HTMLTextAreaElement>('textbox', { name: 'Diagnostics' }).value).toContain('spent_today_usd');
   });
 
   it('without clipboard access the report is still shown to copy by hand', async () => {
@@ -34,7 +34,7 @@ describe('copy diagnostics', () => {
     Object.defineProperty(navigator, 'clipboard', { value: { writeText: () => Promise.reject(new Error('denied')) }, configurable: true });
     await user.click(screen.getByRole('button', { name: 'Open settings' }));
     await user.click(await screen.findByRole('button', { name: 'Copy diagnostics' }));
-    await waitFor(() => expect((screen.getByRole('textbox', { name: 'Diagnostics' }) as HTMLTextAreaElement).value).toContain('Tessera'));
+    await waitFor(() => expect(screen.getByRole<HTMLTextAreaElement>('textbox', { name: 'Diagnostics' }).value).toContain('Tessera'));
     expect(screen.queryByText('Copied to the clipboard.')).toBeNull();
   });
 });

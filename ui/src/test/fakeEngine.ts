@@ -16,7 +16,7 @@ type Handler = (request: RecordedRequest) => Response | Promise<Response>;
 export function fakeEngine(routes: Record<string, Handler>) {
   const requests: RecordedRequest[] = [];
   const fetchFn = async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = new URL(String(input), 'http://127.0.0.1');
+    const url = new URL(input instanceof Request ? input.url : input, 'http://127.0.0.1');
     const method = init?.method ?? 'GET';
     const request: RecordedRequest = {
       method,

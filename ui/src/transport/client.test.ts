@@ -18,7 +18,7 @@ async function collect(events: AsyncGenerator<StreamEvent>) {
 describe('API client', () => {
   it('sends the token from sessionStorage as a bearer token', async () => {
     sessionStorage.setItem(TOKEN_STORAGE_KEY, 'tok-1');
-    const fetchMock = vi.fn(async () => Response.json({ conversations: [] }));
+    const fetchMock = vi.fn(() => Promise.resolve(Response.json({ conversations: [] })));
     const client = new TesseraClient(httpTransport({ fetch: fetchMock }));
     await client.listConversations();
     expect(fetchMock).toHaveBeenCalledOnce();
@@ -40,7 +40,7 @@ describe('API client', () => {
         details: { fields: [{ field: 'email', message: 'must be a valid email address' }, { field: 'nights', message: 'must be at least 1' }] },
       },
     };
-    const client = new TesseraClient(httpTransport({ fetch: async () => Response.json(body, { status: 422 }) }));
+    const client = new TesseraClient(httpTransport({ fetch: () => Promise.resolve(Response.json(body, { status: 422 })) }));
     const error = await client.answerInteraction('f1', { action: 'accept', values: {} }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     const api = error as ApiError;
@@ -49,16 +49,14 @@ describe('API client', () => {
   });
 
   it('keeps a non-JSON error readable', async () => {
-    const client = new TesseraClient(httpTransport({ fetch: async () => new Response('unauthorized', { status: 401 }) }));
+    const client = new TesseraClient(httpTransport({ fetch: () => Promise.resolve(new Response('unauthorized', { status: 401 })) }));
     await expect(client.listConversations()).rejects.toMatchObject({ status: 401, code: 'HTTP_401', message: 'unauthorized' });
   });
 
   it('reports an unreachable engine as a network error', async () => {
     const client = new TesseraClient(
       httpTransport({
-        fetch: async () => {
-          throw new TypeError('Failed to fetch');
-        },
+        fetch: () => Promise.reject(new TypeError('Failed to fetch')),
       }),
     );
     const error = await client.listConversations().catch((e: unknown) => e);
@@ -71,15 +69,15 @@ describe('API client', () => {
     const stream = `id: 1\nevent: message\ndata: ${envelope(1, 'status', { state: 'running' })}\n\n:keep-alive\n\nid: 2\nevent: done\ndata: ${envelope(2, 'done', {})}\n\nid: 3\ndata: ${envelope(3, 'status', { state: 'running' })}\n\n`;
     const client = new TesseraClient(
       httpTransport({
-        fetch: async (url, init) => {
-          sent = { url: String(url), init: init ?? {} };
-          return sseResponse(stream, { 'x-tessera-run-id': 'run-9' });
+        fetch: (url, init) => {
+          sent = { url: url instanceof Request ? url.url : url.toString(), init: init ?? {} };
+          return Promise.resolve(sseResponse(stream, { 'x-tessera-run-id': 'run-9' }));
         },
       }),
     );
     const { runId, events } = await client.sendUserInput('conv-1', 'Hello');
     expect(runId).toBe('run-9');
-    const body = JSON.parse(String(sent?.init.body));
+    const body = JSON.parse(sent?.init.body as string) as { messageId: string };
     expect(body).toMatchObject({ contextId: 'conv-1', type: 'USER_INPUT', sender: { type: 'USER' }, content: { text: 'Hello' } });
     expect(body.messageId).toMatch(/^[0-9a-f-]{36}$/);
     expect((sent?.init.headers as Record<string, string>)['Accept']).toBe('text/event-stream');
@@ -93,13 +91,13 @@ describe('API client', () => {
 
   it('treats `event: error` as terminal', async () => {
     const stream = `id: 4\nevent: error\ndata: ${envelope(4, 'error', { code: 'PROVIDER', message: 'boom', retryable: false })}\n\nid: 5\ndata: ${envelope(5, 'status', { state: 'running' })}\n\n`;
-    const client = new TesseraClient(httpTransport({ fetch: async () => sseResponse(stream) }));
+    const client = new TesseraClient(httpTransport({ fetch: () => Promise.resolve(sseResponse(stream)) }));
     const got = await collect((await client.followEvents('c', null)).events);
     expect(got.map((e) => [e.seq, e.name])).toEqual([[4, 'error']]);
   });
 
   it('resumes with Last-Event-ID from the last seq seen', async () => {
-    const fetchMock = vi.fn(async () => sseResponse(''));
+    const fetchMock = vi.fn(() => Promise.resolve(sseResponse('')));
     const client = new TesseraClient(httpTransport({ fetch: fetchMock }));
     await collect((await client.followEvents('a b', 41)).events);
     await collect((await client.followEvents('a b', null)).events);

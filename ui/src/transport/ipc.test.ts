@@ -9,14 +9,14 @@ function scriptedShell(status: number, frames: BodyFrame[], options: { framesBef
   let push: ((frame: BodyFrame) => void) | null = null;
   const bridge: IpcBridge = {
     channel: (onFrame) => ({ onFrame }),
-    async invoke<T>(command: string, args: Record<string, unknown>): Promise<T> {
+    invoke<T>(command: string, args: Record<string, unknown>): Promise<T> {
       calls.push({ command, args });
-      if (command !== 'api_request') return undefined as T;
+      if (command !== 'api_request') return Promise.resolve(undefined as T);
       const channel = args['onBody'] as { onFrame: (frame: BodyFrame) => void };
       push = channel.onFrame;
       if (options.framesBeforeHead) frames.forEach((f) => channel.onFrame(f));
       else setTimeout(() => frames.forEach((f) => channel.onFrame(f)), 0);
-      return { status, headers: [['content-type', 'application/json'], ['x-tessera-run-id', 'run_1']] } as T;
+      return Promise.resolve({ status, headers: [['content-type', 'application/json'], ['x-tessera-run-id', 'run_1']] } as T);
     },
   };
   return { bridge, calls, push: (frame: BodyFrame) => push?.(frame) };

@@ -36,9 +36,9 @@ describe('display_overlay with boxes', () => {
     const png = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10]);
     const { client, requests } = fakeEngine({ [`GET /v1/attachments/${SHA}`]: () => new Response(png, { headers: { 'content-type': 'image/png' } }) });
     const measured: string[] = [];
-    const image = await loadImage(client, SHA, async (url) => {
+    const image = await loadImage(client, SHA, (url) => {
       measured.push(url);
-      return { width: 640, height: 480 };
+      return Promise.resolve({ width: 640, height: 480 });
     });
     expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /v1/attachments/${SHA}`]);
     expect(image).toMatchObject({ sha256: SHA, width: 640, height: 480 });

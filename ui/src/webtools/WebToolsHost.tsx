@@ -3,7 +3,7 @@
  * conversation and again after a reconnect), runs each call of theirs that arrives on the
  * stream once, posts its TOOL_CALL_RESPONSE, and shows what display_overlay asks for.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ChatState } from '../chat/reducer';
 import type { ConnectionState } from '../transport/connection';
@@ -43,7 +43,10 @@ export function WebToolsHost({ client, announcer, conversationId, chat, connecti
   const [overlay, setOverlay] = useState<Shown | null>(null);
   const [said, setSaid] = useState('');
   const chatRef = useRef(chat);
-  chatRef.current = chat;
+  // Before the effects and timers that read it, and never from a render React may throw away.
+  useLayoutEffect(() => {
+    chatRef.current = chat;
+  }, [chat]);
   /** Calls this window has run (or is running). */
   const started = useRef(new Set<string>());
   const closeTimer = useRef<ReturnType<typeof setTimeout> | null>(null);

@@ -19,7 +19,11 @@ function reducedMotion(reduce: boolean) {
 
 describe('highlight_element', () => {
   let scrolled: ScrollIntoViewOptions[];
-  const original = { scrollIntoView: Element.prototype.scrollIntoView, matchMedia: window.matchMedia };
+  // Kept as values to put back (jsdom has neither), not as methods to call off their objects.
+  const original = {
+    scrollIntoView: Reflect.get(Element.prototype, 'scrollIntoView') as Element['scrollIntoView'] | undefined,
+    matchMedia: Reflect.get(window, 'matchMedia') as Window['matchMedia'] | undefined,
+  };
 
   beforeEach(() => {
     vi.useFakeTimers();
@@ -42,8 +46,8 @@ describe('highlight_element', () => {
     clearHighlight();
     vi.useRealTimers();
     vi.restoreAllMocks();
-    Element.prototype.scrollIntoView = original.scrollIntoView;
-    window.matchMedia = original.matchMedia;
+    Reflect.set(Element.prototype, 'scrollIntoView', original.scrollIntoView);
+    Reflect.set(window, 'matchMedia', original.matchMedia);
     document.body.innerHTML = '';
   });
 

@@ -91,7 +91,7 @@ describe('an assistant message', () => {
 });
 
 describe('thinking', () => {
-  it('shows thinking open with a running clock while the model thinks, then folds it to how long it took', async () => {
+  it('shows thinking open with a running clock while the model thinks, then folds it to how long it took', () => {
     const started = Date.now() - 3_000;
     const thinking = { kind: 'thinking' as const, key: 'th', text: 'Let me see…', startedMs: started, lastMs: started + 2_000 };
     const view = render(

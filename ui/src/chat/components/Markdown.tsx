@@ -1,4 +1,4 @@
-import { Fragment, memo, useMemo, useRef, useState, type ComponentPropsWithoutRef, type ReactNode } from 'react';
+import { Fragment, memo, useRef, useState, type ComponentPropsWithoutRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import rehypeHighlight from 'rehype-highlight';
@@ -8,7 +8,7 @@ import remarkMath from 'remark-math';
 import rehypeKatex from 'rehype-katex';
 import remarkMathDollars from './mathDollars';
 import { copyText } from '../../components/clipboard';
-import { splitGrowing, type Split } from './markdownBlocks';
+import { splitGrowing } from './markdownBlocks';
 
 /** The language a fenced block names (`language-rust` on its code element), if any. */
 function languageOf(node: unknown): string | null {
@@ -158,11 +158,13 @@ const BlockGroup = memo(
  * block whose closing fence has not come yet is coloured once it comes.
  */
 export function Markdown({ text }: { text: string }) {
-  const previous = useRef<Split | null>(null);
-  const split = useMemo(() => {
-    previous.current = splitGrowing(previous.current, text);
-    return previous.current;
-  }, [text]);
+  // The last split is kept from render to render: a grown text is cut again from its last blocks only.
+  const [kept, setKept] = useState(() => splitGrowing(null, text));
+  let split = kept;
+  if (kept.text !== text) {
+    split = splitGrowing(kept, text);
+    setKept(split);
+  }
   const groups: ReactNode[] = [];
   for (let first = 0; first < split.blocks.length; first += GROUP) {
     const blocks = split.blocks.slice(first, first + GROUP);
