@@ -4,6 +4,7 @@
 //! that never appears.
 
 use std::path::Path;
+use tessera_protocol::error_codes::ErrorCode;
 
 use axum::http::StatusCode;
 use tessera_app::{App, ModelOverrides, ToolPlugin};
@@ -47,7 +48,7 @@ impl EngineHost {
             Self::Ready { api, .. } => api.call(request).await,
             Self::Failed(reason) => error_answer(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "ENGINE_UNAVAILABLE",
+                ErrorCode::EngineUnavailable,
                 format!("Tessera could not open its data: {reason}"),
             ),
         }

@@ -124,6 +124,7 @@ pub fn typescript_files(roots: Roots<'_>) -> Result<BTreeMap<PathBuf, String>, G
     collector.visit::<crate::response::Response>();
     collector.visit::<crate::context_doc::ContextDocument>();
     collector.visit::<crate::validate::Problem>();
+    collector.visit::<crate::error_codes::ErrorCode>();
     collector.visit::<crate::ipc::ApiRequest>();
     collector.visit::<crate::ipc::ApiResponseHead>();
     collector.visit::<crate::ipc::BodyFrame>();

@@ -23,6 +23,7 @@
 pub mod context_doc;
 pub mod duplicate_keys;
 pub mod easyflow;
+pub mod error_codes;
 pub mod generate;
 pub mod ipc;
 pub mod mcp_api;

@@ -3,6 +3,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use tessera_protocol::error_codes::ErrorCode;
 
 use axum::{
     extract::{connect_info::Connected, ConnectInfo, Request, State},
@@ -134,7 +135,7 @@ fn local_ip(req: &Request) -> Option<IpAddr> {
 /// reads no body), elsewhere under `/v1` an MCP-CP ERROR_RESPONSE (seed 000 §7.2, a missing or
 /// wrong token being its own example, `AUTH_FAILED`). Every shape keeps `error.code` with the
 /// door's own code, as before.
-fn refuse(req: &Request, status: StatusCode, code: &'static str, message: &str) -> Response {
+fn refuse(req: &Request, status: StatusCode, code: ErrorCode, message: &str) -> Response {
     let path = req
         .extensions()
         .get::<axum::extract::OriginalUri>()
@@ -144,7 +145,7 @@ fn refuse(req: &Request, status: StatusCode, code: &'static str, message: &str) 
         json!({"status": "error", "outputs": [], "error": legacy})
     } else if path.starts_with("/v1/") {
         let wire_code = if status == StatusCode::UNAUTHORIZED {
-            "AUTH_FAILED"
+            ErrorCode::AuthFailed
         } else {
             code
         };
@@ -165,7 +166,7 @@ pub async fn check_host(State(guard): State<Arc<Guard>>, req: Request, next: Nex
         return refuse(
             &req,
             StatusCode::MISDIRECTED_REQUEST,
-            "BAD_HOST",
+            ErrorCode::BadHost,
             "the Host header does not name this server",
         );
     }
@@ -178,7 +179,7 @@ pub async fn check_api(State(guard): State<Arc<Guard>>, req: Request, next: Next
         return refuse(
             &req,
             StatusCode::FORBIDDEN,
-            "BAD_ORIGIN",
+            ErrorCode::BadOrigin,
             "requests from another origin are refused",
         );
     }
@@ -186,7 +187,7 @@ pub async fn check_api(State(guard): State<Arc<Guard>>, req: Request, next: Next
         return refuse(
             &req,
             StatusCode::UNAUTHORIZED,
-            "UNAUTHORIZED",
+            ErrorCode::Unauthorized,
             "a valid bearer token is required",
         );
     }

@@ -4,6 +4,7 @@
 //! desktop runs the code every browser test exercises.
 
 use std::sync::Arc;
+use tessera_protocol::error_codes::ErrorCode;
 
 use axum::body::{Body, BodyDataStream};
 use axum::http::{header, HeaderName, HeaderValue, Method, Request, StatusCode};
@@ -71,7 +72,9 @@ impl InProcessApi {
     }
 
     fn build(&self, request: ApiRequest) -> Result<Request<Body>, ApiError> {
-        let bad = |message: String| ApiError::new(StatusCode::BAD_REQUEST, "BAD_REQUEST", message);
+        let bad = |message: String| {
+            ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
+        };
         let method = Method::from_bytes(request.method.as_bytes())
             .map_err(|_| bad(format!("`{}` is not an HTTP method", request.method)))?;
         // Only paths under the API: never an absolute URL that could name another server.
@@ -110,7 +113,7 @@ impl InProcessApi {
 /// a shell answers when its engine did not open.
 pub fn error_answer(
     status: StatusCode,
-    code: &'static str,
+    code: ErrorCode,
     message: impl Into<String>,
 ) -> (ApiResponseHead, BodyText) {
     split(ApiError::new(status, code, message).into_response())

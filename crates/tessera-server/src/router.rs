@@ -2,6 +2,7 @@
 //! process, so both shells run the same code.
 
 use std::{path::PathBuf, sync::Arc};
+use tessera_protocol::error_codes::ErrorCode;
 
 use axum::{middleware, routing::get, Json, Router};
 use serde_json::{json, Value};
@@ -24,7 +25,7 @@ pub struct RouterConfig {
 async fn no_engine() -> crate::api::ApiError {
     crate::api::ApiError::new(
         axum::http::StatusCode::SERVICE_UNAVAILABLE,
-        "NO_MODEL",
+        ErrorCode::NoModel,
         "no model is configured: start `tessera serve` with --data-dir DIR and a provider \
          (--provider NAME, or --kind openai|anthropic --base-url URL, and --model M)",
     )

@@ -8,6 +8,7 @@
  * hook folds and paces events in a ref of its own (what async code reads must be current at
  * once) and hands the state the chat to draw; the stored branch is kept the same way.
  */
+import type { ApiErrorCode } from '../transport/client';
 import type { ConversationDetail, Attachment, ConversationModel, ConversationSummary, StoredMessage } from '../transport/client';
 import type { ConnectionState } from '../transport/connection';
 import { initialChatState, type ChatState } from './reducer';
@@ -19,7 +20,7 @@ export interface LocalTurn {
   /** Why it was not sent. */
   error?: string;
   /** The engine's error code, when it gave one (the UI says what it means). */
-  errorCode?: string;
+  errorCode?: ApiErrorCode;
   /** The names of the files sent with it. */
   files?: string[];
   /** What was attached, kept until it is sent (to send it again). */
@@ -71,7 +72,7 @@ export type SessionAction =
   | { type: 'branchCut'; history: StoredMessage[]; dropped: string[] }
   | { type: 'chatDrawn'; chat: ChatState }
   | { type: 'turnAdded'; turn: LocalTurn }
-  | { type: 'turnFailed'; key: string; error: string; code: string | undefined }
+  | { type: 'turnFailed'; key: string; error: string; code: ApiErrorCode | undefined }
   | { type: 'turnRemoved'; key: string }
   /** A run's stream opened; `key` is the turn it answers, if any. */
   | { type: 'runStarted'; key: string; runId: string | null }

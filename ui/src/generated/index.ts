@@ -55,6 +55,7 @@ export type { DropReason } from "./DropReason";
 export type { DroppedBlock } from "./DroppedBlock";
 export type { DroppedMessages } from "./DroppedMessages";
 export type { Encoding } from "./Encoding";
+export type { ErrorCode } from "./ErrorCode";
 export type { ErrorResponse } from "./ErrorResponse";
 export type { Event } from "./Event";
 export type { EventBody } from "./EventBody";

@@ -3,6 +3,7 @@
  * a small `Transport`, so the desktop shell can later carry the very same requests over Tauri
  * IPC (DESIGN.md) instead of HTTP.
  */
+import type { ErrorCode } from '../generated/ErrorCode';
 import type { Answer } from '../generated/Answer';
 import type { Attachment } from '../generated/Attachment';
 import type { ClientCapabilities } from '../generated/ClientCapabilities';
@@ -42,11 +43,14 @@ export interface Transport {
 }
 
 /** The API answered with an MCP-CP ERROR_RESPONSE (or at least with an error status). */
+/** An engine's error code, or `HTTP_<status>` when the answer was not the engine's. */
+export type ApiErrorCode = ErrorCode | `HTTP_${number}`;
+
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ApiErrorCode,
     message: string,
     readonly details: { [key: string]: JsonValue } | undefined = undefined,
   ) {
@@ -128,7 +132,8 @@ export async function errorOf(response: Response): Promise<ApiError> {
     if (isObject(body) && body['type'] === 'ERROR_RESPONSE' && isObject(body['content'])) {
       const content = body['content'] as ErrorResponse;
       if (typeof content.errorCode === 'string' && typeof content.message === 'string') {
-        return new ApiError(response.status, content.errorCode, content.message, content.details);
+        // The engine's codes are ErrorCode's; a newer engine's new one is still shown as it came.
+        return new ApiError(response.status, content.errorCode as ErrorCode, content.message, content.details);
       }
     }
   } catch {

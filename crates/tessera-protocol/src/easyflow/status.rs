@@ -77,10 +77,11 @@ pub struct DonePayload {
 }
 
 /// `business/error` code: the provider account has no quota left (seed 002 §9's example).
-pub const QUOTA_EXCEEDED: &str = "QUOTA_EXCEEDED";
+pub const QUOTA_EXCEEDED: &str = crate::error_codes::ErrorCode::QuotaExceeded.as_str();
 /// `business/error` code: the person's spending limit (per day or per conversation) stops a
 /// paid call.
-pub const SPENDING_LIMIT_REACHED: &str = "SPENDING_LIMIT_REACHED";
+pub const SPENDING_LIMIT_REACHED: &str =
+    crate::error_codes::ErrorCode::SpendingLimitReached.as_str();
 
 /// `system/model_fallback`: the provider said the model is overloaded, and the run goes on with
 /// the provider's fallback model.

@@ -4,6 +4,7 @@
 //! client can send.
 
 use axum::http::StatusCode;
+use tessera_protocol::error_codes::ErrorCode;
 
 /// The remedy of an error code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,33 +35,43 @@ pub enum Remedy {
 
 impl Remedy {
     /// The remedy of `code` (answered with `status`).
-    pub fn of(code: &str, status: StatusCode) -> Self {
+    pub fn of(code: ErrorCode, status: StatusCode) -> Self {
         match code {
-            "UNAVAILABLE"
-            | "MODEL_ERROR"
-            | "PROVIDER_ERROR"
-            | "MCP_SERVER_UNAVAILABLE"
-            | "MCP_SERVER_ERROR"
-            | "MCP_UNAVAILABLE"
-            | "CONTEXT_DATABASE_UNAVAILABLE"
-            | "KEYRING_UNAVAILABLE"
-            | "TOOLS_UNAVAILABLE"
-            | "SHUTTING_DOWN" => Self::RetryLater,
-            "ALREADY_RUNNING" | "RUN_IN_PROGRESS" => Self::WaitForRun,
-            "VERSION_CONFLICT" | "ALREADY_ANSWERED" | "INTERACTION_CLOSED" | "RUN_NOT_RUNNING"
-            | "NO_WAITING_CALL" | "ALREADY_EXISTS" | "MESSAGE_ID_IN_USE" => Self::ReadAgain,
-            "AUTH_FAILED" | "UNAUTHORIZED" => Self::Reauthenticate,
-            "NO_MODEL"
-            | "MISSING_KEY"
-            | "MODEL_UNAVAILABLE"
-            | "UNKNOWN_PROVIDER"
-            | "PROVIDER_UNREADABLE" => Self::SetUp,
-            tessera_protocol::easyflow::SPENDING_LIMIT_REACHED => Self::RaiseLimit,
-            tessera_protocol::easyflow::QUOTA_EXCEEDED => Self::TopUp,
-            "BAD_HOST" => Self::UseTheRightAddress,
-            "BAD_ORIGIN" | "STORE_ERROR" | "INTERNAL" | "RUN_ERROR" | "KEY_FILE_ERROR"
-            | "EXPORT_FAILED" => Self::None,
-            "NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "NOTHING_TO_REGENERATE" => Self::CheckTheId,
+            ErrorCode::Unavailable
+            | ErrorCode::ModelError
+            | ErrorCode::ProviderError
+            | ErrorCode::McpServerUnavailable
+            | ErrorCode::McpServerError
+            | ErrorCode::McpUnavailable
+            | ErrorCode::ContextDatabaseUnavailable
+            | ErrorCode::KeyringUnavailable
+            | ErrorCode::ToolsUnavailable
+            | ErrorCode::ShuttingDown => Self::RetryLater,
+            ErrorCode::AlreadyRunning | ErrorCode::RunInProgress => Self::WaitForRun,
+            ErrorCode::VersionConflict
+            | ErrorCode::AlreadyAnswered
+            | ErrorCode::InteractionClosed
+            | ErrorCode::RunNotRunning
+            | ErrorCode::NoWaitingCall
+            | ErrorCode::AlreadyExists
+            | ErrorCode::MessageIdInUse => Self::ReadAgain,
+            ErrorCode::AuthFailed | ErrorCode::Unauthorized => Self::Reauthenticate,
+            ErrorCode::NoModel
+            | ErrorCode::MissingKey
+            | ErrorCode::ModelUnavailable
+            | ErrorCode::UnknownProvider
+            | ErrorCode::ProviderUnreadable => Self::SetUp,
+            ErrorCode::SpendingLimitReached => Self::RaiseLimit,
+            ErrorCode::QuotaExceeded => Self::TopUp,
+            ErrorCode::BadHost => Self::UseTheRightAddress,
+            ErrorCode::BadOrigin
+            | ErrorCode::StoreError
+            | ErrorCode::Internal
+            | ErrorCode::RunError
+            | ErrorCode::KeyFileError => Self::None,
+            ErrorCode::NotFound
+            | ErrorCode::AttachmentNotFound
+            | ErrorCode::NothingToRegenerate => Self::CheckTheId,
             _ if status.is_client_error() => Self::FixRequest,
             _ => Self::None,
         }
@@ -107,21 +118,24 @@ mod tests {
 
     #[test]
     fn the_remedy_follows_the_error_not_its_status_class() {
-        let no_model = Remedy::of("NO_MODEL", StatusCode::SERVICE_UNAVAILABLE);
+        let no_model = Remedy::of(ErrorCode::NoModel, StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(no_model, Remedy::SetUp);
         assert!(no_model.recoverable());
-        assert!(!Remedy::of("STORE_ERROR", StatusCode::INTERNAL_SERVER_ERROR).recoverable());
-        assert!(!Remedy::of("BAD_ORIGIN", StatusCode::FORBIDDEN).recoverable());
+        assert!(
+            !Remedy::of(ErrorCode::StoreError, StatusCode::INTERNAL_SERVER_ERROR).recoverable()
+        );
+        assert!(!Remedy::of(ErrorCode::BadOrigin, StatusCode::FORBIDDEN).recoverable());
         assert_eq!(
-            Remedy::of("ALREADY_RUNNING", StatusCode::CONFLICT),
+            Remedy::of(ErrorCode::AlreadyRunning, StatusCode::CONFLICT),
             Remedy::WaitForRun
         );
+        // A code with no remedy of its own follows its status class.
         assert_eq!(
-            Remedy::of("SOMETHING_NEW", StatusCode::BAD_REQUEST),
+            Remedy::of(ErrorCode::InvalidJson, StatusCode::BAD_REQUEST),
             Remedy::FixRequest
         );
         assert_eq!(
-            Remedy::of("SOMETHING_NEW", StatusCode::BAD_GATEWAY),
+            Remedy::of(ErrorCode::InvalidJson, StatusCode::BAD_GATEWAY),
             Remedy::None
         );
     }

@@ -10,6 +10,7 @@ use axum::routing::get;
 use axum::Router;
 use tessera_app::answers::is_sha256;
 use tessera_app::{App, CoreError, StoreError};
+use tessera_protocol::error_codes::ErrorCode;
 
 use super::ApiError;
 
@@ -27,7 +28,7 @@ async fn get_attachment(
     if !is_sha256(&sha256) {
         return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "BAD_SHA256",
+            ErrorCode::BadSha256,
             "an attachment is named by the lowercase hex SHA-256 of its bytes (64 characters)",
         ));
     }
@@ -37,14 +38,14 @@ async fn get_attachment(
         .map_err(|err| {
             ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "INTERNAL",
+                ErrorCode::Internal,
                 format!("reading the attachment stopped: {err}"),
             )
         })?;
     let not_found = || {
         ApiError::new(
             StatusCode::NOT_FOUND,
-            "ATTACHMENT_NOT_FOUND",
+            ErrorCode::AttachmentNotFound,
             format!("no attachment {sha256}"),
         )
     };
@@ -55,7 +56,7 @@ async fn get_attachment(
             tracing::warn!(%error, %sha256, "cannot read an attachment");
             return Err(ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "STORE_ERROR",
+                ErrorCode::StoreError,
                 "cannot read the attachment",
             ));
         }

@@ -3,6 +3,7 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use tessera_protocol::error_codes::ErrorCode;
 use tessera_protocol::mcp_cp::{ErrorResponse, Message, MessageContent, Sender, SenderType};
 use tessera_protocol::wire::{JsonObject, Timestamp};
 
@@ -10,7 +11,7 @@ use tessera_protocol::wire::{JsonObject, Timestamp};
 #[derive(Debug)]
 pub struct ApiError {
     status: StatusCode,
-    code: &'static str,
+    code: ErrorCode,
     message: String,
     context_id: String,
     /// Boxed: most errors have none, and every handler's Result carries this type.
@@ -18,7 +19,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
             status,
             code,
@@ -41,7 +42,7 @@ impl ApiError {
         details.insert("problems".into(), problems_json(problems));
         Self::new(
             StatusCode::UNPROCESSABLE_ENTITY,
-            "INVALID_DOCUMENT",
+            ErrorCode::InvalidDocument,
             format!("{what} is not valid: {}", listed.join("; ")),
         )
         .with_details(details)
@@ -50,7 +51,11 @@ impl ApiError {
     /// 400 for an MCP-CP message that is not valid: every problem listed in `details.problems`
     /// as `{path, message}` (Tessera's extension of §7.2 `details`).
     pub fn invalid_message(err: &tessera_protocol::ProtocolError) -> Self {
-        let error = Self::new(StatusCode::BAD_REQUEST, "INVALID_MESSAGE", err.to_string());
+        let error = Self::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidMessage,
+            err.to_string(),
+        );
         match err {
             tessera_protocol::ProtocolError::Invalid { problems, .. } => {
                 let mut details = JsonObject::new();
@@ -59,6 +64,10 @@ impl ApiError {
             }
             _ => error,
         }
+    }
+
+    pub fn code(&self) -> ErrorCode {
+        self.code
     }
 
     pub fn status(&self) -> StatusCode {
@@ -87,7 +96,7 @@ impl ApiError {
                 extra: JsonObject::new(),
             },
             content: MessageContent::ErrorResponse(ErrorResponse {
-                error_code: self.code.to_owned(),
+                error_code: self.code.as_str().to_owned(),
                 message: self.message.clone(),
                 details: self.details.as_deref().cloned(),
                 source: Some("server".into()),
@@ -122,29 +131,33 @@ impl From<tessera_engine::engine::EngineError> for ApiError {
         use tessera_engine::engine::EngineError;
         match &err {
             EngineError::NoConversation(_) | EngineError::NoMessage { .. } => {
-                ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", err.to_string())
+                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, err.to_string())
             }
-            EngineError::MessageIdInUse { .. } => {
-                ApiError::new(StatusCode::CONFLICT, "MESSAGE_ID_IN_USE", err.to_string())
-            }
-            EngineError::NotUserMessage(_) => {
-                ApiError::new(StatusCode::BAD_REQUEST, "BAD_REQUEST", err.to_string())
-            }
+            EngineError::MessageIdInUse { .. } => ApiError::new(
+                StatusCode::CONFLICT,
+                ErrorCode::MessageIdInUse,
+                err.to_string(),
+            ),
+            EngineError::NotUserMessage(_) => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::BadRequest,
+                err.to_string(),
+            ),
             EngineError::ShuttingDown => ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "SHUTTING_DOWN",
+                ErrorCode::ShuttingDown,
                 err.to_string(),
             ),
             EngineError::Attachment(tessera_engine::attachments::AttachmentError::Store(_)) => {
                 ApiError::new(
                     StatusCode::INTERNAL_SERVER_ERROR,
-                    "STORE_ERROR",
+                    ErrorCode::StoreError,
                     err.to_string(),
                 )
             }
             EngineError::Attachment(_) => ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "INVALID_ATTACHMENT",
+                ErrorCode::InvalidAttachment,
                 err.to_string(),
             ),
             EngineError::ModelUnavailable { requested, .. } => ApiError::new(
@@ -153,23 +166,27 @@ impl From<tessera_engine::engine::EngineError> for ApiError {
                 } else {
                     StatusCode::CONFLICT
                 },
-                "MODEL_UNAVAILABLE",
+                ErrorCode::ModelUnavailable,
                 err.to_string(),
             ),
-            EngineError::NoModel => {
-                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "NO_MODEL", err.to_string())
-            }
-            EngineError::AlreadyRunning(_) => {
-                ApiError::new(StatusCode::CONFLICT, "ALREADY_RUNNING", err.to_string())
-            }
+            EngineError::NoModel => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::NoModel,
+                err.to_string(),
+            ),
+            EngineError::AlreadyRunning(_) => ApiError::new(
+                StatusCode::CONFLICT,
+                ErrorCode::AlreadyRunning,
+                err.to_string(),
+            ),
             EngineError::Turn(_) => ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "RUN_ERROR",
+                ErrorCode::RunError,
                 err.to_string(),
             ),
             EngineError::Store(_) => ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "STORE_ERROR",
+                ErrorCode::StoreError,
                 err.to_string(),
             ),
             EngineError::Secrets(
@@ -177,12 +194,12 @@ impl From<tessera_engine::engine::EngineError> for ApiError {
                 | tessera_engine::secrets::SecretError::Timeout { .. },
             ) => ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "KEYRING_UNAVAILABLE",
+                ErrorCode::KeyringUnavailable,
                 err.to_string(),
             ),
             EngineError::Secrets(_) => ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "KEY_FILE_ERROR",
+                ErrorCode::KeyFileError,
                 err.to_string(),
             ),
         }
@@ -194,20 +211,26 @@ impl From<tessera_app::StoreError> for ApiError {
         use tessera_app::StoreError;
         match &err {
             StoreError::NotFound { .. } => {
-                ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", err.to_string())
+                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, err.to_string())
             }
-            StoreError::AlreadyExists { .. } => {
-                ApiError::new(StatusCode::CONFLICT, "ALREADY_EXISTS", err.to_string())
-            }
+            StoreError::AlreadyExists { .. } => ApiError::new(
+                StatusCode::CONFLICT,
+                ErrorCode::AlreadyExists,
+                err.to_string(),
+            ),
             StoreError::InvalidDocument { problems } => {
                 ApiError::invalid_document("the document", problems)
             }
-            StoreError::EmptyConversation { .. } => {
-                ApiError::new(StatusCode::CONFLICT, "EMPTY_CONVERSATION", err.to_string())
-            }
-            StoreError::SecretInSettings { .. } => {
-                ApiError::new(StatusCode::BAD_REQUEST, "SECRET_REFUSED", err.to_string())
-            }
+            StoreError::EmptyConversation { .. } => ApiError::new(
+                StatusCode::CONFLICT,
+                ErrorCode::EmptyConversation,
+                err.to_string(),
+            ),
+            StoreError::SecretInSettings { .. } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::SecretRefused,
+                err.to_string(),
+            ),
             // A CONTEXT_UPDATE naming another version than the context's (seed 000 §8.3).
             StoreError::VersionConflict {
                 expected, current, ..
@@ -215,17 +238,21 @@ impl From<tessera_app::StoreError> for ApiError {
                 let mut details = JsonObject::new();
                 details.insert("expectedVersion".into(), serde_json::json!(expected));
                 details.insert("currentVersion".into(), serde_json::json!(current));
-                ApiError::new(StatusCode::CONFLICT, "VERSION_CONFLICT", err.to_string())
-                    .with_details(details)
+                ApiError::new(
+                    StatusCode::CONFLICT,
+                    ErrorCode::VersionConflict,
+                    err.to_string(),
+                )
+                .with_details(details)
             }
             StoreError::StatePath { .. } | StoreError::InvalidContextUpdate(_) => ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                "INVALID_CONTEXT_UPDATE",
+                ErrorCode::InvalidContextUpdate,
                 err.to_string(),
             ),
             _ => ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "STORE_ERROR",
+                ErrorCode::StoreError,
                 err.to_string(),
             ),
         }
@@ -240,20 +267,24 @@ impl From<tessera_app::CoreError> for ApiError {
             CoreError::Store(err) => err.into(),
             CoreError::Engine(err) => err.into(),
             CoreError::NoConversation(_) | CoreError::NoModelCall(_) => {
-                ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", err.to_string())
+                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, err.to_string())
             }
-            CoreError::RunInProgress { .. } => {
-                ApiError::new(StatusCode::CONFLICT, "RUN_IN_PROGRESS", err.to_string())
-            }
+            CoreError::RunInProgress { .. } => ApiError::new(
+                StatusCode::CONFLICT,
+                ErrorCode::RunInProgress,
+                err.to_string(),
+            ),
             CoreError::NothingToRegenerate(ref id) => ApiError::new(
                 StatusCode::CONFLICT,
-                "NOTHING_TO_REGENERATE",
+                ErrorCode::NothingToRegenerate,
                 err.to_string(),
             )
             .in_context(id),
-            CoreError::NotAQuestion(_) => {
-                ApiError::new(StatusCode::BAD_REQUEST, "BAD_REQUEST", err.to_string())
-            }
+            CoreError::NotAQuestion(_) => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::BadRequest,
+                err.to_string(),
+            ),
             CoreError::UnknownShape(_) => ApiError::invalid_document(
                 "the document",
                 &[tessera_protocol::Problem {
@@ -263,39 +294,41 @@ impl From<tessera_app::CoreError> for ApiError {
             ),
             CoreError::Answer(err) => err.into(),
             CoreError::NoForm { .. } => {
-                ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", err.to_string())
+                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, err.to_string())
             }
             CoreError::NoGrant(_) => {
-                ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", err.to_string())
+                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, err.to_string())
             }
             CoreError::McpUnavailable => ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "MCP_UNAVAILABLE",
+                ErrorCode::McpUnavailable,
                 err.to_string(),
             ),
             CoreError::Attach(tessera_mcp::resources::AttachError::Hub(e)) => e.into(),
             CoreError::Attach(tessera_mcp::resources::AttachError::Store(e)) => e.into(),
             CoreError::Attach(tessera_mcp::resources::AttachError::Empty(_)) => ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                "EMPTY_RESOURCE",
+                ErrorCode::EmptyResource,
                 err.to_string(),
             ),
-            CoreError::AddWhileRunning(_) => {
-                ApiError::new(StatusCode::CONFLICT, "RUN_IN_PROGRESS", err.to_string())
-            }
+            CoreError::AddWhileRunning(_) => ApiError::new(
+                StatusCode::CONFLICT,
+                ErrorCode::RunInProgress,
+                err.to_string(),
+            ),
             CoreError::Plan(_) => ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                "INVALID_PLAN",
+                ErrorCode::InvalidPlan,
                 err.to_string(),
             ),
             CoreError::Unavailable(_) => ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "UNAVAILABLE",
+                ErrorCode::Unavailable,
                 err.to_string(),
             ),
             CoreError::Assemble(_) | CoreError::Json(_) | CoreError::Internal(_) => ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "INTERNAL",
+                ErrorCode::Internal,
                 err.to_string(),
             ),
         };

@@ -13,6 +13,7 @@ use tessera_app::{App, Interaction};
 use tessera_engine::engine::Engine;
 use tessera_engine::interactions::{Answer, AnswerError, Answered};
 use tessera_protocol::easyflow::FormSubmission;
+use tessera_protocol::error_codes::ErrorCode;
 use tessera_protocol::wire::JsonObject;
 use tessera_protocol::DocumentKind;
 
@@ -30,9 +31,11 @@ impl From<AnswerError> for ApiError {
     fn from(err: AnswerError) -> Self {
         let message = err.to_string();
         match err {
-            AnswerError::NotFound(_) => ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", message),
+            AnswerError::NotFound(_) => {
+                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, message)
+            }
             AnswerError::BadAnswer(_) | AnswerError::WrongKind { .. } => {
-                ApiError::new(StatusCode::BAD_REQUEST, "BAD_ANSWER", message)
+                ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadAnswer, message)
             }
             AnswerError::FieldErrors(errors) => {
                 let mut details = JsonObject::new();
@@ -45,18 +48,24 @@ impl From<AnswerError> for ApiError {
                             .collect(),
                     ),
                 );
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "INVALID_VALUES", message)
-                    .with_details(details)
+                ApiError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    ErrorCode::InvalidValues,
+                    message,
+                )
+                .with_details(details)
             }
             AnswerError::AlreadyAnswered { .. } => {
-                ApiError::new(StatusCode::CONFLICT, "ALREADY_ANSWERED", message)
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::AlreadyAnswered, message)
             }
             AnswerError::Closed { .. } => {
-                ApiError::new(StatusCode::CONFLICT, "INTERACTION_CLOSED", message)
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::InteractionClosed, message)
             }
-            AnswerError::Store(_) => {
-                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "STORE_ERROR", message)
-            }
+            AnswerError::Store(_) => ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                ErrorCode::StoreError,
+                message,
+            ),
         }
     }
 }
@@ -64,8 +73,13 @@ impl From<AnswerError> for ApiError {
 /// What a client sees of an interaction; a request the store holds but that cannot be read
 /// as its kind's payload is the store's error.
 fn view(interaction: &Interaction) -> Result<InteractionView, ApiError> {
-    InteractionView::of(interaction)
-        .map_err(|message| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "STORE_ERROR", message))
+    InteractionView::of(interaction).map_err(|message| {
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::StoreError,
+            message,
+        )
+    })
 }
 
 fn answered(result: &Answered) -> Result<Json<InteractionAnswered>, ApiError> {
@@ -79,7 +93,7 @@ fn json_body(body: &[u8]) -> Result<Value, ApiError> {
     serde_json::from_slice(body).map_err(|err| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
-            "INVALID_JSON",
+            ErrorCode::InvalidJson,
             format!("the body is not JSON: {err}"),
         )
     })
@@ -92,7 +106,7 @@ async fn off_thread<T: Send + 'static>(
     tokio::task::spawn_blocking(work).await.map_err(|err| {
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL",
+            ErrorCode::Internal,
             format!("the answer could not be recorded: {err}"),
         )
     })?
@@ -121,7 +135,7 @@ async fn submit_form(
         tessera_protocol::validate::parse(DocumentKind::FormSubmission, &value).map_err(|err| {
             ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "INVALID_FORM_SUBMISSION",
+                ErrorCode::InvalidFormSubmission,
                 err.to_string(),
             )
         })?;
@@ -165,7 +179,7 @@ async fn one(
         Some(interaction) => Ok(Json(view(&interaction)?)),
         None => Err(ApiError::new(
             StatusCode::NOT_FOUND,
-            "NOT_FOUND",
+            ErrorCode::NotFound,
             format!("no interaction {id}"),
         )),
     }

@@ -19,6 +19,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
 use tessera_engine::engine::Engine;
+use tessera_protocol::error_codes::ErrorCode;
 
 pub use errors::ApiError;
 pub(crate) use sse::stream_response;
@@ -76,14 +77,14 @@ async fn conversation_events(
         Some(Ok(text)) => Some(text.trim().parse::<u64>().map_err(|_| {
             ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "BAD_LAST_EVENT_ID",
+                ErrorCode::BadLastEventId,
                 format!("Last-Event-ID must be an event's seq (a number), not `{text}`"),
             )
         })?),
         Some(Err(_)) => {
             return Err(ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "BAD_LAST_EVENT_ID",
+                ErrorCode::BadLastEventId,
                 "Last-Event-ID must be an event's seq (a number)",
             ))
         }
@@ -101,7 +102,7 @@ async fn cancel_run(
     } else {
         Err(ApiError::new(
             StatusCode::NOT_FOUND,
-            "RUN_NOT_RUNNING",
+            ErrorCode::RunNotRunning,
             format!("run {id} is not running (it ended, or never existed)"),
         ))
     }

@@ -19,6 +19,7 @@
 //! stream, as for a USER_INPUT.
 
 use std::time::Duration;
+use tessera_protocol::error_codes::ErrorCode;
 
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -44,7 +45,7 @@ const DEFAULT_WAIT: Duration = Duration::from_secs(120);
 fn error_response(
     status: StatusCode,
     trace_id: &str,
-    code: &str,
+    code: ErrorCode,
     message: String,
     detail: Option<Value>,
 ) -> Response {
@@ -67,15 +68,22 @@ fn error_response(
 /// An API error (engine, store) in the seed-003 shape.
 fn from_api_error(err: ApiError, trace_id: &str) -> Response {
     let status = err.status();
+    let code = err.code();
     match err.body().content {
         MessageContent::ErrorResponse(e) => error_response(
             status,
             trace_id,
-            &e.error_code,
+            code,
             e.message,
             e.details.map(Value::Object),
         ),
-        _ => error_response(status, trace_id, "INTERNAL", "unknown error".into(), None),
+        _ => error_response(
+            status,
+            trace_id,
+            ErrorCode::Internal,
+            "unknown error".into(),
+            None,
+        ),
     }
 }
 
@@ -90,7 +98,7 @@ pub(crate) async fn post_request(
             return error_response(
                 StatusCode::BAD_REQUEST,
                 &uuid::Uuid::now_v7().to_string(),
-                "INVALID_JSON",
+                ErrorCode::InvalidJson,
                 format!("the body is not JSON: {err}"),
                 None,
             )
@@ -106,7 +114,7 @@ pub(crate) async fn post_request(
         return error_response(
             StatusCode::BAD_REQUEST,
             &trace_id,
-            "DUPLICATE_KEY",
+            ErrorCode::DuplicateKey,
             message,
             None,
         );
@@ -121,7 +129,7 @@ pub(crate) async fn post_request(
         return error_response(
             StatusCode::UNPROCESSABLE_ENTITY,
             &trace_id,
-            "INVALID_REQUEST",
+            ErrorCode::InvalidRequest,
             format!("the request object is not valid: {}", listed.join("; ")),
             Some(detail),
         );
@@ -132,7 +140,7 @@ pub(crate) async fn post_request(
             return error_response(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 &trace_id,
-                "INVALID_REQUEST",
+                ErrorCode::InvalidRequest,
                 format!("the request object is not valid: {err}"),
                 None,
             )
@@ -198,7 +206,7 @@ async fn answer(
         return Ok(error_response(
             StatusCode::UNPROCESSABLE_ENTITY,
             trace_id,
-            "NO_USER_INPUT",
+            ErrorCode::NoUserInput,
             "resources holds no `user` resource: nothing to answer".into(),
             None,
         ));
@@ -209,7 +217,7 @@ async fn answer(
             return Ok(error_response(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 trace_id,
-                "INVALID_REQUEST",
+                ErrorCode::InvalidRequest,
                 message,
                 None,
             ))
@@ -301,7 +309,7 @@ async fn answer(
         return Ok(error_response(
             StatusCode::CONFLICT,
             trace_id,
-            "RUN_CANCELLED",
+            ErrorCode::RunCancelled,
             format!("run {} was cancelled before it answered", run.run_id),
             Some(json!({"partial_output": summary.text})),
         ));

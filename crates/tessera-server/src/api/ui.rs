@@ -23,6 +23,7 @@ use axum::http::StatusCode;
 use axum::Router;
 use serde_json::{Map, Value};
 use tessera_engine::engine::Engine;
+use tessera_protocol::error_codes::ErrorCode;
 use tessera_protocol::settings_api::ModelStatus;
 
 use super::ApiError;
@@ -49,14 +50,14 @@ fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, ApiError> {
     let body = body.map_err(|rejection| {
         ApiError::new(
             rejection.status(),
-            "BAD_BODY",
+            ErrorCode::BadBody,
             format!("cannot read the request body: {}", rejection.body_text()),
         )
     })?;
     serde_json::from_slice(&body).map_err(|err| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
-            "INVALID_JSON",
+            ErrorCode::InvalidJson,
             format!("the body is not JSON: {err}"),
         )
     })
@@ -74,7 +75,7 @@ fn object_body(body: Result<Bytes, BytesRejection>) -> Result<Map<String, Value>
 }
 
 fn bad_request(message: impl Into<String>) -> ApiError {
-    ApiError::new(StatusCode::BAD_REQUEST, "BAD_REQUEST", message)
+    ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
 }
 
 fn kind_of(value: &Value) -> &'static str {

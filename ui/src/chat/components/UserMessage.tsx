@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import type { ApiErrorCode } from '../../transport/client';
 import { useTranslation } from 'react-i18next';
 import { sizeLabel } from '../../components/attachments';
 import type { MessageAttachment } from '../../generated/MessageAttachment';
@@ -60,7 +61,7 @@ export function UserMessage({
 }: {
   text: string;
   error?: string | undefined;
-  errorCode?: string | undefined;
+  errorCode?: ApiErrorCode | undefined;
   /** Stored with the message. */
   attachments?: MessageAttachment[];
   /** Names of files sent with it, before it is stored. */
@@ -70,7 +71,9 @@ export function UserMessage({
   children?: ReactNode;
 }) {
   const { t, i18n } = useTranslation();
-  const known = errorCode !== undefined && i18n.exists(`engineErrors.${errorCode}`);
+  // The engine's refusals by their code; a run's own (a spending limit met on sending) too.
+  const section = errorCode === undefined ? undefined : ['apiErrors', 'engineErrors'].find((s) => i18n.exists(`${s}.${errorCode}`));
+  const known = section !== undefined;
   return (
     <article className="message message-user" data-testid="user-message">
       <h3 className="message-author">{t('chat.you')}</h3>
@@ -80,7 +83,7 @@ export function UserMessage({
         <p className="notice notice-error" role="alert">
           {known ? (
             <>
-              {t('chat.sendFailed', { error: t(`engineErrors.${errorCode}` as 'engineErrors.NO_MODEL') })}
+              {t('chat.sendFailed', { error: t(`${section}.${errorCode}` as 'apiErrors.NO_MODEL') })}
               {/* The engine's words for NO_MODEL name command-line flags: not for the app. */}
               {errorCode !== 'NO_MODEL' && (
                 <span className="notice-detail" data-testid="engine-detail">

@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../generated/ErrorCode';
 /**
  * English UI texts. This object is the reference shape: every other locale must have
  * exactly the same keys (checked by the type `Messages` and by a unit test).
@@ -221,6 +222,11 @@ const en = {
     modelHint: 'The model that answers by default; you can switch under the message box at any time.',
     start: 'Start chatting',
   },
+  /** Why a request was refused, by the engine's error code (`ErrorCode`, generated from Rust). */
+  apiErrors: {
+    NO_MODEL: 'No model is set up yet. Add a provider in Settings → Providers.',
+    MODEL_UNAVAILABLE: 'The model picked for this conversation cannot be used. Pick another under the message box.',
+  } satisfies Partial<Record<ErrorCode, string>>,
   engineErrors: {
     auth_failed: 'The provider refused the API key. Check it in Settings → Providers.',
     quota_exceeded: 'The provider says the account has no quota left.',
@@ -237,8 +243,6 @@ const en = {
     SPENDING_LIMIT_REACHED: 'The spending limit is reached. Raise or lift it in Settings → General.',
     QUOTA_EXCEEDED: 'The provider says the account has no quota left.',
     keyring_error: 'The system keyring cannot be reached to read the API key.',
-    NO_MODEL: 'No model is set up yet. Add a provider in Settings → Providers.',
-    MODEL_UNAVAILABLE: 'The model picked for this conversation cannot be used. Pick another under the message box.',
     RUN_LIMIT_REACHED: 'The answer’s tool results grew past what one answer may keep.',
     context_length: 'The conversation is too long for this model.',
   },

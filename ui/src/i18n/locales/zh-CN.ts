@@ -220,6 +220,10 @@ const zhCN: Messages = {
     modelHint: '默认回答的模型；随时可在输入框下方切换。',
     start: '开始对话',
   },
+  apiErrors: {
+    NO_MODEL: '还没有设置模型。请在“设置 → 模型服务”中添加服务商。',
+    MODEL_UNAVAILABLE: '此对话选用的模型无法使用。请在输入框下方另选一个。',
+  },
   engineErrors: {
     auth_failed: '服务商拒绝了 API 密钥。请在“设置 → 模型服务”中检查。',
     quota_exceeded: '服务商表示账户额度已用完。',
@@ -236,8 +240,6 @@ const zhCN: Messages = {
     SPENDING_LIMIT_REACHED: '已达到花费上限。可在 设置 → 常规 中提高或取消上限。',
     QUOTA_EXCEEDED: '服务商表示账户额度已用完。',
     keyring_error: '无法访问系统密钥环以读取 API 密钥。',
-    NO_MODEL: '还没有设置模型。请在“设置 → 模型服务”中添加服务商。',
-    MODEL_UNAVAILABLE: '此对话选用的模型无法使用。请在输入框下方另选一个。',
     RUN_LIMIT_REACHED: '这次回答的工具结果超出了单次回答可保存的上限。',
     context_length: '对话太长，超出了该模型的上限。',
   },

@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 use tessera_app::App;
+use tessera_protocol::error_codes::ErrorCode;
 use tessera_protocol::mcp_cp::{Message, MessageContent, SenderType};
 use tessera_protocol::wire::JsonObject;
 
@@ -25,7 +26,7 @@ pub(super) async fn announce(app: &App, message: Message) -> Result<Response, Ap
     let MessageContent::ClientCapabilities(capabilities) = &message.content else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL",
+            ErrorCode::Internal,
             "not a CLIENT_CAPABILITIES",
         ));
     };
@@ -34,7 +35,7 @@ pub(super) async fn announce(app: &App, message: Message) -> Result<Response, Ap
         .map_err(|err| {
             ApiError::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
-                "INVALID_CAPABILITIES",
+                ErrorCode::InvalidCapabilities,
                 format!("content.{err}; nothing was announced"),
             )
         })?;
@@ -70,7 +71,7 @@ pub(super) async fn availability(app: &App, message: Message) -> Result<Response
     let MessageContent::ToolAvailabilityRequest(request) = &message.content else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL",
+            ErrorCode::Internal,
             "not a TOOL_AVAILABILITY_REQUEST",
         ));
     };

@@ -21,6 +21,7 @@ use axum::Json;
 use serde_json::json;
 use tessera_app::context_updates::ContextUpdated;
 use tessera_app::App;
+use tessera_protocol::error_codes::ErrorCode;
 use tessera_protocol::mcp_cp::{Message, MessageContent};
 use tessera_protocol::wire::JsonObject;
 
@@ -31,7 +32,7 @@ pub(super) async fn handle(app: &App, message: Message) -> Result<Response, ApiE
     let MessageContent::ContextUpdate(update) = &message.content else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL",
+            ErrorCode::Internal,
             "not a CONTEXT_UPDATE",
         ));
     };

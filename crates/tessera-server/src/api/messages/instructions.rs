@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 use tessera_app::App;
+use tessera_protocol::error_codes::ErrorCode;
 use tessera_protocol::mcp_cp::{Message, MessageContent};
 use tessera_protocol::vocabulary::InstructionState;
 use tessera_protocol::wire::JsonObject;
@@ -22,7 +23,7 @@ pub(super) async fn handle(app: &App, message: Message) -> Result<Response, ApiE
     let MessageContent::Instruction(set) = &message.content else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL",
+            ErrorCode::Internal,
             "not an INSTRUCTION",
         ));
     };

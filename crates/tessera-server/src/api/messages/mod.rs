@@ -19,6 +19,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::{json, Value};
 use tessera_app::App;
+use tessera_protocol::error_codes::ErrorCode;
 use tessera_protocol::mcp_cp::{
     Message, MessageContent, Sender, SenderType, SystemAction, SystemMessage,
 };
@@ -96,12 +97,13 @@ pub(crate) fn json_body(body: &[u8]) -> Result<Value, ApiError> {
     let value = serde_json::from_slice(body).map_err(|err| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
-            "INVALID_JSON",
+            ErrorCode::InvalidJson,
             format!("the body is not JSON: {err}"),
         )
     })?;
-    refuse_duplicate_keys(body)
-        .map_err(|message| ApiError::new(StatusCode::BAD_REQUEST, "DUPLICATE_KEY", message))?;
+    refuse_duplicate_keys(body).map_err(|message| {
+        ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::DuplicateKey, message)
+    })?;
     Ok(value)
 }
 
@@ -137,7 +139,7 @@ pub(crate) async fn post_message(
         }
         other => Err(ApiError::new(
             StatusCode::NOT_IMPLEMENTED,
-            "UNSUPPORTED_MESSAGE_TYPE",
+            ErrorCode::UnsupportedMessageType,
             format!(
                 "a {} message is something this server sends, not something it takes; post \
                  USER_INPUT, TOOL_CALL_REQUEST, TOOL_CALL_RESPONSE, INSTRUCTION, CONTEXT_UPDATE, \

@@ -12,6 +12,7 @@ use axum::Json;
 use serde_json::json;
 use tessera_app::direct_runs::ToolCallsOutcome;
 use tessera_app::App;
+use tessera_protocol::error_codes::ErrorCode;
 use tessera_protocol::mcp_cp::{Message, MessageContent, SenderType};
 use tessera_protocol::wire::JsonObject;
 
@@ -22,7 +23,7 @@ pub(super) async fn request(app: &App, message: Message) -> Result<Response, Api
     let MessageContent::ToolCallRequest(request) = &message.content else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL",
+            ErrorCode::Internal,
             "not a TOOL_CALL_REQUEST",
         ));
     };
@@ -56,7 +57,7 @@ pub(super) fn client_response(app: &App, message: Message) -> Result<Response, A
     let MessageContent::ToolCallResponse(response) = &message.content else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL",
+            ErrorCode::Internal,
             "not a TOOL_CALL_RESPONSE",
         ));
     };
@@ -64,7 +65,7 @@ pub(super) fn client_response(app: &App, message: Message) -> Result<Response, A
     if delivered.accepted.is_empty() {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
-            "NO_WAITING_CALL",
+            ErrorCode::NoWaitingCall,
             format!(
                 "no call of conversation {} waits for a client's result under {} (it was \
                  answered already, timed out, or never asked)",

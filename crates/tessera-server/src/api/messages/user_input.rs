@@ -9,6 +9,7 @@
 //! conversation anew. The branch it leaves stays, and the new one is shown.
 
 use std::time::Duration;
+use tessera_protocol::error_codes::ErrorCode;
 
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -123,16 +124,15 @@ pub(crate) fn failure_status(code: &str) -> StatusCode {
 
 /// The error code a client gets for a run's fatal error: a business rule's own code, else
 /// `MODEL_ERROR` (the provider's code is in the message).
-pub(crate) fn failure_code(code: &str) -> &'static str {
-    use tessera_protocol::easyflow::{QUOTA_EXCEEDED, SPENDING_LIMIT_REACHED};
-    [SPENDING_LIMIT_REACHED, QUOTA_EXCEEDED]
-        .into_iter()
-        .find(|c| *c == code)
-        .unwrap_or("MODEL_ERROR")
+pub(crate) fn failure_code(code: &str) -> ErrorCode {
+    match ErrorCode::from_wire(code) {
+        Some(refusal @ (ErrorCode::SpendingLimitReached | ErrorCode::QuotaExceeded)) => refusal,
+        _ => ErrorCode::ModelError,
+    }
 }
 
 fn is_business_refusal(code: &str) -> bool {
-    failure_code(code) != "MODEL_ERROR"
+    failure_code(code) != ErrorCode::ModelError
 }
 
 /// The stored id a client's `messageId` becomes: letters, digits and `._:-`, at most 128
@@ -149,7 +149,7 @@ fn message_id_of(message: &Message) -> Result<String, ApiError> {
     } else {
         Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "INVALID_MESSAGE_ID",
+            ErrorCode::InvalidMessageId,
             "messageId must be 1 to 128 letters, digits, `.`, `_`, `:` or `-`: it becomes the \
              message's id (seed 000 §3.1), which later messages name as parentMessageId",
         ))
@@ -169,7 +169,7 @@ fn parent_of(message: &Message) -> Result<Option<Option<String>>, ApiError> {
         Some(Value::String(id)) if !id.is_empty() => Ok(Some(Some(id.clone()))),
         Some(_) => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "BAD_REQUEST",
+            ErrorCode::BadRequest,
             "metadata.parentMessageId must be a message id of the conversation (the message \
              the text follows), or null to start the conversation anew",
         )),
@@ -184,7 +184,7 @@ fn debug_of(message: &Message) -> Result<bool, ApiError> {
         Some(Value::Bool(on)) => Ok(*on),
         Some(other) => Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "BAD_REQUEST",
+            ErrorCode::BadRequest,
             format!("metadata.debug must be true or false, not {other}"),
         )),
     }
@@ -201,7 +201,7 @@ fn model_of(message: &Message) -> Result<Option<Option<ConversationModel>>, ApiE
             .map_err(|err| {
                 ApiError::new(
                     StatusCode::BAD_REQUEST,
-                    "BAD_REQUEST",
+                    ErrorCode::BadRequest,
                     format!(
                         "metadata.model must be {{\"provider\": NAME, \"model\": MODEL}} (a provider \
                          and one of its models, for this conversation from now on) or null (the \
@@ -229,7 +229,7 @@ pub(super) async fn handle(
     let MessageContent::UserInput(input) = &message.content else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "INTERNAL",
+            ErrorCode::Internal,
             "not a USER_INPUT",
         ));
     };

@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use tessera_app::App;
 use tessera_engine::profiles::ProfilesError;
 use tessera_engine::specialists::{self, SpecialistsError};
+use tessera_protocol::error_codes::ErrorCode;
 use tessera_protocol::wire::JsonObject;
 
 use super::{json_body, model_value, refresh_model};
@@ -57,7 +58,7 @@ fn profiles_error(err: ProfilesError) -> ApiError {
                 .collect();
             ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "INVALID_PROFILES",
+                ErrorCode::InvalidProfiles,
                 ProfilesError::Invalid(problems).to_string(),
             )
             .with_details(problem_details(listed))
@@ -90,14 +91,14 @@ fn specialists_error(err: SpecialistsError) -> ApiError {
                 .collect();
             ApiError::new(
                 StatusCode::BAD_REQUEST,
-                "INVALID_SPECIALISTS",
+                ErrorCode::InvalidSpecialists,
                 err.to_string(),
             )
             .with_details(problem_details(listed))
         }
         other => ApiError::new(
             StatusCode::BAD_REQUEST,
-            "INVALID_SPECIALISTS",
+            ErrorCode::InvalidSpecialists,
             other.to_string(),
         ),
     }

@@ -9,6 +9,7 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tessera_app::App;
+use tessera_protocol::error_codes::ErrorCode;
 
 use crate::api::ApiError;
 
@@ -33,7 +34,7 @@ async fn list(
     let Query(query) = query.map_err(|rejection| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
-            "BAD_REQUEST",
+            ErrorCode::BadRequest,
             format!("bad query: {}", rejection.body_text()),
         )
     })?;

@@ -3,6 +3,7 @@
 //! prompts; attach a resource to a conversation as an evidence.
 
 use std::sync::Arc;
+use tessera_protocol::error_codes::ErrorCode;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -49,20 +50,30 @@ impl From<HubError> for ApiError {
 
 fn hub_error(error: HubError) -> ApiError {
     let (status, code) = match &error {
-        HubError::Config(_) => (StatusCode::UNPROCESSABLE_ENTITY, "INVALID_MCP_CONFIG"),
-        HubError::NotFound(_) => (StatusCode::NOT_FOUND, "NOT_FOUND"),
-        HubError::Keyring { .. } => (StatusCode::SERVICE_UNAVAILABLE, "KEYRING_UNAVAILABLE"),
-        HubError::Unavailable { .. } => (StatusCode::BAD_GATEWAY, "MCP_SERVER_UNAVAILABLE"),
-        HubError::Server { .. } => (StatusCode::BAD_GATEWAY, "MCP_SERVER_ERROR"),
+        HubError::Config(_) => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::InvalidMcpConfig,
+        ),
+        HubError::NotFound(_) => (StatusCode::NOT_FOUND, ErrorCode::NotFound),
+        HubError::Keyring { .. } => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::KeyringUnavailable,
+        ),
+        HubError::Unavailable { .. } => (StatusCode::BAD_GATEWAY, ErrorCode::McpServerUnavailable),
+        HubError::Server { .. } => (StatusCode::BAD_GATEWAY, ErrorCode::McpServerError),
         HubError::WouldReplace(names) => {
             let mut details = tessera_protocol::wire::JsonObject::new();
             details.insert("servers".into(), json!(names));
-            return ApiError::new(StatusCode::CONFLICT, "MCP_SERVERS_EXIST", error.to_string())
-                .with_details(details);
+            return ApiError::new(
+                StatusCode::CONFLICT,
+                ErrorCode::McpServersExist,
+                error.to_string(),
+            )
+            .with_details(details);
         }
         HubError::Grants(_) => (
             StatusCode::SERVICE_UNAVAILABLE,
-            "CONTEXT_DATABASE_UNAVAILABLE",
+            ErrorCode::ContextDatabaseUnavailable,
         ),
     };
     ApiError::new(status, code, error.to_string())
@@ -193,7 +204,7 @@ async fn attach(
             .ok_or_else(|| {
                 ApiError::new(
                     StatusCode::BAD_REQUEST,
-                    "INVALID_REQUEST",
+                    ErrorCode::InvalidRequest,
                     format!("`{key}` is required (a string)"),
                 )
             })

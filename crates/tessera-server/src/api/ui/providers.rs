@@ -15,6 +15,7 @@ use tessera_app::providers::listing::summary;
 use tessera_app::providers::ProvidersError;
 use tessera_app::{error_chain, App};
 use tessera_engine::provider_settings::ProviderLookupError;
+use tessera_protocol::error_codes::ErrorCode;
 use tessera_providers::http::redact_userinfo;
 use tessera_providers::ProviderError;
 
@@ -56,29 +57,37 @@ pub(super) fn providers_error(err: ProvidersError) -> ApiError {
     match &err {
         ProvidersError::Lookup(lookup) => match lookup {
             ProviderLookupError::Unknown { .. } => {
-                ApiError::new(StatusCode::NOT_FOUND, "UNKNOWN_PROVIDER", message)
+                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::UnknownProvider, message)
             }
             ProviderLookupError::Unreadable { .. } => {
-                ApiError::new(StatusCode::CONFLICT, "PROVIDER_UNREADABLE", message)
+                ApiError::new(StatusCode::CONFLICT, ErrorCode::ProviderUnreadable, message)
             }
             ProviderLookupError::CredentialsInUrl { .. } => {
-                ApiError::new(StatusCode::BAD_REQUEST, "INVALID_PROVIDER", message)
+                ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::InvalidProvider, message)
             }
-            _ => ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "STORE_ERROR", message),
+            _ => ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                ErrorCode::StoreError,
+                message,
+            ),
         },
-        ProvidersError::Store(_) => {
-            ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "STORE_ERROR", message)
-        }
+        ProvidersError::Store(_) => ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::StoreError,
+            message,
+        ),
         ProvidersError::Provider(ProviderError::Keyring(_)) => ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
-            "KEYRING_UNAVAILABLE",
+            ErrorCode::KeyringUnavailable,
             message,
         ),
         ProvidersError::Provider(ProviderError::MissingKey { .. }) => {
-            ApiError::new(StatusCode::BAD_REQUEST, "MISSING_KEY", message)
+            ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::MissingKey, message)
         }
-        _ if err.is_remote() => ApiError::new(StatusCode::BAD_GATEWAY, "PROVIDER_ERROR", message),
-        _ => ApiError::new(StatusCode::BAD_REQUEST, "INVALID_PROVIDER", message),
+        _ if err.is_remote() => {
+            ApiError::new(StatusCode::BAD_GATEWAY, ErrorCode::ProviderError, message)
+        }
+        _ => ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::InvalidProvider, message),
     }
 }
 
@@ -167,7 +176,7 @@ async fn remove(
         let preset = tessera_providers::presets::preset(&name).is_some();
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
-            "UNKNOWN_PROVIDER",
+            ErrorCode::UnknownProvider,
             if preset {
                 format!("{name} is a preset, not a saved provider: there is nothing to remove")
             } else {
@@ -242,7 +251,7 @@ async fn delete_key(
     if !known {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
-            "UNKNOWN_PROVIDER",
+            ErrorCode::UnknownProvider,
             format!("no provider named {name}; the keyring was not touched"),
         ));
     }

@@ -11,6 +11,7 @@ use serde_json::Value;
 use tessera_app::providers::settings::{check_limit, parse_limit};
 use tessera_app::providers::ProvidersError;
 use tessera_app::{error_chain, App};
+use tessera_protocol::error_codes::ErrorCode;
 use tessera_protocol::settings_api::{SettingValues, SettingsView};
 
 use super::providers::providers_error;
@@ -59,7 +60,11 @@ fn invalid(err: ProvidersError) -> ApiError {
     if err.is_remote() || matches!(err, ProvidersError::Store(_)) {
         providers_error(err)
     } else {
-        ApiError::new(StatusCode::BAD_REQUEST, "INVALID_VALUE", error_chain(&err))
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidValue,
+            error_chain(&err),
+        )
     }
 }
 

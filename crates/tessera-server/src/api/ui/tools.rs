@@ -4,6 +4,7 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
+use tessera_protocol::error_codes::ErrorCode;
 
 use tessera_app::App;
 
@@ -33,7 +34,7 @@ async fn list(
     let registry = app.tools_for(&conversation).await.map_err(|err| {
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "TOOLS_UNAVAILABLE",
+            ErrorCode::ToolsUnavailable,
             err.to_string(),
         )
     })?;
