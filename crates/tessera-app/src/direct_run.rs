@@ -76,6 +76,9 @@ impl DirectRun {
     fn status(&self, state: SystemState) {
         self.emit(EventBody::SystemStatus(SystemStatusPayload {
             state,
+            profile: None,
+            user_message_id: None,
+            debug: None,
             extra: JsonObject::new(),
         }));
     }

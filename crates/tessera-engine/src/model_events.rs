@@ -111,6 +111,9 @@ impl EventShaper {
         self.event(
             EventBody::SystemStatus(SystemStatusPayload {
                 state,
+                profile: None,
+                user_message_id: None,
+                debug: None,
                 extra: JsonObject::new(),
             }),
             None,

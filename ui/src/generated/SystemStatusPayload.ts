@@ -5,4 +5,18 @@ import type { JsonValue } from "./serde_json/JsonValue";
 /**
  * `system/status`.
  */
-export type SystemStatusPayload = { state: SystemState, } & ({ [key in string]: number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null });
+export type SystemStatusPayload = { state: SystemState, 
+/**
+ * A run's first `running`: the agent profile it runs under.
+ */
+profile?: string, 
+/**
+ * A run's first `running`: the person's message it answers (its answer is stored after
+ * that message, also when the run resumes later, whatever branch is shown by then).
+ */
+user_message_id?: string, 
+/**
+ * A run's first `running`: the client asked for `debug/log` events (a resumed run keeps
+ * emitting them).
+ */
+debug?: boolean, } & ({ [key in string]: number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null });

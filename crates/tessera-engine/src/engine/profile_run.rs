@@ -62,10 +62,7 @@ pub(super) fn options_for_resume(
     events: &[tessera_store::StoredEvent],
 ) -> (TurnOptions, String) {
     let named = events.iter().find_map(|e| match &e.event.body {
-        tessera_protocol::easyflow::EventBody::SystemStatus(s) => s
-            .extra
-            .get(crate::turn::PROFILE_KEY)
-            .and_then(serde_json::Value::as_str),
+        tessera_protocol::easyflow::EventBody::SystemStatus(s) => s.profile.as_deref(),
         _ => None,
     });
     let profile = named.and_then(|name| {
@@ -82,11 +79,7 @@ pub(super) fn options_for_resume(
     };
     // A client that asked for debug/log events gets them from the rest of the run too.
     options.debug = events.iter().any(|e| match &e.event.body {
-        tessera_protocol::easyflow::EventBody::SystemStatus(s) => s
-            .extra
-            .get(crate::turn::DEBUG_KEY)
-            .and_then(serde_json::Value::as_bool)
-            .unwrap_or(false),
+        tessera_protocol::easyflow::EventBody::SystemStatus(s) => s.debug == Some(true),
         _ => false,
     });
     (options, model)

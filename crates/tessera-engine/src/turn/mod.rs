@@ -61,14 +61,9 @@ pub enum TurnError {
     Internal(String),
 }
 
-/// The key of a run's first `running` status that names its agent profile.
-pub const PROFILE_KEY: &str = "profile";
-/// The `running` status' key saying the client asked for `debug/log` events (a resumed run
-/// keeps emitting them).
-pub const DEBUG_KEY: &str = "debug";
-/// The key of a run's first `running` status that names the person's message it answers: its
-/// answer is stored after that message (also when the run resumes or is closed later, whatever
-/// branch is shown by then).
+/// The field of a run's first `running` status naming the person's message it answers
+/// ([`tessera_protocol::easyflow::SystemStatusPayload::user_message_id`]), as the store looks
+/// runs up by it.
 pub const USER_MESSAGE_KEY: &str = "user_message_id";
 
 /// The bytes of a tool call's arguments or a tool result's value, as the run limit counts them.
@@ -532,20 +527,9 @@ pub async fn run_turn(
     recorder.put(recorder.shaper.status(SystemState::Initializing))?;
     let mut running = recorder.shaper.status(SystemState::Running);
     if let tessera_protocol::easyflow::EventBody::SystemStatus(p) = &mut running.body {
-        if let Some(profile) = &options.profile {
-            p.extra.insert(
-                PROFILE_KEY.into(),
-                serde_json::Value::String(profile.clone()),
-            );
-        }
-        p.extra.insert(
-            USER_MESSAGE_KEY.into(),
-            serde_json::Value::String(user_message.clone()),
-        );
-        if options.debug {
-            p.extra
-                .insert(DEBUG_KEY.into(), serde_json::Value::Bool(true));
-        }
+        p.profile.clone_from(&options.profile);
+        p.user_message_id = Some(user_message.clone());
+        p.debug = options.debug.then_some(true);
     }
     let prompt = context::prompt(
         store,
@@ -663,11 +647,7 @@ fn store_user_input(
 /// The person's message a run answers, as its first `running` status names it.
 pub(crate) fn user_message_of(events: &[StoredEvent]) -> Option<String> {
     events.iter().find_map(|e| match &e.event.body {
-        tessera_protocol::easyflow::EventBody::SystemStatus(s) => s
-            .extra
-            .get(USER_MESSAGE_KEY)
-            .and_then(serde_json::Value::as_str)
-            .map(str::to_owned),
+        tessera_protocol::easyflow::EventBody::SystemStatus(s) => s.user_message_id.clone(),
         _ => None,
     })
 }

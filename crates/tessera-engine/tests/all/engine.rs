@@ -212,6 +212,9 @@ async fn a_subscriber_far_behind_gets_every_stored_event_page_by_page() {
     for _ in 0..2_600 {
         let body = EventBody::SystemStatus(SystemStatusPayload {
             state: SystemState::Running,
+            profile: None,
+            user_message_id: None,
+            debug: None,
             extra: Default::default(),
         });
         engine

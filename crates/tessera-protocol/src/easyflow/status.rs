@@ -34,6 +34,17 @@ pub struct SystemErrorPayload {
 #[ts(optional_fields)]
 pub struct SystemStatusPayload {
     pub state: SystemState,
+    /// A run's first `running`: the agent profile it runs under.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// A run's first `running`: the person's message it answers (its answer is stored after
+    /// that message, also when the run resumes later, whatever branch is shown by then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_message_id: Option<String>,
+    /// A run's first `running`: the client asked for `debug/log` events (a resumed run keeps
+    /// emitting them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub debug: Option<bool>,
     /// Any other field.
     #[serde(flatten)]
     pub extra: JsonObject,
