@@ -1,19 +1,28 @@
 //! The recorded provider streams of `shared/vectors/providers`, rebuilt into the bytes the
 //! provider sent (see that folder's README for the two file formats).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
 use super::reply::{Reply, Step};
 
 /// The folder of recorded provider streams: `TESSERA_VECTORS_DIR`, else `../shared/vectors/
-/// providers` next to the workspace.
+/// providers` next to the workspace. The workspace is found from the package under test (cargo
+/// sets `CARGO_MANIFEST_DIR` when it runs a test), not from where this crate was compiled: one
+/// build cache serves several checkouts, and a path baked in by another one names a folder
+/// that may be gone.
 pub fn vectors_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("TESSERA_VECTORS_DIR") {
         return PathBuf::from(dir);
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors/providers")
+    let package = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    let workspace = package
+        .ancestors()
+        .find(|dir| dir.join("Cargo.lock").is_file())
+        .unwrap_or(&package);
+    workspace.join("../shared/vectors/providers")
 }
 
 /// Which wire a recording speaks, from its name.
