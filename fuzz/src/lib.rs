@@ -47,7 +47,7 @@ pub fn condition(data: &[u8]) {
 pub fn reference(data: &[u8]) {
     struct Everything(Value);
     impl tessera_scheduler::ReferenceSource for Everything {
-        fn entry(&self, _root: &str, _id: &str) -> Result<&Value, String> {
+        fn entry(&self, _root: &str, _id: &str) -> Result<&Value, tessera_scheduler::NoEntry> {
             Ok(&self.0)
         }
     }

@@ -92,9 +92,25 @@ pub enum Classified {
     Other,
 }
 
+/// Why a file's content cannot be given to a model.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unreadable {
+    #[error("it is not a readable image ({0})")]
+    Image(String),
+    #[error("its text could not be extracted ({0})")]
+    PdfText(String),
+    #[error("it is a damaged PDF")]
+    DamagedPdf,
+    #[error(
+        "its text is {chars} characters, over the {max} that can be given at once",
+        max = MAX_TEXT_CHARS
+    )]
+    TextTooLong { chars: usize },
+}
+
 /// Reads `bytes` as file_picker does: a PDF (its text), an image (PNG, JPEG, GIF, WebP), UTF-8
 /// text; `Err` is why it cannot be read (a damaged file, text too long).
-pub fn classify(bytes: &[u8]) -> Result<Classified, String> {
+pub fn classify(bytes: &[u8]) -> Result<Classified, Unreadable> {
     if bytes.starts_with(b"%PDF-") {
         let text = pdf_text(bytes)?;
         return checked_text(text).map(|text| Classified::Pdf { text });
@@ -111,7 +127,7 @@ pub fn classify(bytes: &[u8]) -> Result<Classified, String> {
             let (width, height) =
                 image::ImageReader::with_format(std::io::Cursor::new(bytes), format)
                     .into_dimensions()
-                    .map_err(|e| format!("it is not a readable image ({e})"))?;
+                    .map_err(|e| Unreadable::Image(e.to_string()))?;
             return Ok(Classified::Image {
                 mime,
                 width,
@@ -127,22 +143,20 @@ pub fn classify(bytes: &[u8]) -> Result<Classified, String> {
     }
 }
 
-fn checked_text(text: String) -> Result<String, String> {
+fn checked_text(text: String) -> Result<String, Unreadable> {
     let chars = text.chars().count();
     if chars > MAX_TEXT_CHARS {
-        return Err(format!(
-            "its text is {chars} characters, over the {MAX_TEXT_CHARS} that can be given at once"
-        ));
+        return Err(Unreadable::TextTooLong { chars });
     }
     Ok(text)
 }
 
-fn pdf_text(bytes: &[u8]) -> Result<String, String> {
+fn pdf_text(bytes: &[u8]) -> Result<String, Unreadable> {
     // The PDF parser panics on some damaged files: a bad file must not take the app down.
     match std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem(bytes)) {
         Ok(Ok(text)) => Ok(text),
-        Ok(Err(e)) => Err(format!("its text could not be extracted ({e})")),
-        Err(_) => Err("it is a damaged PDF".into()),
+        Ok(Err(e)) => Err(Unreadable::PdfText(e.to_string())),
+        Err(_) => Err(Unreadable::DamagedPdf),
     }
 }
 
@@ -253,7 +267,7 @@ pub fn ingest(
         let classified = match declared {
             // Audio and video are kept as sent; the model gets a note.
             AttachmentType::Audio | AttachmentType::Video => Classified::Other,
-            _ => classify(&bytes).map_err(refused)?,
+            _ => classify(&bytes).map_err(|why| refused(why.to_string()))?,
         };
         read.push((name, bytes, mime, declared, classified));
     }

@@ -280,24 +280,26 @@ impl Accumulator {
     }
 }
 
+/// Why a tool call's accumulated arguments are not the call's arguments.
+#[derive(Debug, thiserror::Error)]
+pub enum ArgumentsError {
+    #[error("arguments must be a JSON object, got {0}")]
+    NotAnObject(&'static str),
+    #[error("{0}")]
+    NotJson(#[from] serde_json::Error),
+}
+
 /// Parses accumulated tool-call arguments: empty is `{}`; anything else must be a JSON object.
-pub fn parse_arguments(raw: &str) -> Result<Value, String> {
+pub fn parse_arguments(raw: &str) -> Result<Value, ArgumentsError> {
     if raw.trim().is_empty() {
         return Ok(Value::Object(serde_json::Map::new()));
     }
-    match serde_json::from_str::<Value>(raw) {
-        Ok(value @ Value::Object(_)) => Ok(value),
-        Ok(other) => Err(format!(
-            "arguments must be a JSON object, got {}",
-            match other {
-                Value::Null => "null",
-                Value::Bool(_) => "a boolean",
-                Value::Number(_) => "a number",
-                Value::String(_) => "a string",
-                Value::Array(_) => "an array",
-                Value::Object(_) => "an object",
-            }
-        )),
-        Err(err) => Err(err.to_string()),
+    match serde_json::from_str::<Value>(raw)? {
+        value @ Value::Object(_) => Ok(value),
+        Value::Null => Err(ArgumentsError::NotAnObject("null")),
+        Value::Bool(_) => Err(ArgumentsError::NotAnObject("a boolean")),
+        Value::Number(_) => Err(ArgumentsError::NotAnObject("a number")),
+        Value::String(_) => Err(ArgumentsError::NotAnObject("a string")),
+        Value::Array(_) => Err(ArgumentsError::NotAnObject("an array")),
     }
 }

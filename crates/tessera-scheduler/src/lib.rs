@@ -22,4 +22,4 @@ pub use gate::Gate;
 pub use graph::{Access, Edge, EdgeKind, Graph, GraphError, NodeSpec};
 pub use plan::{plan_instructions, plan_tool_calls, CallInfo, Plan, PlanError};
 pub use ready::{Priority, ReadySet};
-pub use reference::{Reference, ReferenceError, ReferenceSource};
+pub use reference::{NoEntry, Reference, ReferenceError, ReferenceSource};

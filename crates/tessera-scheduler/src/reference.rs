@@ -206,7 +206,16 @@ fn collect<'v>(
 /// call `{callId, status, result, error, executionTime}`, for an instruction
 /// `{status, result, error}`), or why there is none.
 pub trait ReferenceSource {
-    fn entry(&self, root: &str, id: &str) -> Result<&Value, String>;
+    fn entry(&self, root: &str, id: &str) -> Result<&Value, NoEntry>;
+}
+
+/// Why a reference's target has no entry to read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NoEntry {
+    #[error("there is no `{0}`")]
+    Unknown(String),
+    #[error("`{0}` has not finished")]
+    NotFinished(String),
 }
 
 /// Renders a value inside a longer string.
@@ -238,7 +247,9 @@ fn resolve<'s>(
         at: at.to_owned(),
         reason,
     };
-    let entry = source.entry(r.root(), r.target()).map_err(&unresolved)?;
+    let entry = source
+        .entry(r.root(), r.target())
+        .map_err(|missing| unresolved(missing.to_string()))?;
     lookup_segments(&r.path.0[2..], entry).ok_or_else(|| {
         let tail = Path(r.path.0[2..].to_vec());
         unresolved(format!("`{}` has no `{tail}`", r.target()))
@@ -309,10 +320,10 @@ mod tests {
     struct Results(HashMap<&'static str, Value>);
 
     impl ReferenceSource for Results {
-        fn entry(&self, _root: &str, id: &str) -> Result<&Value, String> {
+        fn entry(&self, _root: &str, id: &str) -> Result<&Value, NoEntry> {
             self.0
                 .get(id)
-                .ok_or_else(|| format!("`{id}` has not finished"))
+                .ok_or_else(|| NoEntry::NotFinished(id.to_owned()))
         }
     }
 

@@ -31,15 +31,20 @@ pub enum InteractionRequest {
     Consent(ConsentRequestPayload),
 }
 
+/// A stored interaction whose request cannot be read as the payload of its kind.
+#[derive(Debug, thiserror::Error)]
+#[error("interaction {interaction_id}'s request cannot be read: {error}")]
+pub struct UnreadableRequest {
+    pub interaction_id: String,
+    pub error: serde_json::Error,
+}
+
 impl InteractionView {
-    /// The view of a stored interaction; the error names it when its request cannot be read
-    /// as the payload of its kind.
-    pub fn of(interaction: &Interaction) -> Result<Self, String> {
-        let unreadable = |error: serde_json::Error| {
-            format!(
-                "interaction {}'s request cannot be read: {error}",
-                interaction.interaction_id
-            )
+    /// The view of a stored interaction.
+    pub fn of(interaction: &Interaction) -> Result<Self, UnreadableRequest> {
+        let unreadable = |error: serde_json::Error| UnreadableRequest {
+            interaction_id: interaction.interaction_id.clone(),
+            error,
         };
         let request = match interaction.kind {
             InteractionKind::Form => InteractionRequest::Form(

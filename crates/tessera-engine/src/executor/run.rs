@@ -13,7 +13,7 @@ use tessera_protocol::mcp_cp::{FallbackBehavior, Runtime};
 use tessera_protocol::vocabulary::{InstructionState, ToolOutcome};
 use tessera_protocol::wire::JsonObject;
 use tessera_scheduler::gate::{instruction_gate, tool_call_gate};
-use tessera_scheduler::reference::{substitute, ReferenceSource};
+use tessera_scheduler::reference::{substitute, NoEntry, ReferenceSource};
 use tessera_scheduler::{EdgeKind, Gate, Graph, Plan, ReadySet};
 use tokio::task::{Id, JoinSet};
 use tokio::time::Instant;
@@ -73,14 +73,14 @@ struct Entries<'a> {
 }
 
 impl ReferenceSource for Entries<'_> {
-    fn entry(&self, _root: &str, id: &str) -> Result<&Value, String> {
+    fn entry(&self, _root: &str, id: &str) -> Result<&Value, NoEntry> {
         let i = self
             .graph
             .index_of(id)
-            .ok_or_else(|| format!("there is no `{id}`"))?;
+            .ok_or_else(|| NoEntry::Unknown(id.to_owned()))?;
         self.values[i]
             .as_ref()
-            .ok_or_else(|| format!("`{id}` has not finished"))
+            .ok_or_else(|| NoEntry::NotFinished(id.to_owned()))
     }
 }
 

@@ -419,7 +419,7 @@ fn end_tool(block: Block, forced: Option<IncompleteReason>) -> StreamItem {
             id,
             name,
             partial_arguments: json,
-            reason: forced.unwrap_or(IncompleteReason::InvalidJson(message)),
+            reason: forced.unwrap_or(IncompleteReason::InvalidJson(message.to_string())),
         },
     }
 }

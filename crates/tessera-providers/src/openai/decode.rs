@@ -393,7 +393,7 @@ fn end_item(index: usize, call: &mut OpenCall, reason: Option<FinishReason>) -> 
             reason: match reason {
                 Some(FinishReason::Length) => IncompleteReason::CutOff,
                 None => IncompleteReason::StreamEnded,
-                _ => IncompleteReason::InvalidJson(message),
+                _ => IncompleteReason::InvalidJson(message.to_string()),
             },
         },
     }

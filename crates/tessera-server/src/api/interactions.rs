@@ -73,11 +73,11 @@ impl From<AnswerError> for ApiError {
 /// What a client sees of an interaction; a request the store holds but that cannot be read
 /// as its kind's payload is the store's error.
 fn view(interaction: &Interaction) -> Result<InteractionView, ApiError> {
-    InteractionView::of(interaction).map_err(|message| {
+    InteractionView::of(interaction).map_err(|unreadable| {
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::StoreError,
-            message,
+            unreadable.to_string(),
         )
     })
 }
