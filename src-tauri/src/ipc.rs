@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use tessera_app::sync::lock;
 
 use tauri::ipc::Channel;
 use tauri::State;
@@ -17,24 +18,22 @@ pub struct Pumps(Mutex<HashMap<String, tauri::async_runtime::JoinHandle<()>>>);
 
 impl Pumps {
     fn insert(&self, id: String, pump: tauri::async_runtime::JoinHandle<()>) {
-        if let Ok(mut pumps) = self.0.lock() {
-            pumps.retain(|_, pump| !pump.inner().is_finished());
-            pumps.insert(id, pump);
-        }
+        let mut pumps = lock(&self.0);
+        pumps.retain(|_, pump| !pump.inner().is_finished());
+        pumps.insert(id, pump);
     }
 
     fn stop(&self, id: &str) {
-        if let Some(pump) = self.0.lock().ok().and_then(|mut pumps| pumps.remove(id)) {
+        let pump = lock(&self.0).remove(id);
+        if let Some(pump) = pump {
             pump.abort();
         }
     }
 
     /// Stops every body still flowing (the app is quitting).
     pub fn stop_all(&self) {
-        if let Ok(mut pumps) = self.0.lock() {
-            for (_, pump) in pumps.drain() {
-                pump.abort();
-            }
+        for (_, pump) in lock(&self.0).drain() {
+            pump.abort();
         }
     }
 }

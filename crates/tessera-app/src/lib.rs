@@ -33,7 +33,7 @@ use thiserror::Error;
 
 pub use error::{error_chain, CoreError};
 pub use models::{ModelError, ModelOverrides};
-pub use tessera_engine::file_modes;
+pub use tessera_engine::{file_modes, sync};
 pub use tessera_providers::WireKind;
 pub use tessera_store::{Interaction, StoreError, StoredEvent};
 

@@ -37,6 +37,7 @@ pub mod profiles;
 pub mod provider_settings;
 pub mod specialists;
 pub mod summary;
+pub mod sync;
 pub mod tool_round;
 pub mod tools;
 pub mod turn;

@@ -5,6 +5,7 @@
 //! `tool/tool_progress`.
 
 use std::sync::{Arc, Mutex};
+use tessera_engine::sync::lock;
 
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
@@ -31,23 +32,19 @@ pub(crate) struct Calls {
 
 impl Calls {
     pub(crate) fn begin(&self, token: &ProgressToken, ctx: &ToolContext) {
-        if let Ok(mut running) = self.running.lock() {
-            running.push((token.clone(), ctx.reporter()));
-        }
+        lock(&self.running).push((token.clone(), ctx.reporter()));
     }
 
     /// The call ended (answered, cancelled, timed out): a form it still waits for is
     /// withdrawn now, before its result is reported.
     pub(crate) fn end(&self, call_id: &str) {
-        let ended: Vec<CallReporter> = match self.running.lock() {
-            Ok(mut running) => {
-                let (gone, kept) = running
-                    .drain(..)
-                    .partition::<Vec<_>, _>(|(_, ctx)| ctx.call_id() == call_id);
-                *running = kept;
-                gone.into_iter().map(|(_, ctx)| ctx).collect()
-            }
-            Err(_) => return,
+        let ended: Vec<CallReporter> = {
+            let mut running = lock(&self.running);
+            let (gone, kept) = running
+                .drain(..)
+                .partition::<Vec<_>, _>(|(_, ctx)| ctx.call_id() == call_id);
+            *running = kept;
+            gone.into_iter().map(|(_, ctx)| ctx).collect()
         };
         for ctx in ended {
             ctx.withdraw_forms("the tool call that asked ended");
@@ -55,7 +52,7 @@ impl Calls {
     }
 
     fn by_token(&self, token: &ProgressToken) -> Option<CallReporter> {
-        let running = self.running.lock().ok()?;
+        let running = lock(&self.running);
         running
             .iter()
             .find(|(t, _)| t == token)
@@ -66,7 +63,7 @@ impl Calls {
     /// that caused it, so it is the latest call still running (a server asks while a call of
     /// its own waits; with one call at a time, which is the usual case, that is exact).
     fn latest(&self) -> Option<CallReporter> {
-        let running = self.running.lock().ok()?;
+        let running = lock(&self.running);
         running.last().map(|(_, ctx)| ctx.clone())
     }
 }

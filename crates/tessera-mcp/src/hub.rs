@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
+use tessera_engine::sync::{lock, read, write};
 
 use serde_json::Value;
 use tessera_engine::tools::{SourcedTools, ToolSource};
@@ -86,19 +87,13 @@ impl McpHub {
     }
 
     fn log_of(&self, name: &str) -> Arc<ServerLog> {
-        if let Some(log) = self
-            .server_logs
-            .read()
-            .ok()
-            .and_then(|l| l.get(name).cloned())
-        {
+        if let Some(log) = read(&self.server_logs).get(name).cloned() {
             return log;
         }
         let log = Arc::new(ServerLog::new(Some(self.logs.join(format!("{name}.log")))));
-        if let Ok(mut logs) = self.server_logs.write() {
-            logs.entry(name.to_owned())
-                .or_insert_with(|| Arc::clone(&log));
-        }
+        write(&self.server_logs)
+            .entry(name.to_owned())
+            .or_insert_with(|| Arc::clone(&log));
         log
     }
 
@@ -106,24 +101,17 @@ impl McpHub {
     fn install(&self, server: ServerConfig) -> Option<Arc<ServerSlot>> {
         let log = self.log_of(&server.name);
         let slot = ServerSlot::new(server, Arc::clone(&self.keyring), log);
-        self.slots
-            .write()
-            .ok()
-            .and_then(|mut s| s.insert(slot.name().to_owned(), slot))
+        write(&self.slots).insert(slot.name().to_owned(), slot)
     }
 
     fn slots(&self) -> Vec<Arc<ServerSlot>> {
-        self.slots
-            .read()
-            .map(|s| s.values().cloned().collect())
-            .unwrap_or_default()
+        read(&self.slots).values().cloned().collect()
     }
 
     fn slot(&self, name: &str) -> Result<Arc<ServerSlot>, HubError> {
-        self.slots
-            .read()
-            .ok()
-            .and_then(|s| s.get(name).cloned())
+        read(&self.slots)
+            .get(name)
+            .cloned()
             .ok_or_else(|| HubError::NotFound(name.to_owned()))
     }
 
@@ -258,12 +246,8 @@ impl McpHub {
 
     /// Removes server `name`, its secrets with it.
     pub async fn remove(&self, name: &str) -> Result<(), HubError> {
-        let slot = self
-            .slots
-            .write()
-            .ok()
-            .and_then(|mut s| s.remove(name))
-            .ok_or_else(|| HubError::NotFound(name.to_owned()))?;
+        let removed = write(&self.slots).remove(name);
+        let slot = removed.ok_or_else(|| HubError::NotFound(name.to_owned()))?;
         slot.stop().await;
         for (place, key) in slot.config.secret_names() {
             let _ = delete_secret(&self.keyring, &keyring_account(name, place, &key)).await;
@@ -439,11 +423,7 @@ impl ToolSource for McpHub {
                 .into_iter()
                 .flatten()
             {
-                let tools = connection
-                    .tools
-                    .lock()
-                    .map(|t| t.clone())
-                    .unwrap_or_default();
+                let tools = lock(&connection.tools).clone();
                 for tool in tools {
                     out.push((
                         spec_of(&slot, &tool),

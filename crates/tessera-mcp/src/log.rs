@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
+use tessera_engine::sync::lock;
 
 /// Lines kept in memory per server.
 const KEPT_LINES: usize = 400;
@@ -62,20 +63,21 @@ impl ServerLog {
                 let _ = writeln!(file, "{stamped}");
             }
         }
-        if let Ok(mut lines) = self.lines.lock() {
-            if lines.len() == KEPT_LINES {
-                lines.pop_front();
-            }
-            lines.push_back(stamped);
+        let mut lines = lock(&self.lines);
+        if lines.len() == KEPT_LINES {
+            lines.pop_front();
         }
+        lines.push_back(stamped);
     }
 
     /// The last lines, oldest first.
     pub fn tail(&self, n: usize) -> Vec<String> {
-        self.lines
-            .lock()
-            .map(|l| l.iter().skip(l.len().saturating_sub(n)).cloned().collect())
-            .unwrap_or_default()
+        let lines = lock(&self.lines);
+        lines
+            .iter()
+            .skip(lines.len().saturating_sub(n))
+            .cloned()
+            .collect()
     }
 }
 

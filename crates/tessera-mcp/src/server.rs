@@ -8,6 +8,7 @@ use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tessera_engine::sync::lock;
 
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::ServiceExt;
@@ -241,7 +242,7 @@ impl ServerSlot {
                 self.log.note(&format!(
                     "ready: {} with {} tools",
                     connection.implementation,
-                    connection.tools.lock().map(|t| t.len()).unwrap_or(0)
+                    lock(&connection.tools).len()
                 ));
                 self.phase
                     .send_replace(Phase::Ready(Arc::clone(&connection)));
@@ -390,9 +391,7 @@ impl ServerSlot {
     async fn refresh_tools(&self, connection: &Connection) {
         match connection.service.list_all_tools().await {
             Ok(tools) => {
-                if let Ok(mut kept) = connection.tools.lock() {
-                    *kept = tools;
-                }
+                *lock(&connection.tools) = tools;
             }
             Err(error) => self
                 .log
@@ -426,7 +425,7 @@ impl ServerSlot {
     /// The tools it has, if it is ready.
     pub fn ready_tools(&self) -> Vec<rmcp::model::Tool> {
         match &*self.phase.borrow() {
-            Phase::Ready(c) => c.tools.lock().map(|t| t.clone()).unwrap_or_default(),
+            Phase::Ready(c) => lock(&c.tools).clone(),
             _ => Vec::new(),
         }
     }

@@ -64,7 +64,8 @@ struct NdjsonSink(Mutex<std::io::Stdout>);
 
 impl EventSink for NdjsonSink {
     fn emit(&self, event: Event) {
-        if let (Ok(line), Ok(mut out)) = (serde_json::to_string(&event), self.0.lock()) {
+        if let Ok(line) = serde_json::to_string(&event) {
+            let mut out = tessera_app::sync::lock(&self.0);
             let _ = writeln!(out, "{line}");
             let _ = out.flush();
         }

@@ -200,10 +200,7 @@ impl TokenCache {
     }
 
     fn lock(&self) -> MutexGuard<'_, Generations> {
-        // Counts are plain values: a panic elsewhere cannot leave them half-written.
-        self.generations
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::sync::lock(&self.generations)
     }
 
     fn get(&self, key: (u128, Encoding)) -> Option<u64> {

@@ -228,7 +228,8 @@ impl ClientTools {
             capabilities,
             tools,
         };
-        if let Ok(mut clients) = self.clients.lock() {
+        {
+            let mut clients = crate::sync::lock(&self.clients);
             clients
                 .entry(conversation_id.to_owned())
                 .or_default()
@@ -242,13 +243,9 @@ impl ClientTools {
 
     /// The announcements of a conversation, by client id.
     pub fn announcements(&self, conversation_id: &str) -> Vec<Announcement> {
-        self.clients
-            .lock()
-            .ok()
-            .and_then(|c| {
-                c.get(conversation_id)
-                    .map(|m| m.values().cloned().collect())
-            })
+        crate::sync::lock(&self.clients)
+            .get(conversation_id)
+            .map(|m| m.values().cloned().collect())
             .unwrap_or_default()
     }
 
@@ -301,24 +298,25 @@ impl ClientTools {
     /// Waits for the client's result of call `call_id` (registered until the receiver drops).
     fn wait_for(&self, conversation_id: &str, call_id: &str) -> oneshot::Receiver<ToolResult> {
         let (tx, rx) = oneshot::channel();
-        if let Ok(mut waiting) = self.waiting.lock() {
+        {
+            let mut waiting = crate::sync::lock(&self.waiting);
             waiting.insert((conversation_id.to_owned(), call_id.to_owned()), tx);
         }
         rx
     }
 
     fn forget(&self, conversation_id: &str, call_id: &str) {
-        if let Ok(mut waiting) = self.waiting.lock() {
+        {
+            let mut waiting = crate::sync::lock(&self.waiting);
             waiting.remove(&(conversation_id.to_owned(), call_id.to_owned()));
         }
     }
 
     /// Whether a call of the conversation waits for a client now.
     pub fn is_waiting(&self, conversation_id: &str, call_id: &str) -> bool {
-        self.waiting.lock().is_ok_and(|w| {
-            w.get(&(conversation_id.to_owned(), call_id.to_owned()))
-                .is_some_and(|tx| !tx.is_closed())
-        })
+        crate::sync::lock(&self.waiting)
+            .get(&(conversation_id.to_owned(), call_id.to_owned()))
+            .is_some_and(|tx| !tx.is_closed())
     }
 
     /// Hands each result of a client's `TOOL_CALL_RESPONSE` to the call waiting for it.
@@ -326,7 +324,7 @@ impl ClientTools {
         let mut delivered = Delivered::default();
         for result in results {
             let key = (conversation_id.to_owned(), result.call_id.clone());
-            let sender = self.waiting.lock().ok().and_then(|mut w| w.remove(&key));
+            let sender = crate::sync::lock(&self.waiting).remove(&key);
             let call_id = result.call_id.clone();
             match sender.map(|tx| tx.send(result)) {
                 Some(Ok(())) => delivered.accepted.push(call_id),

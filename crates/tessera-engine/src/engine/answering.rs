@@ -48,12 +48,7 @@ impl Engine {
         conversation_id: &str,
         run_id: &str,
     ) -> Result<bool, EngineError> {
-        if self
-            .runs
-            .lock()
-            .map_err(|_| EngineError::ShuttingDown)?
-            .contains_key(run_id)
-        {
+        if crate::sync::lock(&self.runs).contains_key(run_id) {
             return Ok(false);
         }
         let events = self.store.run_events(conversation_id, run_id)?;

@@ -29,9 +29,7 @@ impl EventBus {
     /// Sends a stored event to the conversation's subscribers (none is fine). Taken whole: the
     /// subscribers share it as it is, without a copy.
     pub fn publish(&self, conversation_id: &str, event: StoredEvent) {
-        let Ok(mut channels) = self.channels.lock() else {
-            return;
-        };
+        let mut channels = crate::sync::lock(&self.channels);
         if let Some(sender) = channels.get(conversation_id) {
             if sender.send(Arc::new(event)).is_err() {
                 // Nobody listens any more.
@@ -43,9 +41,7 @@ impl EventBus {
     /// Called as a subscriber of `conversation_id` leaves, before its receiver is dropped: the
     /// channel goes with its last subscriber, and the events it held with it (true then).
     pub fn release(&self, conversation_id: &str) -> bool {
-        let Ok(mut channels) = self.channels.lock() else {
-            return false;
-        };
+        let mut channels = crate::sync::lock(&self.channels);
         if channels
             .get(conversation_id)
             .is_some_and(|sender| sender.receiver_count() <= 1)
@@ -59,7 +55,7 @@ impl EventBus {
     /// How many conversations have a channel (for tests).
     #[cfg(test)]
     pub fn channels(&self) -> usize {
-        self.channels.lock().map_or(0, |c| c.len())
+        crate::sync::lock(&self.channels).len()
     }
 
     /// Live events of a conversation from now on.
@@ -67,7 +63,7 @@ impl EventBus {
         &self,
         conversation_id: &str,
     ) -> Option<broadcast::Receiver<Arc<StoredEvent>>> {
-        let mut channels = self.channels.lock().ok()?;
+        let mut channels = crate::sync::lock(&self.channels);
         Some(
             channels
                 .entry(conversation_id.to_owned())

@@ -237,7 +237,8 @@ fn cached_pages_of(store: &Arc<Store>) -> impl FnOnce() + Send + 'static {
 
 /// Removes run `run` from `runs` if the entry is still the one of `stretch`.
 fn forget(runs: &Mutex<HashMap<String, RunEntry>>, run: &str, stretch: u64) {
-    if let Ok(mut runs) = runs.lock() {
+    {
+        let mut runs = crate::sync::lock(runs);
         if runs.get(run).is_some_and(|e| e.stretch == stretch) {
             runs.remove(run);
         }
@@ -335,7 +336,8 @@ impl Engine {
 
     /// The tools that need no model: used while no model is set up (tools never need one).
     pub fn set_base_tools(&self, tools: Option<Arc<crate::tools::ToolRegistry>>) {
-        if let Ok(mut base) = self.base_tools.write() {
+        {
+            let mut base = crate::sync::write(&self.base_tools);
             *base = tools;
         }
     }
@@ -343,14 +345,15 @@ impl Engine {
     /// Adds tools that come and go (an MCP hub): every run from now on asks `source` for its
     /// tools as it starts, beside the model's.
     pub fn add_tool_source(&self, source: Arc<dyn crate::tools::ToolSource>) {
-        if let Ok(mut sources) = self.tool_sources.write() {
+        {
+            let mut sources = crate::sync::write(&self.tool_sources);
             sources.push(source);
         }
     }
 
     /// The tool source of type `T` that was added, if one was.
     pub fn tool_source<T: crate::tools::ToolSource>(&self) -> Option<Arc<T>> {
-        let sources = self.tool_sources.read().ok()?.clone();
+        let sources = crate::sync::read(&self.tool_sources).clone();
         sources
             .into_iter()
             .find_map(|s| s.as_any().downcast::<T>().ok())
@@ -363,11 +366,7 @@ impl Engine {
         conversation_id: &str,
         options: &mut crate::turn::TurnOptions,
     ) {
-        let sources: Vec<_> = self
-            .tool_sources
-            .read()
-            .map(|s| s.clone())
-            .unwrap_or_default();
+        let sources: Vec<_> = crate::sync::read(&self.tool_sources).clone();
         let mut tools = options.tools.take();
         if !sources.is_empty() {
             tools =
@@ -402,18 +401,20 @@ impl Engine {
 
     /// The model new runs use (runs going on keep theirs).
     pub fn set_model(&self, model: Option<ModelChoice>) {
-        if let Ok(mut current) = self.model.write() {
+        {
+            let mut current = crate::sync::write(&self.model);
             *current = model.map(Arc::new);
         }
         // Built from providers as they were: the next run readies them again.
-        if let Ok(mut picked) = self.picked.lock() {
+        {
+            let mut picked = crate::sync::lock(&self.picked);
             picked.clear();
         }
     }
 
     /// The model new runs use, if one is set up.
     pub fn model(&self) -> Option<Arc<ModelChoice>> {
-        self.model.read().ok().and_then(|m| m.clone())
+        crate::sync::read(&self.model).clone()
     }
 
     /// The engine's own tools: the model's (with its specialists), or without a model the
@@ -421,7 +422,7 @@ impl Engine {
     pub fn tools(&self) -> Option<Arc<crate::tools::ToolRegistry>> {
         self.model()
             .and_then(|m| m.options.tools.clone())
-            .or_else(|| self.base_tools.read().ok().and_then(|b| b.clone()))
+            .or_else(|| crate::sync::read(&self.base_tools).clone())
     }
 
     pub fn store(&self) -> &Arc<Store> {
@@ -445,11 +446,7 @@ impl Engine {
                 .into_iter()
                 .map(|(name, _)| name)
                 .collect();
-        let sources: Vec<_> = self
-            .tool_sources
-            .read()
-            .map(|s| s.clone())
-            .unwrap_or_default();
+        let sources: Vec<_> = crate::sync::read(&self.tool_sources).clone();
         // Secrets known to exist: the MCP servers' (their config marks each) and, maybe, the
         // saved providers' keys. A preset's key is carried when found, but a keyring that
         // cannot be asked is no reason to name every preset the person never used.
@@ -490,11 +487,7 @@ impl Engine {
     /// The engine's tools with every tool source's (MCP servers' ready tools): what the server
     /// side offers any conversation.
     pub async fn served_tools(&self) -> Option<Arc<crate::tools::ToolRegistry>> {
-        let sources: Vec<_> = self
-            .tool_sources
-            .read()
-            .map(|s| s.clone())
-            .unwrap_or_default();
+        let sources: Vec<_> = crate::sync::read(&self.tool_sources).clone();
         let tools = self.tools();
         if sources.is_empty() {
             return tools;
@@ -743,7 +736,7 @@ impl Engine {
     ) -> Result<(CancellationToken, u64), EngineError> {
         let cancel = CancellationToken::new();
         let stretch = STRETCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut runs = self.runs.lock().map_err(|_| EngineError::ShuttingDown)?;
+        let mut runs = crate::sync::lock(&self.runs);
         if runs.contains_key(run_id) {
             return Err(EngineError::AlreadyRunning(run_id.to_owned()));
         }
@@ -843,10 +836,10 @@ impl Engine {
     /// waits for the person is closed (its forms and consent requests withdrawn). False when
     /// the run is neither (finished, or unknown).
     pub fn cancel(&self, run_id: &str) -> bool {
-        let running = match self.runs.lock() {
-            Ok(runs) => runs.get(run_id).map(|r| r.cancel.cancel()).is_some(),
-            Err(_) => false,
-        };
+        let running = crate::sync::lock(&self.runs)
+            .get(run_id)
+            .map(|r| r.cancel.cancel())
+            .is_some();
         if running {
             return true;
         }
@@ -861,16 +854,12 @@ impl Engine {
 
     /// The runs going on, with their conversations.
     pub fn running(&self) -> Vec<StartedRun> {
-        self.runs
-            .lock()
-            .map(|runs| {
-                runs.iter()
-                    .map(|(run_id, entry)| StartedRun {
-                        conversation_id: entry.conversation_id.clone(),
-                        run_id: run_id.clone(),
-                    })
-                    .collect()
+        crate::sync::lock(&self.runs)
+            .iter()
+            .map(|(run_id, entry)| StartedRun {
+                conversation_id: entry.conversation_id.clone(),
+                run_id: run_id.clone(),
             })
-            .unwrap_or_default()
+            .collect()
     }
 }

@@ -53,7 +53,8 @@ impl Engine {
                 .build_picked(&pick, &default)
                 .await
                 .map_err(unavailable)?;
-            if let Ok(mut picked) = self.picked.lock() {
+            {
+                let mut picked = crate::sync::lock(&self.picked);
                 picked.insert(pick.clone(), Arc::new(choice));
             }
         }
@@ -77,7 +78,7 @@ impl Engine {
     }
 
     fn picked_choice_ready(&self, pick: &ConversationModel) -> bool {
-        self.picked.lock().is_ok_and(|p| p.contains_key(pick))
+        crate::sync::lock(&self.picked).contains_key(pick)
     }
 
     async fn build_picked(
@@ -117,7 +118,8 @@ impl Engine {
         let Some(pick) = pick else {
             return (default, false);
         };
-        match self.picked.lock().ok().and_then(|p| p.get(pick).cloned()) {
+        let ready = crate::sync::lock(&self.picked).get(pick).cloned();
+        match ready {
             Some(choice) => (choice, true),
             None => {
                 tracing::warn!(

@@ -82,7 +82,8 @@ pub(crate) async fn run_call(a: Attempt) -> CallOutcome {
         }
     }
     out.duration_ms = ms(start.elapsed());
-    if let Ok(mut notes) = a.notes.lock() {
+    {
+        let mut notes = crate::sync::lock(&a.notes);
         out.notes = std::mem::take(&mut *notes);
     }
     out

@@ -65,15 +65,13 @@ impl CollectingSink {
 
     /// The events so far, in order.
     pub fn events(&self) -> Vec<Event> {
-        self.0.lock().map(|v| v.clone()).unwrap_or_default()
+        crate::sync::lock(&self.0).clone()
     }
 }
 
 impl EventSink for CollectingSink {
     fn emit(&self, event: Event) {
-        if let Ok(mut v) = self.0.lock() {
-            v.push(event);
-        }
+        crate::sync::lock(&self.0).push(event);
     }
 }
 
@@ -157,7 +155,7 @@ impl Emitter {
     pub(crate) fn emit(&self, body: EventBody) {
         let mut event = Event::new(self.conversation_id.clone(), body);
         // The lock keeps seq order and delivery order the same.
-        let Ok(mut seq) = self.seq.lock() else { return };
+        let mut seq = crate::sync::lock(&self.seq);
         *seq += 1;
         event.meta = Some(EventMeta {
             run_id: self.run_id.clone(),

@@ -40,13 +40,13 @@ impl StoreSink {
 
     /// The tool of call `call_id`, while the call runs.
     pub fn tool_of(&self, call_id: &str) -> Option<String> {
-        let calls = self.calls.lock().ok()?;
+        let calls = crate::sync::lock(&self.calls);
         calls.get(call_id).and_then(|r| r.tool.clone())
     }
 
     /// The provider of call `call_id`'s tool (`builtin`, `specialist`, an MCP server…).
     pub fn provider_of(&self, call_id: &str) -> Option<String> {
-        let calls = self.calls.lock().ok()?;
+        let calls = crate::sync::lock(&self.calls);
         calls
             .get(call_id)
             .and_then(|r| r.provider.as_ref())
@@ -57,7 +57,7 @@ impl StoreSink {
         &self,
         event: &Event,
     ) -> Option<(ToolCallRecord, Option<Evidence>, Vec<AttachmentRef>)> {
-        let mut calls = self.calls.lock().ok()?;
+        let mut calls = crate::sync::lock(&self.calls);
         let mut record = self.record_of(&mut calls, event)?;
         let run_id = event.meta.as_ref().and_then(|m| m.run_id.as_deref());
         // Which run made the call: after a restart, the run is rebuilt from its own calls only

@@ -171,9 +171,7 @@ impl TaskListSink {
         run_id: Option<&str>,
     ) -> Result<Vec<Task>, StoreError> {
         let settled: Vec<Task> = {
-            let Ok(mut tasks) = self.tasks.lock() else {
-                return Ok(Vec::new());
-            };
+            let mut tasks = crate::sync::lock(&self.tasks);
             results
                 .results
                 .iter()
@@ -207,9 +205,7 @@ impl TaskListSink {
             return;
         };
         let task = {
-            let Ok(mut tasks) = self.tasks.lock() else {
-                return;
-            };
+            let mut tasks = crate::sync::lock(&self.tasks);
             let Some(task) = tasks.get_mut(&self.naming.id(&p.node_id)) else {
                 return;
             };
@@ -237,11 +233,7 @@ impl EventSink for TaskListSink {
         // Seed 004 §2 (建议): a call made for a task names it, so the tool call record does.
         if let EventBody::ToolCall(p) = &mut event.body {
             let task_id = self.naming.id(&p.tool_call_id);
-            let known = self
-                .tasks
-                .lock()
-                .map(|tasks| tasks.contains_key(&task_id))
-                .unwrap_or(false);
+            let known = crate::sync::lock(&self.tasks).contains_key(&task_id);
             if known {
                 p.task_id = Some(task_id);
             }

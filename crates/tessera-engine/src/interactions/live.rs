@@ -64,7 +64,7 @@ struct Waiting {
 
 impl std::fmt::Debug for LiveForms {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let waiting = self.waiting.lock().map(|w| w.len()).unwrap_or_default();
+        let waiting = crate::sync::lock(&self.waiting).len();
         f.debug_struct("LiveForms")
             .field("waiting", &waiting)
             .finish_non_exhaustive()
@@ -135,7 +135,8 @@ impl LiveForms {
     }
 
     fn forget(&self, id: &str) {
-        if let Ok(mut waiting) = self.waiting.lock() {
+        {
+            let mut waiting = crate::sync::lock(&self.waiting);
             waiting.remove(id);
         }
     }
@@ -143,16 +144,14 @@ impl LiveForms {
     /// Withdraws the forms call `call_id` still waits for (the call ended: cancelled, timed
     /// out, or done without them), before its result is reported.
     pub(crate) fn withdraw_call(&self, call_id: &str, reason: &str) {
-        let ended: Vec<Waiting> = match self.waiting.lock() {
-            Ok(mut waiting) => {
-                let ids: Vec<String> = waiting
-                    .iter()
-                    .filter(|(_, w)| w.call_id == call_id)
-                    .map(|(id, _)| id.clone())
-                    .collect();
-                ids.iter().filter_map(|id| waiting.remove(id)).collect()
-            }
-            Err(_) => return,
+        let ended: Vec<Waiting> = {
+            let mut waiting = crate::sync::lock(&self.waiting);
+            let ids: Vec<String> = waiting
+                .iter()
+                .filter(|(_, w)| w.call_id == call_id)
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.iter().filter_map(|id| waiting.remove(id)).collect()
         };
         for waiting in ended {
             self.withdraw(&waiting.interaction, reason);
@@ -173,11 +172,7 @@ impl LiveForms {
         let Some(reply) = reply_of(interaction) else {
             return;
         };
-        let waiter = self
-            .waiting
-            .lock()
-            .ok()
-            .and_then(|mut w| w.remove(&interaction.interaction_id));
+        let waiter = crate::sync::lock(&self.waiting).remove(&interaction.interaction_id);
         if let Some(waiter) = waiter {
             let _ = waiter.reply.send(reply);
         }
@@ -261,7 +256,8 @@ impl LiveForms {
         let interaction =
             crate::turn::blocking(move || store.create_interaction(&conversation, new))?;
         // Waiting before the request is shown, so no answer can come unseen.
-        if let Ok(mut waiting) = self.waiting.lock() {
+        {
+            let mut waiting = crate::sync::lock(&self.waiting);
             waiting.insert(
                 asked.id,
                 Waiting {

@@ -139,18 +139,12 @@ impl ConsentGate {
     /// request).
     pub(crate) fn approve(&self, call_id: &str, tool: &str) {
         let key = (call_id.to_owned(), tool.to_owned());
-        match self.approved.lock() {
-            Ok(mut a) => a.insert(key),
-            Err(poisoned) => poisoned.into_inner().insert(key),
-        };
+        crate::sync::lock(&self.approved).insert(key);
     }
 
     fn take_approval(&self, call_id: &str, tool: &str) -> bool {
         let key = (call_id.to_owned(), tool.to_owned());
-        match self.approved.lock() {
-            Ok(mut a) => a.remove(&key),
-            Err(poisoned) => poisoned.into_inner().remove(&key),
-        }
+        crate::sync::lock(&self.approved).remove(&key)
     }
 
     /// Whether `spec` may run now without asking, without spending a grant: a model turn asks

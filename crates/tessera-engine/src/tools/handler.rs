@@ -85,7 +85,8 @@ impl ToolContext {
     /// Notes `key` beside the call's result: the `tool_result` event and the call's record
     /// carry it (a client's `clientInfo`, seed 000 §4.5.4).
     pub fn note(&self, key: &str, value: serde_json::Value) {
-        if let Ok(mut notes) = self.notes.lock() {
+        {
+            let mut notes = crate::sync::lock(&self.notes);
             notes.insert(key.to_owned(), value);
         }
     }

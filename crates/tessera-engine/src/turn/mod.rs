@@ -276,9 +276,7 @@ impl Landing {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
+use crate::sync::lock;
 
 impl<'a> Recorder<'a> {
     pub(crate) fn new(
