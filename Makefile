@@ -58,6 +58,7 @@ test-generated:
 	cargo run -q -p tessera-server --bin tessera-gen -- check
 	python3 tests/vectors/extract.py --check
 	python3 scripts/check-deps.py
+	python3 scripts/check-ui-routes.py
 
 # Without the Secret Service of test-keyring, the keyring tests in here skip and say so.
 test-rust:

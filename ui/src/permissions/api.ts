@@ -5,6 +5,7 @@
 import type { ConsentGrantView } from '../generated/ConsentGrantView';
 import type { RunContext } from '../generated/RunContext';
 import type { TesseraClient, TransportRequest } from '../transport/client';
+import { routes } from '../transport/routes';
 
 /** Through the app's client: the token, or IPC in the desktop shell, alike. */
 function requestJson<T>(client: TesseraClient, request: TransportRequest): Promise<T> {
@@ -14,17 +15,17 @@ function requestJson<T>(client: TesseraClient, request: TransportRequest): Promi
 export async function listGrants(client: TesseraClient, includeRevoked: boolean, signal?: AbortSignal): Promise<ConsentGrantView[]> {
   const body = await requestJson<{ grants: ConsentGrantView[] }>(client, {
     method: 'GET',
-    path: includeRevoked ? '/v1/grants?include_revoked=true' : '/v1/grants',
+    path: routes.grants(includeRevoked ? { include_revoked: 'true' } : undefined),
     signal,
   });
   return body.grants;
 }
 
 export async function revokeGrant(client: TesseraClient, grantId: string): Promise<ConsentGrantView> {
-  const body = await requestJson<{ grant: ConsentGrantView }>(client, { method: 'DELETE', path: `/v1/grants/${encodeURIComponent(grantId)}` });
+  const body = await requestJson<{ grant: ConsentGrantView }>(client, { method: 'DELETE', path: routes.grant(grantId) });
   return body.grant;
 }
 
 export function getRunContext(client: TesseraClient, runId: string, signal?: AbortSignal): Promise<RunContext> {
-  return requestJson(client, { method: 'GET', path: `/v1/runs/${encodeURIComponent(runId)}/context`, signal });
+  return requestJson(client, { method: 'GET', path: routes.runContext(runId), signal });
 }

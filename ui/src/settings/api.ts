@@ -5,6 +5,7 @@
  * the provider and tool answers and the agents' problems too (tessera_app::views).
  */
 import type { TesseraClient, TransportRequest } from '../transport/client';
+import { routes } from '../transport/routes';
 import type { AgentProblem } from '../generated/AgentProblem';
 import type { AgentProfile } from '../generated/AgentProfile';
 import type { DefaultProviderSet } from '../generated/DefaultProviderSet';
@@ -91,137 +92,133 @@ export class SettingsApi {
   }
 
   providers(): Promise<ProviderList> {
-    return this.json({ method: 'GET', path: '/v1/providers' });
+    return this.json({ method: 'GET', path: routes.providers() });
   }
 
   /** Model servers running on this machine (Ollama, LM Studio), as the providers they would be. */
   localProviders(): Promise<LocalProviders> {
-    return this.json({ method: 'GET', path: '/v1/local-providers' });
+    return this.json({ method: 'GET', path: routes.localProviders() });
   }
 
   saveProvider(config: ProviderConfigInput): Promise<ProviderSaved> {
-    return this.json({ method: 'POST', path: '/v1/providers', body: config });
+    return this.json({ method: 'POST', path: routes.providers(), body: config });
   }
 
   removeProvider(name: string): Promise<ProviderRemoved> {
-    return this.json({ method: 'DELETE', path: `/v1/providers/${encodeURIComponent(name)}` });
+    return this.json({ method: 'DELETE', path: routes.provider(name) });
   }
 
   setKey(name: string, key: string): Promise<KeyStored> {
-    return this.json({ method: 'PUT', path: `/v1/providers/${encodeURIComponent(name)}/key`, body: { key } });
+    return this.json({ method: 'PUT', path: routes.providerKey(name), body: { key } });
   }
 
   deleteKey(name: string): Promise<KeyRemoved> {
-    return this.json({ method: 'DELETE', path: `/v1/providers/${encodeURIComponent(name)}/key` });
+    return this.json({ method: 'DELETE', path: routes.providerKey(name) });
   }
 
   makeDefault(name: string): Promise<DefaultProviderSet> {
-    return this.json({ method: 'POST', path: `/v1/providers/${encodeURIComponent(name)}/default`, body: {} });
+    return this.json({ method: 'POST', path: routes.providerDefault(name), body: {} });
   }
 
   async models(name: string): Promise<ModelInfo[]> {
-    const body = await this.json<ProviderModels>({ method: 'GET', path: `/v1/providers/${encodeURIComponent(name)}/models` });
+    const body = await this.json<ProviderModels>({ method: 'GET', path: routes.providerModels(name) });
     return body.models;
   }
 
   check(name: string, model?: string): Promise<ProviderCheck> {
-    return this.json({ method: 'POST', path: `/v1/providers/${encodeURIComponent(name)}/check`, body: model ? { model } : {} });
+    return this.json({ method: 'POST', path: routes.providerCheck(name), body: model ? { model } : {} });
   }
 
   /** Where secrets are kept, and whether the system keyring answers now. */
   secretStore(): Promise<SecretStoreView> {
-    return this.json({ method: 'GET', path: '/v1/secrets/store' });
+    return this.json({ method: 'GET', path: routes.secretStore() });
   }
 
   /** Moves every secret (API keys, MCP servers' secrets) to `store`. */
   chooseSecretStore(store: SecretBackend): Promise<SecretStoreMoved> {
-    return this.json({ method: 'PUT', path: '/v1/secrets/store', body: { store } });
+    return this.json({ method: 'PUT', path: routes.secretStore(), body: { store } });
   }
 
   settings(): Promise<SettingsView> {
-    return this.json({ method: 'GET', path: '/v1/settings' });
+    return this.json({ method: 'GET', path: routes.settings() });
   }
 
   changeSetting(key: SettingKey, value: JsonValue): Promise<SettingsView> {
-    return this.json({ method: 'PUT', path: `/v1/settings/${key}`, body: { value } });
+    return this.json({ method: 'PUT', path: routes.setting(key), body: { value } });
   }
 
   profiles(): Promise<{ profiles: AgentProfile[]; custom: boolean }> {
-    return this.json({ method: 'GET', path: '/v1/profiles' });
+    return this.json({ method: 'GET', path: routes.profiles() });
   }
 
   saveProfiles(profiles: AgentProfile[]): Promise<{ profiles: AgentProfile[]; custom: boolean }> {
-    return this.json({ method: 'PUT', path: '/v1/profiles', body: profiles });
+    return this.json({ method: 'PUT', path: routes.profiles(), body: profiles });
   }
 
   resetProfiles(): Promise<{ profiles: AgentProfile[]; custom: boolean }> {
-    return this.json({ method: 'DELETE', path: '/v1/profiles' });
+    return this.json({ method: 'DELETE', path: routes.profiles() });
   }
 
   specialists(): Promise<{ specialists: SpecialistSpec[]; custom: boolean }> {
-    return this.json({ method: 'GET', path: '/v1/specialists' });
+    return this.json({ method: 'GET', path: routes.specialists() });
   }
 
   saveSpecialists(specialists: SpecialistSpec[]): Promise<{ specialists: SpecialistSpec[]; custom: boolean }> {
-    return this.json({ method: 'PUT', path: '/v1/specialists', body: specialists });
+    return this.json({ method: 'PUT', path: routes.specialists(), body: specialists });
   }
 
   resetSpecialists(): Promise<{ specialists: SpecialistSpec[]; custom: boolean }> {
-    return this.json({ method: 'DELETE', path: '/v1/specialists' });
+    return this.json({ method: 'DELETE', path: routes.specialists() });
   }
 
   /** The MCP servers; with `connect`, each is started first (within its start-up timeout). */
   async mcpServers(connect = false): Promise<McpServerView[]> {
-    const body = await this.json<McpServerList>({ method: 'GET', path: connect ? '/v1/mcp/servers?connect=1' : '/v1/mcp/servers' });
+    const body = await this.json<McpServerList>({ method: 'GET', path: routes.mcpServers(connect ? { connect: '1' } : undefined) });
     return body.servers;
   }
 
   /** Adds or replaces a server from one entry of the `mcpServers` shape. */
   putMcpServer(name: string, entry: Record<string, unknown>): Promise<McpServerView> {
-    return this.json({ method: 'PUT', path: mcpPath(name), body: entry });
+    return this.json({ method: 'PUT', path: routes.mcpServer(name), body: entry });
   }
 
   async removeMcpServer(name: string): Promise<void> {
-    await this.json({ method: 'DELETE', path: mcpPath(name) });
+    await this.json({ method: 'DELETE', path: routes.mcpServer(name) });
   }
 
   /** Without `replace`, a document naming a server that exists is refused (409 MCP_SERVERS_EXIST, `details.servers`). */
   importMcpServers(document: unknown, replace = false): Promise<McpImported> {
-    return this.json({ method: 'POST', path: `/v1/mcp/import${replace ? '?replace=1' : ''}`, body: document });
+    return this.json({ method: 'POST', path: routes.mcpImport(replace ? { replace: '1' } : undefined), body: document });
   }
 
   restartMcpServer(name: string): Promise<McpServerView> {
-    return this.json({ method: 'POST', path: `${mcpPath(name)}/restart`, body: {} });
+    return this.json({ method: 'POST', path: routes.mcpServerRestart(name), body: {} });
   }
 
   async mcpLog(name: string, lines = 200): Promise<string[]> {
-    const body = await this.json<McpServerLog>({ method: 'GET', path: `${mcpPath(name)}/log?lines=${lines}` });
+    const body = await this.json<McpServerLog>({ method: 'GET', path: routes.mcpServerLog(name, { lines }) });
     return body.lines;
   }
 
   async mcpResources(name: string): Promise<McpResource[]> {
-    const body = await this.json<McpResourceList>({ method: 'GET', path: `${mcpPath(name)}/resources` });
+    const body = await this.json<McpResourceList>({ method: 'GET', path: routes.mcpServerResources(name) });
     return body.resources;
   }
 
   async mcpPrompts(name: string): Promise<McpPrompt[]> {
-    const body = await this.json<McpPromptList>({ method: 'GET', path: `${mcpPath(name)}/prompts` });
+    const body = await this.json<McpPromptList>({ method: 'GET', path: routes.mcpServerPrompts(name) });
     return body.prompts;
   }
 
   /** Reads the resource once and keeps it in the conversation as an evidence. */
   attachMcpResource(conversationId: string, server: string, uri: string): Promise<Evidence> {
-    return this.json({ method: 'POST', path: `/v1/conversations/${encodeURIComponent(conversationId)}/mcp-resources`, body: { server, uri } });
+    return this.json({ method: 'POST', path: routes.conversationMcpResources(conversationId), body: { server, uri } });
   }
 
   async tools(): Promise<ToolInfo[]> {
-    const body = await this.json<ToolList>({ method: 'GET', path: '/v1/tools' });
+    const body = await this.json<ToolList>({ method: 'GET', path: routes.tools() });
     return body.tools;
   }
-}
-
-function mcpPath(name: string): string {
-  return `/v1/mcp/servers/${encodeURIComponent(name)}`;
 }
 
 /** `details.problems` of a refused profile/specialist list, when the error has them. */

@@ -24,6 +24,7 @@ import type { InteractionView } from '../generated/InteractionView';
 import type { Message } from '../generated/Message';
 import type { ToolResult } from '../generated/ToolResult';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
+import { routes } from './routes';
 import { readSse } from './sse';
 import { getToken } from './token';
 
@@ -195,37 +196,37 @@ export class TesseraClient {
   }
 
   async listConversations(signal?: AbortSignal): Promise<ConversationSummary[]> {
-    const body = await this.json<ConversationList>({ method: 'GET', path: '/v1/conversations', signal });
+    const body = await this.json<ConversationList>({ method: 'GET', path: routes.conversations(), signal });
     return body.conversations;
   }
 
   getConversation(id: string, signal?: AbortSignal): Promise<ConversationDetail> {
-    return this.json({ method: 'GET', path: `/v1/conversations/${encodeURIComponent(id)}`, signal });
+    return this.json({ method: 'GET', path: routes.conversation(id), signal });
   }
 
   /** Conversations (archived ones too) whose title or messages hold every word of `query`. */
   async searchConversations(query: string, signal?: AbortSignal): Promise<ConversationSummary[]> {
     const body = await this.json<ConversationList>({
       method: 'GET',
-      path: `/v1/conversations?archived=all&q=${encodeURIComponent(query)}`,
+      path: routes.conversations({ archived: 'all', q: query }),
       signal,
     });
     return body.conversations;
   }
 
   updateConversation(id: string, patch: ConversationEdit): Promise<ConversationSummary> {
-    return this.json({ method: 'PATCH', path: `/v1/conversations/${encodeURIComponent(id)}`, body: patch });
+    return this.json({ method: 'PATCH', path: routes.conversation(id), body: patch });
   }
 
   async deleteConversation(id: string): Promise<void> {
-    await this.json({ method: 'DELETE', path: `/v1/conversations/${encodeURIComponent(id)}` });
+    await this.json({ method: 'DELETE', path: routes.conversation(id) });
   }
 
   /** The export as text: JSON for `context` and `messages`, a Markdown transcript for `markdown`. */
   async exportConversation(id: string, format: ExportFormat): Promise<string> {
     const response = await this.transport.send({
       method: 'GET',
-      path: `/v1/conversations/${encodeURIComponent(id)}/export?format=${format}`,
+      path: routes.conversationExport(id, format),
       headers: { Accept: format === 'markdown' ? 'text/markdown' : 'application/json' },
     });
     if (!response.ok) throw await errorOf(response);
@@ -234,14 +235,14 @@ export class TesseraClient {
 
   /** A context document or a list of MCP-CP messages becomes a new conversation. */
   importConversation(document: unknown): Promise<ConversationImported> {
-    return this.json({ method: 'POST', path: '/v1/conversations/import', body: document });
+    return this.json({ method: 'POST', path: routes.conversationImport(), body: document });
   }
 
   /** Shows the branch through `messageId`; the conversation as `getConversation` answers it. */
   switchBranch(conversationId: string, messageId: string): Promise<ConversationDetail> {
     return this.json({
       method: 'POST',
-      path: `/v1/conversations/${encodeURIComponent(conversationId)}/branch`,
+      path: routes.conversationBranch(conversationId),
       body: { message_id: messageId },
     });
   }
@@ -250,7 +251,7 @@ export class TesseraClient {
   async regenerate(conversationId: string, messageId: string | undefined, signal?: AbortSignal): Promise<EventStream> {
     const response = await this.transport.send({
       method: 'POST',
-      path: `/v1/conversations/${encodeURIComponent(conversationId)}/regenerate`,
+      path: routes.conversationRegenerate(conversationId),
       headers: { Accept: 'text/event-stream' },
       body: messageId === undefined ? {} : { message_id: messageId },
       signal,
@@ -262,19 +263,19 @@ export class TesseraClient {
   async listInteractions(conversationId: string, signal?: AbortSignal): Promise<InteractionView[]> {
     const body = await this.json<InteractionList>({
       method: 'GET',
-      path: `/v1/interactions?conversation_id=${encodeURIComponent(conversationId)}`,
+      path: routes.interactions({ conversation_id: conversationId }),
       signal,
     });
     return body.interactions;
   }
 
   answerInteraction(id: string, answer: Answer): Promise<InteractionAnswered> {
-    return this.json({ method: 'POST', path: `/v1/interactions/${encodeURIComponent(id)}`, body: answer });
+    return this.json({ method: 'POST', path: routes.interaction(id), body: answer });
   }
 
   /** `GET /v1/attachments/{sha256}`: a stored attachment's bytes (a tool's image). */
   async getAttachment(sha256: string, signal?: AbortSignal): Promise<Blob> {
-    const response = await this.transport.send({ method: 'GET', path: `/v1/attachments/${encodeURIComponent(sha256)}`, signal });
+    const response = await this.transport.send({ method: 'GET', path: routes.attachment(sha256), signal });
     if (!response.ok) throw await errorOf(response);
     return response.blob();
   }
@@ -282,17 +283,17 @@ export class TesseraClient {
   /** `CLIENT_CAPABILITIES`: the front-end tools this client runs in the conversation (seed 000 §4.7.1). */
   announceClientTools(conversationId: string, capabilities: ClientCapabilities): Promise<Message> {
     const message: Message = { ...envelope(conversationId, 'USER'), type: 'CLIENT_CAPABILITIES', content: capabilities };
-    return this.json({ method: 'POST', path: '/v1/messages', body: message });
+    return this.json({ method: 'POST', path: routes.messages(), body: message });
   }
 
   /** `TOOL_CALL_RESPONSE`: this client's results for front-end calls waiting for it (§4.5.4). */
   respondToolCalls(conversationId: string, results: ToolResult[]): Promise<Message> {
     const message: Message = { ...envelope(conversationId, 'TOOL'), type: 'TOOL_CALL_RESPONSE', content: { results } };
-    return this.json({ method: 'POST', path: '/v1/messages', body: message });
+    return this.json({ method: 'POST', path: routes.messages(), body: message });
   }
 
   cancelRun(runId: string): Promise<unknown> {
-    return this.json({ method: 'POST', path: `/v1/runs/${encodeURIComponent(runId)}/cancel` });
+    return this.json({ method: 'POST', path: routes.runCancel(runId) });
   }
 
   /**
@@ -322,7 +323,7 @@ export class TesseraClient {
     };
     const response = await this.transport.send({
       method: 'POST',
-      path: '/v1/messages',
+      path: routes.messages(),
       headers: { Accept: 'text/event-stream' },
       body: message,
       signal,
@@ -340,7 +341,7 @@ export class TesseraClient {
     if (afterSeq !== null) headers['Last-Event-ID'] = String(afterSeq);
     const response = await this.transport.send({
       method: 'GET',
-      path: `/v1/conversations/${encodeURIComponent(conversationId)}/events`,
+      path: routes.conversationEvents(conversationId),
       headers,
       signal,
     });
