@@ -117,11 +117,14 @@ export function ModelPicker({ client, value, onChange }: ModelPickerProps) {
     };
   }, [client]);
 
-  // Focus the model in use when the menu opens; a click elsewhere closes it.
+  // Focus the model in use when the menu opens (or its list arrives); a list read again while
+  // the person moves through it leaves their place alone. A click elsewhere closes it.
   useEffect(() => {
     if (!open) return;
     const items = () => Array.from(menu.current?.querySelectorAll<HTMLButtonElement>('[role="menuitemradio"]') ?? []);
-    (items().find((i) => i.getAttribute('aria-checked') === 'true') ?? items()[0])?.focus();
+    if (!menu.current?.contains(document.activeElement)) {
+      (items().find((i) => i.getAttribute('aria-checked') === 'true') ?? items()[0])?.focus();
+    }
     const away = (event: MouseEvent) => {
       if (!menu.current?.contains(event.target as Node) && !button.current?.contains(event.target as Node)) setOpen(false);
     };
