@@ -37,6 +37,15 @@ pub use tessera_engine::{file_modes, sync};
 pub use tessera_providers::WireKind;
 pub use tessera_store::{Interaction, StoreError, StoredEvent};
 
+fn open_store(dir: &Path) -> Result<Arc<Store>, AppError> {
+    Store::open(dir)
+        .map(Arc::new)
+        .map_err(|source| AppError::OpenStore {
+            dir: dir.to_owned(),
+            source,
+        })
+}
+
 /// Tools a shell adds to every registry the core builds (the desktop's native tools), given the
 /// store they keep their results in.
 pub type ToolPlugin =
@@ -85,7 +94,8 @@ pub struct App {
 struct Inner {
     overrides: ModelOverrides,
     plugins: Vec<ToolPlugin>,
-    notes: Vec<StartNote>,
+    /// Set once, as [`App::open`] ends.
+    notes: std::sync::OnceLock<Vec<StartNote>>,
     /// One lane for rebuilding the model: two provider changes in quick succession must not
     /// leave the older one's model in place because its rebuild finished last.
     rebuilding: tokio::sync::Mutex<()>,
@@ -109,21 +119,9 @@ impl App {
         overrides: ModelOverrides,
         plugins: Vec<ToolPlugin>,
     ) -> Result<Self, AppError> {
-        let store = Arc::new(Store::open(dir).map_err(|source| AppError::OpenStore {
-            dir: dir.to_owned(),
-            source,
-        })?);
-        let engine = Engine::without_model(store.clone());
+        let store = open_store(dir)?;
+        let app = Self::assemble(Engine::without_model(store.clone()), overrides, plugins);
         let mut notes = Vec::new();
-        let mut app = Self {
-            engine,
-            inner: Arc::new(Inner {
-                overrides,
-                plugins,
-                notes: Vec::new(),
-                rebuilding: tokio::sync::Mutex::new(()),
-            }),
-        };
         // Tools need no model: direct tool calls and instruction sets work before one is set up.
         let base = app.base_tools()?;
         app.engine.set_base_tools(Some(Arc::new(base)));
@@ -153,9 +151,7 @@ impl App {
                 "runs of the last session settled"
             );
         }
-        if let Some(inner) = Arc::get_mut(&mut app.inner) {
-            inner.notes = notes;
-        }
+        let _ = app.inner.notes.set(notes);
         Ok(app)
     }
 
@@ -164,26 +160,23 @@ impl App {
     /// server, and the runs another session left are left to it (a command that exits must
     /// not take over a suspended run).
     pub fn open_for_command(dir: &Path, overrides: ModelOverrides) -> Result<Self, AppError> {
-        let store = Arc::new(Store::open(dir).map_err(|source| AppError::OpenStore {
-            dir: dir.to_owned(),
-            source,
-        })?);
-        let mut app = Self::over_engine(Engine::without_model(store));
-        if let Some(inner) = Arc::get_mut(&mut app.inner) {
-            inner.overrides = overrides;
-        }
-        Ok(app)
+        let engine = Engine::without_model(open_store(dir)?);
+        Ok(Self::assemble(engine, overrides, Vec::new()))
     }
 
     /// An app around an engine set up by hand (a bench's model on a fake server): no override,
     /// no shell tool, nothing recovered.
     pub fn over_engine(engine: Engine) -> Self {
+        Self::assemble(engine, ModelOverrides::default(), Vec::new())
+    }
+
+    fn assemble(engine: Engine, overrides: ModelOverrides, plugins: Vec<ToolPlugin>) -> Self {
         Self {
             engine,
             inner: Arc::new(Inner {
-                overrides: ModelOverrides::default(),
-                plugins: Vec::new(),
-                notes: Vec::new(),
+                overrides,
+                plugins,
+                notes: std::sync::OnceLock::new(),
                 rebuilding: tokio::sync::Mutex::new(()),
             }),
         }
@@ -209,7 +202,7 @@ impl App {
 
     /// What opening found that the shell should tell the person.
     pub fn start_notes(&self) -> &[StartNote] {
-        &self.inner.notes
+        self.inner.notes.get().map_or(&[], Vec::as_slice)
     }
 
     /// The model overrides the app was opened with.
