@@ -46,12 +46,26 @@ pub struct RequestedForm {
     pub payload: FormRequestPayload,
 }
 
+/// Why a model's `request_form` call shows no form; the words go back to the model.
+#[derive(Debug, thiserror::Error)]
+pub enum BadFormRequest {
+    #[error("request_form needs a non-empty `title`")]
+    NoTitle,
+    #[error("request_form needs a `schema` (a JSON Schema object)")]
+    NoSchema,
+    /// Each problem of the schema, with its path.
+    #[error("{}", describe_issues(.0))]
+    Schema(Vec<crate::forms::SchemaIssue>),
+    #[error("the form schema must be an object")]
+    SchemaNotAnObject,
+}
+
 /// Reads the model's arguments into the form to show, or the error to give back to the model.
 pub fn parse_request(
     form_id: &str,
     arguments: &Value,
     requester: FormRequester,
-) -> Result<RequestedForm, String> {
+) -> Result<RequestedForm, BadFormRequest> {
     let text = |key: &str| {
         arguments
             .get(key)
@@ -59,14 +73,14 @@ pub fn parse_request(
             .map(str::to_owned)
     };
     let Some(title) = text("title").filter(|t| !t.trim().is_empty()) else {
-        return Err("request_form needs a non-empty `title`".to_owned());
+        return Err(BadFormRequest::NoTitle);
     };
     let Some(schema_value) = arguments.get("schema") else {
-        return Err("request_form needs a `schema` (a JSON Schema object)".to_owned());
+        return Err(BadFormRequest::NoSchema);
     };
-    let schema = check_form_schema(schema_value).map_err(|issues| describe_issues(&issues))?;
+    let schema = check_form_schema(schema_value).map_err(BadFormRequest::Schema)?;
     let Value::Object(schema_object) = schema.source().clone() else {
-        return Err("the form schema must be an object".to_owned());
+        return Err(BadFormRequest::SchemaNotAnObject);
     };
     let (submit_text, cancel_text) = (text("submit_text"), text("cancel_text"));
     let ui = (submit_text.is_some() || cancel_text.is_some()).then(|| FormUi {
@@ -126,12 +140,12 @@ mod tests {
             agent_requester("assistant"),
         )
         .unwrap_err();
-        assert!(err.contains("properties.password"), "{err}");
+        assert!(err.to_string().contains("properties.password"), "{err}");
     }
 
     #[test]
     fn a_missing_title_is_named() {
         let err = parse_request("f1", &json!({"schema": {}}), agent_requester("a")).unwrap_err();
-        assert!(err.contains("title"), "{err}");
+        assert!(matches!(err, BadFormRequest::NoTitle), "{err}");
     }
 }

@@ -189,8 +189,8 @@ pub(super) async fn run_round(
                     serde_json::to_value(&form.payload).unwrap_or_default(),
                 )),
                 // The model gets the reason; the person sees no form.
-                Err(message) => {
-                    let error = json!({"code": "invalid_form", "message": message});
+                Err(bad) => {
+                    let error = json!({"code": "invalid_form", "message": bad.to_string()});
                     let part = settle(recorder, call, ToolOutcome::Error, None, Some(error), true)?;
                     results.insert(call.id.clone(), part);
                 }
