@@ -253,6 +253,13 @@ impl App {
         client: &tessera_providers::ProviderClient,
         model: &str,
     ) -> Result<ToolRegistry, ModelError> {
+        let mut tools = self.builtin_tools()?;
+        self.add_specialists(&mut tools, client, model)?;
+        Ok(tools)
+    }
+
+    /// A registry of the built-in tools alone.
+    fn builtin_tools(&self) -> Result<ToolRegistry, ModelError> {
         let mut tools = ToolRegistry::new();
         tessera_engine::builtin_tools::register_builtin_tools(
             &mut tools,
@@ -262,7 +269,6 @@ impl App {
             what: "built-in tools",
             source,
         })?;
-        self.add_specialists(&mut tools, client, model)?;
         Ok(tools)
     }
 
@@ -300,13 +306,7 @@ impl App {
     /// (`TESSERA_TEST_TOOLS=1`), the shell's.
     fn base_tools(&self) -> Result<ToolRegistry, ModelError> {
         let store = self.engine.store();
-        let mut tools = ToolRegistry::new();
-        tessera_engine::builtin_tools::register_builtin_tools(&mut tools, store.clone()).map_err(
-            |source| ModelError::Tools {
-                what: "built-in tools",
-                source,
-            },
-        )?;
+        let mut tools = self.builtin_tools()?;
         if test_tools::wanted() {
             test_tools::register(&mut tools, store.paths().root.clone(), store.clone()).map_err(
                 |source| ModelError::Tools {
