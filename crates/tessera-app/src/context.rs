@@ -121,9 +121,7 @@ impl App {
             request.reserve,
             SystemTime::now(),
         );
-        let resolver = DocumentResolver::with_selector(&doc, |sel, content| {
-            selector::select(sel, content).map_err(|e| e.to_string())
-        });
+        let resolver = DocumentResolver::with_selector(&doc, selector::select);
         let cache = TokenCache::new();
         let assembly = assemble(&doc, &assemble_request, &resolver, &cache)?;
         let mut out = json!({ "prompt": assembly.prompt });

@@ -6,11 +6,14 @@ use std::collections::HashMap;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
+use tessera_protocol::secrets::redact_words;
+
+use crate::unavailable::ConnectError;
 
 pub(crate) fn transport(
     url: &str,
     headers: &[(String, String)],
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, String> {
+) -> Result<StreamableHttpClientTransport<reqwest::Client>, ConnectError> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
     let mut custom = HashMap::new();
     for (name, value) in headers {
@@ -21,10 +24,10 @@ pub(crate) fn transport(
             }
         }
         let header = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| format!("`{name}` is not a valid HTTP header name"))?;
+            .map_err(|_| ConnectError::HeaderName(redact_words(name)))?;
         // The value is not shown: it may be a secret.
         let value = HeaderValue::from_str(value)
-            .map_err(|_| format!("the value of the header `{name}` is not valid in HTTP"))?;
+            .map_err(|_| ConnectError::HeaderValue(redact_words(name)))?;
         custom.insert(header, value);
     }
     Ok(StreamableHttpClientTransport::from_config(

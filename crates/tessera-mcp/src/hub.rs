@@ -30,7 +30,10 @@ pub enum HubError {
     #[error("cannot keep the secret `{name}` in the keyring: {message}")]
     Keyring { name: String, message: String },
     #[error("the MCP server `{server}` is not available: {reason}")]
-    Unavailable { server: String, reason: String },
+    Unavailable {
+        server: String,
+        reason: crate::unavailable::Unavailable,
+    },
     #[error("`{server}` refused: {message}")]
     Server { server: String, message: String },
     #[error(

@@ -13,5 +13,6 @@ pub mod log;
 pub mod resources;
 pub mod server;
 pub mod tools;
+pub mod unavailable;
 
 pub use hub::{HubError, McpHub};

@@ -19,6 +19,7 @@ use tokio::sync::watch;
 use crate::client::{Calls, TesseraClient};
 use crate::config::{keyring_account, ServerConfig, Transport, KEYRING_MARK};
 use crate::log::ServerLog;
+use crate::unavailable::{ConnectError, Unavailable};
 
 /// How often a ready server is pinged.
 const HEALTH_EVERY: Duration = Duration::from_secs(30);
@@ -151,7 +152,7 @@ impl ServerSlot {
 
     /// The connection, starting the server if it is not running (and not waiting out a
     /// back-off). Waits at most the start-up timeout; the reason when there is none.
-    pub async fn ensure(self: &Arc<Self>) -> Result<Arc<Connection>, String> {
+    pub async fn ensure(self: &Arc<Self>) -> Result<Arc<Connection>, Unavailable> {
         let mut rx = self.phase.subscribe();
         let current = rx.borrow_and_update().clone();
         match current {
@@ -166,11 +167,11 @@ impl ServerSlot {
                     "the server stopped (its process ended or the connection closed)",
                     0,
                 );
-                return Err(self.failure_text());
+                return Err(self.unavailable());
             }
-            Phase::Disabled => return Err("the server is turned off in the settings".into()),
+            Phase::Disabled => return Err(Unavailable::Disabled),
             Phase::Failed { retry_at, .. } if Instant::now() < retry_at => {
-                return Err(self.failure_text())
+                return Err(self.unavailable())
             }
             Phase::Starting => {}
             Phase::Idle | Phase::Failed { .. } => {
@@ -184,29 +185,26 @@ impl ServerSlot {
             tokio::time::timeout(limit, rx.wait_for(|p| !matches!(p, Phase::Starting))).await;
         match settled.ok().and_then(|r| r.ok()).map(|p| p.clone()) {
             Some(Phase::Ready(c)) => Ok(c),
-            Some(_) => Err(self.failure_text()),
-            None => Err(format!(
-                "`{}` is still starting after {} s",
-                self.config.name, self.config.startup_timeout_secs
-            )),
+            Some(_) => Err(self.unavailable()),
+            None => Err(Unavailable::StillStarting {
+                server: self.config.name.clone(),
+                secs: self.config.startup_timeout_secs,
+            }),
         }
     }
 
-    fn failure_text(&self) -> String {
+    fn unavailable(&self) -> Unavailable {
         match self.shown() {
             McpServerStatus::Failed {
                 reason,
                 retry_in_ms,
                 ..
-            } => {
-                if retry_in_ms > 0 {
-                    format!("{reason} (next try in {} s)", retry_in_ms.div_ceil(1000))
-                } else {
-                    reason
-                }
-            }
-            McpServerStatus::Disabled => "the server is turned off in the settings".into(),
-            _ => "the server is not running".into(),
+            } => Unavailable::Failed {
+                reason,
+                retry_in_ms,
+            },
+            McpServerStatus::Disabled => Unavailable::Disabled,
+            _ => Unavailable::NotRunning,
         }
     }
 
@@ -248,9 +246,9 @@ impl ServerSlot {
                     .send_replace(Phase::Ready(Arc::clone(&connection)));
                 tokio::spawn(watch_health(Arc::downgrade(&self), connection));
             }
-            Ok(Err(reason)) => self.fail(&reason, previous),
+            Ok(Err(error)) => self.fail(&error.to_string(), previous),
             Err(_) => self.fail(
-                &format!("did not finish starting within {} s", limit.as_secs()),
+                &ConnectError::Timeout(limit.as_secs()).to_string(),
                 previous,
             ),
         }
@@ -260,14 +258,17 @@ impl ServerSlot {
         &self,
         place: crate::config::SecretPlace,
         name: &str,
-    ) -> Result<String, String> {
+    ) -> Result<String, ConnectError> {
         let account = keyring_account(&self.config.name, place, name);
         match get_secret(&self.keyring, &account).await {
             Ok(Some(secret)) => Ok(secret.expose().to_owned()),
-            Ok(None) => Err(format!(
-                "the secret `{name}` is not in the secret store any more: enter it again in the server's settings"
-            )),
-            Err(error) => Err(format!("cannot read the secret `{name}`: {error}")),
+            Ok(None) => Err(ConnectError::SecretGone {
+                name: name.to_owned(),
+            }),
+            Err(error) => Err(ConnectError::SecretUnreadable {
+                name: name.to_owned(),
+                error,
+            }),
         }
     }
 
@@ -275,7 +276,7 @@ impl ServerSlot {
         &self,
         place: crate::config::SecretPlace,
         map: &BTreeMap<String, String>,
-    ) -> Result<Vec<(String, String)>, String> {
+    ) -> Result<Vec<(String, String)>, ConnectError> {
         let mut out = Vec::new();
         for (name, value) in map {
             let value = if value == KEYRING_MARK {
@@ -288,7 +289,7 @@ impl ServerSlot {
         Ok(out)
     }
 
-    async fn connect(&self) -> Result<Connection, String> {
+    async fn connect(&self) -> Result<Connection, ConnectError> {
         let client = TesseraClient {
             server: self.config.name.clone(),
             calls: Arc::clone(&self.calls),
@@ -333,7 +334,10 @@ impl ServerSlot {
                 let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(wrapped)
                     .stderr(Stdio::piped())
                     .spawn()
-                    .map_err(|e| format!("cannot start `{command}`: {e}"))?;
+                    .map_err(|error| ConnectError::Spawn {
+                        command: command.clone(),
+                        error,
+                    })?;
                 if let Some(stderr) = stderr {
                     let log = Arc::clone(&self.log);
                     tokio::spawn(async move {
@@ -347,7 +351,7 @@ impl ServerSlot {
                 client
                     .serve(transport)
                     .await
-                    .map_err(|e| format!("the MCP handshake failed: {e}"))?
+                    .map_err(|e| ConnectError::Handshake(e.to_string()))?
             }
             Transport::Http { url, headers } => {
                 let headers = self
@@ -358,15 +362,14 @@ impl ServerSlot {
                 } else {
                     url.clone()
                 };
-                let transport = crate::http::transport(&real_url, &headers)
-                    .map_err(|e| tessera_protocol::secrets::redact_words(&e))?;
-                client.serve(transport).await.map_err(|e| {
-                    format!(
-                        "the MCP handshake with {} failed: {}",
-                        self.config.uri(),
-                        tessera_protocol::secrets::redact_words(&e.to_string())
-                    )
-                })?
+                let transport = crate::http::transport(&real_url, &headers)?;
+                client
+                    .serve(transport)
+                    .await
+                    .map_err(|e| ConnectError::HttpHandshake {
+                        uri: self.config.uri(),
+                        message: tessera_protocol::secrets::redact_words(&e.to_string()),
+                    })?
             }
         };
         let implementation = service
@@ -380,7 +383,7 @@ impl ServerSlot {
         let tools = service
             .list_all_tools()
             .await
-            .map_err(|e| format!("the server did not list its tools: {e}"))?;
+            .map_err(|e| ConnectError::ListTools(e.to_string()))?;
         Ok(Connection {
             service,
             tools: Mutex::new(tools),
@@ -414,10 +417,10 @@ impl ServerSlot {
     }
 
     /// Starts the server again now, whatever its back-off says.
-    pub async fn restart(self: &Arc<Self>) -> Result<Arc<Connection>, String> {
+    pub async fn restart(self: &Arc<Self>) -> Result<Arc<Connection>, Unavailable> {
         self.stop().await;
         if self.config.disabled {
-            return Err("the server is turned off in the settings".into());
+            return Err(Unavailable::Disabled);
         }
         self.ensure().await
     }

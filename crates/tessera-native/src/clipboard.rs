@@ -14,10 +14,10 @@ const MAX_TEXT: usize = 1_000_000;
 type Fut = Pin<Box<dyn std::future::Future<Output = Result<Value, ToolFailure>> + Send>>;
 
 /// Whether a clipboard is reachable (an X display or Wayland).
-pub fn probe() -> Result<(), String> {
+pub fn probe() -> Result<(), crate::NotHere> {
     arboard::Clipboard::new()
         .map(|_| ())
-        .map_err(|e| format!("no clipboard here: {e}"))
+        .map_err(|e| crate::NotHere::NoClipboard(e.to_string()))
 }
 
 fn base(name: &str, description: &str) -> ToolSpec {

@@ -10,7 +10,7 @@ use tessera_engine::tools::{RetryPolicy, ToolContext, ToolFailure, ToolKind, Too
 use tessera_protocol::mcp_cp::{PermissionLevel, Runtime};
 
 use crate::dialog::{FileFilter, PickRequest, SaveRequest};
-use crate::{images, NativeEnv};
+use crate::{images, LeftOut, NativeEnv};
 
 pub const NAME: &str = "file_picker";
 pub const SAVE_NAME: &str = "save_file";
@@ -184,7 +184,9 @@ pub fn handler(env: NativeEnv) -> impl Fn(Value, ToolContext) -> Fut + Send + Sy
                                           "fileId": entry["sha256"].clone()}));
                         image_entries.push(entry);
                     }
-                    Err(reason) => skipped.push(json!({"name": name, "reason": reason})),
+                    Err(reason) => {
+                        skipped.push(json!({"name": name, "reason": reason.to_string()}))
+                    }
                 }
             }
             if files.is_empty() {
@@ -242,36 +244,37 @@ async fn read_picked(
     path: &Path,
     name: &str,
     filters: &[FileFilter],
-) -> Result<Picked, String> {
+) -> Result<Picked, LeftOut> {
     if !filters.is_empty() {
         let extension = path
             .extension()
             .map(|e| e.to_string_lossy().to_lowercase())
             .unwrap_or_default();
         if !filters.iter().any(|f| f.extensions.contains(&extension)) {
-            return Err("its type is not one the pick asked for".into());
+            return Err(LeftOut::NotAskedFor);
         }
     }
     let meta = tokio::fs::metadata(path)
         .await
-        .map_err(|e| format!("it cannot be read ({e})"))?;
+        .map_err(LeftOut::Unreadable)?;
     if !meta.is_file() {
-        return Err("it is not a file".into());
+        return Err(LeftOut::NotAFile);
     }
     let size = meta.len();
     if size > MAX_FILE_BYTES {
-        return Err(format!(
-            "it is {:.1} MB, over the {} MB limit",
-            size as f64 / 1_048_576.0,
-            MAX_FILE_BYTES / 1_048_576
-        ));
+        return Err(LeftOut::TooLarge {
+            size,
+            limit: MAX_FILE_BYTES,
+        });
     }
     // The size read above may be stale (the file grows, or is a device): the read stops at the
     // limit whatever it said.
     let bytes = read_at_most(path, MAX_FILE_BYTES)
         .await
-        .map_err(|e| format!("it cannot be read ({e})"))?
-        .ok_or_else(|| format!("it grew past the {} MB limit", MAX_FILE_BYTES / 1_048_576))?;
+        .map_err(LeftOut::Unreadable)?
+        .ok_or(LeftOut::Grew {
+            limit: MAX_FILE_BYTES,
+        })?;
     classify(env, bytes, name, size).await
 }
 
@@ -291,7 +294,7 @@ async fn classify(
     bytes: Vec<u8>,
     name: &str,
     size: u64,
-) -> Result<Picked, String> {
+) -> Result<Picked, LeftOut> {
     use tessera_engine::attachments::Classified;
     // One reading for files picked here and files attached to a message (a PDF's text takes a
     // while: off the async threads).
@@ -300,8 +303,8 @@ async fn classify(
         (bytes, classified)
     })
     .await
-    .map_err(|e| format!("it could not be read ({e})"))?;
-    match classified.map_err(|why| why.to_string())? {
+    .map_err(|e| LeftOut::Interrupted(e.to_string()))?;
+    match classified? {
         Classified::Pdf { text } => Ok(Picked::Text {
             kind: "pdf",
             text,
@@ -318,12 +321,10 @@ async fn classify(
             height,
         } => {
             let entry = images::attach(&env.store, &bytes, mime, (width, height), name)
-                .map_err(|e| e.message)?;
+                .map_err(|e| LeftOut::ImageNotKept(e.message))?;
             Ok(Picked::Image { entry, size })
         }
-        Classified::Other => {
-            Err("it is neither text, a PDF nor an image (PNG, JPEG, GIF, WebP)".into())
-        }
+        Classified::Other => Err(LeftOut::Unsupported),
     }
 }
 
@@ -415,7 +416,7 @@ mod tests {
             _ => panic!("a PNG is an image"),
         }
         let binary = classify(&env, vec![0, 159, 146, 150], "x.bin", 4).await;
-        assert!(matches!(binary, Err(reason) if reason.contains("neither text")));
+        assert!(matches!(binary, Err(LeftOut::Unsupported)));
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod dialog;
 pub mod files;
 pub mod image_resize;
 pub mod images;
+pub mod not_here;
 pub mod notification;
 pub mod portal;
 pub mod screen;
@@ -23,6 +24,7 @@ use tessera_engine::tools::{RegistryError, ToolRegistry};
 use tessera_store::Store;
 
 pub use dialog::{CommandDialog, FileDialog, FileFilter, PickRequest, SaveRequest};
+pub use not_here::{LeftOut, NotHere};
 
 /// What the native tools need from the app around them.
 #[derive(Clone)]
@@ -36,7 +38,7 @@ pub struct NativeEnv {
 pub struct Availability {
     pub available: Vec<&'static str>,
     /// `(tool, reason)` for each tool left out.
-    pub unavailable: Vec<(&'static str, String)>,
+    pub unavailable: Vec<(&'static str, NotHere)>,
 }
 
 /// Registers every native tool this machine can run; returns what was left out and why.
@@ -50,7 +52,7 @@ pub fn register_native_tools(
             tools.register(screen::spec(), screen::handler(env.store.clone()))?;
             out.available.push(screen::NAME);
         }
-        Err(reason) => out.unavailable.push((screen::NAME, reason.to_string())),
+        Err(reason) => out.unavailable.push((screen::NAME, reason)),
     }
     tools.register(files::spec(), files::handler(env.clone()))?;
     out.available.push(files::NAME);

@@ -59,21 +59,20 @@ pub fn spec() -> ToolSpec {
 
 /// Whether the screen can be read here: a Wayland session with a session bus (the portal), or
 /// an X display that answers.
-pub fn probe() -> Result<(), String> {
+pub fn probe() -> Result<(), crate::NotHere> {
+    use crate::NotHere;
     if crate::portal::wayland_session() {
         return match std::env::var_os("DBUS_SESSION_BUS_ADDRESS") {
             Some(_) => Ok(()),
-            None => Err("a Wayland session without a session bus: no screenshot portal".into()),
+            None => Err(NotHere::WaylandWithoutBus),
         };
     }
     if std::env::var_os("DISPLAY").is_none() {
-        return Err(
-            "no X display (DISPLAY is not set); screen capture needs X11 or XWayland".into(),
-        );
+        return Err(NotHere::NoDisplay);
     }
     x11rb::connect(None)
         .map(|_| ())
-        .map_err(|error| format!("the X display does not answer: {error}"))
+        .map_err(|error| NotHere::DisplayDoesNotAnswer(error.to_string()))
 }
 
 pub fn handler(

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use tessera_protocol::context_doc::selector::SelectorError;
 use tessera_protocol::context_doc::{ContextBlock, ContextDocument, Evidence, EvidenceRef};
 
 /// Turns a ref (`evidence_id` + optional selector) into the text the prompt shows.
@@ -65,8 +66,8 @@ pub enum ResolveError {
 }
 
 /// Applies a selector to an evidence's content: `(selector, content) -> selected value`, or why
-/// it cannot (the store's `selector::select`, with its error as text).
-pub type SelectorFn<'a> = dyn Fn(&str, &Value) -> Result<Value, String> + 'a;
+/// it cannot (the protocol's `selector::select`).
+pub type SelectorFn<'a> = dyn Fn(&str, &Value) -> Result<Value, SelectorError> + 'a;
 
 /// Resolves refs against a document's `evidences`: the whole `content` (a string as is, any
 /// other JSON compact). Without a selector function ([`DocumentResolver::new`]) a non-empty
@@ -90,7 +91,7 @@ impl<'a> DocumentResolver<'a> {
     /// Like [`DocumentResolver::new`], applying selectors with `selector`.
     pub fn with_selector(
         doc: &'a ContextDocument,
-        selector: impl Fn(&str, &Value) -> Result<Value, String> + 'a,
+        selector: impl Fn(&str, &Value) -> Result<Value, SelectorError> + 'a,
     ) -> Self {
         Self {
             selector: Some(Box::new(selector)),
@@ -136,7 +137,7 @@ impl EvidenceResolver for DocumentResolver<'_> {
             .map_err(|reason| ResolveError::InvalidSelector {
                 evidence_id: evidence_id.to_owned(),
                 selector: selector.to_owned(),
-                reason,
+                reason: reason.to_string(),
             })
     }
 }
@@ -320,8 +321,15 @@ mod tests {
     fn selector_functions_plug_in() {
         let doc = doc();
         let r = DocumentResolver::with_selector(&doc, |selector, content| match selector {
-            "field:order" => content.get("order").cloned().ok_or("no order".to_owned()),
-            other => Err(format!("cannot apply {other}")),
+            "field:order" => content
+                .get("order")
+                .cloned()
+                .ok_or(SelectorError::NoContent {
+                    selector: "no order".to_owned(),
+                }),
+            other => Err(SelectorError::NoContent {
+                selector: other.to_owned(),
+            }),
         });
         assert_eq!(r.resolve("json", Some("field:order")).unwrap(), "42");
         assert_eq!(
@@ -333,7 +341,7 @@ mod tests {
             Err(ResolveError::InvalidSelector {
                 evidence_id: "text".into(),
                 selector: "field:order".into(),
-                reason: "no order".into()
+                reason: "selector \"no order\": the evidence has no content to select from".into()
             })
         );
         assert!(matches!(

@@ -119,9 +119,32 @@ pub enum EngineError {
     ModelUnavailable {
         provider: String,
         model: String,
-        reason: String,
+        reason: Box<ModelUnavailableReason>,
         requested: bool,
     },
+}
+
+/// Why a conversation's own model cannot be used.
+#[derive(Debug, Error)]
+pub enum ModelUnavailableReason {
+    #[error("a provider and a model must both be named")]
+    Unnamed,
+    #[error("there is no provider named {0} (it may have been removed)")]
+    NoProvider(String),
+    #[error(transparent)]
+    Lookup(#[from] crate::provider_settings::ProviderLookupError),
+    #[error(transparent)]
+    Provider(#[from] tessera_providers::ProviderError),
+    #[error("no configured provider has a model named `{wanted}` (known: {})", known_models(.known))]
+    NoSuchModel { wanted: String, known: Vec<String> },
+}
+
+fn known_models(known: &[String]) -> String {
+    if known.is_empty() {
+        "none".to_owned()
+    } else {
+        known.join(", ")
+    }
 }
 
 /// Where the message a run answers goes: [`Said`], owned for the run's task.

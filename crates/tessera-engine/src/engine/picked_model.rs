@@ -10,7 +10,7 @@ use tessera_providers::ProviderClient;
 pub use tessera_store::conversation_model::ConversationModel;
 use tessera_store::StoreError;
 
-use super::{Engine, EngineError, ModelChoice};
+use super::{Engine, EngineError, ModelChoice, ModelUnavailableReason};
 
 impl Engine {
     /// Readies the model `conversation`'s next run uses: `pick` when the person picks one now
@@ -36,16 +36,14 @@ impl Engine {
         let Some(pick) = pick else {
             return Ok(None);
         };
-        let unavailable = |reason: String| EngineError::ModelUnavailable {
+        let unavailable = |reason: ModelUnavailableReason| EngineError::ModelUnavailable {
             provider: pick.provider.clone(),
             model: pick.model.clone(),
-            reason,
+            reason: Box::new(reason),
             requested,
         };
         if pick.provider.trim().is_empty() || pick.model.trim().is_empty() {
-            return Err(unavailable(
-                "a provider and a model must both be named".into(),
-            ));
+            return Err(unavailable(ModelUnavailableReason::Unnamed));
         }
         if !self.picked_choice_ready(&pick) {
             let default = self.model().ok_or(EngineError::NoModel)?;
@@ -85,22 +83,16 @@ impl Engine {
         &self,
         pick: &ConversationModel,
         default: &ModelChoice,
-    ) -> Result<ModelChoice, String> {
+    ) -> Result<ModelChoice, ModelUnavailableReason> {
         let store = self.store.clone();
         let name = pick.provider.clone();
         let found =
-            crate::turn::blocking(move || crate::provider_settings::find_provider(&store, &name))
-                .map_err(|e| e.to_string())?;
+            crate::turn::blocking(move || crate::provider_settings::find_provider(&store, &name))?;
         let Some((config, _)) = found else {
-            return Err(format!(
-                "there is no provider named {} (it may have been removed)",
-                pick.provider
-            ));
+            return Err(ModelUnavailableReason::NoProvider(pick.provider.clone()));
         };
-        let key = tessera_providers::keys::resolve_key(&config, self.secrets())
-            .await
-            .map_err(|e| e.to_string())?;
-        let client = ProviderClient::new(config, key).map_err(|e| e.to_string())?;
+        let key = tessera_providers::keys::resolve_key(&config, self.secrets()).await?;
+        let client = ProviderClient::new(config, key)?;
         Ok(ModelChoice {
             client,
             model: pick.model.clone(),
@@ -172,14 +164,10 @@ impl Engine {
         Err(EngineError::ModelUnavailable {
             provider: "any".to_owned(),
             model: wanted.to_owned(),
-            reason: format!(
-                "no configured provider has a model named `{wanted}` (known: {})",
-                if known.is_empty() {
-                    "none".to_owned()
-                } else {
-                    known.join(", ")
-                }
-            ),
+            reason: Box::new(ModelUnavailableReason::NoSuchModel {
+                wanted: wanted.to_owned(),
+                known,
+            }),
             requested: true,
         })
     }

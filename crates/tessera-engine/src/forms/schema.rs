@@ -82,9 +82,9 @@ pub fn check_form_schema(schema: &Value) -> Result<FormSchema, Vec<SchemaIssue>>
             source: schema.clone(),
             validator: Arc::new(validator),
         }),
-        Err(message) => Err(vec![SchemaIssue {
+        Err(uncompilable) => Err(vec![SchemaIssue {
             path: String::new(),
-            message,
+            message: uncompilable.to_string(),
         }]),
     }
 }
@@ -276,7 +276,7 @@ impl Checker {
                         self.issue(&at("default"), m);
                     }
                 }
-                Err(m) => self.issue(&path, m),
+                Err(uncompilable) => self.issue(&path, uncompilable.to_string()),
             }
         }
         Some(FormField {

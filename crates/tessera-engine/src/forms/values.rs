@@ -251,11 +251,16 @@ pub(super) fn field_schema(kind: &FieldKind) -> Value {
     Value::Object(s)
 }
 
-pub(super) fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
+/// Why a schema the form builds could not be compiled into a validator.
+#[derive(Debug, thiserror::Error)]
+#[error("could not be compiled: {0}")]
+pub(super) struct Uncompilable(String);
+
+pub(super) fn compile(schema: &Value) -> Result<jsonschema::Validator, Uncompilable> {
     jsonschema::options()
         .should_validate_formats(true)
         .build(schema)
-        .map_err(|e| format!("could not be compiled: {e}"))
+        .map_err(|e| Uncompilable(e.to_string()))
 }
 
 #[cfg(test)]

@@ -107,16 +107,16 @@ pub(super) fn first_message(arguments: &Value) -> Result<String, ToolFailure> {
     })
 }
 
-/// Runs the loop. `accept` checks a final answer: `Err` is told to the model, which gets
-/// another turn if it has one left.
-pub(super) async fn run_loop<T>(
+/// Runs the loop. `accept` checks a final answer: `Err`, in its words, is told to the model,
+/// which gets another turn if it has one left.
+pub(super) async fn run_loop<T, E: std::fmt::Display>(
     deps: &SpecialistDeps,
     spec: &SpecialistSpec,
     tools: &Arc<ToolRegistry>,
     first: String,
     ctx: &ToolContext,
     stage: UsageStage,
-    mut accept: impl FnMut(&str) -> Result<T, String>,
+    mut accept: impl FnMut(&str) -> Result<T, E>,
 ) -> Result<(LoopResult, Option<T>), ToolFailure> {
     let model = spec.model.clone().unwrap_or_else(|| deps.model.clone());
     let conversation_id = ctx.conversation_id().to_owned();
@@ -203,11 +203,11 @@ pub(super) async fn run_loop<T>(
                 Ok(value) => return Ok((out, Some(value))),
                 Err(problem) if !last => {
                     messages.push(assistant_message(&response));
-                    messages.push(ChatMessage::user(problem));
+                    messages.push(ChatMessage::user(problem.to_string()));
                     continue;
                 }
                 Err(problem) => {
-                    out.problem = Some(problem);
+                    out.problem = Some(problem.to_string());
                     return Ok((out, None));
                 }
             }
@@ -242,7 +242,7 @@ pub(super) async fn answer(
 ) -> Result<Value, ToolFailure> {
     let first = first_message(&arguments)?;
     let (out, _) = run_loop(deps, spec, tools, first, &ctx, UsageStage::ToolCall, |_| {
-        Ok::<(), String>(())
+        Ok::<(), std::convert::Infallible>(())
     })
     .await?;
     Ok(Value::Object(out.to_result(spec)))

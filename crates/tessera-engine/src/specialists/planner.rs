@@ -78,20 +78,27 @@ fn tool_catalogue(tools: &ToolRegistry) -> String {
     out
 }
 
-/// Why a plan cannot run, in words the planner's model can act on.
+/// Why a plan cannot run; its words are what the planner's model reads to correct it.
+#[derive(Debug, thiserror::Error)]
+enum PlanRejected {
+    #[error(
+        "Your answer is not an instruction set ({0}). Answer with only the JSON document \
+         {{\"instructions\": [...]}}."
+    )]
+    NotAnInstructionSet(#[source] serde_json::Error),
+    #[error("The plan cannot run: {}. Answer with the corrected JSON document only.", .0.join("; "))]
+    Problems(Vec<String>),
+}
+
 fn check_plan(
     text: &str,
     tools: &ToolRegistry,
     executor: &Executor,
     gate: &ConsentGate,
-) -> Result<InstructionSet, String> {
+) -> Result<InstructionSet, PlanRejected> {
     let body = crate::profiles::json_response::unfence(text.trim());
-    let set: InstructionSet = serde_json::from_str(body).map_err(|e| {
-        format!(
-            "Your answer is not an instruction set ({e}). Answer with only the JSON document \
-             {{\"instructions\": [...]}}."
-        )
-    })?;
+    let set: InstructionSet =
+        serde_json::from_str(body).map_err(PlanRejected::NotAnInstructionSet)?;
     let mut problems = Vec::new();
     if set.instructions.is_empty() {
         problems.push("the plan has no instructions".to_owned());
@@ -130,10 +137,7 @@ fn check_plan(
     if problems.is_empty() {
         Ok(set)
     } else {
-        Err(format!(
-            "The plan cannot run: {}. Answer with the corrected JSON document only.",
-            problems.join("; ")
-        ))
+        Err(PlanRejected::Problems(problems))
     }
 }
 
