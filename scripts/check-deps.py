@@ -65,13 +65,31 @@ def main() -> int:
                     f"{path}:{number} emits an untyped event: give its payload a type in "
                     "tessera-protocol's easyflow module"
                 )
+    # Events are written one way, through the engine's EventLog (immediate or batched, handed on
+    # after commit). The only other writers are the transactions that answer or withdraw an
+    # interaction, which append its event in the same commit as the change.
+    allowed = {
+        pathlib.Path("crates/tessera-engine/src/event_log.rs"),
+        pathlib.Path("crates/tessera-engine/src/interactions/answer.rs"),
+    }
+    for path in sorted([*pathlib.Path("crates").glob("*/src/**/*.rs"), *pathlib.Path("src-tauri/src").rglob("*.rs")]):
+        if path.parts[1] == "tessera-store" or path in allowed:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.strip() == "#[cfg(test)]":
+                break
+            if (".append_event(" in line or ".append_events" in line) and not line.lstrip().startswith("//"):
+                problems.append(
+                    f"{path}:{number} writes an event past the event log: use "
+                    "tessera_engine::event_log::EventLog"
+                )
     if problems:
         for line in problems:
             print(f"check-deps: {line}", file=sys.stderr)
         return 1
     print(
-        f"check-deps: {len(FORBIDDEN)} dependency rules hold, no shell calls .store() and no "
-        "crate emits an untyped event"
+        f"check-deps: {len(FORBIDDEN)} dependency rules hold, no shell calls .store(), no "
+        "crate emits an untyped event, and events are written only through the event log"
     )
     return 0
 

@@ -22,12 +22,12 @@
 // per call, never in a hot loop: boxing it would only make every tool harder to write.
 #![allow(clippy::result_large_err)]
 
-pub mod agent_report;
 pub mod assembler;
 pub mod attachments;
 pub mod builtin_tools;
 pub mod client_tools;
 pub mod engine;
+pub mod event_log;
 pub mod executor;
 pub mod forms;
 pub mod heap;
@@ -35,6 +35,7 @@ pub mod interactions;
 pub mod model_events;
 pub mod profiles;
 pub mod provider_settings;
+pub mod specialist_report;
 pub mod specialists;
 pub mod summary;
 pub mod sync;

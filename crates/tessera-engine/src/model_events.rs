@@ -443,7 +443,7 @@ pub struct DoneSummary {
     pub usage_estimated: bool,
     /// Per agent (specialist) the run called: its tokens, cost, turns and time (seed 001
     /// §10.3), beside the cost per model.
-    pub agents: Vec<crate::specialists::AgentCost>,
+    pub agents: Vec<crate::specialists::SpecialistCost>,
 }
 
 /// The `business/error` code of a provider error that is a business rule's refusal.

@@ -9,7 +9,7 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     // protocol cannot see the engine).
     collector.add::<tessera_engine::assembler::Explanation>();
     // `/v1/profiles` and `/v1/specialists`.
-    collector.add::<tessera_engine::profiles::AgentProfile>();
+    collector.add::<tessera_engine::profiles::Profile>();
     collector.add::<tessera_engine::specialists::SpecialistSpec>();
     // Their errors' `details.problems`.
     collector.add::<tessera_app::views::agents::AgentProblems>();

@@ -3,7 +3,6 @@
 export type { Actor } from "./Actor";
 export type { AgentProblem } from "./AgentProblem";
 export type { AgentProblems } from "./AgentProblems";
-export type { AgentProfile } from "./AgentProfile";
 export type { AgentRef } from "./AgentRef";
 export type { Answer } from "./Answer";
 export type { ApiRequest } from "./ApiRequest";
@@ -130,6 +129,7 @@ export type { Output } from "./Output";
 export type { PermissionLevel } from "./PermissionLevel";
 export type { Priority } from "./Priority";
 export type { Problem } from "./Problem";
+export type { Profile } from "./Profile";
 export type { ProviderCheck } from "./ProviderCheck";
 export type { ProviderConfig } from "./ProviderConfig";
 export type { ProviderKind } from "./ProviderKind";

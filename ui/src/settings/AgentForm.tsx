@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
-import type { AgentProfile, SpecialistSpec, ToolInfo } from './api';
+import type { Profile, SpecialistSpec, ToolInfo } from './api';
 import { Field, FormActions } from './fields';
 
 export type AgentKind = 'profile' | 'specialist';
@@ -21,7 +21,7 @@ export interface AgentDraft {
   role: 'answer' | 'plan';
 }
 
-export function draftOfProfile(p: AgentProfile | null): AgentDraft {
+export function draftOfProfile(p: Profile | null): AgentDraft {
   const format = p?.response_format;
   return {
     name: p?.name ?? '',
@@ -53,8 +53,8 @@ export function draftOfSpecialist(s: SpecialistSpec | null): AgentDraft {
 }
 
 /** The draft as a profile, keeping what the form does not edit (rules, default, limits). */
-export function profileOfDraft(d: AgentDraft, base: AgentProfile | null): AgentProfile | string {
-  let response_format: AgentProfile['response_format'] = { type: 'text' };
+export function profileOfDraft(d: AgentDraft, base: Profile | null): Profile | string {
+  let response_format: Profile['response_format'] = { type: 'text' };
   if (d.format === 'json') {
     let schema: JsonValue;
     try {
@@ -64,7 +64,7 @@ export function profileOfDraft(d: AgentDraft, base: AgentProfile | null): AgentP
     }
     response_format = { type: 'json', schema };
   }
-  const profile: AgentProfile = {
+  const profile: Profile = {
     ...(base ?? {}),
     name: d.name.trim(),
     title: d.title,

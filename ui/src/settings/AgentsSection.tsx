@@ -1,11 +1,11 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { AgentProblem, AgentProfile, SettingsApi, SpecialistSpec, ToolInfo } from './api';
+import type { AgentProblem, Profile, SettingsApi, SpecialistSpec, ToolInfo } from './api';
 import { problemsOf } from './api';
 import { AgentForm, draftOfProfile, draftOfSpecialist, formField, profileOfDraft, specialistOfDraft, type AgentDraft, type AgentKind, type DraftErrors } from './AgentForm';
 import { ErrorNotice, SavedNote, isApiError, messageOf } from './fields';
 
-type Agent = AgentProfile | SpecialistSpec;
+type Agent = Profile | SpecialistSpec;
 
 interface Editing {
   /** null: a new one. */
@@ -192,7 +192,7 @@ function AgentList<T extends Agent>({ kind, store, tools }: { kind: AgentKind; s
   );
 }
 
-function profileStore(a: SettingsApi): Store<AgentProfile> {
+function profileStore(a: SettingsApi): Store<Profile> {
   return {
     load: async () => {
       const r = await a.profiles();

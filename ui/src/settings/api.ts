@@ -7,7 +7,7 @@
 import type { TesseraClient, TransportRequest } from '../transport/client';
 import { routes } from '../transport/routes';
 import type { AgentProblem } from '../generated/AgentProblem';
-import type { AgentProfile } from '../generated/AgentProfile';
+import type { Profile } from '../generated/Profile';
 import type { DefaultProviderSet } from '../generated/DefaultProviderSet';
 import type { KeyRemoved } from '../generated/KeyRemoved';
 import type { KeyStored } from '../generated/KeyStored';
@@ -43,7 +43,7 @@ import type { ToolList } from '../generated/ToolList';
 
 export type {
   AgentProblem,
-  AgentProfile,
+  Profile,
   McpPrompt,
   McpResource,
   McpServerView,
@@ -147,15 +147,15 @@ export class SettingsApi {
     return this.json({ method: 'PUT', path: routes.setting(key), body: { value } });
   }
 
-  profiles(): Promise<{ profiles: AgentProfile[]; custom: boolean }> {
+  profiles(): Promise<{ profiles: Profile[]; custom: boolean }> {
     return this.json({ method: 'GET', path: routes.profiles() });
   }
 
-  saveProfiles(profiles: AgentProfile[]): Promise<{ profiles: AgentProfile[]; custom: boolean }> {
+  saveProfiles(profiles: Profile[]): Promise<{ profiles: Profile[]; custom: boolean }> {
     return this.json({ method: 'PUT', path: routes.profiles(), body: profiles });
   }
 
-  resetProfiles(): Promise<{ profiles: AgentProfile[]; custom: boolean }> {
+  resetProfiles(): Promise<{ profiles: Profile[]; custom: boolean }> {
     return this.json({ method: 'DELETE', path: routes.profiles() });
   }
 

@@ -63,22 +63,6 @@ impl Publisher {
     }
 }
 
-/// Stores each event, then publishes it as stored (with its seq).
-struct StoredAndPublished {
-    sink: crate::executor::StoreSink,
-    bus: Arc<EventBus>,
-    conversation_id: String,
-}
-
-impl crate::executor::EventSink for StoredAndPublished {
-    fn emit(&self, event: tessera_protocol::easyflow::Event) {
-        match self.sink.persist(event) {
-            Ok(stored) => self.bus.publish(&self.conversation_id, stored),
-            Err(error) => tracing::warn!(%error, "could not store an event"),
-        }
-    }
-}
-
 #[derive(Debug, Error)]
 pub enum EngineError {
     #[error(transparent)]
@@ -554,11 +538,12 @@ impl Engine {
     /// Where work outside a model run (a TOOL_CALL_REQUEST, an INSTRUCTION set) sends its
     /// events: stored like a run's, then published to the conversation's subscribers.
     pub fn event_sink(&self, conversation_id: &str) -> Arc<dyn crate::executor::EventSink> {
-        Arc::new(StoredAndPublished {
-            sink: crate::executor::StoreSink::new(self.store.clone(), conversation_id),
-            bus: self.bus.clone(),
-            conversation_id: conversation_id.to_owned(),
-        })
+        let (bus, conversation) = (self.bus.clone(), conversation_id.to_owned());
+        Arc::new(crate::event_log::EventLog::published(
+            self.store.clone(),
+            conversation_id,
+            Arc::new(move |stored| bus.publish(&conversation, stored)),
+        ))
     }
 
     /// Starts answering `text` in `conversation` (a new one when None), after the branch

@@ -7,7 +7,7 @@ use tessera_store::Store;
 use tokio_util::sync::CancellationToken;
 
 use super::ModelChoice;
-use crate::profiles::{route, AgentProfile, Profiles, ResponseFormat, RouteRequest, RoutedBy};
+use crate::profiles::{route, Profile, Profiles, ResponseFormat, RouteRequest, RoutedBy};
 use crate::summary::{needs_summary, write_rolling_summary, SummaryPolicy};
 use crate::turn::TurnOptions;
 
@@ -85,7 +85,7 @@ pub(super) fn options_for_resume(
     (options, model)
 }
 
-fn apply(profile: &AgentProfile, choice: &ModelChoice) -> (TurnOptions, String) {
+fn apply(profile: &Profile, choice: &ModelChoice) -> (TurnOptions, String) {
     let mut options = choice.options.clone();
     if !profile.system_prompt.trim().is_empty() {
         options.system = Some(match &options.system {

@@ -39,7 +39,7 @@ pub(crate) enum AgentChange {
 
 /// The agent a tool name runs (a specialist's `invoke_<name>`), or the tool's name.
 pub(crate) fn agent_of(tool: &str) -> &str {
-    tool.strip_prefix(crate::agent_report::TOOL_PREFIX)
+    tool.strip_prefix(crate::specialist_report::TOOL_PREFIX)
         .unwrap_or(tool)
 }
 

@@ -23,7 +23,7 @@
 //!   `fallbackBehavior: ABORT` that fails stops the set; the other results are kept (partial
 //!   results).
 //! - ASYNC ([`Executor::start_tool_calls`]) answers at once; the results arrive as
-//!   `tool/tool_result` events (and, through [`StoreSink`], in the store).
+//!   `tool/tool_result` events (and, through an [`crate::event_log::EventLog`], in the store).
 
 pub(crate) mod attempt;
 pub mod events;
@@ -32,7 +32,6 @@ pub mod nested_sink;
 pub mod outcome;
 pub mod result_evidence;
 pub(crate) mod run;
-pub mod store_sink;
 pub mod task_list;
 
 use std::sync::Arc;
@@ -52,7 +51,6 @@ pub use events::{ChannelSink, CollectingSink, EventSink, NullSink};
 pub use limits::Limits;
 pub use nested_sink::NestedSink;
 pub use outcome::{codes, CallError, CallOutcome, InstructionRecord, InstructionResults};
-pub use store_sink::StoreSink;
 
 use events::Emitter;
 use run::{run_set, RunSpec, SetKind, Shared, Unit};

@@ -10,7 +10,7 @@ use serde_json::Value;
 use tessera_store::provider_settings::find_secret;
 
 use super::rules::Matcher;
-use super::{AgentProfile, ResponseFormat, RouteRule};
+use super::{Profile, ResponseFormat, RouteRule};
 
 /// One thing wrong with a set of profiles.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,11 +41,7 @@ const MAX_DESCRIPTION_CHARS: usize = 2_000;
 const MAX_MODEL_CALLS: u32 = 100;
 
 /// Checks one profile's own fields; returns its rules compiled (the valid ones).
-pub(super) fn check_profile(
-    i: usize,
-    p: &AgentProfile,
-    out: &mut Vec<ProfileProblem>,
-) -> Vec<Matcher> {
+pub(super) fn check_profile(i: usize, p: &Profile, out: &mut Vec<ProfileProblem>) -> Vec<Matcher> {
     let label = if valid_name(&p.name) {
         p.name.clone()
     } else {
@@ -133,7 +129,7 @@ pub(super) fn check_profile(
 }
 
 /// Checks what concerns the set as a whole; returns the default's index when there is one.
-pub(super) fn check_set(profiles: &[AgentProfile], out: &mut Vec<ProfileProblem>) -> Option<usize> {
+pub(super) fn check_set(profiles: &[Profile], out: &mut Vec<ProfileProblem>) -> Option<usize> {
     if profiles.is_empty() {
         out.push(ProfileProblem {
             profile: None,

@@ -4,7 +4,7 @@
 //! the format of its answer (text, or JSON checked against a schema) and optionally its own model
 //! and call limit.
 //!
-//! - [`AgentProfile`], [`ResponseFormat`], [`RouteRule`]: one profile as the settings store it
+//! - [`Profile`], [`ResponseFormat`], [`RouteRule`]: one profile as the settings store it
 //!   (snake_case JSON, like every app setting).
 //! - [`Profiles`]: the validated set, kept in the app setting [`SETTING_KEY`]; the built-in set
 //!   (one general assistant) when the setting was never written. Every problem names its profile
@@ -35,7 +35,7 @@ pub use set::{Profiles, ProfilesError, SETTING_KEY};
 // A misspelt key (`sytem_prompt`) would otherwise vanish silently from a setting the person
 // wrote by hand; refusing it names the field instead.
 #[serde(deny_unknown_fields)]
-pub struct AgentProfile {
+pub struct Profile {
     /// The id: 1 to 64 of `a-z`, `0-9`, `_`, `-`. The classifying model answers with it.
     pub name: String,
     /// Shown in the UI.

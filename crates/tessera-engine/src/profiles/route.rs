@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::json_response::unfence;
 use super::rules::{prefix_len, RuleMatch};
 use super::side_call::call_recorded;
-use super::{AgentProfile, Profiles, RouteRule};
+use super::{Profile, Profiles, RouteRule};
 
 /// The classifier answers with a name; room to spare for a sentence around it.
 const ROUTE_MAX_TOKENS: u32 = 256;
@@ -34,7 +34,7 @@ pub struct RouteRequest<'a> {
 /// The profile chosen, and how.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RouteDecision {
-    pub profile: AgentProfile,
+    pub profile: Profile,
     pub by: RoutedBy,
 }
 
@@ -165,7 +165,7 @@ fn one_line(text: &str) -> String {
 /// The profile an answer names. Accepted: the bare name in any case, quoted or in backticks,
 /// a JSON string or `{"profile": …}` (also fenced), after any `<think>…</think>`; failing
 /// those, a sentence that mentions exactly one profile name as a word.
-fn parse_answer<'p>(answer: &str, profiles: &'p Profiles) -> Option<&'p AgentProfile> {
+fn parse_answer<'p>(answer: &str, profiles: &'p Profiles) -> Option<&'p Profile> {
     let text = match answer.rfind("</think>") {
         Some(end) => &answer[end + "</think>".len()..],
         None => answer,

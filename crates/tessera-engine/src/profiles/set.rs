@@ -8,9 +8,9 @@ use thiserror::Error;
 
 use super::check::{check_profile, check_set, failing_field, label_of, ProfileProblem};
 use super::rules::{Matcher, RuleMatch};
-use super::{AgentProfile, ResponseFormat};
+use super::{Profile, ResponseFormat};
 
-/// The app setting holding the profiles: a JSON array of [`AgentProfile`]s, in routing order.
+/// The app setting holding the profiles: a JSON array of [`Profile`]s, in routing order.
 pub const SETTING_KEY: &str = "agent_profiles";
 
 /// Why a set of profiles could not be loaded or saved.
@@ -30,7 +30,7 @@ fn join(problems: &[ProfileProblem]) -> String {
 /// A valid set of profiles: unique names, exactly one default, rules and schemas that compile.
 #[derive(Clone, Debug)]
 pub struct Profiles {
-    profiles: Vec<AgentProfile>,
+    profiles: Vec<Profile>,
     /// One per rule of each profile, in the same order.
     matchers: Vec<Vec<Matcher>>,
     default: usize,
@@ -39,7 +39,7 @@ pub struct Profiles {
 impl Profiles {
     /// The set used until the person saves their own: one general assistant.
     pub fn builtin() -> Self {
-        let general = AgentProfile {
+        let general = Profile {
             name: "default".into(),
             title: "Assistant".into(),
             description: "General assistant: questions, explanations, writing, analysis and \
@@ -65,7 +65,7 @@ impl Profiles {
     }
 
     /// Validates `profiles` (in routing order).
-    pub fn new(profiles: Vec<AgentProfile>) -> Result<Self, ProfilesError> {
+    pub fn new(profiles: Vec<Profile>) -> Result<Self, ProfilesError> {
         let mut problems = Vec::new();
         let mut matchers = Vec::with_capacity(profiles.len());
         for (i, p) in profiles.iter().enumerate() {
@@ -90,7 +90,7 @@ impl Profiles {
         let mut problems = Vec::new();
         let mut profiles = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
-            match AgentProfile::deserialize(item) {
+            match Profile::deserialize(item) {
                 Ok(p) => profiles.push(p),
                 Err(e) => problems.push(ProfileProblem {
                     profile: Some(label_of(i, item)),
@@ -139,15 +139,15 @@ impl Profiles {
     }
 
     /// The profiles in routing order.
-    pub fn all(&self) -> &[AgentProfile] {
+    pub fn all(&self) -> &[Profile] {
         &self.profiles
     }
 
-    pub fn get(&self, name: &str) -> Option<&AgentProfile> {
+    pub fn get(&self, name: &str) -> Option<&Profile> {
         self.profiles.iter().find(|p| p.name == name)
     }
 
-    pub fn default_profile(&self) -> &AgentProfile {
+    pub fn default_profile(&self) -> &Profile {
         &self.profiles[self.default]
     }
 
@@ -181,7 +181,7 @@ fn invalid(profile: Option<String>, field: &str, message: &str) -> ProfilesError
 }
 
 /// The profiles, to change and validate again with [`Profiles::new`].
-impl From<Profiles> for Vec<AgentProfile> {
+impl From<Profiles> for Vec<Profile> {
     fn from(p: Profiles) -> Self {
         p.profiles
     }

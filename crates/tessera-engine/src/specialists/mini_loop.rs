@@ -13,7 +13,7 @@ use tessera_protocol::wire::JsonObject;
 use tessera_providers::request::ToolSpec as ModelTool;
 use tessera_providers::{ChatMessage, ChatRequest};
 
-use super::{AgentUsage, SpecialistDeps, SpecialistSpec, AGENT_USAGE_KEY};
+use super::{SpecialistDeps, SpecialistSpec, SpecialistUsage, AGENT_USAGE_KEY};
 use crate::executor::result_evidence::cited_ids;
 use crate::executor::{Executor, NestedSink};
 use crate::profiles::side_call::call_recorded_by;
@@ -28,7 +28,7 @@ pub(super) struct LoopResult {
     pub turns_used: u32,
     /// The tools it called, in order.
     pub tool_calls: Vec<String>,
-    pub usage: Vec<AgentUsage>,
+    pub usage: Vec<SpecialistUsage>,
     /// Evidences its tools' results named (search hits), for the coordinator to cite.
     pub evidence_ids: Vec<String>,
     /// The final answer was still refused by the check when the turns ran out.
@@ -53,7 +53,7 @@ impl LoopResult {
                     (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
                 };
             }
-            None => self.usage.push(AgentUsage {
+            None => self.usage.push(SpecialistUsage {
                 model: model.to_owned(),
                 input_tokens: u.input_tokens,
                 output_tokens: u.output_tokens,

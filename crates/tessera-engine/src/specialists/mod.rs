@@ -25,8 +25,8 @@ use tessera_store::Store;
 
 use crate::tools::{RegistryError, ToolContext, ToolKind, ToolRegistry, ToolSpec};
 
-pub use crate::agent_report::{
-    AgentCost, AgentUsage, AGENT_USAGE_KEY, SPECIALIST_PROVIDER, TOOL_PREFIX,
+pub use crate::specialist_report::{
+    SpecialistCost, SpecialistUsage, AGENT_USAGE_KEY, SPECIALIST_PROVIDER, TOOL_PREFIX,
 };
 pub use settings::{
     load as load_specialists, save as save_specialists, SpecialistsError, SETTING_KEY,

@@ -6,7 +6,7 @@ use tessera_protocol::context_doc::EvidenceRef;
 use tessera_protocol::wire::JsonObject;
 use tessera_store::{Store, StoreError};
 
-use crate::executor::store_sink::RUN_ID_KEY;
+use crate::event_log::RUN_ID_KEY;
 
 /// The refs of run `run_id`'s answer.
 pub(super) fn run_evidence_refs(

@@ -16,7 +16,7 @@ use tessera_store::{text_message, NewMessage, Store, StoredEvent};
 
 use super::round::tool_result_body;
 use super::{new_id, TurnError};
-use crate::executor::StoreSink;
+use crate::event_log::EventLog;
 use crate::interactions::{cancel_interaction, tool_call_id};
 use crate::model_events::{DoneSummary, EventShaper};
 
@@ -125,7 +125,7 @@ pub fn close_run(
         }
     }
 
-    let sink = StoreSink::new(Arc::clone(store), conversation_id.to_owned());
+    let log = EventLog::new(Arc::clone(store), conversation_id.to_owned());
     let mut interrupted_calls = Vec::new();
     for (call_id, name) in &open_calls {
         // A call waiting for the person never started; one that started did not finish.
@@ -143,7 +143,7 @@ pub fn close_run(
         };
         let error = json!({"code": outcome.as_event_str(), "message": message});
         let body = tool_result_body(call_id, outcome, None, Some(error));
-        written.push(sink.persist(shaper.wrap(body))?);
+        written.push(log.append(shaper.wrap(body))?);
     }
 
     if !text.is_empty() || !interrupted_calls.is_empty() {
@@ -173,12 +173,12 @@ pub fn close_run(
                 false,
                 None,
             );
-            written.push(store.append_event(conversation_id, error)?);
+            written.push(log.append(error)?);
             SystemState::Failed
         }
         CloseReason::Cancelled | CloseReason::Superseded => SystemState::Cancelled,
     };
-    written.push(store.append_event(conversation_id, shaper.status(state))?);
+    written.push(log.append(shaper.status(state))?);
     let latency_ms = events
         .first()
         .and_then(|e| {
@@ -203,6 +203,6 @@ pub fn close_run(
     });
     // Folded before `done`: a client that saw `done` and reconnects gets the whole message.
     store.fold_run(conversation_id, run_id)?;
-    written.push(store.append_event(conversation_id, done)?);
+    written.push(log.append(done)?);
     Ok(written)
 }

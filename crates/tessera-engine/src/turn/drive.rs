@@ -57,7 +57,7 @@ pub struct TurnState {
     /// evidence links to it.
     pub last_call: Option<(String, String)>,
     /// Per agent (specialist) called: what it cost (seed 001 §10.3).
-    pub agents: Vec<crate::agent_report::AgentCost>,
+    pub agents: Vec<crate::specialist_report::SpecialistCost>,
 }
 
 impl Default for TurnState {
@@ -267,10 +267,10 @@ pub(super) async fn drive(
             cancel,
         )
         .await?;
-        for spent in recorder.take_agent_usage() {
+        for spent in recorder.take_specialist_usage() {
             state.add_usage(&spent.model, &spent.usage(), spent.cost_usd);
         }
-        for cost in recorder.take_agent_costs() {
+        for cost in recorder.take_specialist_costs() {
             match state
                 .agents
                 .iter_mut()

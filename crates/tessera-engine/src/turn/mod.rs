@@ -36,9 +36,9 @@ use thiserror::Error;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent_report::AgentReport;
-use crate::executor::StoreSink;
+use crate::event_log::EventLog;
 use crate::model_events::EventShaper;
+use crate::specialist_report::SpecialistReport;
 use crate::tools::ToolRegistry;
 
 pub use drive::TurnState;
@@ -214,7 +214,8 @@ pub(crate) struct Recorder<'a> {
     store: &'a Arc<Store>,
     conversation_id: String,
     shaper: EventShaper,
-    tool_sink: StoreSink,
+    /// Where every event of the run is written.
+    log: EventLog,
     emit: &'a mut (dyn FnMut(StoredEvent) + Send),
     /// Where the writer thread leaves the answers to the writes of streamed events.
     landing: Arc<Landing>,
@@ -225,9 +226,9 @@ pub(crate) struct Recorder<'a> {
     handed_on: u64,
     /// What specialists called in this stretch cost, from their results: the turn adds it to
     /// its own usage.
-    agent_usage: Vec<crate::agent_report::AgentUsage>,
+    specialist_usage: Vec<crate::specialist_report::SpecialistUsage>,
     /// What each specialist call cost, from its result: for the run's per-agent summary.
-    agent_costs: Vec<crate::agent_report::AgentCost>,
+    specialist_costs: Vec<crate::specialist_report::SpecialistCost>,
     /// The assembler's explanation of the prompt, kept with the run's first model call as it
     /// is recorded (so it is there before the run's `done` is sent).
     assembly: Option<serde_json::Value>,
@@ -289,14 +290,14 @@ impl<'a> Recorder<'a> {
             store,
             conversation_id: conversation_id.to_owned(),
             shaper,
-            tool_sink: StoreSink::new(Arc::clone(store), conversation_id.to_owned()),
+            log: EventLog::new(Arc::clone(store), conversation_id.to_owned()),
             emit,
             landing: Arc::default(),
             waiting: Vec::new(),
             written: 0,
             handed_on: 0,
-            agent_usage: Vec::new(),
-            agent_costs: Vec::new(),
+            specialist_usage: Vec::new(),
+            specialist_costs: Vec::new(),
             assembly: None,
             tool_bytes: 0,
         }
@@ -313,19 +314,23 @@ impl<'a> Recorder<'a> {
     }
 
     /// The specialists' usage seen since the last call.
-    pub(crate) fn take_agent_usage(&mut self) -> Vec<crate::agent_report::AgentUsage> {
-        std::mem::take(&mut self.agent_usage)
+    pub(crate) fn take_specialist_usage(
+        &mut self,
+    ) -> Vec<crate::specialist_report::SpecialistUsage> {
+        std::mem::take(&mut self.specialist_usage)
     }
 
-    pub(crate) fn take_agent_costs(&mut self) -> Vec<crate::agent_report::AgentCost> {
-        std::mem::take(&mut self.agent_costs)
+    pub(crate) fn take_specialist_costs(
+        &mut self,
+    ) -> Vec<crate::specialist_report::SpecialistCost> {
+        std::mem::take(&mut self.specialist_costs)
     }
 
     /// An event stored and handed on before this returns (after every streamed one).
     fn put(&mut self, event: Event) -> Result<(), TurnError> {
         self.flush()?;
-        let (store, conversation_id) = (self.store, &self.conversation_id);
-        let stored = blocking(|| store.append_event(conversation_id, event))?;
+        let log = &self.log;
+        let stored = blocking(|| log.append(event))?;
         (self.emit)(stored);
         Ok(())
     }
@@ -350,11 +355,10 @@ impl<'a> Recorder<'a> {
         let ticket = self.written;
         self.written += 1;
         let landing = Arc::clone(&self.landing);
-        self.store.append_events_then(
-            &self.conversation_id,
-            std::mem::take(&mut self.waiting),
-            move |answer| landing.land(ticket, answer),
-        );
+        self.log
+            .append_batch_then(std::mem::take(&mut self.waiting), move |answer| {
+                landing.land(ticket, answer)
+            });
     }
 
     /// Whether streamed events wait for their commit (or to be written).
@@ -423,16 +427,19 @@ impl<'a> Recorder<'a> {
         self.tool_bytes = self.tool_bytes.saturating_add(tool_bytes_of(&event.body));
         if let tessera_protocol::easyflow::EventBody::ToolResult(p) = &event.body {
             if let Some(result) = &p.result {
-                let from_specialist = self.tool_sink.provider_of(&p.tool_call_id).as_deref()
-                    == Some(crate::agent_report::SPECIALIST_PROVIDER);
-                if let Some(report) = from_specialist.then(|| AgentReport::of(result)).flatten() {
-                    self.agent_costs.push(report.cost());
-                    self.agent_usage.extend(report.usage);
+                let from_specialist = self.log.provider_of(&p.tool_call_id).as_deref()
+                    == Some(crate::specialist_report::SPECIALIST_PROVIDER);
+                if let Some(report) = from_specialist
+                    .then(|| SpecialistReport::of(result))
+                    .flatten()
+                {
+                    self.specialist_costs.push(report.cost());
+                    self.specialist_usage.extend(report.usage);
                 }
             }
         }
-        let sink = &self.tool_sink;
-        let stored = blocking(|| sink.persist(event))?;
+        let log = &self.log;
+        let stored = blocking(|| log.append(event))?;
         (self.emit)(stored);
         Ok(())
     }
@@ -440,12 +447,10 @@ impl<'a> Recorder<'a> {
     /// An interaction and the event that shows it, in one transaction.
     fn put_interaction(&mut self, new: NewInteraction, event: Event) -> Result<(), TurnError> {
         self.flush()?;
-        let conversation_id = self.conversation_id.clone();
-        let store = self.store;
+        let (log, conversation_id) = (&self.log, self.conversation_id.clone());
         let stored = blocking(|| {
-            store.write(move |tx| {
-                tx.create_interaction(&conversation_id, new)?;
-                tx.append_event(&conversation_id, event)
+            log.append_with(event, move |tx| {
+                tx.create_interaction(&conversation_id, new).map(drop)
             })
         })?;
         (self.emit)(stored);

@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 use super::drive::{drive, TurnState};
 use super::round::{execute, settle};
 use super::{Recorder, TurnError, TurnOptions, TurnOutcome};
-use crate::executor::store_sink::RUN_ID_KEY;
+use crate::event_log::RUN_ID_KEY;
 use crate::interactions::consent::allows;
 use crate::interactions::tool_call_id;
 use crate::model_events::EventShaper;

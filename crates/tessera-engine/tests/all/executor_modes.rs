@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use exec_support::*;
 use serde_json::{json, Value};
-use tessera_engine::executor::{Executor, ExecutorOptions, StoreSink};
+use tessera_engine::event_log::EventLog;
+use tessera_engine::executor::{Executor, ExecutorOptions};
 use tessera_engine::tools::{
     RetryPolicy, ToolContext, ToolFailure, ToolKind, ToolRegistry, ToolSpec,
 };
@@ -160,7 +161,7 @@ async fn async_answers_at_once_and_results_arrive_as_events_and_in_the_store() -
         )?;
     }
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let store_sink = StoreSink::new(store.clone(), "conv_async");
+    let store_sink = EventLog::new(store.clone(), "conv_async");
     let sink = Arc::new(move |e: tessera_protocol::easyflow::Event| {
         let _ = tx.send(e.clone());
         tessera_engine::executor::EventSink::emit(&store_sink, e);

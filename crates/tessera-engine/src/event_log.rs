@@ -1,7 +1,20 @@
-//! Events into the local store: each event is appended to the conversation's event log, and
-//! each `tool_call` / `tool_result` also updates the call's record (seed 004 `tool_calls`), so
-//! the results of an ASYNC request are in the store when they arrive. A successful result
-//! becomes an evidence the answer can cite ([`super::result_evidence`]).
+//! The one way the engine records events: [`EventLog`], a conversation's log in the store.
+//!
+//! - Each event is appended in a transaction with what it changes: a `tool_call` /
+//!   `tool_result` also writes the call's record (seed 004 `tool_calls`), so the results of an
+//!   ASYNC request are in the store when they arrive, and a successful result becomes an
+//!   evidence the answer can cite ([`crate::executor::result_evidence`]).
+//! - Immediate ([`EventLog::append`], [`EventLog::append_with`]): the call returns the event as
+//!   stored, with its seq, once it has committed.
+//! - Batched ([`EventLog::append_batch_then`]): a run's streamed deltas are queued, committed
+//!   together by the writer thread, and handed back in order once committed.
+//! - Published: an event reaches subscribers only as stored, after its commit. The turn hands
+//!   its events on itself (its recorder keeps streamed and immediate ones in order); work
+//!   outside a model run uses the log as its [`EventSink`], which publishes each event after
+//!   its commit ([`EventLog::published`]).
+//!
+//! The transactions that answer or withdraw an interaction append its event in the same
+//! transaction as the interaction's change (`interactions::answer`): one commit for both.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -12,30 +25,53 @@ use tessera_protocol::context_doc::{
 use tessera_protocol::easyflow::{Event, EventBody};
 use tessera_protocol::vocabulary::ToolOutcome;
 use tessera_protocol::wire::JsonObject;
-use tessera_store::{AttachmentRef, Store};
+use tessera_store::{AttachmentRef, Store, StoredEvent, WriteTx};
 
-use super::events::EventSink;
-use super::result_evidence::evidence_of;
+use crate::executor::events::EventSink;
+use crate::executor::outcome::CLIENT_INFO_NOTE;
+use crate::executor::result_evidence::evidence_of;
 use crate::tools::images::attachment_refs;
 
 /// The key of a call record's `extra` that names the run it belongs to.
 pub const RUN_ID_KEY: &str = "run_id";
 
-/// Writes events and call records to a [`Store`]. Each `emit` is one small write; failures are
-/// logged, never raised into the run.
-pub struct StoreSink {
+/// Where a published log hands each event once it has committed (the conversation's bus).
+pub type Publish = Arc<dyn Fn(StoredEvent) + Send + Sync>;
+
+/// A conversation's event log in the store, with the records of the calls it has seen.
+pub struct EventLog {
     store: Arc<Store>,
     conversation_id: String,
     calls: Mutex<HashMap<String, ToolCallRecord>>,
+    publish: Option<Publish>,
 }
 
-impl StoreSink {
+impl EventLog {
+    /// A log whose events are handed back to the caller only (the caller publishes them).
     pub fn new(store: Arc<Store>, conversation_id: impl Into<String>) -> Self {
         Self {
             store,
             conversation_id: conversation_id.into(),
             calls: Mutex::new(HashMap::new()),
+            publish: None,
         }
+    }
+
+    /// A log that, as an [`EventSink`], publishes each event with `publish` after its commit.
+    pub fn published(
+        store: Arc<Store>,
+        conversation_id: impl Into<String>,
+        publish: Publish,
+    ) -> Self {
+        Self {
+            publish: Some(publish),
+            ..Self::new(store, conversation_id)
+        }
+    }
+
+    /// The conversation whose log this is.
+    pub fn conversation_id(&self) -> &str {
+        &self.conversation_id
     }
 
     /// The tool of call `call_id`, while the call runs.
@@ -146,10 +182,8 @@ impl StoreSink {
                 if let Some(error) = &p.error {
                     record.extra.insert("error".into(), error.clone());
                 }
-                if let Some(info) = p.extra.get(super::outcome::CLIENT_INFO_NOTE) {
-                    record
-                        .extra
-                        .insert(super::outcome::CLIENT_INFO_NOTE.into(), info.clone());
+                if let Some(info) = p.extra.get(CLIENT_INFO_NOTE) {
+                    record.extra.insert(CLIENT_INFO_NOTE.into(), info.clone());
                 }
                 Some(record)
             }
@@ -158,12 +192,24 @@ impl StoreSink {
     }
 }
 
-impl StoreSink {
-    /// Writes `event` (and the call record it updates) and returns it as stored, with its seq.
-    pub fn persist(&self, event: Event) -> tessera_store::Result<tessera_store::StoredEvent> {
+impl EventLog {
+    /// Appends `event` (and the call record it updates) and returns it as stored, with its
+    /// seq, once committed.
+    pub fn append(&self, event: Event) -> tessera_store::Result<StoredEvent> {
+        self.append_with(event, |_| Ok(()))
+    }
+
+    /// Appends `event` in one transaction with `change`, the state change it reports (an
+    /// interaction it shows); neither is kept without the other.
+    pub fn append_with(
+        &self,
+        event: Event,
+        change: impl FnOnce(&mut WriteTx<'_>) -> tessera_store::Result<()> + Send + 'static,
+    ) -> tessera_store::Result<StoredEvent> {
         let record = self.record(&event);
         let conversation_id = self.conversation_id.clone();
         self.store.write(move |tx| {
+            change(tx)?;
             if let Some((record, evidence, attachments)) = &record {
                 if let Some(evidence) = evidence {
                     tx.put_evidence(&conversation_id, evidence, attachments)?;
@@ -173,12 +219,29 @@ impl StoreSink {
             tx.append_event(&conversation_id, event)
         })
     }
+
+    /// Queues streamed events (deltas: no call records) and returns at once; `then` gets them
+    /// as stored, with consecutive seqs, once they have committed (or the error: then none
+    /// was kept). Batches queued one after another commit in that order.
+    pub fn append_batch_then(
+        &self,
+        events: Vec<Event>,
+        then: impl FnOnce(tessera_store::Result<Vec<StoredEvent>>) + Send + 'static,
+    ) {
+        self.store
+            .append_events_then(&self.conversation_id, events, then);
+    }
 }
 
-impl EventSink for StoreSink {
+impl EventSink for EventLog {
     fn emit(&self, event: Event) {
-        if let Err(error) = self.persist(event) {
-            tracing::warn!(%error, "could not write an executor event to the store");
+        match self.append(event) {
+            Ok(stored) => {
+                if let Some(publish) = &self.publish {
+                    publish(stored);
+                }
+            }
+            Err(error) => tracing::warn!(%error, "could not store an event"),
         }
     }
 }

@@ -16,7 +16,7 @@ pub const AGENT_USAGE_KEY: &str = "agent_usage";
 
 /// One model's share of a specialist's cost, as its result carries it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct AgentUsage {
+pub struct SpecialistUsage {
     pub model: String,
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -24,7 +24,7 @@ pub struct AgentUsage {
     pub cost_usd: Option<f64>,
 }
 
-impl AgentUsage {
+impl SpecialistUsage {
     /// The provider usage it stands for.
     pub fn usage(&self) -> Usage {
         Usage {
@@ -37,7 +37,7 @@ impl AgentUsage {
 
 /// What one agent cost in a run (seed 001 §10.3 `AgentCostSummary`), for the run's `done`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct AgentCost {
+pub struct SpecialistCost {
     pub agent_name: String,
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -47,9 +47,9 @@ pub struct AgentCost {
     pub duration_ms: u64,
 }
 
-impl AgentCost {
+impl SpecialistCost {
     /// Adds another call of the same agent.
-    pub fn add(&mut self, other: &AgentCost) {
+    pub fn add(&mut self, other: &SpecialistCost) {
         self.input_tokens += other.input_tokens;
         self.output_tokens += other.output_tokens;
         self.estimated_cost_usd = match (self.estimated_cost_usd, other.estimated_cost_usd) {
@@ -63,26 +63,26 @@ impl AgentCost {
 
 /// A specialist call's report, as its result carries it.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-pub struct AgentReport {
+pub struct SpecialistReport {
     pub agent: String,
     #[serde(default)]
     pub turns_used: u64,
     #[serde(default)]
     pub duration_ms: u64,
     #[serde(default, rename = "agent_usage")]
-    pub usage: Vec<AgentUsage>,
+    pub usage: Vec<SpecialistUsage>,
 }
 
-impl AgentReport {
+impl SpecialistReport {
     /// The report of a specialist's result; None when the result is not one.
     pub fn of(result: &Value) -> Option<Self> {
         serde_json::from_value(result.clone()).ok()
     }
 
     /// What the call cost, for the run's `done`.
-    pub fn cost(&self) -> AgentCost {
+    pub fn cost(&self) -> SpecialistCost {
         let costs: Vec<f64> = self.usage.iter().filter_map(|u| u.cost_usd).collect();
-        AgentCost {
+        SpecialistCost {
             agent_name: self.agent.clone(),
             input_tokens: self.usage.iter().map(|u| u.input_tokens).sum(),
             output_tokens: self.usage.iter().map(|u| u.output_tokens).sum(),

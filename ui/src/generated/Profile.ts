@@ -5,7 +5,7 @@ import type { RouteRule } from "./RouteRule";
 /**
  * One agent profile: what the coordinator becomes for a turn routed to it.
  */
-export type AgentProfile = { 
+export type Profile = { 
 /**
  * The id: 1 to 64 of `a-z`, `0-9`, `_`, `-`. The classifying model answers with it.
  */
