@@ -224,11 +224,11 @@ fn main() {
         let chunks = wire.clone();
         let start = Instant::now();
         let n = rt.block_on(async move {
-            use eventsource_stream::Eventsource;
-            let mut events = futures_util::stream::iter(
-                chunks.into_iter().map(Ok::<_, std::convert::Infallible>),
-            )
-            .eventsource();
+            let mut events = tessera_providers::sse::SseStream::new(futures_util::stream::iter(
+                chunks
+                    .into_iter()
+                    .map(Ok::<_, tessera_providers::limits::BodyError>),
+            ));
             let mut decoder = tessera_providers::openai::Decoder::new("bench");
             let mut out = Vec::new();
             let mut n = 0;

@@ -8,7 +8,6 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures_util::{stream, Stream, StreamExt};
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use serde_json::Value;
@@ -151,10 +150,7 @@ impl ProviderClient {
 }
 
 type Events = Pin<
-    Box<
-        dyn Stream<Item = std::result::Result<Event, EventStreamError<crate::limits::BodyError>>>
-            + Send,
-    >,
+    Box<dyn Stream<Item = std::result::Result<crate::sse::SseEvent, crate::sse::SseError>> + Send>,
 >;
 
 enum Decoder {
@@ -584,9 +580,9 @@ impl ResponseStream {
         let body = response
             .bytes_stream()
             .chain(stream::once(async { Ok(Bytes::from_static(b"\n\n")) }));
-        Ok(Some(Box::pin(
-            crate::limits::bounded_body(body).eventsource(),
-        )))
+        Ok(Some(Box::pin(crate::sse::SseStream::new(Box::pin(
+            crate::limits::bounded_body(body),
+        )))))
     }
 
     fn transport_error(&self, err: reqwest::Error) -> ProviderError {

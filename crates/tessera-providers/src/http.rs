@@ -91,7 +91,52 @@ pub fn client_builder(config: &ProviderConfig) -> Result<ClientBuilder> {
             builder = builder.add_root_certificate(cert);
         }
     }
+    if plain_http_only(config) {
+        // Nothing this client reaches speaks TLS, so it loads none of the system's trusted
+        // certificates (parsing them took a one-shot command most of its start). OpenSSL loads
+        // them whatever it is told, so the client gets rustls with no root at all. A redirect
+        // to https is then refused, saying what to change, rather than failing on a
+        // certificate it cannot check.
+        // Installed once for the process; only such clients use rustls.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        builder = builder
+            .tls_backend_rustls()
+            .tls_certs_only(Vec::new())
+            .redirect(reqwest::redirect::Policy::custom(|attempt| {
+                if attempt.url().scheme() == "https" {
+                    let to = redact_userinfo(attempt.url().as_str());
+                    attempt.error(RedirectedToHttps(to))
+                } else if attempt.previous().len() >= 10 {
+                    attempt.stop()
+                } else {
+                    attempt.follow()
+                }
+            }));
+    }
     Ok(builder)
+}
+
+/// A plain-HTTP provider sent the call to an https address.
+#[derive(Debug, thiserror::Error)]
+#[error("the provider redirected to {0}: set its base URL to that https address")]
+struct RedirectedToHttps(String);
+
+/// Whether the provider and every proxy its calls may go through are plain `http://`.
+fn plain_http_only(config: &ProviderConfig) -> bool {
+    let plain = |url: &str| url.trim().to_ascii_lowercase().starts_with("http://");
+    if !plain(&config.base_url) || !config.extra_ca_certs.is_empty() {
+        return false;
+    }
+    match config.proxy.as_deref().map(str::trim) {
+        Some("none") => true,
+        Some(url) if !url.is_empty() => plain(url),
+        // The system proxy: reqwest reads these for an http:// address.
+        _ => ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"]
+            .iter()
+            .filter_map(|name| std::env::var(name).ok())
+            .filter(|value| !value.trim().is_empty())
+            .all(|value| plain(&value) || !value.contains("://")),
+    }
 }
 
 /// `base` joined with `path`, without doubled or missing slashes.

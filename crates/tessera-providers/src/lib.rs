@@ -24,6 +24,7 @@ pub mod openai;
 pub mod presets;
 pub mod request;
 mod retry;
+pub mod sse;
 pub mod stream;
 
 pub use client::{ProviderClient, ResponseStream};

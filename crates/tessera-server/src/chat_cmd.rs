@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use anyhow::bail;
 use tessera_app::{App, ModelOverrides};
+use tessera_engine::assembler::Counting;
 use tessera_engine::turn::{TurnInput, TurnOptions};
 use tessera_protocol::easyflow::{EventBody, SystemState};
 use tessera_providers::WireKind;
@@ -92,6 +93,9 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
         system: args.system.clone(),
         max_tokens: args.max_tokens,
         tools,
+        // A one-shot command: the token tables are not built for a conversation that fits
+        // at byte lengths.
+        counting: Counting::BytesWhenTheyFit,
         ..TurnOptions::default()
     };
     let mut stdout = std::io::stdout();

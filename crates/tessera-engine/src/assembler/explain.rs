@@ -26,6 +26,13 @@ pub struct Explanation {
     pub encoding: Encoding,
     /// `false` when the model's own tokenizer differs and counts are estimates.
     pub encoding_exact: bool,
+    /// `true` when the encoding's tables were not loaded and every token figure is the text's
+    /// length in bytes, an upper bound of its tokens: the prompt fit whole even so, so the
+    /// tables would not have changed what was sent. A one-shot command (`tessera chat`) on a
+    /// short conversation saves loading them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[ts(optional, as = "Option<bool>")]
+    pub byte_bounds: bool,
     /// The instant expiry was judged at (RFC 3339, UTC).
     pub now: String,
     pub budget: BudgetReport,

@@ -80,6 +80,21 @@ pub struct AssembleRequest {
     /// Blocks whose `expires_at` is at or before this instant are dropped.
     pub now: SystemTime,
     pub policy: AssemblePolicy,
+    /// How tokens are counted.
+    pub counting: Counting,
+}
+
+/// How an assembly counts tokens.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Counting {
+    /// With the model's encoding (its tables are built on first use, then kept).
+    #[default]
+    Exact,
+    /// Each text's length in bytes, an upper bound of its tokens, when the texts fit whole at
+    /// those bounds (then no count could change what is sent, and the explanation says its
+    /// figures are bounds); else exactly. For a one-shot command, whose start the tables would
+    /// take most of.
+    BytesWhenTheyFit,
 }
 
 impl AssembleRequest {
@@ -96,6 +111,7 @@ impl AssembleRequest {
             reserved_for_answer,
             now,
             policy: AssemblePolicy::default(),
+            counting: Counting::Exact,
         }
     }
 }
@@ -199,12 +215,6 @@ pub fn assemble(
 ) -> Result<Assembly, AssembleError> {
     request.policy.validate()?;
     let choice = encoding_for_model(&request.model);
-    choice.encoding.load()?;
-    let counter = select::Counter {
-        cache,
-        encoding: choice.encoding,
-        overhead: request.policy.per_item_overhead,
-    };
     let now = clock::UtcNanos::from_system_time(request.now);
     let conflicts = conflicts::decide(doc);
     let resolver = conflicts::Superseding {
@@ -214,15 +224,29 @@ pub fn assemble(
             .map(|d| (d.superseded.clone(), d.kept.clone()))
             .collect(),
     };
-    let selection = select::select(&select::Inputs {
+    let counter = |byte_bounds| select::Counter {
+        cache,
+        encoding: choice.encoding,
+        overhead: request.policy.per_item_overhead,
+        byte_bounds,
+    };
+    let inputs = |counter| select::Inputs {
         doc,
         policy: &request.policy,
-        counter: &counter,
+        counter,
         resolver: &resolver,
         now,
         window: request.context_window,
         reserved: request.reserved_for_answer,
-    })?;
+    };
+    let bounds = counter(true);
+    let byte_bounds = request.counting == Counting::BytesWhenTheyFit
+        && select::select(&inputs(&bounds)).is_ok_and(|s| !s.decided_by_counts());
+    if !byte_bounds {
+        choice.encoding.load()?;
+    }
+    let counter = counter(byte_bounds);
+    let selection = select::select(&inputs(&counter))?;
     let out = output::build(doc, request, choice, &counter, now, selection)?;
     let mut explanation = out.explanation;
     explanation.conflicts = conflicts;

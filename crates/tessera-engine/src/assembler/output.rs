@@ -158,6 +158,7 @@ pub(crate) fn build(
         model: request.model.clone(),
         encoding: choice.encoding,
         encoding_exact: choice.exact,
+        byte_bounds: counter.byte_bounds,
         now: now.to_rfc3339(),
         budget: BudgetReport {
             window: request.context_window,

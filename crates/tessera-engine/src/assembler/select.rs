@@ -37,18 +37,30 @@ pub(crate) struct Counter<'a> {
     pub(crate) cache: &'a TokenCache,
     pub(crate) encoding: Encoding,
     pub(crate) overhead: u64,
+    /// Counts a text as its length in bytes, without the encoding's tables: an upper bound,
+    /// since every token of a byte-level BPE is at least one byte.
+    pub(crate) byte_bounds: bool,
 }
 
 impl Counter<'_> {
     pub(crate) fn raw(&self, text: &str) -> Result<u64, AssembleError> {
+        if self.byte_bounds {
+            return Ok(text.len() as u64);
+        }
         Ok(self.cache.count(self.encoding, text)?)
     }
 
     pub(crate) fn item(&self, text: &str) -> Result<u64, AssembleError> {
+        if self.byte_bounds {
+            return Ok(text.len() as u64 + self.overhead);
+        }
         self.item_hashed(text, content_hash(text))
     }
 
     fn item_hashed(&self, text: &str, hash: u128) -> Result<u64, AssembleError> {
+        if self.byte_bounds {
+            return Ok(text.len() as u64 + self.overhead);
+        }
         Ok(self.cache.count_hashed(self.encoding, text, hash)? + self.overhead)
     }
 }
@@ -92,6 +104,19 @@ pub(crate) struct Selection<'a> {
     pub(crate) history_cap: u64,
     pub(crate) history_used: u64,
     pub(crate) history: HistoryReport,
+}
+
+impl Selection<'_> {
+    /// Whether a count decided anything: an item or the summary left out for want of tokens,
+    /// or the history over its threshold by tokens. When none did, smaller counts of the same
+    /// texts would select the same.
+    pub(crate) fn decided_by_counts(&self) -> bool {
+        let budget = |outcome: &Outcome| matches!(outcome, Outcome::Dropped(DropReason::Budget));
+        self.blocks.iter().any(|b| budget(&b.outcome))
+            || self.messages.iter().any(|m| budget(&m.outcome))
+            || self.summary.status == SummaryStatus::Budget
+            || self.history.exceeded_by == Some(HistoryTrigger::Tokens)
+    }
 }
 
 pub(crate) struct Inputs<'a> {

@@ -43,17 +43,24 @@ impl Encoding {
         }
     }
 
-    /// The BPE tables, built on first use and kept for the life of the process.
-    fn bpe(self) -> Result<&'static CoreBPE, TokenizerError> {
+    fn slot(self) -> &'static OnceLock<Result<CoreBPE, String>> {
         static O200K: OnceLock<Result<CoreBPE, String>> = OnceLock::new();
         static CL100K: OnceLock<Result<CoreBPE, String>> = OnceLock::new();
+        match self {
+            Encoding::O200kBase => &O200K,
+            Encoding::Cl100kBase => &CL100K,
+        }
+    }
+
+    /// The BPE tables, built on first use and kept for the life of the process.
+    fn bpe(self) -> Result<&'static CoreBPE, TokenizerError> {
         let slot = match self {
-            Encoding::O200kBase => {
-                O200K.get_or_init(|| tiktoken_rs::o200k_base().map_err(|e| e.to_string()))
-            }
-            Encoding::Cl100kBase => {
-                CL100K.get_or_init(|| tiktoken_rs::cl100k_base().map_err(|e| e.to_string()))
-            }
+            Encoding::O200kBase => self
+                .slot()
+                .get_or_init(|| tiktoken_rs::o200k_base().map_err(|e| e.to_string())),
+            Encoding::Cl100kBase => self
+                .slot()
+                .get_or_init(|| tiktoken_rs::cl100k_base().map_err(|e| e.to_string())),
         };
         slot.as_ref().map_err(|message| TokenizerError {
             encoding: self,

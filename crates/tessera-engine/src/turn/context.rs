@@ -14,7 +14,7 @@ use tessera_store::Store;
 use super::close::interruption_note;
 use super::TurnError;
 use crate::assembler::{
-    assemble, AssembleError, AssembleRequest, DocumentResolver, PromptSource, TokenCache,
+    assemble, AssembleError, AssembleRequest, Counting, DocumentResolver, PromptSource, TokenCache,
 };
 
 /// The window assumed for a model whose settings name none.
@@ -45,6 +45,7 @@ pub(crate) fn prompt(
     config: &ProviderConfig,
     model: &str,
     max_tokens: Option<u32>,
+    counting: Counting,
 ) -> Result<Prompt, TurnError> {
     let mut doc = store.export_document_through(conversation_id, leaf)?;
     // What CLEAR_HISTORY took out is not read again.
@@ -56,7 +57,8 @@ pub(crate) fn prompt(
     let reserve = max_tokens
         .map_or(DEFAULT_RESERVE, u64::from)
         .min(window / 2);
-    let request = AssembleRequest::new(model, window, reserve, SystemTime::now());
+    let mut request = AssembleRequest::new(model, window, reserve, SystemTime::now());
+    request.counting = counting;
     let assembly = assemble(&doc, &request, &DocumentResolver::new(&doc), cache())
         .map_err(|err: AssembleError| TurnError::Context(err.to_string()))?;
     let mut system: Vec<String> = Vec::new();

@@ -119,6 +119,9 @@ pub struct TurnOptions {
     /// Sampling the client asked for (seed 003 §1.2 `config`); None: the provider's default.
     pub temperature: Option<f32>,
     pub top_p: Option<f32>,
+    /// How the prompt's tokens are counted: exactly, or, for a one-shot command, by byte
+    /// lengths when the conversation fits at those bounds.
+    pub counting: crate::assembler::Counting,
 }
 
 impl Default for TurnOptions {
@@ -143,6 +146,7 @@ impl Default for TurnOptions {
             debug: false,
             temperature: None,
             top_p: None,
+            counting: crate::assembler::Counting::Exact,
         }
     }
 }
@@ -541,6 +545,7 @@ pub async fn run_turn(
         client.config(),
         model,
         options.max_tokens,
+        options.counting,
     )?;
     recorder.put(running)?;
     let state = TurnState {

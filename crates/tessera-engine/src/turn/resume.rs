@@ -171,6 +171,7 @@ pub async fn resume_turn(
         client.config(),
         model,
         options.max_tokens,
+        options.counting,
     )?;
     let mut state = TurnState {
         messages: prompt.messages,

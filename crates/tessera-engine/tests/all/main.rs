@@ -8,6 +8,7 @@ mod exec_support;
 mod run_support;
 
 mod assembler;
+mod assembler_byte_bounds;
 mod assembler_props;
 mod builtin_tools;
 mod engine;

@@ -241,3 +241,40 @@ async fn a_ca_file_that_is_missing_or_holds_no_pem_is_a_config_error_naming_it()
         assert_eq!(err.code(), "config_error", "{err}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// A plain-HTTP provider loads no TLS roots
+
+#[tokio::test]
+async fn a_plain_http_provider_that_redirects_to_https_is_told_what_to_change() {
+    // A server that sends every call on to an https address of its own.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        while let Ok((mut tcp, _)) = listener.accept().await {
+            let mut request = vec![0u8; 65536];
+            let _ = tcp.read(&mut request).await;
+            let answer = format!(
+                "HTTP/1.1 307 Temporary Redirect\r\nlocation: https://127.0.0.1:{port}/v1/chat/completions\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            );
+            let _ = tcp.write_all(answer.as_bytes()).await;
+        }
+    });
+    let mut config = ProviderConfig::new(
+        "plain",
+        WireKind::Openai,
+        format!("http://127.0.0.1:{port}/v1"),
+    );
+    config.proxy = Some("none".into());
+    config.retry.max_retries = 0;
+    let out = common::run(&common::client(config), common::hello("m")).await;
+    let error = out.error.expect("the redirect is refused").to_string();
+    assert!(
+        error.contains(&format!(
+            "redirected to https://127.0.0.1:{port}/v1/chat/completions: set its base URL to \
+             that https address"
+        )),
+        "{error}"
+    );
+}

@@ -1,0 +1,111 @@
+"""A fixed OpenAI-compatible provider for the command-line bench: every
+POST .../chat/completions gets the same streamed answer, `DELTAS` deltas of
+one word each (a one-word answer when DELTAS=1), written in one go from
+bytes built at start. GET .../models lists one model; a base URL of `/d/N/v1` answers N deltas. Prints
+`Listening on http://127.0.0.1:PORT/v1` and serves until killed.
+
+The same bytes go to every client the bench measures (curl, tessera chat,
+openai-python, the Vercel AI SDK), so the figures compare what each does
+with them.
+"""
+
+import json
+import os
+import socket
+import sys
+import threading
+
+MODEL = "bench"
+
+
+def chunk(delta, finish=None):
+    return "data: " + json.dumps({
+        "id": "chatcmpl-bench",
+        "object": "chat.completion.chunk",
+        "created": 1700000000,
+        "model": MODEL,
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }, separators=(",", ":")) + "\n\n"
+
+
+def answer(deltas):
+    parts = [chunk({"role": "assistant", "content": ""})]
+    for i in range(deltas):
+        parts.append(chunk({"content": "word" if deltas == 1 else f" w{i}"}))
+    parts.append(chunk({}, "stop"))
+    parts.append("data: " + json.dumps({
+        "id": "chatcmpl-bench", "object": "chat.completion.chunk",
+        "created": 1700000000, "model": MODEL, "choices": [],
+        "usage": {"prompt_tokens": 5, "completion_tokens": deltas, "total_tokens": deltas + 5},
+    }, separators=(",", ":")) + "\n\n")
+    parts.append("data: [DONE]\n\n")
+    body = "".join(parts).encode()
+    head = (
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    ).encode()
+    return head + body
+
+
+def models():
+    body = json.dumps({"object": "list", "data": [{"id": MODEL, "object": "model"}]}).encode()
+    return (
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    ).encode() + body
+
+
+def read_request(conn):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        more = conn.recv(65536)
+        if not more:
+            return None, b""
+        data += more
+    head, _, rest = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip())
+    while len(rest) < length:
+        more = conn.recv(65536)
+        if not more:
+            break
+        rest += more
+    return head.split(b"\r\n", 1)[0].decode("latin-1"), rest
+
+
+def serve(conn, answers):
+    with conn:
+        line, _ = read_request(conn)
+        if line is None:
+            return
+        method, path, _ = line.split(" ", 2)
+        if method == "GET" and path.endswith("/models"):
+            conn.sendall(models())
+            return
+        # A base URL of `/d/N/v1` picks an answer of N deltas.
+        size = int(os.environ.get("DELTAS", "1"))
+        if path.startswith("/d/"):
+            size = int(path.split("/")[2])
+        if size not in answers:
+            answers[size] = answer(size)
+        conn.sendall(answers[size])
+
+
+def main():
+    sizes = [int(s) for s in sys.argv[1:]] or [1]
+    answers = {n: answer(n) for n in sizes}
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    print(f"Listening on http://127.0.0.1:{listener.getsockname()[1]}/v1", flush=True)
+    while True:
+        conn, _ = listener.accept()
+        threading.Thread(target=serve, args=(conn, answers), daemon=True).start()
+
+
+if __name__ == "__main__":
+    main()
