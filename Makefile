@@ -18,7 +18,7 @@ RELEASE_DEB_DIR := $(CARGO_TARGET_DIR)/release/bundle/deb
 
 .PHONY: figures package run test deps deps-build ui desktop serve lint gen \
         test-generated test-rust test-docs test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop \
-        bench-ui fuzz
+        bench-ui bench-cli fuzz
 
 ## make run: install what is missing, build, open the desktop app.
 run: deps-build ui desktop
@@ -99,6 +99,20 @@ test-ui-e2e: ui
 bench-ui: ui
 	cargo build -q -p tessera-server --bin tessera -p tessera-testkit --bin tessera-scripted-provider
 	TESSERA_BIN=$(TESSERA_BIN) node ui/bench/long-answer.mjs
+
+## Figures, not a test (issue 27): `tessera chat` against curl, openai-python and the Vercel AI
+## SDK on the same bytes (one word from process start; time per streamed delta), then the
+## provider layer against a raw read. Installs the pinned peers itself (a venv under ~/.cache,
+## bench/cli/node_modules).
+BENCH_VENV ?= $(HOME)/.cache/tessera-bench-venv
+bench-cli:
+	cargo build --release -q -p tessera-server --bin tessera
+	python3 -c 'import ensurepip' 2>/dev/null || $(AS_ROOT) apt-get install -y -q python3-venv
+	[ -x $(BENCH_VENV)/bin/python ] || python3 -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install -q -r bench/cli/requirements.txt
+	npm --prefix bench/cli ci --no-audit --no-fund --loglevel=error
+	BENCH_VENV=$(BENCH_VENV) python3 bench/cli/run.py $(CARGO_TARGET_DIR)/release/tessera
+	cargo bench -q -p tessera-providers --bench stream
 
 ## The desktop app as people install it: a debug .deb, installed, driven under Xvfb.
 desktop-deb: ui

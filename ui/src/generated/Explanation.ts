@@ -19,6 +19,13 @@ export type Explanation = { version: number, session_id: string, model: string, 
  */
 encoding_exact: boolean, 
 /**
+ * `true` when the encoding's tables were not loaded and every token figure is the text's
+ * length in bytes, an upper bound of its tokens: the prompt fit whole even so, so the
+ * tables would not have changed what was sent. A one-shot command (`tessera chat`) on a
+ * short conversation saves loading them.
+ */
+byte_bounds?: boolean, 
+/**
  * The instant expiry was judged at (RFC 3339, UTC).
  */
 now: string, budget: BudgetReport, history: HistoryReport, summary: SummaryReport, 

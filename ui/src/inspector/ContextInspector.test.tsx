@@ -111,6 +111,16 @@ describe('context inspector', () => {
     expect(conflicts).toHaveTextContent('Kept ev_new over ev_old · older version (metadata.version 2.10 over 2.1)');
   });
 
+  it('says when its figures are byte lengths, not counted tokens', async () => {
+    const bounded: RunContext = { ...CONTEXT, turns: CONTEXT.turns.map((turn) => ({ ...turn, assembly: { ...EXPLANATION, byte_bounds: true } })) };
+    const { user } = renderButton(() => Response.json(bounded));
+    await user.click(screen.getByRole('button', { name: 'Context: what this answer was built from' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(await within(dialog).findByText(/each figure is a length in bytes/)).toHaveTextContent(
+      'at most these tokens: each figure is a length in bytes (the conversation fit whole, so it was not counted with cl100k_base)',
+    );
+  });
+
   it('says when the context cannot be loaded', async () => {
     const { user } = renderButton(() => Response.json({ type: 'ERROR_RESPONSE', content: { errorCode: 'NOT_FOUND', message: 'no model call' } }, { status: 404 }));
     await user.click(screen.getByRole('button', { name: 'Context: what this answer was built from' }));

@@ -81,7 +81,11 @@ function ExplanationView({ explanation, context }: { explanation: Explanation; c
     <div className="inspector-explanation">
       <p className="inspector-muted">
         {t('inspector.model', { model: explanation.model })} ·{' '}
-        {explanation.encoding_exact ? t('inspector.countExact', { encoding: explanation.encoding }) : t('inspector.countEstimate', { encoding: explanation.encoding })}
+        {explanation.byte_bounds
+          ? t('inspector.countBytes', { encoding: explanation.encoding })
+          : explanation.encoding_exact
+            ? t('inspector.countExact', { encoding: explanation.encoding })
+            : t('inspector.countEstimate', { encoding: explanation.encoding })}
       </p>
       <BudgetBar shares={budgetShares(explanation)} />
 

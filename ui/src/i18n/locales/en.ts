@@ -342,6 +342,7 @@ const en = {
     model: 'Model {{model}}',
     countExact: 'tokens counted with {{encoding}}',
     countEstimate: 'tokens estimated with {{encoding}}',
+    countBytes: 'at most these tokens: each figure is a length in bytes (the conversation fit whole, so it was not counted with {{encoding}})',
     budgetCaption: 'Token budget: a window of {{window}} tokens',
     budgetSystem: 'System',
     budgetBlocks: 'Blocks',

@@ -339,6 +339,7 @@ const zhCN: Messages = {
     model: '模型 {{model}}',
     countExact: '按 {{encoding}} 计数',
     countEstimate: '按 {{encoding}} 估算',
+    countBytes: '数值为字节长度，即 token 数的上限（对话整体放得下，故未按 {{encoding}} 计数）',
     budgetCaption: 'Token 预算：窗口共 {{window}} 个 token',
     budgetSystem: '系统',
     budgetBlocks: '上下文块',
