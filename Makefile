@@ -18,7 +18,7 @@ RELEASE_DEB_DIR := $(CARGO_TARGET_DIR)/release/bundle/deb
 
 .PHONY: figures package run test deps deps-build ui desktop serve lint gen \
         test-generated test-rust test-docs test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop \
-        bench-ui bench-cli fuzz
+        bench-ui bench-cli bench-mcp fuzz
 
 ## make run: install what is missing, build, open the desktop app.
 run: deps-build ui desktop
@@ -113,6 +113,16 @@ bench-cli:
 	npm --prefix bench/cli ci --no-audit --no-fund --loglevel=error
 	BENCH_VENV=$(BENCH_VENV) python3 bench/cli/run.py $(CARGO_TARGET_DIR)/release/tessera
 	cargo bench -q -p tessera-providers --bench stream
+
+## Figures, not a test (issue 27): `echo` calls to server-everything through a Tessera turn and
+## a direct TOOL_CALL_REQUEST, beside the official Python MCP client (pinned, in the venv).
+bench-mcp:
+	scripts/install-deps.sh all
+	cargo build --release -q -p tessera-server --bin tessera
+	python3 -c 'import ensurepip' 2>/dev/null || $(AS_ROOT) apt-get install -y -q python3-venv
+	[ -x $(BENCH_VENV)/bin/python ] || python3 -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install -q -r bench/mcp/requirements.txt
+	python3 bench/mcp/run.py $(CARGO_TARGET_DIR)/release/tessera $(BENCH_VENV)/bin/python
 
 ## The desktop app as people install it: a debug .deb, installed, driven under Xvfb.
 desktop-deb: ui

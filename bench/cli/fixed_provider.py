@@ -1,7 +1,9 @@
 """A fixed OpenAI-compatible provider for the command-line bench: every
 POST .../chat/completions gets the same streamed answer, `DELTAS` deltas of
 one word each (a one-word answer when DELTAS=1), written in one go from
-bytes built at start. GET .../models lists one model; a base URL of `/d/N/v1` answers N deltas. Prints
+bytes built at start. GET .../models lists one model; a base URL of `/d/N/v1` answers N deltas. A
+last message `call TOOL xN` is answered with N calls of TOOL at once (for
+bench/mcp), and the model's next request (with their results) with one word. Prints
 `Listening on http://127.0.0.1:PORT/v1` and serves until killed.
 
 The same bytes go to every client the bench measures (curl, tessera chat,
@@ -47,6 +49,38 @@ def answer(deltas):
     return head + body
 
 
+def tool_calls(n, tool):
+    """An answer calling `tool` n times (`{"message": "mI"}`), in one chunk."""
+    calls = [
+        {"index": i, "id": f"call_{i}", "type": "function",
+         "function": {"name": tool, "arguments": json.dumps({"message": f"m{i}"})}}
+        for i in range(n)
+    ]
+    body = (
+        chunk({"role": "assistant", "content": None, "tool_calls": calls})
+        + chunk({}, "tool_calls")
+        + "data: [DONE]\n\n"
+    ).encode()
+    return (
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    ).encode() + body
+
+
+def asked_calls(body):
+    """`(n, tool)` when the person's last message says `call TOOL xN` and no tool answered yet."""
+    try:
+        messages = json.loads(body).get("messages", [])
+    except ValueError:
+        return None
+    if not messages or messages[-1].get("role") != "user":
+        return None
+    words = str(messages[-1].get("content", "")).split()
+    if len(words) == 3 and words[0] == "call" and words[2].startswith("x"):
+        return int(words[2][1:]), words[1]
+    return None
+
+
 def models():
     body = json.dumps({"object": "list", "data": [{"id": MODEL, "object": "model"}]}).encode()
     return (
@@ -78,12 +112,16 @@ def read_request(conn):
 
 def serve(conn, answers):
     with conn:
-        line, _ = read_request(conn)
+        line, body = read_request(conn)
         if line is None:
             return
         method, path, _ = line.split(" ", 2)
         if method == "GET" and path.endswith("/models"):
             conn.sendall(models())
+            return
+        asked = asked_calls(body)
+        if asked:
+            conn.sendall(tool_calls(*asked))
             return
         # A base URL of `/d/N/v1` picks an answer of N deltas.
         size = int(os.environ.get("DELTAS", "1"))

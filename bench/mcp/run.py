@@ -1,0 +1,152 @@
+"""The MCP bench of issue 27: `echo` calls to server-everything (tests/mcp-servers, stdio),
+through Tessera and through the official Python MCP client (PyPI `mcp`, pinned), in one run.
+
+Prints calls per second for
+- the Python client, CALLS calls 10 at a time and one at a time;
+- a Tessera turn whose model asks for CALLS `everything__echo` calls at once (the fixed provider
+  of bench/cli), run 10 at a time by the scheduler with every call stored: from the first
+  `tool/tool_queued` event to the last `tool/tool_result`, as an SSE client of
+  `POST /v1/messages` receives them;
+and the time of one call: the Python client's `call_tool`, and a TOOL_CALL_REQUEST of one
+`echo` to `tessera serve` (medians of SINGLES).
+Targets (issue 27): >= 80 % of the Python client's calls/s at the same concurrency; a direct
+call at most 1 ms more than the Python client's.
+
+Usage: run.py TESSERA_BIN PYTHON_WITH_MCP (make bench-mcp builds and installs both).
+"""
+
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CALLS = int(os.environ.get("CALLS", "500"))
+SINGLES = int(os.environ.get("SINGLES", "50"))
+EVERYTHING = ROOT / "tests/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+PYTHON_CLIENT = Path(__file__).resolve().parent / "python_client.py"
+TOKEN = "bench-token"
+
+
+def python_figures(python):
+    out = subprocess.run(
+        [python, str(PYTHON_CLIENT), str(EVERYTHING), str(CALLS), str(SINGLES)],
+        check=True, stdout=subprocess.PIPE, text=True,
+    ).stdout
+    return json.loads(out)
+
+
+def start(argv, env=None, prefix="Listening on "):
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, env=env)
+    while True:
+        line = process.stdout.readline()
+        if not line:
+            sys.exit(f"bench-mcp: {argv[0]} ended before listening")
+        if line.startswith(prefix):
+            return process, line.removeprefix(prefix).strip()
+
+
+def post(base, body, stream=False):
+    request = urllib.request.Request(
+        f"{base}/v1/messages", data=json.dumps(body).encode(), method="POST",
+        headers={"authorization": f"Bearer {TOKEN}", "content-type": "application/json",
+                 **({"accept": "text/event-stream"} if stream else {})},
+    )
+    return urllib.request.urlopen(request, timeout=600)
+
+
+def message(kind, context, content):
+    return {"messageId": f"m{time.monotonic_ns()}", "contextId": context,
+            "timestamp": "2026-11-27T10:00:00Z", "type": kind,
+            "sender": {"id": "bench", "type": "USER"}, "content": content}
+
+
+def turn_calls_per_second(base, context, calls):
+    """Runs a turn of `calls` echo calls; calls/s from the first queued call to the last result."""
+    first = last = None
+    results = 0
+    with post(base, message("USER_INPUT", context, {"text": f"call everything__echo x{calls}"}),
+              stream=True) as answer:
+        for raw in answer:
+            line = raw.decode().strip()
+            if not line.startswith("data:"):
+                continue
+            event = json.loads(line[5:])
+            kind = (event.get("domain"), event.get("type"))
+            if kind == ("tool", "tool_queued") and first is None:
+                first = time.perf_counter()
+            elif kind == ("tool", "tool_result"):
+                results += 1
+                last = time.perf_counter()
+                if event.get("payload", {}).get("status") not in ("success", "SUCCESS", None):
+                    sys.exit(f"bench-mcp: a call failed: {line[:500]}")
+            elif kind == ("system", "done"):
+                break
+    if results != calls or first is None:
+        sys.exit(f"bench-mcp: {results} results of {calls} calls")
+    return calls / (last - first)
+
+
+def direct_call_seconds(base, context):
+    body = message("TOOL_CALL_REQUEST", context, {
+        "calls": [{"callId": f"c{time.monotonic_ns()}", "name": "everything__echo",
+                   "parameters": {"message": "one"}}],
+        "executionMode": "PARALLEL", "timeout": 60,
+    })
+    start_at = time.perf_counter()
+    with post(base, body) as answer:
+        reply = json.loads(answer.read())
+    took = time.perf_counter() - start_at
+    result = reply["content"]["results"][0]
+    if result.get("status") not in ("SUCCESS", "success"):
+        sys.exit(f"bench-mcp: the direct call failed: {reply}")
+    return took
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    tessera, python = sys.argv[1], sys.argv[2]
+    if not EVERYTHING.is_file():
+        sys.exit("bench-mcp: tests/mcp-servers is not installed (scripts/install-deps.sh)")
+    peer = python_figures(python)
+    data = Path(tempfile.mkdtemp(prefix="tessera-bench-mcp-"))
+    (data / "mcp.json").write_text(json.dumps(
+        {"mcpServers": {"everything": {"command": "node", "args": [str(EVERYTHING), "stdio"]}}}))
+    provider, provider_url = start(
+        [sys.executable, str(ROOT / "bench/cli/fixed_provider.py")])
+    env = {**os.environ, "OPENAI_API_KEY": "bench"}
+    server, listening = start(
+        [tessera, "--data-dir", str(data), "serve", "--addr", "127.0.0.1:0", "--token", TOKEN,
+         "--kind", "openai", "--base-url", provider_url, "--model", "bench"], env=env)
+    base = listening.split("/#", 1)[0].rstrip("/")
+    try:
+        # The server starts on the first call; the first turn also warms the scheduler.
+        turn_calls_per_second(base, "warm", 10)
+        turns = [turn_calls_per_second(base, f"turn{i}", CALLS) for i in range(3)]
+        singles = [direct_call_seconds(base, "direct") for _ in range(SINGLES)]
+    finally:
+        server.terminate()
+        provider.kill()
+        server.wait(timeout=30)
+        shutil.rmtree(data, ignore_errors=True)
+    ours = statistics.median(turns)
+    single = statistics.median(singles) * 1000
+    print(f"bench-mcp: {CALLS} echo calls to server-everything over stdio; medians")
+    print(f"  Python mcp {peer['version']}, 10 at a time: {peer['concurrent']:8.0f} calls/s")
+    print(f"  Python mcp {peer['version']}, one at a time:{peer['sequential']:8.0f} calls/s")
+    print(f"  Tessera turn, 10 at a time, every call stored: {ours:8.0f} calls/s "
+          f"({100 * ours / peer['concurrent']:.0f} % of Python's; target >= 80 %)")
+    print(f"  one call: Python {peer['single_ms']:.2f} ms, Tessera TOOL_CALL_REQUEST {single:.2f} ms "
+          f"(+{single - peer['single_ms']:.2f} ms; target <= +1 ms)")
+
+
+if __name__ == "__main__":
+    main()
