@@ -2,8 +2,8 @@
 POST .../chat/completions gets the same streamed answer, `DELTAS` deltas of
 one word each (a one-word answer when DELTAS=1), written in one go from
 bytes built at start. GET .../models lists one model; a base URL of `/d/N/v1` answers N deltas. A
-last message `call TOOL xN` is answered with N calls of TOOL at once (for
-bench/mcp), and the model's next request (with their results) with one word. Prints
+person's message `call TOOL xN` is answered with N calls of TOOL, at most 250
+per answer (for bench/mcp), then with one word. Prints
 `Listening on http://127.0.0.1:PORT/v1` and serves until killed.
 
 The same bytes go to every client the bench measures (curl, tessera chat,
@@ -49,11 +49,11 @@ def answer(deltas):
     return head + body
 
 
-def tool_calls(n, tool):
+def tool_calls(n, tool, first=0):
     """An answer calling `tool` n times (`{"message": "mI"}`), in one chunk."""
     calls = [
-        {"index": i, "id": f"call_{i}", "type": "function",
-         "function": {"name": tool, "arguments": json.dumps({"message": f"m{i}"})}}
+        {"index": i, "id": f"call_{first + i}", "type": "function",
+         "function": {"name": tool, "arguments": json.dumps({"message": f"m{first + i}"})}}
         for i in range(n)
     ]
     body = (
@@ -67,18 +67,28 @@ def tool_calls(n, tool):
     ).encode() + body
 
 
+# An answer holds at most 256 tool calls (tessera-providers' limit): more come in rounds.
+CALLS_PER_ANSWER = 250
+
+
 def asked_calls(body):
-    """`(n, tool)` when the person's last message says `call TOOL xN` and no tool answered yet."""
+    """`(calls, tool, first)`: the next round of calls when the person's message says `call
+    TOOL xN` and fewer than N calls have been answered."""
     try:
         messages = json.loads(body).get("messages", [])
     except ValueError:
         return None
-    if not messages or messages[-1].get("role") != "user":
+    asked = next((m for m in reversed(messages) if m.get("role") == "user"), None)
+    if asked is None:
         return None
-    words = str(messages[-1].get("content", "")).split()
-    if len(words) == 3 and words[0] == "call" and words[2].startswith("x"):
-        return int(words[2][1:]), words[1]
-    return None
+    words = str(asked.get("content", "")).split()
+    if len(words) != 3 or words[0] != "call" or not words[2].startswith("x"):
+        return None
+    wanted = int(words[2][1:])
+    done = sum(1 for m in messages if m.get("role") == "tool")
+    if done >= wanted:
+        return None
+    return min(CALLS_PER_ANSWER, wanted - done), words[1], done
 
 
 def models():

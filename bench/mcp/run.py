@@ -3,7 +3,7 @@ through Tessera and through the official Python MCP client (PyPI `mcp`, pinned),
 
 Prints calls per second for
 - the Python client, CALLS calls 10 at a time and one at a time;
-- a Tessera turn whose model asks for CALLS `everything__echo` calls at once (the fixed provider
+- a Tessera turn whose model asks for CALLS `everything__echo` calls (250 per answer, the fixed provider
   of bench/cli), run 10 at a time by the scheduler with every call stored: from the first
   `tool/tool_queued` event to the last `tool/tool_result`, as an SSE client of
   `POST /v1/messages` receives them;
@@ -32,7 +32,7 @@ CALLS = int(os.environ.get("CALLS", "500"))
 SINGLES = int(os.environ.get("SINGLES", "50"))
 EVERYTHING = ROOT / "tests/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 PYTHON_CLIENT = Path(__file__).resolve().parent / "python_client.py"
-TOKEN = "bench-token"
+TOKEN = "bench-token-0123456789abcdef0123456789abcdef"
 
 
 def python_figures(python):
@@ -123,19 +123,21 @@ def main():
     provider, provider_url = start(
         [sys.executable, str(ROOT / "bench/cli/fixed_provider.py")])
     env = {**os.environ, "OPENAI_API_KEY": "bench"}
-    server, listening = start(
-        [tessera, "--data-dir", str(data), "serve", "--addr", "127.0.0.1:0", "--token", TOKEN,
-         "--kind", "openai", "--base-url", provider_url, "--model", "bench"], env=env)
-    base = listening.split("/#", 1)[0].rstrip("/")
+    server = None
     try:
+        server, listening = start(
+            [tessera, "--data-dir", str(data), "serve", "--addr", "127.0.0.1:0", "--token", TOKEN,
+             "--kind", "openai", "--base-url", provider_url, "--model", "bench"], env=env)
+        base = listening.split("/#", 1)[0].rstrip("/")
         # The server starts on the first call; the first turn also warms the scheduler.
         turn_calls_per_second(base, "warm", 10)
         turns = [turn_calls_per_second(base, f"turn{i}", CALLS) for i in range(3)]
         singles = [direct_call_seconds(base, "direct") for _ in range(SINGLES)]
     finally:
-        server.terminate()
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
         provider.kill()
-        server.wait(timeout=30)
         shutil.rmtree(data, ignore_errors=True)
     ours = statistics.median(turns)
     single = statistics.median(singles) * 1000

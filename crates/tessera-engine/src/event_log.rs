@@ -6,8 +6,9 @@
 //!   evidence the answer can cite ([`crate::executor::result_evidence`]).
 //! - Immediate ([`EventLog::append`], [`EventLog::append_with`]): the call returns the event as
 //!   stored, with its seq, once it has committed.
-//! - Batched ([`EventLog::append_batch_then`]): a run's streamed deltas are queued, committed
-//!   together by the writer thread, and handed back in order once committed.
+//! - Batched ([`EventLog::prepare`], [`EventLog::append_prepared_then`]): a run's streamed
+//!   deltas, and the events of tool calls running at once, are queued, committed together by
+//!   the writer thread, and handed back in order once committed.
 //! - Published: an event reaches subscribers only as stored, after its commit. The turn hands
 //!   its events on itself (its recorder keeps streamed and immediate ones in order); work
 //!   outside a model run uses the log as its [`EventSink`], which publishes each event after
@@ -37,6 +38,17 @@ pub const RUN_ID_KEY: &str = "run_id";
 
 /// Where a published log hands each event once it has committed (the conversation's bus).
 pub type Publish = Arc<dyn Fn(StoredEvent) + Send + Sync>;
+
+/// What a call's event changes beside the log: its record, and the evidence of its result.
+type CallWrite = (ToolCallRecord, Option<Evidence>, Vec<AttachmentRef>);
+
+/// An event ready to be written in a batch ([`EventLog::prepare`]): the call it reports is
+/// already known to the log, so a later event of the same call finds it before this one is
+/// committed.
+pub struct Prepared {
+    event: Event,
+    call: Option<CallWrite>,
+}
 
 /// A conversation's event log in the store, with the records of the calls it has seen.
 pub struct EventLog {
@@ -89,10 +101,7 @@ impl EventLog {
             .and_then(|p| p.name.clone())
     }
 
-    fn record(
-        &self,
-        event: &Event,
-    ) -> Option<(ToolCallRecord, Option<Evidence>, Vec<AttachmentRef>)> {
+    fn record(&self, event: &Event) -> Option<CallWrite> {
         let mut calls = crate::sync::lock(&self.calls);
         let mut record = self.record_of(&mut calls, event)?;
         let run_id = event.meta.as_ref().and_then(|m| m.run_id.as_deref());
@@ -220,16 +229,39 @@ impl EventLog {
         })
     }
 
-    /// Queues streamed events (deltas: no call records) and returns at once; `then` gets them
-    /// as stored, with consecutive seqs, once they have committed (or the error: then none
-    /// was kept). Batches queued one after another commit in that order.
-    pub fn append_batch_then(
+    /// `event` with the call record it updates, for [`EventLog::append_prepared_then`].
+    pub fn prepare(&self, event: Event) -> Prepared {
+        let call = self.record(&event);
+        Prepared { event, call }
+    }
+
+    /// Queues events (streamed deltas, tool events) and returns at once; `then` gets them as
+    /// stored, with consecutive seqs, once they have committed with the call records they
+    /// update (or the error: then none was kept). Batches queued one after another commit in
+    /// that order, and concurrent writers' batches share commits (the store's writer groups
+    /// them).
+    pub fn append_prepared_then(
         &self,
-        events: Vec<Event>,
+        batch: Vec<Prepared>,
         then: impl FnOnce(tessera_store::Result<Vec<StoredEvent>>) + Send + 'static,
     ) {
-        self.store
-            .append_events_then(&self.conversation_id, events, then);
+        let conversation_id = self.conversation_id.clone();
+        self.store.write_then(
+            move |tx| {
+                let mut events = Vec::with_capacity(batch.len());
+                for Prepared { event, call } in batch {
+                    if let Some((record, evidence, attachments)) = &call {
+                        if let Some(evidence) = evidence {
+                            tx.put_evidence(&conversation_id, evidence, attachments)?;
+                        }
+                        tx.put_tool_call(&conversation_id, record)?;
+                    }
+                    events.push(event);
+                }
+                tx.append_events(&conversation_id, events)
+            },
+            then,
+        );
     }
 }
 

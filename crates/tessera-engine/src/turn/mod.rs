@@ -224,7 +224,7 @@ pub(crate) struct Recorder<'a> {
     /// Where the writer thread leaves the answers to the writes of streamed events.
     landing: Arc<Landing>,
     /// Streamed events not given to the store yet: they go with the next write.
-    waiting: Vec<Event>,
+    waiting: Vec<crate::event_log::Prepared>,
     /// Tickets: writes given to the store so far, and the next one to hand on.
     written: u64,
     handed_on: u64,
@@ -346,7 +346,7 @@ impl<'a> Recorder<'a> {
         while self.waiting.len() >= MAX_WAITING {
             self.next_committed().await?;
         }
-        self.waiting.push(event);
+        self.waiting.push(self.log.prepare(event));
         if self.written - self.handed_on < MAX_WRITES_IN_FLIGHT {
             self.write_waiting();
         }
@@ -360,7 +360,7 @@ impl<'a> Recorder<'a> {
         self.written += 1;
         let landing = Arc::clone(&self.landing);
         self.log
-            .append_batch_then(std::mem::take(&mut self.waiting), move |answer| {
+            .append_prepared_then(std::mem::take(&mut self.waiting), move |answer| {
                 landing.land(ticket, answer)
             });
     }
@@ -425,9 +425,25 @@ impl<'a> Recorder<'a> {
         Ok(())
     }
 
-    /// A tool event: stored with the call record it updates.
+    /// A tool event: stored with the call record it updates, before this returns.
     fn put_tool_event(&mut self, event: Event) -> Result<(), TurnError> {
         self.flush()?;
+        self.count_tool_event(&event);
+        let log = &self.log;
+        let stored = blocking(|| log.append(event))?;
+        (self.emit)(stored);
+        Ok(())
+    }
+
+    /// A tool event of calls that run meanwhile: queued as streamed events are, so the
+    /// events of concurrent calls share commits; handed on, in order, once committed.
+    async fn stream_tool_event(&mut self, event: Event) -> Result<(), TurnError> {
+        self.count_tool_event(&event);
+        self.stream(event).await
+    }
+
+    /// What a tool event adds to the run's figures: the bytes it holds, a specialist's cost.
+    fn count_tool_event(&mut self, event: &Event) {
         self.tool_bytes = self.tool_bytes.saturating_add(tool_bytes_of(&event.body));
         if let tessera_protocol::easyflow::EventBody::ToolResult(p) = &event.body {
             if let Some(result) = &p.result {
@@ -442,10 +458,6 @@ impl<'a> Recorder<'a> {
                 }
             }
         }
-        let log = &self.log;
-        let stored = blocking(|| log.append(event))?;
-        (self.emit)(stored);
-        Ok(())
     }
 
     /// An interaction and the event that shows it, in one transaction.

@@ -74,22 +74,28 @@ pub(super) async fn execute(
             .concurrency_limit(options.tool_concurrency)
             .limits(round_limits(&options.tool_limits, recorder.tool_bytes())),
     );
-    // Events are stored (and passed on) while the calls run, in the order they happen.
+    // Events are stored (and passed on once committed) while the calls run, in the order
+    // they happen; the events of concurrent calls share commits.
     let response = {
         let run = executor.run_tool_calls(&request, cancel);
         tokio::pin!(run);
         loop {
+            let pending = recorder.pending();
             tokio::select! {
                 biased;
-                Some(event) = rx.recv() => recorder.put_tool_event(event)?,
+                Some(event) = rx.recv() => recorder.stream_tool_event(event).await?,
+                // What committed is shown while a slow call goes on.
+                landed = recorder.next_committed(), if pending => landed?,
                 done = &mut run => break done,
             }
         }
     };
     drop(executor);
     while let Ok(event) = rx.try_recv() {
-        recorder.put_tool_event(event)?;
+        recorder.stream_tool_event(event).await?;
     }
+    // Stored before the results are read back and before any other write of the run.
+    recorder.drain().await?;
     Ok(result_parts(
         recorder.store,
         &response,
