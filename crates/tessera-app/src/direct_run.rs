@@ -129,6 +129,8 @@ impl DirectRun {
             ..EventMeta::default()
         });
         self.sink.emit(event);
+        // The client's answer, and what it reads next, come after the run is stored.
+        self.sink.settle();
     }
 }
 
@@ -139,6 +141,10 @@ struct MessageIdSink {
 }
 
 impl EventSink for MessageIdSink {
+    fn settle(&self) {
+        self.inner.settle();
+    }
+
     fn emit(&self, mut event: Event) {
         if event.message_id.is_none() {
             event.message_id = Some(self.message_id.clone());

@@ -265,15 +265,27 @@ impl EventLog {
     }
 }
 
+/// As a sink, the log queues each event and returns at once: the events of calls running at
+/// once share commits. Each is published after its commit, in the order emitted (the writer
+/// commits in that order). [`EventSink::settle`] waits for them all.
 impl EventSink for EventLog {
     fn emit(&self, event: Event) {
-        match self.append(event) {
+        let publish = self.publish.clone();
+        self.append_prepared_then(vec![self.prepare(event)], move |stored| match stored {
             Ok(stored) => {
-                if let Some(publish) = &self.publish {
-                    publish(stored);
+                if let Some(publish) = publish {
+                    stored.into_iter().for_each(|event| publish(event));
                 }
             }
             Err(error) => tracing::warn!(%error, "could not store an event"),
+        });
+    }
+
+    fn settle(&self) {
+        // The writer runs writes in the order queued: an empty one commits after them all.
+        let store = &self.store;
+        if let Err(error) = crate::turn::blocking(|| store.write(|_| Ok(()))) {
+            tracing::warn!(%error, "could not wait for the events to be stored");
         }
     }
 }

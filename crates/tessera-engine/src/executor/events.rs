@@ -46,6 +46,10 @@ pub(crate) fn agent_of(tool: &str) -> &str {
 /// Where events go. `emit` must not block for long: it is called from the executor's tasks.
 pub trait EventSink: Send + Sync {
     fn emit(&self, event: Event);
+
+    /// Returns once every event emitted so far is where it goes (a sink that stores events
+    /// may queue them; one that passes them on forwards this to where they go).
+    fn settle(&self) {}
 }
 
 impl<F: Fn(Event) + Send + Sync> EventSink for F {

@@ -32,6 +32,10 @@ impl NestedSink {
 }
 
 impl EventSink for NestedSink {
+    fn settle(&self) {
+        self.inner.settle();
+    }
+
     fn emit(&self, mut event: Event) {
         let id = |s: &mut String| *s = format!("{}{s}", self.prefix);
         let value_id = |v: &mut Value, key: &str| {

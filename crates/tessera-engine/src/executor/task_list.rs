@@ -226,6 +226,10 @@ impl TaskListSink {
 }
 
 impl EventSink for TaskListSink {
+    fn settle(&self) {
+        self.inner.settle();
+    }
+
     fn emit(&self, mut event: Event) {
         // The task is written before the event is passed on: a client that sees the event and
         // reads the task list finds it up to date.

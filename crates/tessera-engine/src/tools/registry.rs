@@ -36,8 +36,8 @@ pub struct RegisteredTool {
     pub spec: ToolSpec,
     /// Reached only through [`RegisteredTool::run`], with a call's clearance.
     handler: SharedHandler,
-    input: jsonschema::Validator,
-    result: Option<jsonschema::Validator>,
+    input: Arc<jsonschema::Validator>,
+    result: Option<Arc<jsonschema::Validator>>,
 }
 
 impl std::fmt::Debug for RegisteredTool {
@@ -48,19 +48,41 @@ impl std::fmt::Debug for RegisteredTool {
     }
 }
 
+/// Compiled schemas kept for the life of the process, by their JSON text: a registry is
+/// built for every direct run and every run's tool list (an MCP server's tools included), and
+/// compiling the same few dozen schemas again took most of a one-call request's CPU.
+const MAX_COMPILED: usize = 4096;
+
 fn compile(
     name: &str,
     which: &'static str,
     schema: &Value,
-) -> Result<jsonschema::Validator, RegistryError> {
-    jsonschema::options()
-        .should_validate_formats(true)
-        .build(schema)
-        .map_err(|e| RegistryError::BadSchema {
-            name: name.to_owned(),
-            which,
-            message: e.to_string(),
-        })
+) -> Result<Arc<jsonschema::Validator>, RegistryError> {
+    static COMPILED: std::sync::OnceLock<
+        std::sync::Mutex<std::collections::HashMap<String, Arc<jsonschema::Validator>>>,
+    > = std::sync::OnceLock::new();
+    let compiled = COMPILED.get_or_init(Default::default);
+    let key = schema.to_string();
+    if let Some(validator) = crate::sync::lock(compiled).get(&key) {
+        return Ok(Arc::clone(validator));
+    }
+    let validator = Arc::new(
+        jsonschema::options()
+            .should_validate_formats(true)
+            .build(schema)
+            .map_err(|e| RegistryError::BadSchema {
+                name: name.to_owned(),
+                which,
+                message: e.to_string(),
+            })?,
+    );
+    let mut cache = crate::sync::lock(compiled);
+    // Schemas come and go with MCP servers: past the bound, start over.
+    if cache.len() >= MAX_COMPILED {
+        cache.clear();
+    }
+    cache.insert(key, Arc::clone(&validator));
+    Ok(validator)
 }
 
 fn problems(validator: &jsonschema::Validator, instance: &Value, base: &str) -> Vec<String> {

@@ -161,10 +161,11 @@ async fn async_answers_at_once_and_results_arrive_as_events_and_in_the_store() -
         )?;
     }
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let store_sink = EventLog::new(store.clone(), "conv_async");
+    let store_sink = Arc::new(EventLog::new(store.clone(), "conv_async"));
+    let log = Arc::clone(&store_sink);
     let sink = Arc::new(move |e: tessera_protocol::easyflow::Event| {
         let _ = tx.send(e.clone());
-        tessera_engine::executor::EventSink::emit(&store_sink, e);
+        tessera_engine::executor::EventSink::emit(&*log, e);
     });
     let ex = Executor::new(Arc::new(r), sink, ExecutorOptions::new("conv_async"));
     let req = request(json!({"executionMode": "ASYNC", "calls": [call("rep", "get_report")]}))?;
@@ -186,6 +187,7 @@ async fn async_answers_at_once_and_results_arrive_as_events_and_in_the_store() -
     assert_eq!(v["payload"]["result"], json!({"pages": 3}));
     let full = run.completion.await?;
     assert_eq!(full.results[0].status.as_str(), "SUCCESS");
+    tessera_engine::executor::EventSink::settle(&*store_sink);
     let records = store.tool_calls("conv_async")?;
     assert_eq!(records.len(), 1);
     assert_eq!(records[0].status.map(|s| s.as_str()), Some("success"));
