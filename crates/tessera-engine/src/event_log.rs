@@ -102,6 +102,13 @@ impl EventLog {
     }
 
     fn record(&self, event: &Event) -> Option<CallWrite> {
+        // Most events are streamed deltas: they update no record, and take no lock.
+        if !matches!(
+            event.body,
+            EventBody::ToolCall(_) | EventBody::ToolResult(_)
+        ) {
+            return None;
+        }
         let mut calls = crate::sync::lock(&self.calls);
         let mut record = self.record_of(&mut calls, event)?;
         let run_id = event.meta.as_ref().and_then(|m| m.run_id.as_deref());

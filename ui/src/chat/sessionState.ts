@@ -37,7 +37,9 @@ export interface SessionState {
   listError: string | null;
   selectedId: string | null;
   history: StoredMessage[];
+  /** Where the branch shown branches: each shown message's siblings (ids, itself included). */
   siblings: Record<string, string[]>;
+  /** Messages of the conversation not on the branch shown (their events are not shown). */
   offBranch: ReadonlySet<string>;
   loading: boolean;
   loadError: string | null;
@@ -46,6 +48,7 @@ export interface SessionState {
   reconnecting: boolean;
   /** A run whose stream has opened, before its own events say it is running. */
   pendingRunId: string | null;
+  /** The provider and model the next message goes to; null: the default provider's. */
   model: ConversationModel | null;
 }
 

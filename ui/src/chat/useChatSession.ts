@@ -9,7 +9,6 @@
  * not caught up yet.
  */
 import { useCallback, useEffect, useLayoutEffect, useReducer, useRef } from 'react';
-import type { ConnectionState } from '../transport/connection';
 import {
   ApiError,
   NetworkError,
@@ -17,7 +16,6 @@ import {
   newId,
   type ConversationModel,
   type Attachment,
-  type ConversationSummary,
   type EventStream,
   type Answer,
   type StoredMessage,
@@ -27,33 +25,20 @@ import {
 import { readItem, sessionStore, writeItem } from '../storage';
 import { activeRun, closeInteraction, initialChatState, reduce, withPendingInteractions, type ChatState } from './reducer';
 import { createDrawPacer } from './drawPacer';
-import { initialSessionState, sessionReducer, type BranchDetail, type LocalTurn } from './sessionState';
+import { initialSessionState, sessionReducer, type BranchDetail, type LocalTurn, type SessionState } from './sessionState';
 import { describeError } from '../transport/describeError';
 
 export const CONVERSATION_STORAGE_KEY = 'tessera.conversation';
 
 export type { LocalTurn };
 
-export interface ChatSession {
-  connection: ConnectionState;
-  connectionError: string | null;
-  conversations: ConversationSummary[];
-  listError: string | null;
-  selectedId: string | null;
-  history: StoredMessage[];
-  /** Where the branch shown branches: each shown message's siblings (ids, itself included). */
-  siblings: Record<string, string[]>;
-  /** Messages of the conversation not on the branch shown (their events are not shown). */
-  offBranch: ReadonlySet<string>;
-  loading: boolean;
-  loadError: string | null;
-  chat: ChatState;
-  localTurns: LocalTurn[];
-  reconnecting: boolean;
+/**
+ * The session's state as the view reads it (the reducer's, less its bookkeeping of a run whose
+ * stream has opened), and what the view can do.
+ */
+export interface ChatSession extends Omit<SessionState, 'pendingRunId'> {
   /** The run that can be stopped now, if any. */
   runningId: string | null;
-  /** The provider and model the next message goes to; null: the default provider's. */
-  model: ConversationModel | null;
   /** Picks the model for the next message and, once it is sent, the conversation's from then on. */
   chooseModel: (model: ConversationModel | null) => void;
   select: (id: string | null) => void;
