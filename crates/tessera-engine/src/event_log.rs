@@ -46,8 +46,10 @@ type CallWrite = (ToolCallRecord, Option<Evidence>, Vec<AttachmentRef>);
 /// already known to the log, so a later event of the same call finds it before this one is
 /// committed.
 pub struct Prepared {
-    event: Event,
-    call: Option<CallWrite>,
+    /// Boxed: an event is nearly a kilobyte, and a batch moves hundreds of them.
+    event: Box<Event>,
+    /// Boxed: most events are deltas with no call, and a batch holds hundreds of them.
+    call: Option<Box<CallWrite>>,
 }
 
 /// A conversation's event log in the store, with the records of the calls it has seen.
@@ -238,8 +240,11 @@ impl EventLog {
 
     /// `event` with the call record it updates, for [`EventLog::append_prepared_then`].
     pub fn prepare(&self, event: Event) -> Prepared {
-        let call = self.record(&event);
-        Prepared { event, call }
+        let call = self.record(&event).map(Box::new);
+        Prepared {
+            event: Box::new(event),
+            call,
+        }
     }
 
     /// Queues events (streamed deltas, tool events) and returns at once; `then` gets them as
@@ -257,7 +262,7 @@ impl EventLog {
             move |tx| {
                 let mut events = Vec::with_capacity(batch.len());
                 for Prepared { event, call } in batch {
-                    if let Some((record, evidence, attachments)) = &call {
+                    if let Some((record, evidence, attachments)) = call.as_deref() {
                         if let Some(evidence) = evidence {
                             tx.put_evidence(&conversation_id, evidence, attachments)?;
                         }

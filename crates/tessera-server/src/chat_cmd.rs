@@ -101,6 +101,21 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
     let mut stdout = std::io::stdout();
     let mut write_failed = None;
     let events = args.events;
+    // The answer is shown as it comes, but not flushed at every delta: a model that sends
+    // thousands at once would cost a write to the terminal each. What was written is flushed
+    // within a millisecond by this task, and at the end.
+    let written = Arc::new(tokio::sync::Notify::new());
+    let flusher = tokio::spawn({
+        let written = Arc::clone(&written);
+        async move {
+            loop {
+                written.notified().await;
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                // A failed write shows at the next one, or at the end.
+                let _ = std::io::stdout().flush();
+            }
+        }
+    });
     let outcome = app
         .run_one_turn(
             &client,
@@ -117,12 +132,11 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
             cancel,
             |stored| {
                 let result = match events {
-                    Some(EventsFormat::Ndjson) => serde_json::to_string(&stored.event)
-                        .map_err(std::io::Error::other)
-                        .and_then(|line| writeln!(stdout, "{line}")),
+                    // The text as stored is the event serialised: not serialised again.
+                    Some(EventsFormat::Ndjson) => writeln!(stdout, "{}", stored.json()),
                     None => match &stored.event.body {
                         EventBody::LlmMessage(p) => p.delta.as_deref().map_or(Ok(()), |d| {
-                            write!(stdout, "{d}").and_then(|()| stdout.flush())
+                            write!(stdout, "{d}").map(|()| written.notify_one())
                         }),
                         _ => Ok(()),
                     },
@@ -133,8 +147,12 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
             },
         )
         .await?;
+    flusher.abort();
     if events.is_none() && !outcome.response.text.is_empty() {
         let _ = writeln!(stdout);
+    }
+    if let Err(err) = stdout.flush() {
+        write_failed.get_or_insert(err);
     }
     if let Some(err) = write_failed {
         bail!("cannot write the answer: {err}");

@@ -2,8 +2,12 @@
 //! `llm/message` delta is its own event. When the run ends, each stream of deltas (same type,
 //! `message_id` and `index`) becomes one whole-message event (`content`, the last
 //! `signature`) that keeps the first delta's seq and records the seqs it replaces in
-//! `meta.replaces: {from, to}`; the other deltas are deleted. Events between them keep their
-//! seqs, so a client resuming at any seq still receives everything after it.
+//! `meta.replaces: {from, to}`; the deltas are deleted. Events between them keep their seqs,
+//! so a client resuming at any seq still receives everything after it.
+//!
+//! The writer folds a run's streams as it writes their deltas ([`RunFolds`]), so folding at
+//! the end reads nothing back unless the run began before this process (or a write of it was
+//! rolled back).
 
 use std::collections::HashMap;
 
@@ -13,14 +17,13 @@ use tessera_protocol::easyflow::{Event, EventBody, LlmMessagePayload, LlmThinkin
 use tessera_protocol::wire::Timestamp;
 
 use crate::error::Result;
-use crate::events::{is_delta, SeqRange};
+use crate::events::{is_delta, SeqRange, StoredEvent};
 use crate::tx::WriteTx;
-use crate::{sql, Store};
+use crate::{delta_batches, sql, Store};
 
 /// One stream of deltas being folded: what its whole-message event needs (the deltas are
 /// read one at a time, never all held: a long answer has a million of them).
 struct Stream {
-    first_pk: i64,
     from: u64,
     to: u64,
     /// The first delta: the folded event keeps its fields.
@@ -35,9 +38,6 @@ struct Stream {
 }
 
 type StreamKey = (String, Option<String>, Option<u64>);
-
-/// Deltas deleted per statement when a run is folded.
-const DELETE_BATCH: i64 = 4096;
 
 /// A delta's stream: its type, message and block. Events stored before the block moved into
 /// the payload carried it as `index`.
@@ -54,10 +54,18 @@ fn key(event: &Event) -> StreamKey {
     )
 }
 
+/// Whether `event` is a whole `llm/thinking` or `llm/message` event (it ends the stream of
+/// deltas before it).
+fn is_whole_text(event: &Event) -> bool {
+    matches!(
+        event.body,
+        EventBody::LlmThinking(_) | EventBody::LlmMessage(_)
+    ) && !is_delta(event)
+}
+
 impl Stream {
-    fn start(pk: i64, seq: u64, event: Event) -> Self {
+    fn start(seq: u64, event: &Event) -> Self {
         let mut stream = Self {
-            first_pk: pk,
             from: seq,
             to: seq,
             first: event.clone(),
@@ -70,16 +78,16 @@ impl Stream {
         stream
     }
 
-    fn push(&mut self, seq: u64, event: Event) {
+    fn push(&mut self, seq: u64, event: &Event) {
         self.to = seq;
         self.last_index = event.index.or(self.last_index);
-        self.last_ts = event.meta.and_then(|m| m.ts);
-        match event.body {
+        self.last_ts = event.meta.as_ref().and_then(|m| m.ts.clone());
+        match &event.body {
             EventBody::LlmThinking(piece) => {
                 self.content
                     .push_str(piece.delta.as_deref().unwrap_or_default());
                 if piece.signature.is_some() {
-                    self.signature = piece.signature;
+                    self.signature.clone_from(&piece.signature);
                 }
             }
             EventBody::LlmMessage(piece) => {
@@ -128,72 +136,194 @@ impl Stream {
     }
 }
 
+/// A run's streams as its events go by, in seq order.
+#[derive(Default)]
+struct Streams {
+    open: HashMap<StreamKey, Stream>,
+    finished: Vec<Stream>,
+}
+
+impl Streams {
+    fn see(&mut self, seq: u64, event: &Event) {
+        if is_delta(event) {
+            let stream_key = key(event);
+            match self.open.get_mut(&stream_key) {
+                Some(stream) => stream.push(seq, event),
+                None => {
+                    self.open.insert(stream_key, Stream::start(seq, event));
+                }
+            }
+        } else if is_whole_text(event) {
+            if let Some(stream) = self.open.remove(&key(event)) {
+                self.finished.push(stream);
+            }
+        }
+    }
+
+    fn into_streams(self) -> Vec<Stream> {
+        let mut all = self.finished;
+        all.extend(self.open.into_values());
+        all.sort_by_key(|s| s.from);
+        all
+    }
+}
+
+/// A run being written: its streams so far, and the rows its deltas are in.
+#[derive(Default)]
+struct RunFold {
+    streams: Streams,
+    rows: Vec<i64>,
+}
+
+/// Runs whose deltas this writer stored, folded as they are written, so folding a run reads
+/// nothing back (reading and parsing every delta again was a third of a long answer's cost).
+/// Whatever the writer did not see (a run begun before the process started, a write rolled
+/// back) is found out when the run folds: its rows then differ, and the log is read instead.
+#[derive(Default)]
+pub(crate) struct RunFolds {
+    runs: HashMap<(String, String), RunFold>,
+}
+
+impl std::fmt::Debug for RunFolds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunFolds")
+            .field("runs", &self.runs.len())
+            .finish()
+    }
+}
+
+/// Runs kept at once (each holds its text so far); beyond it a run is read back to fold.
+const MAX_RUNS: usize = 64;
+
+impl RunFolds {
+    /// A row of `conversation_id`'s log was inserted, holding `stored`.
+    pub(crate) fn saw_row(&mut self, conversation_id: &str, pk: i64, stored: &[StoredEvent]) {
+        let Some(first) = stored.first() else {
+            return;
+        };
+        let Some(run_id) = &first.run_id else {
+            return;
+        };
+        if !stored
+            .iter()
+            .any(|s| is_delta(&s.event) || is_whole_text(&s.event))
+        {
+            return;
+        }
+        let run_key = (conversation_id.to_owned(), run_id.clone());
+        if !self.runs.contains_key(&run_key) {
+            if self.runs.len() >= MAX_RUNS || !is_delta(&first.event) {
+                return;
+            }
+            self.runs.insert(run_key.clone(), RunFold::default());
+        }
+        let Some(run) = self.runs.get_mut(&run_key) else {
+            return;
+        };
+        if is_delta(&first.event) {
+            run.rows.push(pk);
+        }
+        for event in stored {
+            run.streams.see(event.seq, &event.event);
+        }
+    }
+
+    /// Forgets every run: a write was rolled back, so what was seen may not be in the log.
+    pub(crate) fn forget_all(&mut self) {
+        self.runs.clear();
+    }
+
+    fn take(&mut self, conversation_id: &str, run_id: &str) -> Option<RunFold> {
+        self.runs
+            .remove(&(conversation_id.to_owned(), run_id.to_owned()))
+    }
+}
+
 impl WriteTx<'_> {
     /// Folds the deltas of `run_id` into whole-message events; returns the ranges replaced.
     /// Call it when the run ends, in the same write as the run's last event.
     pub fn fold_run(&mut self, conversation_id: &str, run_id: &str) -> Result<Vec<SeqRange>> {
-        let mut open: HashMap<StreamKey, Stream> = HashMap::new();
-        let mut finished: Vec<Stream> = Vec::new();
-        {
-            let mut select = self.conn.prepare_cached(
-                "SELECT pk, seq, event_json FROM events
-                 WHERE conversation_id = ?1 AND run_id = ?2 AND domain = 'llm'
-                     AND event_type IN ('thinking', 'message') AND folded_to IS NULL
-                 ORDER BY seq",
-            )?;
-            let mut rows = select.query([conversation_id, run_id])?;
-            while let Some(row) = rows.next()? {
-                let pk: i64 = row.get(0)?;
-                let seq = sql::to_u64("event seq", row.get(1)?)?;
-                let json: &str = row.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?;
-                let event: Event = sql::parse("event", json)?;
-                let stream_key = key(&event);
-                if is_delta(&event) {
-                    match open.get_mut(&stream_key) {
-                        Some(stream) => stream.push(seq, event),
-                        None => {
-                            open.insert(stream_key, Stream::start(pk, seq, event));
-                        }
-                    }
-                } else if let Some(stream) = open.remove(&stream_key) {
-                    // A whole-message event ends the stream before it.
-                    finished.push(stream);
-                }
-            }
+        let rows = self.delta_rows(conversation_id, run_id)?;
+        let seen = self.ctx.run_folds().take(conversation_id, run_id);
+        let streams = match seen {
+            Some(run) if run.rows == rows => run.streams,
+            _ => self.read_streams(conversation_id, run_id)?,
+        };
+        let mut delete = self
+            .conn
+            .prepare_cached("DELETE FROM events WHERE pk = ?1")?;
+        for pk in rows {
+            delete.execute([pk])?;
         }
-        finished.extend(open.into_values());
-        finished.sort_by_key(|s| s.from);
-
-        let mut ranges = Vec::with_capacity(finished.len());
-        for stream in finished {
-            let (first_pk, from, to) = (stream.first_pk, stream.from, stream.to);
+        let mut ranges = Vec::new();
+        for stream in streams.into_streams() {
+            let (from, to) = (stream.from, stream.to);
             let Some(event) = stream.folded() else {
                 continue;
             };
             self.conn
                 .prepare_cached(
-                    "UPDATE events SET event_json = ?2, is_delta = 0, folded_to = ?3 WHERE pk = ?1",
+                    "INSERT INTO events (conversation_id, seq, run_id, domain, event_type,
+                         is_delta, folded_to, event_json)
+                     VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6, ?7)",
                 )?
                 .execute(params![
-                    first_pk,
+                    conversation_id,
+                    sql::to_i64("event seq", from)?,
+                    run_id,
+                    event.body.domain().as_str(),
+                    event.body.event_type(),
+                    sql::to_i64("event seq", to)?,
                     sql::json("event", &event)?,
-                    sql::to_i64("event seq", to)?
                 ])?;
             ranges.push(SeqRange { from, to });
         }
-        // Every other delta of the run now lies inside a folded range. Deleted a batch at a
-        // time: one DELETE of them all first collects every rowid in memory (~24 MB for a
-        // million deltas, which the process then keeps as free heap).
-        let mut delete = self.conn.prepare_cached(
-            "DELETE FROM events WHERE pk IN (
-                 SELECT pk FROM events
+        Ok(ranges)
+    }
+
+    /// The rows holding `run_id`'s deltas not folded yet, in the order they were written.
+    fn delta_rows(&self, conversation_id: &str, run_id: &str) -> Result<Vec<i64>> {
+        let rows = self
+            .conn
+            .prepare_cached(
+                "SELECT pk FROM events
                  WHERE conversation_id = ?1 AND run_id = ?2 AND domain = 'llm'
                      AND event_type IN ('thinking', 'message') AND folded_to IS NULL
                      AND is_delta = 1
-                 LIMIT ?3)",
+                 ORDER BY pk",
+            )?
+            .query_map([conversation_id, run_id], |row| row.get(0))?
+            .collect::<rusqlite::Result<Vec<i64>>>()?;
+        Ok(rows)
+    }
+
+    /// `run_id`'s streams, read back from the log one event at a time.
+    fn read_streams(&self, conversation_id: &str, run_id: &str) -> Result<Streams> {
+        let mut streams = Streams::default();
+        let mut select = self.conn.prepare_cached(
+            "SELECT seq, batch_to, event_json FROM events
+             WHERE conversation_id = ?1 AND run_id = ?2 AND domain = 'llm'
+                 AND event_type IN ('thinking', 'message') AND folded_to IS NULL
+             ORDER BY seq",
         )?;
-        while delete.execute(params![conversation_id, run_id, DELETE_BATCH])? > 0 {}
-        Ok(ranges)
+        let mut rows = select.query([conversation_id, run_id])?;
+        let mut batch = Vec::new();
+        while let Some(row) = rows.next()? {
+            let seq = sql::to_u64("event seq", row.get(0)?)?;
+            let batch_to: Option<i64> = row.get(1)?;
+            let json: &str = row.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?;
+            if batch_to.is_some() {
+                batch.clear();
+                delta_batches::read_row(conversation_id, Some(run_id), json, 0, &mut batch)?;
+                for stored in &batch {
+                    streams.see(stored.seq, &stored.event);
+                }
+            } else {
+                let event: Event = sql::parse("event", json)?;
+                streams.see(seq, &event);
+            }
+        }
+        Ok(streams)
     }
 }
 
@@ -226,7 +356,7 @@ mod tests {
             })
             .unwrap()
             .id;
-        let n = DELETE_BATCH as usize * 2 + 7;
+        let n = 8199;
         let events: Vec<Event> = (0..n)
             .map(|i| {
                 let mut event = Event::new(

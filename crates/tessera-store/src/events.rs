@@ -3,7 +3,7 @@
 //! change it reports. Reading from a seq gives what a reconnecting client missed; see
 //! [`crate::event_folding`] for what happens to streamed deltas when a run ends.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
@@ -11,7 +11,7 @@ use tessera_protocol::easyflow::{Event, EventBody};
 
 use crate::error::{Entity, Result, StoreError};
 use crate::tx::{ReadTx, WriteTx};
-use crate::{clock, sql, Store};
+use crate::{clock, delta_batches, sql, Store};
 
 pub(crate) const SCHEMA_V1: &str = "
 CREATE TABLE events (
@@ -32,6 +32,12 @@ CREATE INDEX events_by_run ON events (conversation_id, run_id, seq);
 CREATE INDEX events_folded ON events (conversation_id, folded_to) WHERE folded_to IS NOT NULL;
 ";
 
+/// Deltas written together share a row: see [`crate::delta_batches`].
+pub(crate) const SCHEMA_V7: &str = "
+ALTER TABLE events ADD COLUMN batch_to INTEGER;
+CREATE INDEX events_batched ON events (conversation_id, batch_to) WHERE batch_to IS NOT NULL;
+";
+
 /// A range of seqs, both ends included.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeqRange {
@@ -45,10 +51,11 @@ pub struct StoredEvent {
     pub seq: u64,
     pub run_id: Option<String>,
     pub replaces: Option<SeqRange>,
-    pub event: Event,
-    /// The JSON text in the log (as written by [`WriteTx::append_event`], or as read back), so
-    /// an event is serialised once however many streams send it.
-    json: Arc<str>,
+    pub event: Box<Event>,
+    /// The event as JSON text: the text in the log when the event has a row of its own, so an
+    /// event is serialised once however many streams send it. A delta sharing a row is
+    /// serialised when first asked for (a command-line chat never asks).
+    json: OnceLock<Arc<str>>,
 }
 
 /// Compared and shown by content: the JSON text is only another form of `event`.
@@ -73,10 +80,34 @@ impl std::fmt::Debug for StoredEvent {
 }
 
 impl StoredEvent {
+    pub(crate) fn new(
+        seq: u64,
+        run_id: Option<String>,
+        replaces: Option<SeqRange>,
+        event: impl Into<Box<Event>>,
+        json: Option<Arc<str>>,
+    ) -> Self {
+        Self {
+            seq,
+            run_id,
+            replaces,
+            event: event.into(),
+            json: json.map(OnceLock::from).unwrap_or_default(),
+        }
+    }
+
     /// The event as JSON text: the text in the log, shared (no copy). Meant for sending the
     /// event as it is stored; after a change to `event`, serialise `event` instead.
     pub fn json(&self) -> Arc<str> {
-        Arc::clone(&self.json)
+        Arc::clone(self.json.get_or_init(|| {
+            serde_json::to_string(&*self.event)
+                .unwrap_or_else(|error| {
+                    // Not reachable: an event is maps with text keys and plain values.
+                    tracing::error!(%error, seq = self.seq, "cannot serialise an event");
+                    String::new()
+                })
+                .into()
+        }))
     }
 }
 
@@ -108,22 +139,43 @@ fn next_seqs(conn: &Connection, conversation_id: &str, n: u64) -> Result<u64> {
     sql::to_u64("event seq", seq)
 }
 
-pub(crate) fn decode(
-    seq: i64,
-    run_id: Option<String>,
-    folded_to: Option<i64>,
-    json: String,
-) -> Result<StoredEvent> {
-    let seq = sql::to_u64("event seq", seq)?;
-    let event = sql::parse("event", &json)?;
-    Ok(StoredEvent {
-        seq,
-        run_id,
-        replaces: sql::opt_u64("folded range", folded_to)?.map(|to| SeqRange { from: seq, to }),
-        event,
+/// A row of the log as read: `(seq, run_id, folded_to, batch_to, event_json)`.
+type Row = (i64, Option<String>, Option<i64>, Option<i64>, String);
+
+const ROW_COLUMNS: &str = "seq, run_id, folded_to, batch_to, event_json";
+
+fn row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+    ))
+}
+
+/// The events of `rows` after seq `after`, in order: a batch row gives each of its deltas.
+fn decode(conversation_id: &str, rows: Vec<Row>, after: u64) -> Result<Vec<StoredEvent>> {
+    let mut out = Vec::with_capacity(rows.len());
+    for (seq, run_id, folded_to, batch_to, json) in rows {
+        if batch_to.is_some() {
+            delta_batches::read_row(conversation_id, run_id.as_deref(), &json, after, &mut out)?;
+            continue;
+        }
+        let seq = sql::to_u64("event seq", seq)?;
+        let event: Event = sql::parse("event", &json)?;
+        let replaces =
+            sql::opt_u64("folded range", folded_to)?.map(|to| SeqRange { from: seq, to });
         // A subscriber catching up sends the text as stored instead of serialising it again.
-        json: json.into(),
-    })
+        out.push(StoredEvent::new(
+            seq,
+            run_id,
+            replaces,
+            event,
+            Some(json.into()),
+        ));
+    }
+    Ok(out)
 }
 
 impl ReadTx<'_> {
@@ -136,53 +188,45 @@ impl ReadTx<'_> {
         after: Option<u64>,
         limit: Option<usize>,
     ) -> Result<Vec<StoredEvent>> {
-        let after = sql::to_i64("event seq", after.unwrap_or(0))?;
-        let limit = limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
+        let after_seq = after.unwrap_or(0);
+        let after = sql::to_i64("event seq", after_seq)?;
+        // Rows, not events: a batch row holds many, so the events are cut to `limit` after.
+        let row_limit = limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
         let rows = self
             .conn
-            .prepare_cached(
-                "SELECT seq, run_id, folded_to, event_json FROM events
+            .prepare_cached(&format!(
+                "SELECT {ROW_COLUMNS} FROM events
                  WHERE conversation_id = ?1 AND folded_to IS NOT NULL AND folded_to > ?2
                      AND seq <= ?2
                  UNION ALL
-                 SELECT seq, run_id, folded_to, event_json FROM events
+                 SELECT {ROW_COLUMNS} FROM events
+                 WHERE conversation_id = ?1 AND batch_to IS NOT NULL AND batch_to > ?2
+                     AND seq <= ?2
+                 UNION ALL
+                 SELECT {ROW_COLUMNS} FROM events
                  WHERE conversation_id = ?1 AND seq > ?2
-                 ORDER BY seq LIMIT ?3",
-            )?
-            .query_map(params![conversation_id, after, limit], |row| {
-                Ok((
-                    row.get(0)?,
-                    row.get(1)?,
-                    row.get(2)?,
-                    row.get::<_, String>(3)?,
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<(i64, Option<String>, Option<i64>, String)>>>()?;
-        rows.into_iter()
-            .map(|(seq, run, folded, json)| decode(seq, run, folded, json))
-            .collect()
+                 ORDER BY seq LIMIT ?3"
+            ))?
+            .query_map(params![conversation_id, after, row_limit], row)?
+            .collect::<rusqlite::Result<Vec<Row>>>()?;
+        let mut events = decode(conversation_id, rows, after_seq)?;
+        if let Some(limit) = limit {
+            events.truncate(limit);
+        }
+        Ok(events)
     }
 
     /// One run's events, oldest first (deltas not yet folded included).
     pub fn run_events(&self, conversation_id: &str, run_id: &str) -> Result<Vec<StoredEvent>> {
         let rows = self
             .conn
-            .prepare_cached(
-                "SELECT seq, run_id, folded_to, event_json FROM events
-                 WHERE conversation_id = ?1 AND run_id = ?2 ORDER BY seq",
-            )?
-            .query_map(params![conversation_id, run_id], |row| {
-                Ok((
-                    row.get(0)?,
-                    row.get(1)?,
-                    row.get(2)?,
-                    row.get::<_, String>(3)?,
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<(i64, Option<String>, Option<i64>, String)>>>()?;
-        rows.into_iter()
-            .map(|(seq, run, folded, json)| decode(seq, run, folded, json))
-            .collect()
+            .prepare_cached(&format!(
+                "SELECT {ROW_COLUMNS} FROM events
+                 WHERE conversation_id = ?1 AND run_id = ?2 ORDER BY seq"
+            ))?
+            .query_map(params![conversation_id, run_id], row)?
+            .collect::<rusqlite::Result<Vec<Row>>>()?;
+        decode(conversation_id, rows, 0)
     }
 
     /// The newest run of the conversation whose `system/status` payload has `key` equal to
@@ -252,65 +296,86 @@ impl WriteTx<'_> {
     /// Appends an event: gives it the conversation's next seq (`meta.seq`), stamps `meta.ts`
     /// when absent, and returns it as stored. Its `conversation_id` must be this one.
     pub fn append_event(&mut self, conversation_id: &str, event: Event) -> Result<StoredEvent> {
-        check_conversation(conversation_id, &event)?;
-        let seq = next_seqs(self.conn, conversation_id, 1)?;
-        self.insert_event(conversation_id, seq, event)
+        let mut stored = self.append_events(conversation_id, vec![event])?;
+        stored.pop().ok_or(StoreError::Corrupt {
+            what: "event",
+            message: "an appended event was not kept".into(),
+        })
     }
 
     /// Appends events in their order, with consecutive seqs; see [`WriteTx::append_event`].
+    /// Deltas of one run next to each other share a row ([`crate::delta_batches`]).
     pub fn append_events(
         &mut self,
         conversation_id: &str,
-        events: Vec<Event>,
+        mut events: Vec<impl Into<Box<Event>>>,
     ) -> Result<Vec<StoredEvent>> {
         if events.is_empty() {
             return Ok(Vec::new());
         }
+        let mut events: Vec<Box<Event>> = events.drain(..).map(Into::into).collect();
         for event in &events {
             check_conversation(conversation_id, event)?;
         }
         let first = next_seqs(self.conn, conversation_id, events.len() as u64)?;
-        (first..)
-            .zip(events)
-            .map(|(seq, event)| self.insert_event(conversation_id, seq, event))
-            .collect()
+        let now = clock::now();
+        let mut stored = Vec::with_capacity(events.len());
+        for (seq, mut event) in (first..).zip(events.drain(..)) {
+            let meta = event.meta.get_or_insert_with(Default::default);
+            meta.seq = Some(seq);
+            if meta.ts.is_none() {
+                meta.ts = Some(now.clone());
+            }
+            let run_id = meta.run_id.clone();
+            stored.push(StoredEvent::new(seq, run_id, None, event, None));
+        }
+        let ranges = delta_batches::stretches(&stored);
+        for range in ranges {
+            let row = &stored[range];
+            let pk = match row {
+                [one] => {
+                    let json = sql::json("event", &*one.event)?;
+                    let pk = self.insert_row(conversation_id, one, None, &json)?;
+                    // Sent as it is stored.
+                    let _ = one.json.set(json.into());
+                    pk
+                }
+                [.., last] => {
+                    let json = delta_batches::row_json(row)?;
+                    self.insert_row(conversation_id, &row[0], Some(last.seq), &json)?
+                }
+                [] => continue,
+            };
+            self.ctx.run_folds().saw_row(conversation_id, pk, row);
+        }
+        Ok(stored)
     }
 
-    fn insert_event(
+    /// Inserts one row: event `first`, or the deltas from it to seq `batch_to` sharing the row.
+    fn insert_row(
         &mut self,
         conversation_id: &str,
-        seq: u64,
-        mut event: Event,
-    ) -> Result<StoredEvent> {
-        let meta = event.meta.get_or_insert_with(Default::default);
-        meta.seq = Some(seq);
-        if meta.ts.is_none() {
-            meta.ts = Some(clock::now());
-        }
-        let run_id = meta.run_id.clone();
-        let json: Arc<str> = sql::json("event", &event)?.into();
+        first: &StoredEvent,
+        batch_to: Option<u64>,
+        json: &str,
+    ) -> Result<i64> {
         self.conn
             .prepare_cached(
                 "INSERT INTO events (conversation_id, seq, run_id, domain, event_type, is_delta,
-                     event_json)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                     batch_to, event_json)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?
             .execute(params![
                 conversation_id,
-                sql::to_i64("event seq", seq)?,
-                run_id,
-                event.body.domain().as_str(),
-                event.body.event_type(),
-                is_delta(&event),
-                &*json,
+                sql::to_i64("event seq", first.seq)?,
+                first.run_id,
+                first.event.body.domain().as_str(),
+                first.event.body.event_type(),
+                is_delta(&first.event),
+                sql::opt_i64("event seq", batch_to)?,
+                json,
             ])?;
-        Ok(StoredEvent {
-            seq,
-            run_id,
-            replaces: None,
-            event,
-            json,
-        })
+        Ok(self.conn.last_insert_rowid())
     }
 }
 

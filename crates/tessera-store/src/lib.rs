@@ -38,6 +38,7 @@ pub mod consents;
 pub mod context_state;
 pub mod conversation_model;
 pub mod conversations;
+mod delta_batches;
 pub mod error;
 pub mod event_folding;
 pub mod events;

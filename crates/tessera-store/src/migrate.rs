@@ -101,10 +101,15 @@ const MIGRATIONS: &[Migration] = &[
         name: "a conversation's own model",
         apply: |conn| Ok(conn.execute_batch(conversation_model::SCHEMA_V6)?),
     },
+    Migration {
+        version: 7,
+        name: "streamed deltas written together share a row",
+        apply: |conn| Ok(conn.execute_batch(events::SCHEMA_V7)?),
+    },
 ];
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// What opening did to the schema: from and to which version, and the backup taken.
 #[derive(Debug)]

@@ -55,6 +55,17 @@ pub fn parse<T: DeserializeOwned>(what: &'static str, text: &str) -> Result<T> {
     })
 }
 
+/// JSON text back into a value that borrows from it.
+pub fn parse_borrowed<'a, T: serde::Deserialize<'a>>(
+    what: &'static str,
+    text: &'a str,
+) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt {
+        what,
+        message: e.to_string(),
+    })
+}
+
 /// Optional JSON text back into a value.
 pub fn opt_parse<T: DeserializeOwned>(
     what: &'static str,

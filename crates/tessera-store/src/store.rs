@@ -11,7 +11,7 @@ use crate::error::{Result, StoreError};
 use crate::layout::DataPaths;
 use crate::lock::DataFolderLock;
 use crate::migrate;
-use crate::tx::{AttachmentPins, ReadTx, WriteTx, WriterContext};
+use crate::tx::{ReadTx, WriteTx, WriterContext};
 use crate::writer::{Completion, Job, JobOutcome, Queued, Writer};
 
 /// How long a connection waits for a lock held by another connection before giving up.
@@ -56,10 +56,7 @@ impl Store {
             );
         }
         let conn = open_writer_connection(&paths.database)?;
-        let ctx = Arc::new(WriterContext {
-            paths: paths.clone(),
-            pins: AttachmentPins::default(),
-        });
+        let ctx = Arc::new(WriterContext::new(paths.clone()));
         let writer = Writer::start(conn, Arc::clone(&ctx))?;
         let checkpointer = Checkpointer::start(&paths.database)?;
         let store = Store {

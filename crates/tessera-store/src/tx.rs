@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
+use crate::event_folding::RunFolds;
 use crate::layout::DataPaths;
 
 /// A read: one consistent snapshot of the database.
@@ -50,6 +51,22 @@ pub(crate) enum AfterCommit {
 pub(crate) struct WriterContext {
     pub paths: DataPaths,
     pub pins: AttachmentPins,
+    pub run_folds: Mutex<RunFolds>,
+}
+
+impl WriterContext {
+    pub fn new(paths: DataPaths) -> Self {
+        Self {
+            paths,
+            pins: AttachmentPins::default(),
+            run_folds: Mutex::default(),
+        }
+    }
+
+    /// The runs the writer is folding as it writes them (only the writer thread takes it).
+    pub fn run_folds(&self) -> std::sync::MutexGuard<'_, RunFolds> {
+        self.run_folds.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// Attachments written to disk and not referenced yet: garbage collection leaves them alone

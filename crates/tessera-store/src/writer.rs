@@ -121,11 +121,13 @@ fn run_alone(conn: &Connection, ctx: &WriterContext, job: Job) {
         Ok(outcome) => outcome,
         Err(_) => {
             tracing::error!("a write panicked; its changes were rolled back");
+            ctx.run_folds().forget_all();
             let _ = exec(conn, "ROLLBACK");
             return;
         }
     };
     if !outcome.keep {
+        ctx.run_folds().forget_all();
         if let Err(error) = exec(conn, "ROLLBACK") {
             tracing::error!(%error, "cannot roll back a failed write");
         }
@@ -143,6 +145,7 @@ fn run_alone(conn: &Connection, ctx: &WriterContext, job: Job) {
         }
         Err(error) => {
             tracing::error!(%error, "commit failed");
+            ctx.run_folds().forget_all();
             let _ = conn.execute_batch("ROLLBACK");
             (outcome.complete)(Some(&error.to_string()));
         }
@@ -170,6 +173,7 @@ fn run_batch(conn: &Connection, ctx: &WriterContext, batch: Vec<Job>) {
             after_commit.extend(pending);
             exec(conn, "RELEASE job")
         } else {
+            ctx.run_folds().forget_all();
             exec(conn, "ROLLBACK TO job").and_then(|()| exec(conn, "RELEASE job"))
         };
         if let Err(error) = end {
@@ -189,6 +193,7 @@ fn run_batch(conn: &Connection, ctx: &WriterContext, batch: Vec<Job>) {
         }
         Err(error) => {
             tracing::error!(%error, "commit failed");
+            ctx.run_folds().forget_all();
             let _ = conn.execute_batch("ROLLBACK");
             let message = error.to_string();
             for complete in completions {

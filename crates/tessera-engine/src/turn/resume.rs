@@ -120,7 +120,7 @@ pub async fn resume_turn(
     // carried the block as `index`).
     let streamed: Vec<&tessera_protocol::easyflow::Event> = events
         .iter()
-        .map(|e| &e.event)
+        .map(|e| &*e.event)
         .filter(|e| matches!(e.body, EventBody::LlmMessage(_) | EventBody::LlmThinking(_)))
         .collect();
     let last_block = streamed

@@ -7,6 +7,7 @@ mod common;
 mod app_state;
 mod context_state;
 mod crash_safety;
+mod delta_rows;
 mod entities;
 mod event_log;
 mod import_export;
