@@ -146,6 +146,8 @@ package: deps-build ui
 ## The desktop figures of issue 7 (release build): start-up, memory, longest task, .deb size.
 figures: package
 	cargo build -q -p tessera-testkit --bin tessera-scripted-provider
+	cargo build --release -q -p tessera-server --bin tessera
+	TESSERA_BIN=$(CARGO_TARGET_DIR)/release/tessera \
 	TESSERA_DESKTOP_BIN=$(CARGO_TARGET_DIR)/release/tessera-desktop \
 	TESSERA_DEB="$$(ls $(RELEASE_DEB_DIR)/*.deb | head -1)" \
 	TESSERA_SCRIPTED_PROVIDER_BIN=$(CARGO_TARGET_DIR)/debug/tessera-scripted-provider \

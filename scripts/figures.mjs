@@ -1,12 +1,18 @@
 // The desktop app's figures (issue 7): cold start to an interactive window, resident memory of
 // all the app's processes idle and after a 20k-token answer, the longest main-thread task while
-// that answer streams, and the .deb size. Prints them; asserts nothing.
+// that answer streams, and the .deb size. Issue 27: with ten conversations of 300 turns each, the
+// time to open one, the longest task while one is scrolled from its end to its top, memory after
+// opening the first and after switching through all ten, and how many messages are in the page.
+// Prints them, each beside its target; asserts nothing.
 //
 //   make figures     (release build and .deb, then this under Xvfb)
 // or by hand, under a display and a session bus:
-//   TESSERA_DESKTOP_BIN=… TESSERA_DEB=… TESSERA_SCRIPTED_PROVIDER_BIN=… node scripts/figures.mjs
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+//   TESSERA_DESKTOP_BIN=… TESSERA_DEB=… TESSERA_SCRIPTED_PROVIDER_BIN=… TESSERA_BIN=… node scripts/figures.mjs
+// TESSERA_BIN is the `tessera` command line (same build), which imports the long conversations
+// into the app's data folder before it starts; without it those figures are left out.
+// FIGURES_ONLY=long measures issue 27's figures alone.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MODEL, pushReplies, startScriptedProvider } from '../ui/e2e/scripted.mjs';
@@ -239,7 +245,168 @@ const MONITOR = `
   setTimeout(tick, 5);
   return true;`;
 
+/** The long conversations (issue 27): how many, of how many turns. */
+const LONG_CONVERSATIONS = 10;
+const LONG_TURNS = 300;
+
+/**
+ * A conversation of `LONG_TURNS` questions and answers as a seed-004 context document (what
+ * `tessera context import` reads): answers of a few paragraphs with a list, a code block and a
+ * table, so that drawing them costs what a real answer's Markdown costs.
+ */
+function longConversation(n) {
+  const messages = [];
+  for (let t = 1; t <= LONG_TURNS; t++) {
+    messages.push({ role: 'user', content: `Conversation ${n}, question ${t}: how does stage ${t} of the pipeline handle a batch that arrives late, and what should I watch for?` });
+    messages.push({
+      role: 'assistant',
+      content: [
+        `Stage ${t} takes a late batch through the same path as an on-time one, but it **re-checks the watermark** before it commits. The check is cheap: it compares the batch's newest event time with the watermark the stage last published, and it only falls back to a full merge when the batch reaches behind it.`,
+        'What to watch for, in order of how often it bites:',
+        "- the *lag* between the batch's newest event and the watermark (`lag_ms` in the stage's metrics);\n- retries of the same batch id: each one is idempotent, but a storm of them means the sink is slow;\n- the size of the merge buffer, which grows with every late batch until the next compaction.",
+        '```rust\nfn accept(stage: &mut Stage, batch: Batch) -> Result<Commit, StageError> {\n    if batch.newest() < stage.watermark() {\n        return stage.merge_late(batch);\n    }\n    let commit = stage.append(batch)?;\n    stage.publish_watermark(commit.newest());\n    Ok(commit)\n}\n```',
+        '| Setting | Default | When to change it |\n|---|---|---|\n| `late_window` | 5 min | batches later than this are dropped |\n| `merge_buffer` | 64 MB | raise it when merges stall |\n| `retries` | 3 | lower it when the sink is shared |',
+        `In short: a late batch costs one extra comparison when it is only a little late, and a merge when it is very late. If stage ${t} spends more than a few percent of its time merging, widen \`late_window\` upstream instead of raising the buffer.`,
+      ].join('\n\n'),
+    });
+  }
+  return {
+    schema_version: '1.0',
+    meta: { tessera: { title: `Long conversation ${n}` } },
+    session: { session_id: `figures-long-${n}`, messages, task_state: { todo_list: { tasks: [] } } },
+    evidences: {},
+    context_blocks: [],
+  };
+}
+
+/** A data folder holding the long conversations, imported with the command line; their ids. */
+function longConversationsFolder(cli) {
+  const data = folder();
+  const documents = folder();
+  const ids = [];
+  for (let n = 1; n <= LONG_CONVERSATIONS; n++) {
+    const file = join(documents, `long-${n}.json`);
+    writeFileSync(file, JSON.stringify(longConversation(n)));
+    const out = execFileSync(cli, ['--data-dir', data, 'context', 'import', file], { encoding: 'utf8' });
+    const id = /imported conversation ([^:\s]+)/.exec(out)?.[1];
+    if (!id) throw new Error(`tessera context import printed ${out}`);
+    ids.push(id);
+  }
+  return { data, ids };
+}
+
+/**
+ * Clicks conversation `id` in the sidebar and notes, in the page, how long until its last answer
+ * is in the log's view and the frame after it is painted (in `window.__opened`, ms).
+ */
+const OPEN = `
+  const [id, last] = arguments;
+  window.__opened = null;
+  const started = performance.now();
+  document.querySelector('button[data-conversation-id="' + id + '"]').click();
+  const check = () => {
+    const log = document.querySelector('[data-testid=message-list]');
+    const answers = log ? log.querySelectorAll('[data-testid=assistant-message]') : [];
+    const answer = answers.length ? answers[answers.length - 1] : null;
+    if (answer && answer.textContent.includes(last)) {
+      const a = answer.getBoundingClientRect();
+      const l = log.getBoundingClientRect();
+      if (a.bottom > l.top && a.top < l.bottom) {
+        requestAnimationFrame(() => setTimeout(() => { window.__opened = performance.now() - started; }, 0));
+        return;
+      }
+    }
+    requestAnimationFrame(check);
+  };
+  requestAnimationFrame(check);
+  return true;`;
+
+/** Scrolls the log from where it is to its top, a screen every 50 ms (done: `window.__scrolled`, the steps). */
+const SCROLL_UP = `
+  window.__scrolled = null;
+  const log = document.querySelector('[data-testid=message-list]');
+  let steps = 0;
+  const timer = setInterval(() => {
+    log.scrollTop -= log.clientHeight;
+    steps += 1;
+    if (log.scrollTop <= 0) {
+      clearInterval(timer);
+      setTimeout(() => { window.__scrolled = steps; }, 500);
+    }
+  }, 50);
+  return true;`;
+
+/** Messages of the conversation in the page (the rest is drawn when scrolled to). */
+const MESSAGES_IN_PAGE = `return document.querySelectorAll('[data-testid=message-list] [data-testid=user-message], [data-testid=message-list] [data-testid=assistant-message]').length;`;
+
+/**
+ * Issue 27's figures: the app over ten conversations of 300 turns. Opens each in turn from the
+ * sidebar (timed), then the first again; memory after the first and at the end; messages in the
+ * page; the longest task while the first is scrolled from its end to its top.
+ */
+async function longConversationFigures(cli) {
+  const { data, ids } = longConversationsFolder(cli);
+  const driver = await startDriver(children, 'en_US.UTF-8');
+  try {
+    await driver.newSession(['--data-dir', data]);
+    await until('the chat layout', () => driver.find('[data-testid="app-shell"]'));
+    await until('the long conversations listed', async () => (await driver.exec(`return document.querySelectorAll('button[data-conversation-id]').length`)) >= ids.length);
+    const pid = appPid(data);
+    await sleep(2000);
+    const opens = [];
+    const open = async (id) => {
+      await driver.exec(OPEN, [id, `Stage ${LONG_TURNS} takes`]);
+      const ms = await until(`conversation ${id} open`, () => driver.exec('return window.__opened;'), 60_000);
+      // Settled (the rest of its Markdown drawn) before the next one.
+      await sleep(1500);
+      return ms;
+    };
+    opens.push(await open(ids[0]));
+    const first = memoryMb(processTree(pid));
+    const inPage = await driver.exec(MESSAGES_IN_PAGE);
+    for (const id of ids.slice(1)) opens.push(await open(id));
+    opens.push(await open(ids[0]));
+    await sleep(1500);
+    const last = memoryMb(processTree(pid));
+    // From the end of the first conversation to its top, watching the page's thread.
+    await driver.exec(MONITOR);
+    await driver.exec(SCROLL_UP);
+    const steps = await until('the log scrolled to its top', () => driver.exec('return window.__scrolled;'), 300_000);
+    const stall = await driver.exec('return window.__stall;');
+    const inPageAtTop = await driver.exec(MESSAGES_IN_PAGE);
+    return { opens, first, last, inPage, inPageAtTop, steps, stall };
+  } finally {
+    await driver.quit();
+    driver.child.kill('SIGTERM');
+  }
+}
+
+/** Issue 27's figures, each beside its target. */
+function printLong(long) {
+  if (long) {
+    const f = (x) => x.toFixed(0);
+    const parts = (m) => [...m.byName].map(([name, mb]) => `${name} ${f(mb)}`).join(', ');
+    const [firstOpen, ...switches] = long.opens;
+    const median = [...switches].sort((a, b) => a - b)[Math.floor(switches.length / 2)];
+    const growth = ((long.last.pss - long.first.pss) * 100) / long.first.pss;
+    console.log(`opening a ${LONG_TURNS}-turn conversation from the sidebar to its last answer painted: median ${f(median)} ms of ${switches.length} switches from another one (target ≤ 300 ms); the first opened ${f(firstOpen)} ms (the conversation pane loaded then); each: ${long.opens.map(f).join(', ')} ms`);
+    console.log(`scrolling it from its end to its top (${long.steps} steps of a screen, one every 50 ms): longest task ${f(long.stall.longest)} ms, ${long.stall.over50} over 50 ms (target: none over 50 ms)`);
+    console.log(`  long tasks at (s: ms): ${long.stall.at.map(([t, ms]) => `${(t / 1000).toFixed(1)}: ${ms}`).join(', ') || 'none'}`);
+    console.log(`memory of all the app's processes (PSS): after opening the first ${f(long.first.pss)} MB, after switching through all ${LONG_CONVERSATIONS} and back to the first ${f(long.last.pss)} MB: ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} % (target within 10 %)`);
+    console.log(`  PSS by process (MB): after the first ${parts(long.first)}; at the end ${parts(long.last)}`);
+    console.log(`messages in the page of an open ${LONG_TURNS}-turn conversation (${2 * LONG_TURNS} messages): ${long.inPage} at its end, ${long.inPageAtTop} at its top (target: a few screens' worth)`);
+  } else {
+    console.log(`long conversations (issue 27): not measured (TESSERA_BIN, the tessera command line, not given)`);
+  }
+}
+
 async function main() {
+  if (process.env.FIGURES_ONLY === 'long') {
+    // Issue 27's figures alone (TESSERA_BIN and TESSERA_DESKTOP_BIN needed).
+    printLong(process.env.TESSERA_BIN ? await longConversationFigures(process.env.TESSERA_BIN) : null);
+    stopAll();
+    return;
+  }
   const starts = [];
   for (let i = 0; i < STARTS; i++) starts.push(await coldStart());
   const sorted = [...starts].sort((a, b) => a - b);
@@ -301,6 +468,9 @@ async function main() {
   const processes = processTree(pid).length;
   await driver.quit();
 
+  const cli = process.env.TESSERA_BIN;
+  const long = cli ? await longConversationFigures(cli) : null;
+
   const deb = process.env.TESSERA_DEB;
   const debMb = deb ? statSync(deb).size / 1_048_576 : null;
   const f = (x) => x.toFixed(0);
@@ -330,6 +500,7 @@ async function main() {
     console.log(`  the machine while it streamed: ${share((m) => m.total - m.idle)} % of its CPUs in use, ${share((m) => m.steal)} % taken by the hypervisor (steal)`);
   }
   console.log(`.deb size: ${debMb === null ? 'not given (TESSERA_DEB)' : `${debMb.toFixed(1)} MB`}`);
+  printLong(long);
   stopAll();
 }
 

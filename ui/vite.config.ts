@@ -1,4 +1,6 @@
 /// <reference types="vitest/config" />
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 
@@ -36,6 +38,37 @@ function contentSecurityPolicy(): Plugin {
   };
 }
 
+/**
+ * For the page's workers (src/chat/components/markdownWorker.ts): a package that exports a
+ * `worker` build is taken from it. Vite resolves a worker's imports as the page's, with the
+ * `browser` condition, and some packages' browser builds use the DOM, which a worker does not
+ * have (hast-util-from-html-isomorphic's DOMParser, decode-named-character-reference's
+ * `document`): their `worker` builds are the DOM-free ones. (The dev server does not bundle
+ * workers, so there the worker fails to start and the page parses Markdown itself.)
+ */
+function workerConditions(): Plugin {
+  const BARE = /^(?:@[^/]+\/)?[^./@][^/]*$/;
+  return {
+    name: 'tessera-worker-conditions',
+    enforce: 'pre',
+    async resolveId(source, importer, options) {
+      if (!BARE.test(source)) return null;
+      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true });
+      if (!resolved || resolved.external) return null;
+      const marker = `${path.sep}node_modules${path.sep}${source.split('/').join(path.sep)}${path.sep}`;
+      const at = resolved.id.lastIndexOf(marker);
+      if (at < 0) return null;
+      const root = resolved.id.slice(0, at + marker.length);
+      const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { exports?: Record<string, unknown> };
+      const exports = manifest.exports;
+      // `exports` maps subpaths ('.', './x') to conditions, or is the conditions of '.' itself.
+      const main = exports && Object.keys(exports).some((key) => key.startsWith('.')) ? exports['.'] : exports;
+      const worker = main && typeof main === 'object' ? (main as Record<string, unknown>)['worker'] : undefined;
+      return typeof worker === 'string' ? path.join(root, worker) : null;
+    },
+  };
+}
+
 export default defineConfig({
   // Relative asset URLs: the same build loads from Tauri's custom protocol and from
   // `tessera serve` (any port, any mount point).
@@ -43,6 +76,9 @@ export default defineConfig({
   plugins: [react(), contentSecurityPolicy()],
   // The port the Tauri shell's `devUrl` points at.
   server: { port: 5173, strictPort: true },
+  worker: {
+    plugins: () => [workerConditions()],
+  },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -43,6 +43,31 @@ describe('chatting with the engine', () => {
     assert.deepEqual(errors, []);
   });
 
+  test('a long answer is parsed in a worker, off the page: its table, coloured code and math all end up drawn', async () => {
+    const sections = Array.from({ length: 40 }, (_, i) => `## Part ${i}\n\nSome *text* for part ${i}, with \`code\`.\n\n`);
+    const rest = ['| name | value |\n| --- | --- |\n| alpha | 1 |\n', '| beta | 2 |\n\n', '```python\ndef double(x):\n', '    return x * 2\n', '```\n\n', 'The area is $x^2$.\n'];
+    await pushReplies(stack.providerUrl, [textReply([...sections, ...rest], 5)]);
+    const { page, errors } = await open('en-US');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await sendMessage(page, 'Write a long structured answer');
+    const answer = page.getByRole('log', { name: 'Messages' }).getByTestId('assistant-message').last();
+    await answer.getByTestId('usage').waitFor({ timeout: 30_000 });
+    // Attached, not visible: blocks scrolled out of view are not laid out (content-visibility).
+    await answer.locator('table td', { hasText: 'beta' }).waitFor({ state: 'attached', timeout: 10_000 });
+    await answer.locator('pre code .hljs-keyword', { hasText: 'def' }).waitFor({ state: 'attached', timeout: 10_000 });
+    await answer.locator('math msup').waitFor({ state: 'attached', timeout: 10_000 });
+    assert.equal(await answer.locator('h2').count(), 40);
+    assert.equal(await answer.locator('table tbody tr').count(), 2);
+    // Every block drawn from its tree: none left as the text it was while it was being parsed.
+    assert.equal(await answer.locator('.markdown-pending').count(), 0);
+    const workers = page.workers().map((w) => w.url());
+    assert.ok(
+      workers.some((url) => /\/assets\/markdownWorker-[\w-]+\.js$/.test(url)),
+      `the Markdown is parsed in the markdown worker (the page's workers: ${workers.join(', ') || 'none'})`,
+    );
+    assert.deepEqual(errors, []);
+  });
+
   test('a picture attached in the composer reaches the model as an image and shows on the message with its pixels', async () => {
     // 3×2, every pixel rgb(0, 160, 80).
     const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAD0lEQVR4nGNgWBAARXAWADZ0BaFEM/vfAAAAAElFTkSuQmCC', 'base64');

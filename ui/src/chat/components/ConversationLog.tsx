@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ChatSession } from '../useChatSession';
+import type { StoredMessage } from '../../transport/client';
 import { PendingConsentView } from '../consent/ConsentDialog';
 import { FormCard } from '../forms/FormCard';
 import { AnswerActions, StoredUserMessage } from '../../conversations/BranchControls';
@@ -8,6 +9,42 @@ import { AssistantMessageView } from './AssistantMessageView';
 import { Markdown } from './Markdown';
 import { UserMessage } from './UserMessage';
 import { aheadFor, followBy, roomBelow } from '../follow';
+import { useVirtualRows, type RowSpec } from '../useVirtualRows';
+import { estimateHeight } from '../virtualLog';
+
+/** A row of the log: what it shows, built only when it is in the page. */
+interface Row extends RowSpec {
+  render: () => ReactNode;
+}
+
+/** The width rows are estimated at before they are drawn (styles.css `--content-width`). */
+const ESTIMATE_WIDTH = 760;
+
+/** Estimates by stored message (each is estimated once, not at every render of a long log). */
+const estimates = new WeakMap<StoredMessage, number>();
+
+function estimateOf(stored: StoredMessage): number {
+  let estimate = estimates.get(stored);
+  if (estimate === undefined) {
+    const text = typeof stored.message.content === 'string' ? stored.message.content : '';
+    estimate = estimateHeight(text, ESTIMATE_WIDTH, stored.message.role === 'user');
+    estimates.set(stored, estimate);
+  }
+  return estimate;
+}
+
+/** A stored answer, drawn again only when it changes (not when other rows come into the page). */
+const StoredAnswer = memo(function StoredAnswer({ stored }: { stored: StoredMessage }) {
+  const { t } = useTranslation();
+  return (
+    <article className="message message-assistant" data-testid="assistant-message" data-message-id={stored.id}>
+      <h3 className="message-author">{t('chat.assistant')}</h3>
+      <Markdown text={stored.message.content} />
+    </article>
+  );
+});
+const StoredQuestion = memo(StoredUserMessage);
+const StoredAnswerActions = memo(AnswerActions);
 
 /** Whether CONTEXT_UPDATE CLEAR_HISTORY took a stored message out of what the model reads. */
 function isCleared(message: unknown): boolean {
@@ -18,6 +55,10 @@ function isCleared(message: unknown): boolean {
  * The messages of the conversation: the stored ones of the branch shown (with their versions,
  * Edit and Regenerate), with what their runs' events add (tool cards, thinking, usage), then
  * the turns still being answered, in order. Messages of other branches are not shown.
+ *
+ * A long conversation is drawn in part (useVirtualRows.ts): the rows near the view are in the
+ * page, the others are spacers of their height. The turns being answered, forms and consents
+ * are always in the page.
  */
 export function ConversationLog({ session, extra, setup }: { session: ChatSession; extra?: ReactNode; setup?: ReactNode }) {
   const { t } = useTranslation();
@@ -29,8 +70,6 @@ export function ConversationLog({ session, extra, setup }: { session: ChatSessio
   const followedTo = useRef<number | null>(null);
   /** When the log last jumped and how tall the content was then: the answer's pace. */
   const lastJump = useRef<{ at: number; height: number } | null>(null);
-  const items: ReactNode[] = [];
-  const shown = new Set<string>();
   const busy = session.runningId !== null || Object.keys(chat.forms).length > 0 || Object.keys(chat.consents).length > 0;
   // Regenerate is offered on the last answer once nothing is under way after it.
   const lastId = localTurns.length === 0 && !busy ? history.at(-1)?.id : undefined;
@@ -44,36 +83,58 @@ export function ConversationLog({ session, extra, setup }: { session: ChatSessio
           session.retry(id).catch((err: unknown) => setRetryError(err instanceof Error ? err.message : String(err)));
         };
 
+  // The log's rows, in order: each stored message of the branch shown (an answer with its
+  // versions and Regenerate under it), then the turns still being answered. `items` counts
+  // what the log shows, as the follow logic below reads it: a turn answered counts the same
+  // stored as it did live (question and answer), so the stored messages taking the place of the
+  // live ones at the end of a run do not take a person who scrolled up down to the end.
+  const rows: Row[] = [];
+  let items = 0;
+  const shown = new Set<string>();
   // CLEAR_HISTORY: what comes before the last cleared message is no longer read by the model.
   const lastCleared = history.findLastIndex((m) => isCleared(m.message));
   for (const [index, stored] of history.entries()) {
     shown.add(stored.id);
     const role = stored.message.role;
-    if (role === 'user') {
-      items.push(<StoredUserMessage key={stored.id} session={session} stored={stored} busy={busy} />);
-    } else if (role === 'assistant') {
-      const live = chat.messages[stored.id];
-      items.push(
-        live ? (
-          <AssistantMessageView key={stored.id} message={live} tools={chat.tools} run={live.runId ? chat.runs[live.runId] : undefined} onRetry={retryOf(stored.id)} />
-        ) : (
-          <article key={stored.id} className="message message-assistant" data-testid="assistant-message" data-message-id={stored.id}>
-            <h3 className="message-author">{t('chat.assistant')}</h3>
-            <Markdown text={stored.message.content} />
-          </article>
-        ),
-      );
-      items.push(<AnswerActions key={`${stored.id}-actions`} session={session} stored={stored} last={stored.id === lastId} busy={busy} />);
-    }
-    if (index === lastCleared) {
-      items.push(
+    const cleared =
+      index === lastCleared ? (
         <p key={`${stored.id}-cleared`} className="history-cleared" role="note" data-testid="history-cleared">
           {t('chat.historyCleared')}
-        </p>,
-      );
+        </p>
+      ) : null;
+    if (cleared) items += 1;
+    if (role === 'user') {
+      items += 1;
+      rows.push({
+        key: stored.id,
+        estimate: estimateOf(stored),
+        render: () => [<StoredQuestion key={stored.id} session={session} stored={stored} busy={busy} />, cleared],
+      });
+    } else if (role === 'assistant') {
+      items += 1;
+      const live = chat.messages[stored.id];
+      const run = live?.runId ? chat.runs[live.runId] : undefined;
+      rows.push({
+        key: stored.id,
+        estimate: estimateOf(stored),
+        // An answer whose run still goes on stays in the page, as the turn being answered does.
+        pinned: run !== undefined && !run.done,
+        render: () => [
+          live ? (
+            <AssistantMessageView key={stored.id} message={live} tools={chat.tools} run={run} onRetry={retryOf(stored.id)} />
+          ) : (
+            <StoredAnswer key={stored.id} stored={stored} />
+          ),
+          <StoredAnswerActions key={`${stored.id}-actions`} session={session} stored={stored} last={stored.id === lastId} busy={busy} />,
+          cleared,
+        ],
+      });
+    } else if (cleared) {
+      rows.push({ key: stored.id, estimate: 40, render: () => cleared });
     }
   }
 
+  // The turns being answered, always in the page.
   const turnsShown = new Set<string>();
   for (const id of chat.messageOrder) {
     if (shown.has(id) || session.offBranch.has(id)) continue;
@@ -82,20 +143,39 @@ export function ConversationLog({ session, extra, setup }: { session: ChatSessio
     const turn = localTurns.find((t) => t.runId !== null && t.runId === message.runId);
     if (turn) {
       turnsShown.add(turn.key);
-      items.push(<UserMessage key={turn.key} text={turn.text} error={turn.error} errorCode={turn.errorCode} files={turn.files} />);
+      items += 1;
+      rows.push({
+        key: turn.key,
+        estimate: estimateHeight(turn.text, ESTIMATE_WIDTH, true),
+        pinned: true,
+        render: () => <UserMessage key={turn.key} text={turn.text} error={turn.error} errorCode={turn.errorCode} files={turn.files} />,
+      });
     }
-    items.push(<AssistantMessageView key={id} message={message} tools={chat.tools} run={message.runId ? chat.runs[message.runId] : undefined} onRetry={retryOf(id)} />);
+    items += 1;
+    rows.push({
+      key: id,
+      estimate: 80,
+      pinned: true,
+      render: () => <AssistantMessageView key={id} message={message} tools={chat.tools} run={message.runId ? chat.runs[message.runId] : undefined} onRetry={retryOf(id)} />,
+    });
   }
   for (const turn of localTurns) {
     if (turnsShown.has(turn.key)) continue;
-    items.push(
-      <UserMessage key={turn.key} text={turn.text} error={turn.error} errorCode={turn.errorCode} files={turn.files} onResend={turn.error && !busy ? () => void session.resend(turn.key) : undefined} />,
-    );
     // No model yet: the way to set one up, right under what could not be sent.
-    if (turn.errorCode === 'NO_MODEL' && setup) items.push(<div key={`${turn.key}-setup`}>{setup}</div>);
+    const withSetup = turn.errorCode === 'NO_MODEL' && setup;
+    items += withSetup ? 2 : 1;
+    rows.push({
+      key: turn.key,
+      estimate: estimateHeight(turn.text, ESTIMATE_WIDTH, true),
+      pinned: true,
+      render: () => [
+        <UserMessage key={turn.key} text={turn.text} error={turn.error} errorCode={turn.errorCode} files={turn.files} onResend={turn.error && !busy ? () => void session.resend(turn.key) : undefined} />,
+        withSetup ? <div key={`${turn.key}-setup`}>{setup}</div> : null,
+      ],
+    });
   }
 
-  const count = items.length + Object.keys(chat.forms).length + Object.keys(chat.consents).length;
+  const count = items + Object.keys(chat.forms).length + Object.keys(chat.consents).length;
   const lastText = chat.lastSeq;
   const streaming = session.runningId !== null;
   const formCount = Object.keys(chat.forms).length;
@@ -115,7 +195,13 @@ export function ConversationLog({ session, extra, setup }: { session: ChatSessio
       // While an answer streams, the log holds room below it, reserved at each jump (a height
       // for the whole conversation): the answer grows into it and nothing after the answer
       // moves at every frame, which would be drawn again each time. Otherwise no room.
-      if (!streaming && conversation?.style.minHeight) conversation.style.minHeight = '';
+      if (!streaming && conversation?.style.minHeight) {
+        // The room goes: a view at its bottom comes up with it, which is not the person
+        // scrolling up (if they were following, they still are).
+        const following = log && followedTo.current !== null && log.scrollTop >= followedTo.current - 4;
+        conversation.style.minHeight = '';
+        if (following && log) followedTo.current = Math.min(followedTo.current ?? 0, log.scrollTop);
+      }
       /** How far below the conversation's top its content ends. */
       const contentHeight = () => (end && conversation ? end.getBoundingClientRect().top - conversation.getBoundingClientRect().top : 0);
       const reserve = (height: number, ahead?: number) => {
@@ -155,9 +241,27 @@ export function ConversationLog({ session, extra, setup }: { session: ChatSessio
     return () => cancelAnimationFrame(frame);
   }, [count, lastText, streaming, formCount]);
 
+  const { segments, virtualised, watchConversation, watchRow } = useVirtualRows(rows, {
+    streaming,
+    // The log scrolled to keep what the person reads in place: not the person scrolling.
+    onAdjust: (by) => {
+      if (followedTo.current !== null && Number.isFinite(followedTo.current)) followedTo.current += by;
+    },
+  });
+
   return (
-    <div className="conversation" data-testid="conversation">
-      {items}
+    <div className="conversation" data-testid="conversation" ref={watchConversation}>
+      {segments.map((segment) => {
+        if (segment.kind === 'spacer') return <div key={`spacer-${segment.first}`} className="log-spacer" aria-hidden="true" style={{ height: segment.height }} />;
+        const row = rows[segment.index];
+        // Stored messages coming into the page as the person scrolls are not news: the log's
+        // live region does not read them out (the turns being answered it does).
+        return row ? (
+          <div key={row.key} className="log-row" data-row-key={row.key} ref={watchRow} aria-live={virtualised && !row.pinned ? 'off' : undefined}>
+            {row.render()}
+          </div>
+        ) : null;
+      })}
       {Object.values(chat.forms).map((form) => (
         <FormCard key={form.formId} request={form.request} onAnswer={(answer) => session.answer(form.formId, answer)} />
       ))}

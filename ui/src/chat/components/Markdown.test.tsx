@@ -1,9 +1,16 @@
 import { render } from '@testing-library/react';
-import type { ReactNode } from 'react';
+import type { ComponentPropsWithoutRef, ReactNode } from 'react';
 import { I18nextProvider } from 'react-i18next';
+import ReactMarkdown, { type Components } from 'react-markdown';
+import rehypeHighlight from 'rehype-highlight';
+import rehypeKatex from 'rehype-katex';
+import rehypeSanitize from 'rehype-sanitize';
+import remarkGfm from 'remark-gfm';
+import remarkMath from 'remark-math';
 import { describe, expect, it } from 'vitest';
 import { createI18n } from '../../i18n';
 import { Markdown, MarkdownBlock } from './Markdown';
+import remarkMathDollars from './mathDollars';
 import { splitBlocks, splitGrowing } from './markdownBlocks';
 
 const i18n = createI18n('en');
@@ -219,4 +226,68 @@ describe('dollars as Pandoc reads them', () => {
     expect(view.textContent).toContain('Pay $10 now and $20 later');
     expect(view.querySelectorAll('math')).toHaveLength(2);
   });
+});
+
+/**
+ * How a block was drawn before the worker (react-markdown in the page, the same plugins and
+ * options), with the code block and link components drawing just their element: the
+ * comparison is of what the pipeline makes, which the components then dress.
+ */
+function Before({ text, highlight }: { text: string; highlight: boolean }) {
+  const shared = rehypeHighlight({ detect: false });
+  const katex = [rehypeKatex, { output: 'mathml', throwOnError: false, strict: 'ignore', trust: false, maxSize: 50, maxExpand: 500 }];
+  const math = text.includes('$');
+  const remarkPlugins = math ? [remarkGfm, [remarkMath, { singleDollarTextMath: true }], remarkMathDollars] : [remarkGfm];
+  const rehypePlugins = [rehypeSanitize, ...(math ? [katex] : []), ...(highlight ? [() => shared] : [])];
+  return (
+    <ReactMarkdown remarkPlugins={remarkPlugins as never} rehypePlugins={rehypePlugins as never} components={PLAIN_COMPONENTS}>
+      {text}
+    </ReactMarkdown>
+  );
+}
+
+const PLAIN_COMPONENTS: Components = {
+  pre: ({ node: _node, ...props }: ComponentPropsWithoutRef<'pre'> & { node?: unknown }) => <pre {...props} />,
+  a: ({ node: _node, ...props }: ComponentPropsWithoutRef<'a'> & { node?: unknown }) => <a {...props} />,
+};
+
+/** A rendering with the code block's bar and the link's target and rel taken off. */
+function withStandIns(container: HTMLElement): string {
+  const copy = container.cloneNode(true) as HTMLElement;
+  for (const block of copy.querySelectorAll('.code-block')) {
+    const pre = block.querySelector(':scope > pre');
+    if (!pre) throw new Error('a code block without its pre');
+    block.replaceWith(pre);
+  }
+  for (const a of copy.querySelectorAll('a')) {
+    expect(a.getAttribute('target')).toBe('_blank');
+    expect(a.getAttribute('rel')).toBe('noopener noreferrer nofollow');
+    a.removeAttribute('target');
+    a.removeAttribute('rel');
+  }
+  return copy.innerHTML;
+}
+
+describe('the same page as before the worker', () => {
+  const documents = {
+    ...DOCUMENTS,
+    math: 'Euler: $e^{i\\pi}+1=0$ holds, $5 does not.\n\n$$\n\\int_0^1 x\\,dx = \\frac{1}{2}\n$$\n\n$\\href{javascript:alert(1)}{x}$ $\\frac{1}{$',
+    links: '[a](javascript:alert(1)) [b](https://example.com "t") <https://auto.example> www.example.com ![i](x.png) [c](mailto:a@b.c)',
+    entities: '&amp; &copy; &#35; &notanentity; &ouml;\n\n`&lt;code&gt;`',
+  };
+  for (const [name, text] of Object.entries(documents)) {
+    for (const highlight of [true, false]) {
+      it(`draws the ${name} document as react-markdown did${highlight ? '' : ', uncoloured'}`, () => {
+        const now = render(
+          <I18nextProvider i18n={i18n}>
+            <MarkdownBlock text={text} highlight={highlight} />
+          </I18nextProvider>,
+        );
+        const before = render(<Before text={text} highlight={highlight} />);
+        expect(withStandIns(now.container)).toBe(before.container.innerHTML);
+        now.unmount();
+        before.unmount();
+      });
+    }
+  }
 });

@@ -1,14 +1,13 @@
-import { Fragment, memo, useRef, useState, type ComponentPropsWithoutRef, type ReactNode } from 'react';
+import type { Root } from 'hast';
+import { toJsxRuntime } from 'hast-util-to-jsx-runtime';
+import { memo, useEffect, useMemo, useRef, useState, type ComponentPropsWithoutRef, type ReactElement, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import ReactMarkdown, { type Components } from 'react-markdown';
-import rehypeHighlight from 'rehype-highlight';
-import rehypeSanitize from 'rehype-sanitize';
-import remarkGfm from 'remark-gfm';
-import remarkMath from 'remark-math';
-import rehypeKatex from 'rehype-katex';
-import remarkMathDollars from './mathDollars';
+import type { Components } from 'react-markdown';
+import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import { copyText } from '../../components/clipboard';
+import { markdownClient, type Parsed } from './markdownClient';
 import { splitGrowing } from './markdownBlocks';
+import './markdownPending.css';
 
 /** The language a fenced block names (`language-rust` on its code element), if any. */
 function languageOf(node: unknown): string | null {
@@ -63,52 +62,60 @@ function Link({ href, children, ...rest }: ComponentPropsWithoutRef<'a'>) {
   );
 }
 
+// Typed as react-markdown types them: hast-util-to-jsx-runtime's own types name the global `JSX`
+// namespace, which React 19's types no longer declare.
 const components: Components = {
   pre: ({ node, ...props }) => <CodeBlock language={languageOf(node)} {...props} />,
   a: ({ node: _node, ...props }) => <Link {...props} />,
 };
 
-// One highlighter for every render: the plugin's setup registers its languages, and each
-// grammar is compiled on first use, so a fresh one per parse would redo both every update.
-const highlight = rehypeHighlight({ detect: false });
-const rehypeHighlightShared = () => highlight;
+/** A parsed block's tree as React elements, as react-markdown draws it. */
+function draw(tree: Root): ReactElement {
+  return toJsxRuntime(tree, { Fragment, components, ignoreInvalidStyle: true, jsx, jsxs, passKeys: true, passNode: true }) as ReactElement;
+}
 
-const remarkPlugins = [remarkGfm];
-const rehypePlugins = [rehypeSanitize, rehypeHighlightShared];
-const rehypePluginsPlain = [rehypeSanitize];
-
-// Math (`$…$`, `$$…$$`) as MathML, which the page draws natively: no KaTeX stylesheet, fonts or
-// inline styles, so the Content-Security-Policy stays as strict as it is. KaTeX runs after the
-// sanitiser (which keeps `language-math` on code), so what it writes is its own markup only.
-// Only blocks with a `$` take the math parser: other text parses as before, and a price like
-// "$5 and $6" stays text (mathDollars.ts).
-const katex = [rehypeKatex, { output: 'mathml', throwOnError: false, strict: 'ignore', trust: false, maxSize: 50, maxExpand: 500 }] as const;
-const remarkPluginsMath = [remarkGfm, [remarkMath, { singleDollarTextMath: true }], remarkMathDollars] as const;
-const rehypePluginsMath = [rehypeSanitize, katex, rehypeHighlightShared] as const;
-const rehypePluginsMathPlain = [rehypeSanitize, katex] as const;
+/** Each block on the page has its own number, whatever its text: the worker's requests name it. */
+let blocks = 0;
 
 /**
- * Markdown parsed in one piece (one top-level block here); unchanged text is not parsed again.
- * `highlight: false` leaves code uncoloured: for code still being written, which would
- * otherwise be highlighted again, whole, on every delta.
+ * Markdown parsed in one piece (one top-level block here), by the markdown worker
+ * (markdownClient.ts, markdownParse.ts): GFM, math as MathML, sanitised with GitHub's schema,
+ * then code highlighted. A text already parsed is drawn from the cache at once; a new one is
+ * parsed off the page's thread, the block showing what it showed until the tree comes (or, never
+ * parsed yet, its text as it is). `highlight: false` leaves code uncoloured: for code still being
+ * written, which would otherwise be highlighted again, whole, on every delta.
  */
 export const MarkdownBlock = memo(function MarkdownBlock({ text, highlight = true }: { text: string; highlight?: boolean }) {
-  if (text.includes('$')) {
-    return (
-      <ReactMarkdown
-        remarkPlugins={remarkPluginsMath as never}
-        rehypePlugins={(highlight ? rehypePluginsMath : rehypePluginsMathPlain) as never}
-        components={components}
-      >
-        {text}
-      </ReactMarkdown>
-    );
-  }
-  return (
-    <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={highlight ? rehypePlugins : rehypePluginsPlain} components={components}>
-      {text}
-    </ReactMarkdown>
-  );
+  const client = markdownClient();
+  const [id] = useState(() => ++blocks);
+  /** The parse on the page: the latest one known of this block's text. */
+  const [shown, setShown] = useState<Parsed | null>(null);
+  // This text's parse, if known; or else the latest one the worker sent for this block, drawn
+  // now with the rest of the update rather than in a render of its own.
+  const ready = client.get(text, highlight) ?? client.heldFor(id);
+  if (ready !== undefined && ready !== shown) setShown(ready);
+  const current = ready ?? shown;
+  const drawn = useMemo(() => (current && 'tree' in current ? draw(current.tree) : null), [current]);
+  useEffect(() => {
+    if (current) client.release(id, current);
+  }, [client, id, current]);
+
+  const before = useRef<{ text: string; highlight: boolean } | null>(null);
+  useEffect(() => {
+    const last = before.current;
+    before.current = { text, highlight };
+    // A block that grew will not show its earlier text again: its parse need not stay cached.
+    if (last && last.text !== text && text.startsWith(last.text)) client.forget(last.text, last.highlight);
+    if (client.has(text, highlight)) client.cancel(id);
+    else client.request(id, text, highlight, setShown);
+  }, [client, id, text, highlight]);
+  useEffect(() => () => client.cancel(id), [client, id]);
+
+  if (drawn !== null) return drawn;
+  // Not parsed yet (or it could not be): the text as written, in about the height it will take.
+  // Blank text draws as nothing, parsed or not.
+  const written = text.trim();
+  return written === '' ? null : <p className="markdown-pending">{written}</p>;
 });
 
 /** Blocks per group: a streamed delta re-renders the group of the block it grows, not the answer. */
@@ -153,7 +160,8 @@ const BlockGroup = memo(
  * sanitised (GitHub's schema) before code is highlighted, so nothing a model writes can run.
  *
  * The text is rendered block by block (markdownBlocks.ts): while an answer streams only its
- * last block changes, so a long answer costs one small parse per update, not a whole one. The
+ * last block changes, so a long answer costs one small parse per update, not a whole one, made
+ * off the page's thread (MarkdownBlock), the page only drawing the tree that comes back. The
  * newline between blocks is the one a whole rendering puts between top-level elements. A code
  * block whose closing fence has not come yet is coloured once it comes.
  */
