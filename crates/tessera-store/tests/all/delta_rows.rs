@@ -2,45 +2,12 @@
 //! any seq, and a run folds the same whether the writer saw its deltas or reads them back.
 
 use crate::common;
+use crate::event_log::{message_delta, status, thinking};
 
 use serde_json::json;
-use tessera_protocol::easyflow::{
-    Event, EventBody, EventMeta, LlmMessagePayload, LlmThinkingPayload, SystemStatusPayload,
-};
+use tessera_protocol::easyflow::{Event, EventBody};
 use tessera_store::layout::DataPaths;
 use tessera_store::{SeqRange, Store, StoreError, StoredEvent};
-
-fn in_run(body: EventBody, c: &str, run: &str, message: &str) -> Event {
-    let mut event = Event::new(c, body);
-    event.message_id = Some(message.into());
-    event.meta = Some(EventMeta {
-        run_id: Some(run.into()),
-        ..Default::default()
-    });
-    event
-}
-
-fn thought(c: &str, run: &str, text: &str, signature: Option<&str>) -> Event {
-    let payload = LlmThinkingPayload {
-        delta: Some(text.into()),
-        signature: signature.map(str::to_owned),
-        ..Default::default()
-    };
-    in_run(EventBody::LlmThinking(payload), c, run, "m1")
-}
-
-fn said(c: &str, run: &str, text: &str) -> Event {
-    let payload = LlmMessagePayload {
-        delta: Some(text.into()),
-        ..Default::default()
-    };
-    in_run(EventBody::LlmMessage(payload), c, run, "m1")
-}
-
-fn status(c: &str, run: &str) -> Event {
-    let payload: SystemStatusPayload = serde_json::from_value(json!({"state": "running"})).unwrap();
-    in_run(EventBody::SystemStatus(payload), c, run, "m1")
-}
 
 fn write(store: &Store, c: &str, events: Vec<Event>) -> Vec<StoredEvent> {
     let c = c.to_owned();
@@ -78,12 +45,12 @@ fn deltas_written_together_are_read_one_by_one_from_any_seq() {
     let (dir, store) = common::open();
     let c = common::conversation(&store, "rows");
     let mut events = vec![status(&c, "r1")];
-    events.extend((0..4).map(|i| thought(&c, "r1", &format!("t{i} "), None)));
-    events.extend((0..5).map(|i| said(&c, "r1", &format!("w{i} "))));
+    events.extend((0..4).map(|i| thinking(&c, "r1", &format!("t{i} "), None)));
+    events.extend((0..5).map(|i| message_delta(&c, "r1", &format!("w{i} "))));
     events.push(status(&c, "r1"));
-    events.extend((0..3).map(|i| said(&c, "r1", &format!("x{i} "))));
+    events.extend((0..3).map(|i| message_delta(&c, "r1", &format!("x{i} "))));
     // Text that needs escaping, and a delta with a field the shared row does not hold.
-    events[7] = said(&c, "r1", "w2 \"引号\" \\ \n\u{1F600} ");
+    events[7] = message_delta(&c, "r1", "w2 \"引号\" \\ \n\u{1F600} ");
     events[8]
         .extra
         .insert("x-unknown".into(), json!({"kept": true}));
@@ -164,8 +131,8 @@ fn a_run_folds_the_same_whether_the_writer_saw_it_or_reads_it_back() {
                     n += 1;
                     match n % 9 {
                         0 => status(c, "r1"),
-                        1..=3 => thought(c, "r1", &format!("{n}."), (n == 3).then_some("sig")),
-                        _ => said(c, "r1", &format!("{n} ")),
+                        1..=3 => thinking(c, "r1", &format!("{n}."), (n == 3).then_some("sig")),
+                        _ => message_delta(c, "r1", &format!("{n} ")),
                     }
                 })
                 .collect();
@@ -175,7 +142,10 @@ fn a_run_folds_the_same_whether_the_writer_saw_it_or_reads_it_back() {
                 write(
                     &store,
                     c,
-                    vec![said(c, "r2", "other "), said(c, "r2", "run")],
+                    vec![
+                        message_delta(c, "r2", "other "),
+                        message_delta(c, "r2", "run"),
+                    ],
                 );
             }
         }
@@ -218,15 +188,18 @@ fn deltas_of_a_write_rolled_back_are_not_in_the_folded_answer() {
     write(
         &store,
         &c,
-        vec![said(&c, "r1", "kept "), said(&c, "r1", "too ")],
+        vec![
+            message_delta(&c, "r1", "kept "),
+            message_delta(&c, "r1", "too "),
+        ],
     );
     let conversation = c.clone();
     let failed: Result<(), StoreError> = store.write(move |tx| {
         tx.append_events(
             &conversation,
             vec![
-                said(&conversation, "r1", "LOST "),
-                said(&conversation, "r1", "LOST "),
+                message_delta(&conversation, "r1", "LOST "),
+                message_delta(&conversation, "r1", "LOST "),
             ],
         )?;
         Err(StoreError::Corrupt {
@@ -238,7 +211,10 @@ fn deltas_of_a_write_rolled_back_are_not_in_the_folded_answer() {
     write(
         &store,
         &c,
-        vec![said(&c, "r1", "and "), said(&c, "r1", "this")],
+        vec![
+            message_delta(&c, "r1", "and "),
+            message_delta(&c, "r1", "this"),
+        ],
     );
     store.fold_run(&c, "r1").unwrap();
     let log = store.events_after(&c, None, None).unwrap();

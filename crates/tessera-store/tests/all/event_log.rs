@@ -19,7 +19,7 @@ fn with_run(mut event: Event, run: &str, message_id: &str) -> Event {
     event
 }
 
-fn thinking(c: &str, run: &str, delta: &str, signature: Option<&str>) -> Event {
+pub(crate) fn thinking(c: &str, run: &str, delta: &str, signature: Option<&str>) -> Event {
     with_run(
         Event::new(
             c,
@@ -34,7 +34,7 @@ fn thinking(c: &str, run: &str, delta: &str, signature: Option<&str>) -> Event {
     )
 }
 
-fn message_delta(c: &str, run: &str, delta: &str) -> Event {
+pub(crate) fn message_delta(c: &str, run: &str, delta: &str) -> Event {
     with_run(
         Event::new(
             c,
@@ -48,7 +48,7 @@ fn message_delta(c: &str, run: &str, delta: &str) -> Event {
     )
 }
 
-fn status(c: &str, run: &str) -> Event {
+pub(crate) fn status(c: &str, run: &str) -> Event {
     let payload: SystemStatusPayload = serde_json::from_value(json!({"state": "running"})).unwrap();
     with_run(Event::new(c, EventBody::SystemStatus(payload)), run, "m1")
 }
