@@ -30,7 +30,16 @@ export function preloadConversationPane(): void {
  * The pane's large libraries, each a chunk of its own, run one per task before the pane: run
  * together (~380 KB) they held the page for 50–90 ms on the first key the person typed.
  */
-const PANE_LIBRARIES: (() => Promise<unknown>)[] = [() => import('react-markdown'), () => import('remark-gfm'), () => import('rehype-sanitize'), () => import('rehype-highlight')];
+// What the page's Markdown fallback and drawing load (markdownParse.ts, Markdown.tsx); the
+// worker loads its own copy.
+const PANE_LIBRARIES: (() => Promise<unknown>)[] = [
+  () => import('remark-parse'),
+  () => import('remark-rehype'),
+  () => import('hast-util-to-jsx-runtime'),
+  () => import('remark-gfm'),
+  () => import('rehype-sanitize'),
+  () => import('rehype-highlight'),
+];
 
 function nextTask(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
