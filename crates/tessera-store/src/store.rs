@@ -30,10 +30,14 @@ pub struct Store {
 #[derive(Debug)]
 struct Inner {
     ctx: Arc<WriterContext>,
-    // Dropped before the lock: the writer finishes what is queued and closes the database.
-    writer: Writer,
-    _checkpointer: Checkpointer,
+    // Fields drop in this order. The writer's connection closes last: the last connection to
+    // close copies what is left of the WAL into the database and deletes it, which a read-only
+    // connection cannot do. Left behind, a WAL is read whole again by the next process to open
+    // the folder (its index rebuilt, every frame copied anew).
     readers: ReaderPool,
+    _checkpointer: Checkpointer,
+    // The writer finishes what is queued and closes the database, before the lock goes.
+    writer: Writer,
     _lock: DataFolderLock,
 }
 
@@ -58,7 +62,7 @@ impl Store {
         let conn = open_writer_connection(&paths.database)?;
         let ctx = Arc::new(WriterContext::new(paths.clone()));
         let writer = Writer::start(conn, Arc::clone(&ctx))?;
-        let checkpointer = Checkpointer::start(&paths.database)?;
+        let checkpointer = Checkpointer::start(&paths.database, Arc::clone(&ctx))?;
         let store = Store {
             inner: Arc::new(Inner {
                 ctx,

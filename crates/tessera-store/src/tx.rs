@@ -52,6 +52,9 @@ pub(crate) struct WriterContext {
     pub paths: DataPaths,
     pub pins: AttachmentPins,
     pub run_folds: Mutex<RunFolds>,
+    /// Held by the writer for each transaction, and by the checkpoint thread when it must copy
+    /// the WAL's last frames with no write in between (see `checkpoint`).
+    pub write_gate: Mutex<()>,
 }
 
 impl WriterContext {
@@ -60,7 +63,13 @@ impl WriterContext {
             paths,
             pins: AttachmentPins::default(),
             run_folds: Mutex::default(),
+            write_gate: Mutex::default(),
         }
+    }
+
+    /// No write transaction runs while this is held.
+    pub fn write_gate(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.write_gate.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The runs the writer is folding as it writes them (only the writer thread takes it).

@@ -88,6 +88,7 @@ fn run(conn: &Connection, ctx: &WriterContext, receiver: &mpsc::Receiver<Queued>
             },
         };
         if first.alone {
+            let _gate = ctx.write_gate();
             run_alone(conn, ctx, first.job);
             continue;
         }
@@ -102,6 +103,7 @@ fn run(conn: &Connection, ctx: &WriterContext, receiver: &mpsc::Receiver<Queued>
                 Err(_) => break,
             }
         }
+        let _gate = ctx.write_gate();
         run_batch(conn, ctx, batch);
     }
 }

@@ -188,3 +188,56 @@ mod modes {
         assert_eq!(mode(&own.join("attachments")), 0o700);
     }
 }
+
+#[test]
+fn a_closed_store_leaves_everything_in_the_database_file_alone() {
+    let (dir, store) = common::open();
+    let id = common::conversation(&store, "kept in the file");
+    store
+        .set_app_setting("note", serde_json::json!("x".repeat(100_000)))
+        .unwrap();
+    drop(store);
+    let wal = dir.path().join("tessera.sqlite-wal");
+    assert!(!wal.exists(), "the WAL was copied in and removed at close");
+    // The database file copied on its own (as a person backing up the folder would) has it all.
+    let copy = tempfile::tempdir().unwrap();
+    fs::copy(
+        dir.path().join("tessera.sqlite"),
+        copy.path().join("tessera.sqlite"),
+    )
+    .unwrap();
+    let store = Store::open(copy.path()).unwrap();
+    assert_eq!(
+        store.conversation(&id).unwrap().unwrap().title,
+        "kept in the file"
+    );
+}
+
+#[test]
+fn the_wal_starts_over_under_steady_writes() {
+    let (dir, store) = common::open();
+    let wal = dir.path().join("tessera.sqlite-wal");
+    let blob = serde_json::json!("y".repeat(8_000));
+    let started = std::time::Instant::now();
+    let (mut written, mut largest) = (0u64, 0u64);
+    // New rows one after another with no pause, as a client's calls in a row make them: no
+    // moment comes when a passive checkpoint alone has copied every frame.
+    while started.elapsed() < std::time::Duration::from_millis(2_000) {
+        store
+            .set_app_setting(&format!("blob {written}"), blob.clone())
+            .unwrap();
+        written += 8_000;
+        largest = largest.max(fs::metadata(&wal).map(|m| m.len()).unwrap_or(0));
+    }
+    drop(store);
+    // Every page the writes made is in the database now. A WAL that never started over holds
+    // each of them at least once (more: a page is written again by each commit that changes it).
+    let database = fs::metadata(dir.path().join("tessera.sqlite"))
+        .unwrap()
+        .len();
+    assert!(
+        largest < database,
+        "the WAL reached {largest} bytes, for a database of {database} bytes after {written} bytes \
+         of rows: it never started over"
+    );
+}
