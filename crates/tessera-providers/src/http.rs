@@ -39,58 +39,12 @@ pub fn build_client(config: &ProviderConfig) -> Result<Client> {
 /// Everything of [`build_client`] but the build itself, which sets up TLS (the system's trusted
 /// certificates parsed, a few MB): the proxy and the extra certificates checked and read.
 pub fn client_builder(config: &ProviderConfig) -> Result<ClientBuilder> {
-    let mut builder = Client::builder()
-        .connect_timeout(config.timeouts.connect())
-        .user_agent(concat!("Tessera/", env!("CARGO_PKG_VERSION")))
-        .tcp_nodelay(true);
-    match config.proxy.as_deref().map(str::trim) {
-        None | Some("") => {} // reqwest reads HTTP(S)_PROXY / NO_PROXY itself
-        Some("none") => builder = builder.no_proxy(),
-        Some(url) => {
-            if has_userinfo(url) {
-                return Err(ProviderError::Config(format!(
-                    "provider {}: proxy `{}` holds a user name or password, which Tessera never \
-                     stores; {PROXY_CREDENTIALS_ADVICE}",
-                    config.name,
-                    redact_userinfo(url)
-                )));
-            }
-            let proxy = Proxy::all(url).map_err(|err| {
-                ProviderError::Config(format!(
-                    "provider {}: proxy `{}` is not a usable URL: {err}",
-                    config.name,
-                    redact_userinfo(url)
-                ))
-            })?;
-            builder = builder.proxy(proxy);
-        }
-    }
-    for path in &config.extra_ca_certs {
-        let pem = std::fs::read(path).map_err(|err| {
-            ProviderError::Config(format!(
-                "provider {}: cannot read CA certificate {}: {err}",
-                config.name,
-                path.display()
-            ))
-        })?;
-        let certs = Certificate::from_pem_bundle(&pem).map_err(|err| {
-            ProviderError::Config(format!(
-                "provider {}: {} holds no PEM certificate: {err}",
-                config.name,
-                path.display()
-            ))
-        })?;
-        if certs.is_empty() {
-            return Err(ProviderError::Config(format!(
-                "provider {}: {} holds no PEM certificate",
-                config.name,
-                path.display()
-            )));
-        }
-        for cert in certs {
-            builder = builder.add_root_certificate(cert);
-        }
-    }
+    let mut builder = network_builder(
+        &format!("provider {}", config.name),
+        config.proxy.as_deref(),
+        &config.extra_ca_certs,
+        config.timeouts.connect(),
+    )?;
     if plain_http_only(config) {
         // Nothing this client reaches speaks TLS, so it loads none of the system's trusted
         // certificates (parsing them took a one-shot command most of its start). OpenSSL loads
@@ -112,6 +66,66 @@ pub fn client_builder(config: &ProviderConfig) -> Result<ClientBuilder> {
                     attempt.follow()
                 }
             }));
+    }
+    Ok(builder)
+}
+
+/// A client builder with a proxy and extra trusted certificates, as a provider has them; for
+/// anything else Tessera downloads (`owner` names it in errors, e.g. "downloads"). `proxy`:
+/// none or empty for the system's settings (HTTP(S)_PROXY, NO_PROXY), `"none"` for no proxy,
+/// else its URL (never with credentials: those stay in the environment).
+pub fn network_builder(
+    owner: &str,
+    proxy: Option<&str>,
+    extra_ca_certs: &[std::path::PathBuf],
+    connect: std::time::Duration,
+) -> Result<ClientBuilder> {
+    let mut builder = Client::builder()
+        .connect_timeout(connect)
+        .user_agent(concat!("Tessera/", env!("CARGO_PKG_VERSION")))
+        .tcp_nodelay(true);
+    match proxy.map(str::trim) {
+        None | Some("") => {} // reqwest reads HTTP(S)_PROXY / NO_PROXY itself
+        Some("none") => builder = builder.no_proxy(),
+        Some(url) => {
+            if has_userinfo(url) {
+                return Err(ProviderError::Config(format!(
+                    "{owner}: proxy `{}` holds a user name or password, which Tessera never \
+                     stores; {PROXY_CREDENTIALS_ADVICE}",
+                    redact_userinfo(url)
+                )));
+            }
+            let proxy = Proxy::all(url).map_err(|err| {
+                ProviderError::Config(format!(
+                    "{owner}: proxy `{}` is not a usable URL: {err}",
+                    redact_userinfo(url)
+                ))
+            })?;
+            builder = builder.proxy(proxy);
+        }
+    }
+    for path in extra_ca_certs {
+        let pem = std::fs::read(path).map_err(|err| {
+            ProviderError::Config(format!(
+                "{owner}: cannot read CA certificate {}: {err}",
+                path.display()
+            ))
+        })?;
+        let certs = Certificate::from_pem_bundle(&pem).map_err(|err| {
+            ProviderError::Config(format!(
+                "{owner}: {} holds no PEM certificate: {err}",
+                path.display()
+            ))
+        })?;
+        if certs.is_empty() {
+            return Err(ProviderError::Config(format!(
+                "{owner}: {} holds no PEM certificate",
+                path.display()
+            )));
+        }
+        for cert in certs {
+            builder = builder.add_root_certificate(cert);
+        }
     }
     Ok(builder)
 }

@@ -8,6 +8,7 @@ pub mod condition_cmd;
 pub mod context_cmd;
 pub mod data_dir;
 pub mod in_process;
+pub mod local_cmd;
 pub mod provider_cmd;
 pub mod router;
 pub mod run_cmd;

@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 use tessera_protocol::DocumentKind;
 use tessera_server::provider_cmd;
 use tessera_server::{chat_cmd, context_cmd, data_dir::default_data_dir, serve, validate_cmd};
-use tessera_server::{condition_cmd, run_cmd};
+use tessera_server::{condition_cmd, local_cmd, run_cmd};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -74,6 +74,10 @@ enum Command {
     /// provider, spending limits.
     #[command(subcommand)]
     Provider(provider_cmd::ProviderCommand),
+    /// Models on this machine, with no account: the catalogue, downloads (Hugging Face or
+    /// HF_ENDPOINT; resumable, checked), what is on disk.
+    #[command(subcommand)]
+    Local(local_cmd::LocalCommand),
     /// One turn with a model, recorded in the data folder: prints the answer, or with
     /// `--events ndjson` the turn's easyflow-chat events one per line.
     Chat {
@@ -182,6 +186,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run_cmd::main(args),
         Command::CheckCondition(args) => condition_cmd::main(args),
         Command::Provider(cmd) => provider_cmd::main(data_dir, cmd),
+        Command::Local(cmd) => local_cmd::main(data_dir, cmd),
         Command::Chat {
             model,
             events,

@@ -3,6 +3,7 @@
 
 pub mod event_order;
 pub mod http;
+pub mod hub;
 pub mod keyring;
 pub mod pki;
 pub mod proxy;

@@ -12,6 +12,7 @@ mod condition_depth_cli;
 mod context_cli;
 mod generated;
 mod in_process;
+mod local_cli;
 mod provider_cli;
 mod provider_keyring;
 mod run_cli;

@@ -1,0 +1,125 @@
+//! `tessera local list|pull|rm` as a person runs them, the hub a real HTTP server on 127.0.0.1
+//! (`tessera_testkit::hub`) named by HF_ENDPOINT.
+
+use std::path::Path;
+use std::process::Output;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use tessera_testkit::hub::{serve, sha, Hosted};
+
+async fn tessera(data: &Path, endpoint: &str, args: &[&str]) -> Output {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .arg("--data-dir")
+        .arg(data)
+        .args(args)
+        .env("HF_ENDPOINT", endpoint)
+        .env_remove("HTTPS_PROXY")
+        .env_remove("HTTP_PROXY")
+        .env_remove("ALL_PROXY")
+        .output()
+        .await
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[tokio::test]
+async fn pull_downloads_resumes_lists_and_removes_a_model() {
+    let content: Vec<u8> = (0..3_000_000u32).map(|i| (i % 253) as u8).collect();
+    let hosted = Arc::new(Hosted {
+        content: content.clone(),
+        ..Hosted::default()
+    });
+    *hosted.cut_after.lock().unwrap() = Some(1_000_000);
+    let endpoint = serve(hosted.clone()).await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+
+    let listed = tessera(data.path(), &endpoint, &["local", "list"]).await;
+    assert!(listed.status.success(), "{}", text(&listed.stderr));
+    let out = text(&listed.stdout);
+    assert!(out.contains("qwen2.5-1.5b-instruct"), "{out}");
+    assert!(out.contains("<- for this machine"), "{out}");
+    assert!(out.contains("nothing yet"), "{out}");
+
+    let pulled = tessera(
+        data.path(),
+        &endpoint,
+        &["local", "pull", "tessera/tiny-GGUF:tiny-q8_0.gguf"],
+    )
+    .await;
+    let (out, err) = (text(&pulled.stdout), text(&pulled.stderr));
+    assert!(pulled.status.success(), "{out}{err}");
+    assert!(out.contains(&format!("SHA-256 {}", sha(&content))), "{out}");
+    assert!(err.contains("3.0 MB"), "the size is said first: {err}");
+    assert!(err.contains("(100 %)"), "progress reaches the end: {err}");
+    let saved = data.path().join("models/tiny-q8_0.gguf");
+    assert_eq!(std::fs::read(&saved).unwrap(), content);
+    assert_eq!(
+        hosted.ranges_asked.lock().unwrap().len(),
+        1,
+        "the cut connection was resumed with a range"
+    );
+
+    let again = tessera(
+        data.path(),
+        &endpoint,
+        &["local", "pull", "tessera/tiny-GGUF:tiny-q8_0.gguf"],
+    )
+    .await;
+    assert!(text(&again.stdout).contains("downloaded already"));
+    assert_eq!(
+        hosted.gets.load(Ordering::SeqCst),
+        2,
+        "nothing fetched again"
+    );
+
+    let listed = text(
+        &tessera(data.path(), &endpoint, &["local", "list"])
+            .await
+            .stdout,
+    );
+    assert!(
+        listed.contains("tiny-q8_0.gguf") && listed.contains("3.0 MB"),
+        "{listed}"
+    );
+
+    let removed = tessera(data.path(), &endpoint, &["local", "rm", "tiny-q8_0.gguf"]).await;
+    assert!(removed.status.success(), "{}", text(&removed.stderr));
+    assert!(!saved.exists());
+}
+
+#[tokio::test]
+async fn a_wrong_model_or_checksum_says_what_was_wrong() {
+    let hosted = Arc::new(Hosted {
+        content: vec![7u8; 100_000],
+        ..Hosted::default()
+    });
+    hosted.corrupt.store(true, Ordering::SeqCst);
+    let endpoint = serve(hosted).await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+
+    let unknown = tessera(data.path(), &endpoint, &["local", "pull", "no-such-model"]).await;
+    assert_eq!(unknown.status.code(), Some(1));
+    let err = text(&unknown.stderr);
+    assert!(
+        err.contains("no-such-model") && err.contains("qwen2.5-7b-instruct"),
+        "{err}"
+    );
+
+    let corrupt = tessera(
+        data.path(),
+        &endpoint,
+        &["local", "pull", "tessera/tiny-GGUF:t.gguf"],
+    )
+    .await;
+    assert_eq!(corrupt.status.code(), Some(1));
+    let err = text(&corrupt.stderr);
+    assert!(err.contains("SHA-256"), "{err}");
+    let models: Vec<_> = std::fs::read_dir(data.path().join("models"))
+        .unwrap()
+        .collect();
+    assert!(models.is_empty(), "nothing of the refused file is kept");
+}
