@@ -12,6 +12,7 @@ BUILD_PACKAGES=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libayatana-appindicator3-dev
   librsvg2-dev libxdo-dev libssl-dev
   libdbus-1-dev
+  cmake libclang-dev
 )
 TEST_PACKAGES=(
   xvfb xauth x11-xserver-utils x11-apps openbox webkit2gtk-driver chromium dbus dbus-x11 gnome-keyring libsecret-tools openssl

@@ -16,3 +16,4 @@ pub mod chat_format;
 pub mod disk;
 pub mod download;
 pub mod library;
+pub mod worker;

@@ -32,6 +32,25 @@ pub enum LocalCommand {
     },
     /// Delete a downloaded model (or what a stopped download of it left), by file name.
     Rm { file: String },
+    /// Serve a GGUF model on 127.0.0.1 with the OpenAI chat-completions wire (tools too), for
+    /// any OpenAI client: prints the base URL and the key to use. Runs the `tessera-llama`
+    /// worker (beside this program, or TESSERA_LLAMA_BIN).
+    Serve {
+        /// A .gguf file, or the name of one in the models folder.
+        model: String,
+        /// The port (0: a free one).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+        /// The context length in tokens (default: the model's, at most 8192).
+        #[arg(long)]
+        ctx: Option<u32>,
+        /// CPU threads (default: all).
+        #[arg(long)]
+        threads: Option<u32>,
+        /// The API key clients must send (default: a fresh random one, printed).
+        #[arg(long, env = "TESSERA_LOCAL_TOKEN", hide_env_values = true)]
+        token: Option<String>,
+    },
 }
 
 pub fn main(data_dir: Option<PathBuf>, command: LocalCommand) -> std::process::ExitCode {
@@ -45,6 +64,13 @@ pub fn main(data_dir: Option<PathBuf>, command: LocalCommand) -> std::process::E
         LocalCommand::Rm { file } => library.remove(&file).map(|freed| {
             println!("removed {file} ({})", bytes(freed));
         }),
+        LocalCommand::Serve {
+            model,
+            port,
+            ctx,
+            threads,
+            token,
+        } => return serve(&library, &model, port, ctx, threads, token),
         LocalCommand::Pull {
             model,
             revision,
@@ -63,6 +89,90 @@ pub fn main(data_dir: Option<PathBuf>, command: LocalCommand) -> std::process::E
         Err(LibraryError::Download(DownloadError::Stopped)) => std::process::ExitCode::from(130),
         Err(err) => {
             eprintln!("tessera local: {err}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}
+
+/// Runs the worker in the foreground: it stops with this command (Ctrl-C reaches both).
+fn serve(
+    library: &Library,
+    model: &str,
+    port: u16,
+    ctx: Option<u32>,
+    threads: Option<u32>,
+    token: Option<String>,
+) -> std::process::ExitCode {
+    use std::io::BufRead;
+    let file = PathBuf::from(model);
+    let file = if file.is_file() {
+        file
+    } else {
+        library.dir().join(model)
+    };
+    if !file.is_file() {
+        eprintln!(
+            "tessera local serve: no model file {model} (a path, or a name in {}: tessera local list)",
+            library.dir().display()
+        );
+        return std::process::ExitCode::from(2);
+    }
+    let worker = tessera_local::worker::worker_binary();
+    let token = token.unwrap_or_else(crate::auth::new_token);
+    let mut command = std::process::Command::new(&worker);
+    command
+        .arg(&file)
+        .args(["--port", &port.to_string()])
+        .env("TESSERA_LLAMA_TOKEN", &token)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped());
+    if let Some(ctx) = ctx {
+        command.args(["--ctx", &ctx.to_string()]);
+    }
+    if let Some(threads) = threads {
+        command.args(["--threads", &threads.to_string()]);
+    }
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(err) => {
+            eprintln!(
+                "tessera local serve: cannot start the local-model worker {}: {err} (build it with `make llama-worker`, or set TESSERA_LLAMA_BIN)",
+                worker.display()
+            );
+            return std::process::ExitCode::from(2);
+        }
+    };
+    eprintln!("loading {} …", file.display());
+    let ready = child.stdout.take().and_then(|out| {
+        let mut line = String::new();
+        std::io::BufReader::new(out).read_line(&mut line).ok()?;
+        tessera_local::worker::Ready::parse(&line)
+    });
+    match ready {
+        Some(ready) => {
+            println!("serving {} (context {} tokens)", ready.model, ready.n_ctx);
+            println!("  base URL  http://127.0.0.1:{}/v1", ready.port);
+            println!("  API key   {token}");
+            println!("  model     {}", ready.model);
+            println!("Ctrl-C stops it.");
+        }
+        None => {
+            let status = child.wait().ok();
+            eprintln!(
+                "tessera local serve: the worker stopped before it was ready ({})",
+                status.map_or_else(|| "no status".into(), |s| s.to_string())
+            );
+            return std::process::ExitCode::from(1);
+        }
+    }
+    match child.wait() {
+        Ok(status) if status.success() => std::process::ExitCode::SUCCESS,
+        Ok(status) => {
+            eprintln!("tessera local serve: the worker stopped: {status}");
+            std::process::ExitCode::from(1)
+        }
+        Err(err) => {
+            eprintln!("tessera local serve: {err}");
             std::process::ExitCode::from(1)
         }
     }
