@@ -137,7 +137,8 @@ pub struct Hub {
 
 impl Hub {
     /// The hub at `endpoint` (`HF_ENDPOINT`'s value, or [`DEFAULT_ENDPOINT`]), with clients
-    /// from `builder` (proxy and certificates set: [`tessera_providers::http::network_builder`]).
+    /// from `builder` (proxy and certificates set, e.g. with the providers layer's
+    /// `network_builder`).
     pub fn new<E: std::fmt::Display>(
         endpoint: &str,
         builder: impl Fn() -> Result<reqwest::ClientBuilder, E>,
