@@ -18,7 +18,7 @@ RELEASE_DEB_DIR := $(CARGO_TARGET_DIR)/release/bundle/deb
 
 .PHONY: figures package run test deps deps-build ui desktop serve lint gen \
         test-generated test-rust test-docs test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop \
-        bench-ui bench-cli bench-mcp fuzz
+        bench-ui bench-cli bench-mcp fuzz llama-worker test-llama
 
 ## make run: install what is missing, build, open the desktop app.
 run: deps-build ui desktop
@@ -70,6 +70,22 @@ test-rust:
 test-docs:
 	cargo build -q -p tessera-server --bin tessera
 	python3 scripts/check-docs.py $(TESSERA_BIN)
+
+## The local-model worker (issue 28): llama.cpp behind the OpenAI wire. A workspace of its own,
+## built apart: its own target folder, and `-C target-cpu=native`, without which llama.cpp's
+## build leaves out AVX2/FMA (GGML_NATIVE off).
+LLAMA_TARGET_DIR ?= $(HOME)/.cache/tessera-llama-target
+LLAMA_CARGO := cd crates/tessera-llama && TESSERA_TEST_GGUF=$(LLAMA_TARGET_DIR)/tiny.gguf \
+	CARGO_TARGET_DIR=$(LLAMA_TARGET_DIR) RUSTFLAGS="-C target-cpu=native" cargo
+llama-worker:
+	$(LLAMA_CARGO) build --release -q
+
+## The worker against the suite's own model (random weights, made by scripts/make-test-gguf.sh).
+test-llama: llama-worker
+	scripts/make-test-gguf.sh $(LLAMA_TARGET_DIR)/tiny.gguf --size tiny
+	$(LLAMA_CARGO) fmt -- --check
+	$(LLAMA_CARGO) clippy --release --all-targets -q -- -D warnings
+	$(LLAMA_CARGO) test --release -q
 
 ## Coverage-guided fuzzing of every parser of outside input, FUZZ_SECONDS (600) per target:
 ## about two hours. Not part of `make test`, whose Rust suites replay every corpus

@@ -1,0 +1,531 @@
+//! The OpenAI-compatible wire on loopback: `GET /health`, `GET /v1/models` and
+//! `POST /v1/chat/completions` (streamed or not, with tools), every route behind the bearer
+//! token the worker was started with.
+
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use axum::extract::{Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::sse::{Event, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use subtle::ConstantTimeEq;
+use tessera_local::chat_format::{
+    tool_call_grammar, Activation, ChatTemplate, LazyTrigger, Parsed, ToolCallGrammar,
+    ToolCallParser, ToolChoice,
+};
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::UnboundedReceiverStream;
+
+use crate::engine::{Engine, Finish, Job, Out, Sampling};
+
+pub struct Served {
+    pub engine: Engine,
+    pub template: ChatTemplate,
+    pub token: String,
+    pub model_id: String,
+}
+
+pub fn router(served: Arc<Served>) -> Router {
+    Router::new()
+        .route("/health", get(health))
+        .route("/v1/models", get(models))
+        .route("/v1/chat/completions", post(chat))
+        .layer(middleware::from_fn_with_state(served.clone(), auth))
+        .with_state(served)
+}
+
+async fn auth(State(served): State<Arc<Served>>, request: Request, next: Next) -> Response {
+    let given = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .unwrap_or("");
+    if !bool::from(given.as_bytes().ct_eq(served.token.as_bytes())) {
+        return error(
+            StatusCode::UNAUTHORIZED,
+            "authentication_error",
+            "a bearer token is required: the one this worker was started with",
+        );
+    }
+    next.run(request).await
+}
+
+fn error(status: StatusCode, kind: &str, message: &str) -> Response {
+    (
+        status,
+        Json(json!({"error": {"message": message, "type": kind}})),
+    )
+        .into_response()
+}
+
+async fn health() -> Json<Value> {
+    Json(json!({"status": "ok"}))
+}
+
+async fn models(State(served): State<Arc<Served>>) -> Json<Value> {
+    Json(json!({
+        "object": "list",
+        "data": [{
+            "id": served.model_id,
+            "object": "model",
+            "owned_by": "local",
+            "meta": {"n_ctx": served.engine.info.n_ctx, "n_ctx_train": served.engine.info.n_ctx_train}
+        }]
+    }))
+}
+
+#[derive(Debug, Deserialize)]
+struct ChatRequest {
+    messages: Vec<Value>,
+    #[serde(default)]
+    tools: Option<Vec<Value>>,
+    #[serde(default)]
+    tool_choice: Option<Value>,
+    #[serde(default)]
+    stream: bool,
+    #[serde(default)]
+    stream_options: Option<Value>,
+    #[serde(default)]
+    max_tokens: Option<u32>,
+    #[serde(default)]
+    max_completion_tokens: Option<u32>,
+    #[serde(default)]
+    temperature: Option<f32>,
+    #[serde(default)]
+    top_p: Option<f32>,
+    #[serde(default)]
+    seed: Option<u32>,
+    #[serde(default)]
+    parallel_tool_calls: Option<bool>,
+}
+
+/// The tool choice asked for; None when the tools are not to be used at all.
+fn tool_choice(value: Option<&Value>) -> Result<Option<ToolChoice>, String> {
+    match value {
+        None => Ok(Some(ToolChoice::Auto)),
+        Some(Value::String(s)) => match s.as_str() {
+            "auto" => Ok(Some(ToolChoice::Auto)),
+            "required" => Ok(Some(ToolChoice::Required)),
+            "none" => Ok(None),
+            other => Err(format!("tool_choice `{other}` is not auto, required or none")),
+        },
+        Some(Value::Object(o)) => o
+            .get("function")
+            .and_then(|f| f.get("name"))
+            .and_then(Value::as_str)
+            .map(|name| Some(ToolChoice::Function(name.to_owned())))
+            .ok_or_else(|| "tool_choice must name a function: {\"type\":\"function\",\"function\":{\"name\":…}}".into()),
+        Some(_) => Err("tool_choice must be a string or an object".into()),
+    }
+}
+
+async fn chat(State(served): State<Arc<Served>>, body: axum::body::Bytes) -> Response {
+    let request: ChatRequest = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(err) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "invalid_request_error",
+                &format!("the request is not a chat completion request: {err}"),
+            )
+        }
+    };
+    let choice = match tool_choice(request.tool_choice.as_ref()) {
+        Ok(c) => c,
+        Err(message) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", &message),
+    };
+    let tools: Option<&[Value]> = request
+        .tools
+        .as_deref()
+        .filter(|t| !t.is_empty() && choice.is_some());
+    let prompt = match served.template.render(&request.messages, tools, true) {
+        Ok(p) => p,
+        Err(err) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "invalid_request_error",
+                &format!("the conversation cannot be put in this model's chat template: {err}"),
+            )
+        }
+    };
+    let family = served.template.family();
+    let grammar = match (tools, &choice) {
+        (Some(tools), Some(choice)) => match tool_call_grammar(family, tools, choice) {
+            Ok(mut g) => {
+                if request.parallel_tool_calls == Some(false) {
+                    g.envelope.parallel = false;
+                }
+                Some(g)
+            }
+            Err(err) => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_request_error",
+                    &err.to_string(),
+                )
+            }
+        },
+        _ => None,
+    };
+    let gbnf = match grammar.as_ref().map(gbnf_for).transpose() {
+        Ok(g) => g,
+        Err(err) => return error(StatusCode::BAD_REQUEST, "invalid_request_error", &err),
+    };
+    let max_tokens = request
+        .max_completion_tokens
+        .or(request.max_tokens)
+        .unwrap_or(served.engine.info.n_ctx);
+    let (out_tx, out_rx) = mpsc::unbounded_channel();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let job = Job {
+        prompt,
+        max_tokens,
+        sampling: Sampling {
+            temperature: request.temperature,
+            top_p: request.top_p,
+            seed: request.seed,
+            grammar: gbnf,
+        },
+        cancel: cancel.clone(),
+        out: out_tx,
+    };
+    if let Err(err) = served.engine.submit(job) {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "server_error",
+            &err.to_string(),
+        );
+    }
+    let id = format!("chatcmpl-{}", now_nanos());
+    let answer = Answer {
+        id,
+        created: now_secs(),
+        model: served.model_id.clone(),
+        parser: Some(ToolCallParser::new(family)),
+        include_usage: request
+            .stream_options
+            .as_ref()
+            .and_then(|o| o.get("include_usage"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        prompt_tokens: 0,
+        cached_tokens: 0,
+        saw_call: false,
+        _cancel_on_drop: CancelOnDrop(cancel),
+    };
+    if request.stream {
+        stream(answer, out_rx).into_response()
+    } else {
+        whole(answer, out_rx).await
+    }
+}
+
+/// The GBNF of `grammar`: llama.cpp's grammar of the call schema, in the family's envelope.
+fn gbnf_for(grammar: &ToolCallGrammar) -> Result<String, String> {
+    let schema = serde_json::to_string(&grammar.call_schema).map_err(|e| e.to_string())?;
+    let call = llama_cpp_2::json_schema_to_grammar(&schema)
+        .map_err(|err| format!("the tools' parameters cannot be turned into a grammar: {err}"))?;
+    // Its `root` becomes our call rule; the envelope is the new root.
+    let call: String = call
+        .lines()
+        .map(|line| match line.strip_prefix("root ::=") {
+            Some(rest) => format!("tessera-call ::={rest}"),
+            None => line.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let env = &grammar.envelope;
+    let item = format!(
+        "tessera-item ::= {} tessera-call {}",
+        literal(&env.call_prefix),
+        literal(&env.call_suffix)
+    );
+    let root = if env.parallel {
+        format!(
+            "root ::= {} tessera-item ({} tessera-item)* {}",
+            literal(&env.open),
+            literal(&env.separator),
+            literal(&env.close)
+        )
+    } else {
+        format!(
+            "root ::= {} tessera-item {}",
+            literal(&env.open),
+            literal(&env.close)
+        )
+    };
+    Ok(format!("{root}\n{item}\n{call}\n"))
+}
+
+/// `text` as a GBNF string literal (`""` matches nothing, which GBNF allows).
+fn literal(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A lazy grammar (`tool_choice: auto`) is applied by the parser only: the sampler's lazy
+/// triggers are not wired yet, so the model is free until it writes a call.
+#[allow(dead_code)]
+fn is_lazy(grammar: &ToolCallGrammar) -> Option<&[LazyTrigger]> {
+    match &grammar.activation {
+        Activation::Lazy { triggers } => Some(triggers),
+        Activation::FromStart => None,
+    }
+}
+
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// One answer as it is put together for the client.
+struct Answer {
+    id: String,
+    created: u64,
+    model: String,
+    parser: Option<ToolCallParser>,
+    include_usage: bool,
+    prompt_tokens: u32,
+    cached_tokens: u32,
+    saw_call: bool,
+    /// The client went away (its stream or request dropped): the job stops.
+    _cancel_on_drop: CancelOnDrop,
+}
+
+impl Answer {
+    fn chunk(&self, delta: Value, finish: Option<&str>) -> Value {
+        json!({
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        })
+    }
+
+    /// The deltas of what the parser made of `pieces`.
+    fn deltas(&mut self, pieces: Vec<Parsed>) -> Vec<Value> {
+        let mut out = Vec::new();
+        for piece in pieces {
+            match piece {
+                Parsed::Text(text) if !text.is_empty() => out.push(json!({"content": text})),
+                Parsed::Text(_) => {}
+                Parsed::ToolCall {
+                    index,
+                    id,
+                    name,
+                    arguments,
+                } => {
+                    self.saw_call = true;
+                    out.push(json!({"tool_calls": [{
+                        "index": index, "id": id, "type": "function",
+                        "function": {"name": name, "arguments": arguments}
+                    }]}));
+                }
+            }
+        }
+        out
+    }
+
+    fn finish_reason(&self, reason: Finish) -> &'static str {
+        match reason {
+            Finish::Length => "length",
+            _ if self.saw_call => "tool_calls",
+            _ => "stop",
+        }
+    }
+
+    fn usage(&self, completion_tokens: u32) -> Value {
+        json!({
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": self.prompt_tokens + completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": self.cached_tokens},
+        })
+    }
+
+    /// What the parser still held at the end: an unfinished call is shown as the text it was.
+    fn flush(&mut self) -> Vec<Value> {
+        let Some(parser) = self.parser.take() else {
+            return Vec::new();
+        };
+        match parser.finish() {
+            Ok(pieces) => self.deltas(pieces),
+            Err(tessera_local::chat_format::ParseError::UnterminatedToolCall { raw }) => {
+                vec![json!({"content": raw})]
+            }
+        }
+    }
+}
+
+fn stream(
+    mut answer: Answer,
+    mut out: mpsc::UnboundedReceiver<Out>,
+) -> Sse<UnboundedReceiverStream<Result<Event, Infallible>>> {
+    let (events, receiver) = mpsc::unbounded_channel::<Result<Event, Infallible>>();
+    // The task ends when the client is gone (a send fails): `answer` is dropped with it,
+    // which cancels the job before its next token.
+    tokio::spawn(async move {
+        let send = |value: Value| {
+            events
+                .send(Ok(Event::default().data(value.to_string())))
+                .is_ok()
+        };
+        if !send(answer.chunk(json!({"role": "assistant", "content": ""}), None)) {
+            return;
+        }
+        while let Some(item) = out.recv().await {
+            match item {
+                Out::Started {
+                    prompt_tokens,
+                    cached_tokens,
+                } => {
+                    answer.prompt_tokens = prompt_tokens;
+                    answer.cached_tokens = cached_tokens;
+                }
+                Out::Text(text) => {
+                    let pieces = answer
+                        .parser
+                        .as_mut()
+                        .map(|p| p.push(&text))
+                        .unwrap_or_default();
+                    for delta in answer.deltas(pieces) {
+                        if !send(answer.chunk(delta, None)) {
+                            return;
+                        }
+                    }
+                }
+                Out::Done {
+                    reason,
+                    completion_tokens,
+                } => {
+                    for delta in answer.flush() {
+                        send(answer.chunk(delta, None));
+                    }
+                    let finish = answer.finish_reason(reason);
+                    send(answer.chunk(json!({}), Some(finish)));
+                    if answer.include_usage {
+                        let mut usage = answer.chunk(json!({}), None);
+                        usage["choices"] = json!([]);
+                        usage["usage"] = answer.usage(completion_tokens);
+                        send(usage);
+                    }
+                    let _ = events.send(Ok(Event::default().data("[DONE]")));
+                    return;
+                }
+                Out::Failed(message) => {
+                    send(json!({"error": {"message": message, "type": "server_error"}}));
+                    return;
+                }
+            }
+        }
+    });
+    Sse::new(UnboundedReceiverStream::new(receiver))
+}
+
+async fn whole(mut answer: Answer, mut out: mpsc::UnboundedReceiver<Out>) -> Response {
+    let mut content = String::new();
+    let mut calls: Vec<Value> = Vec::new();
+    let mut collect = |answer: &mut Answer, deltas: Vec<Value>, content: &mut String| {
+        for delta in deltas {
+            if let Some(text) = delta.get("content").and_then(Value::as_str) {
+                content.push_str(text);
+            }
+            if let Some(Value::Array(list)) = delta.get("tool_calls") {
+                for call in list {
+                    let mut call = call.clone();
+                    if let Some(o) = call.as_object_mut() {
+                        o.remove("index");
+                    }
+                    calls.push(call);
+                }
+            }
+        }
+        let _ = answer;
+    };
+    while let Some(item) = out.recv().await {
+        match item {
+            Out::Started {
+                prompt_tokens,
+                cached_tokens,
+            } => {
+                answer.prompt_tokens = prompt_tokens;
+                answer.cached_tokens = cached_tokens;
+            }
+            Out::Text(text) => {
+                let pieces = answer
+                    .parser
+                    .as_mut()
+                    .map(|p| p.push(&text))
+                    .unwrap_or_default();
+                let deltas = answer.deltas(pieces);
+                collect(&mut answer, deltas, &mut content);
+            }
+            Out::Done {
+                reason,
+                completion_tokens,
+            } => {
+                let deltas = answer.flush();
+                collect(&mut answer, deltas, &mut content);
+                let mut message = json!({"role": "assistant", "content": if content.is_empty() && !calls.is_empty() { Value::Null } else { Value::String(content.clone()) }});
+                if !calls.is_empty() {
+                    message["tool_calls"] = Value::Array(calls.clone());
+                }
+                return Json(json!({
+                    "id": answer.id,
+                    "object": "chat.completion",
+                    "created": answer.created,
+                    "model": answer.model,
+                    "choices": [{"index": 0, "message": message, "finish_reason": answer.finish_reason(reason)}],
+                    "usage": answer.usage(completion_tokens),
+                }))
+                .into_response();
+            }
+            Out::Failed(message) => {
+                return error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", &message)
+            }
+        }
+    }
+    error(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "server_error",
+        "the model thread stopped",
+    )
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+fn now_nanos() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}

@@ -1,0 +1,347 @@
+//! The one thread that owns the model and its context (llama.cpp's context is not `Send`):
+//! it takes generation jobs one at a time, keeps the tokens of the last prompt and answer in
+//! the KV cache so a follow-up in the same conversation decodes only what is new, and stops a
+//! job at once when it is cancelled or its client is gone.
+
+use std::num::NonZeroU32;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+
+use anyhow::{anyhow, Context as _};
+use llama_cpp_2::context::params::LlamaContextParams;
+use llama_cpp_2::llama_backend::LlamaBackend;
+use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::params::LlamaModelParams;
+use llama_cpp_2::model::{AddBos, LlamaModel};
+use llama_cpp_2::sampling::LlamaSampler;
+use llama_cpp_2::token::LlamaToken;
+use tokio::sync::mpsc::UnboundedSender;
+
+/// Prompt tokens decoded per call: small enough that a cancel is seen within a chunk.
+const PREFILL_CHUNK: usize = 256;
+
+/// What the model file says of itself.
+#[derive(Debug, Clone)]
+pub struct ModelInfo {
+    pub name: String,
+    pub n_ctx: u32,
+    pub n_ctx_train: u32,
+    pub chat_template: Option<String>,
+    pub bos_token: String,
+    pub eos_token: String,
+}
+
+/// How the next token is chosen.
+#[derive(Debug, Clone, Default)]
+pub struct Sampling {
+    /// 0 (or none) is greedy.
+    pub temperature: Option<f32>,
+    pub top_p: Option<f32>,
+    pub seed: Option<u32>,
+    /// GBNF the answer must follow from its first token.
+    pub grammar: Option<String>,
+}
+
+/// One answer to generate.
+pub struct Job {
+    pub prompt: String,
+    pub max_tokens: u32,
+    pub sampling: Sampling,
+    /// Set by the client's side when it goes away: the job stops before its next token.
+    pub cancel: Arc<AtomicBool>,
+    pub out: UnboundedSender<Out>,
+}
+
+/// What a job sends back, in order.
+#[derive(Debug)]
+pub enum Out {
+    /// The prompt's size once tokenized, and how many of its tokens the cache already held.
+    Started {
+        prompt_tokens: u32,
+        cached_tokens: u32,
+    },
+    Text(String),
+    /// The end: why, and how many tokens were generated.
+    Done {
+        reason: Finish,
+        completion_tokens: u32,
+    },
+    Failed(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// The model ended its turn.
+    Stop,
+    /// `max_tokens`, or the context was full.
+    Length,
+    Cancelled,
+}
+
+pub struct Engine {
+    pub info: ModelInfo,
+    jobs: mpsc::Sender<Job>,
+}
+
+impl Engine {
+    /// Loads `model_file` and starts the thread that runs jobs. `n_ctx` None takes the
+    /// model's training context, capped at `max_ctx`.
+    pub fn start(
+        model_file: &Path,
+        n_ctx: Option<u32>,
+        threads: Option<i32>,
+    ) -> anyhow::Result<Self> {
+        let (ready_tx, ready_rx) = mpsc::channel::<anyhow::Result<ModelInfo>>();
+        let (jobs, job_rx) = mpsc::channel::<Job>();
+        let path = model_file.to_owned();
+        std::thread::Builder::new()
+            .name("tessera-llama-model".into())
+            .spawn(move || {
+                let backend = match LlamaBackend::init() {
+                    Ok(backend) => backend,
+                    Err(err) => {
+                        let _ = ready_tx.send(Err(anyhow!("cannot start llama.cpp: {err}")));
+                        return;
+                    }
+                };
+                let model =
+                    match LlamaModel::load_from_file(&backend, &path, &LlamaModelParams::default())
+                    {
+                        Ok(model) => model,
+                        Err(err) => {
+                            let _ = ready_tx
+                                .send(Err(anyhow!("cannot load {}: {err}", path.display())));
+                            return;
+                        }
+                    };
+                let info = match model_info(&model, &path, n_ctx) {
+                    Ok(info) => info,
+                    Err(err) => {
+                        let _ = ready_tx.send(Err(err));
+                        return;
+                    }
+                };
+                let threads = threads.unwrap_or_else(default_threads);
+                let params = LlamaContextParams::default()
+                    .with_n_ctx(NonZeroU32::new(info.n_ctx))
+                    .with_n_batch(512)
+                    .with_n_threads(threads)
+                    .with_n_threads_batch(threads);
+                let ctx = match model.new_context(&backend, params) {
+                    Ok(ctx) => ctx,
+                    Err(err) => {
+                        let _ = ready_tx.send(Err(anyhow!(
+                            "cannot make a context of {} tokens: {err}",
+                            info.n_ctx
+                        )));
+                        return;
+                    }
+                };
+                let _ = ready_tx.send(Ok(info));
+                let mut runner = Runner {
+                    model: &model,
+                    ctx,
+                    cached: Vec::new(),
+                };
+                while let Ok(job) = job_rx.recv() {
+                    runner.run(job);
+                }
+            })
+            .context("cannot start the model thread")?;
+        let info = ready_rx
+            .recv()
+            .map_err(|_| anyhow!("the model thread stopped while loading"))??;
+        Ok(Self { info, jobs })
+    }
+
+    /// Queues a job; its output arrives on `job.out`.
+    pub fn submit(&self, job: Job) -> anyhow::Result<()> {
+        self.jobs
+            .send(job)
+            .map_err(|_| anyhow!("the model thread has stopped"))
+    }
+}
+
+fn default_threads() -> i32 {
+    std::thread::available_parallelism()
+        .map(|n| i32::try_from(n.get()).unwrap_or(4))
+        .unwrap_or(4)
+}
+
+/// The largest context the worker makes when the model allows more and none was asked for:
+/// the KV cache of a 128k context would take gigabytes a person never asked to spend.
+const DEFAULT_MAX_CTX: u32 = 8192;
+
+fn model_info(model: &LlamaModel, path: &Path, n_ctx: Option<u32>) -> anyhow::Result<ModelInfo> {
+    let n_ctx_train = model.n_ctx_train();
+    let n_ctx = n_ctx
+        .unwrap_or_else(|| n_ctx_train.min(DEFAULT_MAX_CTX))
+        .max(256);
+    let piece = |token: LlamaToken| {
+        let mut decoder = encoding_rs::UTF_8.new_decoder();
+        model
+            .token_to_piece(token, &mut decoder, true, None)
+            .unwrap_or_default()
+    };
+    let name = model
+        .meta_val_str("general.name")
+        .ok()
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "local".into())
+        });
+    Ok(ModelInfo {
+        name,
+        n_ctx,
+        n_ctx_train,
+        chat_template: model
+            .chat_template(None)
+            .ok()
+            .and_then(|t| t.to_str().ok().map(str::to_owned)),
+        bos_token: piece(model.token_bos()),
+        eos_token: piece(model.token_eos()),
+    })
+}
+
+struct Runner<'m> {
+    model: &'m LlamaModel,
+    ctx: llama_cpp_2::context::LlamaContext<'m>,
+    /// The tokens whose keys and values the cache holds for sequence 0, in order.
+    cached: Vec<LlamaToken>,
+}
+
+impl Runner<'_> {
+    fn run(&mut self, job: Job) {
+        if let Err(err) = self.generate(&job) {
+            let _ = job.out.send(Out::Failed(format!("{err:#}")));
+        }
+    }
+
+    fn generate(&mut self, job: &Job) -> anyhow::Result<()> {
+        let tokens = self
+            .model
+            .str_to_token(&job.prompt, AddBos::Always)
+            .context("cannot tokenize the prompt")?;
+        let n_ctx = self.ctx.n_ctx() as usize;
+        if tokens.len() + 1 >= n_ctx {
+            anyhow::bail!(
+                "the conversation takes {} tokens, more than this model's context of {n_ctx}: start a new conversation or load the model with a larger context",
+                tokens.len()
+            );
+        }
+        // Keep what the cache holds of this prompt; the last token is decoded again so that
+        // its logits are there to sample from.
+        let mut keep = common_prefix(&self.cached, &tokens);
+        if keep == tokens.len() {
+            keep -= 1;
+        }
+        if self
+            .ctx
+            .kv_cache_seq_rm(0, Some(keep as u32), None)
+            .is_err()
+        {
+            self.ctx.clear_kv_cache();
+            keep = 0;
+        }
+        self.cached.truncate(keep);
+        let _ = job.out.send(Out::Started {
+            prompt_tokens: tokens.len() as u32,
+            cached_tokens: keep as u32,
+        });
+
+        let mut batch = LlamaBatch::new(PREFILL_CHUNK.max(1), 1);
+        let rest = &tokens[keep..];
+        for (c, chunk) in rest.chunks(PREFILL_CHUNK).enumerate() {
+            if cancelled(job) {
+                return self.finish(job, Finish::Cancelled, 0);
+            }
+            batch.clear();
+            let last_chunk = (c + 1) * PREFILL_CHUNK >= rest.len();
+            for (i, token) in chunk.iter().enumerate() {
+                let pos = (keep + c * PREFILL_CHUNK + i) as i32;
+                let logits = last_chunk && i + 1 == chunk.len();
+                batch.add(*token, pos, &[0], logits)?;
+            }
+            self.ctx
+                .decode(&mut batch)
+                .context("llama.cpp could not read the prompt")?;
+            self.cached.extend_from_slice(chunk);
+        }
+
+        let mut sampler = self.sampler(&job.sampling)?;
+        let mut decoder = encoding_rs::UTF_8.new_decoder();
+        let mut generated = 0u32;
+        let mut logits_at = batch.n_tokens() - 1;
+        loop {
+            if cancelled(job) {
+                return self.finish(job, Finish::Cancelled, generated);
+            }
+            if generated >= job.max_tokens {
+                return self.finish(job, Finish::Length, generated);
+            }
+            if self.cached.len() + 1 >= n_ctx {
+                return self.finish(job, Finish::Length, generated);
+            }
+            // `sample` accepts the token into the chain (a grammar advances) itself.
+            let token = sampler.sample(&self.ctx, logits_at);
+            if self.model.is_eog_token(token) {
+                return self.finish(job, Finish::Stop, generated);
+            }
+            generated += 1;
+            let piece = self
+                .model
+                .token_to_piece(token, &mut decoder, false, None)
+                .unwrap_or_default();
+            if !piece.is_empty() && job.out.send(Out::Text(piece)).is_err() {
+                return self.finish(job, Finish::Cancelled, generated);
+            }
+            batch.clear();
+            batch.add(token, self.cached.len() as i32, &[0], true)?;
+            self.ctx
+                .decode(&mut batch)
+                .context("llama.cpp could not go on")?;
+            self.cached.push(token);
+            logits_at = 0;
+        }
+    }
+
+    fn finish(&mut self, job: &Job, reason: Finish, completion_tokens: u32) -> anyhow::Result<()> {
+        let _ = job.out.send(Out::Done {
+            reason,
+            completion_tokens,
+        });
+        Ok(())
+    }
+
+    fn sampler(&self, sampling: &Sampling) -> anyhow::Result<LlamaSampler> {
+        let mut chain = Vec::new();
+        if let Some(grammar) = &sampling.grammar {
+            chain.push(
+                LlamaSampler::grammar(self.model, grammar, "root")
+                    .map_err(|err| anyhow!("the tool-call grammar was refused: {err:?}"))?,
+            );
+        }
+        match sampling.temperature {
+            Some(t) if t > 0.0 => {
+                if let Some(p) = sampling.top_p.filter(|p| *p > 0.0 && *p < 1.0) {
+                    chain.push(LlamaSampler::top_p(p, 1));
+                }
+                chain.push(LlamaSampler::temp(t));
+                chain.push(LlamaSampler::dist(sampling.seed.unwrap_or(0)));
+            }
+            _ => chain.push(LlamaSampler::greedy()),
+        }
+        Ok(LlamaSampler::chain_simple(chain))
+    }
+}
+
+fn cancelled(job: &Job) -> bool {
+    job.cancel.load(Ordering::Relaxed) || job.out.is_closed()
+}
+
+fn common_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}

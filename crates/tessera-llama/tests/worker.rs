@@ -1,0 +1,261 @@
+//! The worker as its parent uses it: started with a token in the environment, ready when its
+//! JSON line comes, answering the OpenAI wire on 127.0.0.1. The model is the suite's own
+//! (scripts/make-test-gguf.py: random weights, a ChatML template with tools), named by
+//! TESSERA_TEST_GGUF; `make test-llama` makes it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::BufRead;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use serde_json::{json, Value};
+
+const TOKEN: &str = "test-token-0123456789";
+
+struct Worker {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn model() -> String {
+    std::env::var("TESSERA_TEST_GGUF")
+        .expect("TESSERA_TEST_GGUF names the test model (make test-llama makes it)")
+}
+
+fn start() -> Worker {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tessera-llama"))
+        .arg(model())
+        .args(["--ctx", "2048", "--threads", "2"])
+        .env("TESSERA_LLAMA_TOKEN", TOKEN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let ready: Value =
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("ready line {line:?}: {e}"));
+    assert_eq!(ready["n_ctx"], 2048);
+    Worker {
+        base: format!("http://127.0.0.1:{}", ready["port"]),
+        child,
+    }
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder().no_proxy().build().unwrap()
+}
+
+fn weather_tool() -> Value {
+    json!({"type": "function", "function": {
+        "name": "get_weather",
+        "description": "The weather in a city",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string", "enum": ["Paris", "Tokyo"]}}, "required": ["city"]}
+    }})
+}
+
+#[tokio::test]
+async fn every_route_wants_the_token() {
+    let worker = start();
+    for path in ["/health", "/v1/models"] {
+        let answer = client()
+            .get(format!("{}{path}", worker.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 401, "{path}");
+        let answer = client()
+            .get(format!("{}{path}", worker.base))
+            .bearer_auth("wrong")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 401, "{path}");
+        let answer = client()
+            .get(format!("{}{path}", worker.base))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 200, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn it_answers_streams_and_reuses_the_conversation_prefix() {
+    let worker = start();
+    let url = format!("{}/v1/chat/completions", worker.base);
+    let first = json!({"model": "m", "messages": [{"role": "user", "content": "Say hello"}], "max_tokens": 8, "temperature": 0});
+    let answer: Value = client()
+        .post(&url)
+        .bearer_auth(TOKEN)
+        .json(&first)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(answer["object"], "chat.completion");
+    assert_eq!(answer["usage"]["completion_tokens"], 8, "{answer}");
+    assert_eq!(answer["choices"][0]["finish_reason"], "length");
+    let said = answer["choices"][0]["message"]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // The follow-up starts with the whole first turn: only what is new is read.
+    let follow = json!({"model": "m", "stream": true, "stream_options": {"include_usage": true}, "max_tokens": 5, "temperature": 0,
+        "messages": [{"role": "user", "content": "Say hello"}, {"role": "assistant", "content": said}, {"role": "user", "content": "Again"}]});
+    let response = client()
+        .post(&url)
+        .bearer_auth(TOKEN)
+        .json(&follow)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/event-stream"));
+    let body = response.text().await.unwrap();
+    let events: Vec<&str> = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .collect();
+    assert_eq!(*events.last().unwrap(), "[DONE]");
+    let chunks: Vec<Value> = events[..events.len() - 1]
+        .iter()
+        .map(|e| serde_json::from_str(e).unwrap())
+        .collect();
+    assert_eq!(chunks[0]["choices"][0]["delta"]["role"], "assistant");
+    let usage = &chunks.last().unwrap()["usage"];
+    assert_eq!(usage["completion_tokens"], 5);
+    let cached = usage["prompt_tokens_details"]["cached_tokens"]
+        .as_u64()
+        .unwrap();
+    assert!(cached > 5, "the first turn's tokens were kept: {usage}");
+}
+
+#[tokio::test]
+async fn a_required_tool_choice_gives_a_parsed_call() {
+    let worker = start();
+    let url = format!("{}/v1/chat/completions", worker.base);
+    let request = json!({"model": "m", "messages": [{"role": "user", "content": "Weather in Paris?"}],
+        "tools": [weather_tool()], "tool_choice": "required", "parallel_tool_calls": false, "max_tokens": 200, "temperature": 0});
+    let answer: Value = client()
+        .post(&url)
+        .bearer_auth(TOKEN)
+        .json(&request)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let choice = &answer["choices"][0];
+    assert_eq!(choice["finish_reason"], "tool_calls", "{answer}");
+    let call = &choice["message"]["tool_calls"][0];
+    assert_eq!(call["function"]["name"], "get_weather");
+    let arguments: Value =
+        serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
+    assert!(
+        ["Paris", "Tokyo"].contains(&arguments["city"].as_str().unwrap()),
+        "{arguments}"
+    );
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_frees_the_model_at_once() {
+    let worker = start();
+    let url = format!("{}/v1/chat/completions", worker.base);
+    let long = json!({"model": "m", "stream": true, "max_tokens": 100000, "temperature": 0, "messages": [{"role": "user", "content": "Talk"}]});
+    let response = client()
+        .post(&url)
+        .bearer_auth(TOKEN)
+        .json(&long)
+        .send()
+        .await
+        .unwrap();
+    let mut body = response.bytes_stream();
+    for _ in 0..3 {
+        body.next().await.unwrap().unwrap();
+    }
+    drop(body);
+    let began = Instant::now();
+    let short =
+        json!({"model": "m", "max_tokens": 2, "messages": [{"role": "user", "content": "Hi"}]});
+    let answer: Value = client()
+        .post(&url)
+        .bearer_auth(TOKEN)
+        .json(&short)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(answer["usage"]["completion_tokens"], 2);
+    assert!(
+        began.elapsed() < Duration::from_secs(10),
+        "the slot was freed: {:?}",
+        began.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn bad_requests_say_what_is_wrong() {
+    let worker = start();
+    let url = format!("{}/v1/chat/completions", worker.base);
+    for (body, says) in [
+        (json!({"messages": "no"}), "not a chat completion request"),
+        (
+            json!({"messages": [], "tools": [weather_tool()], "tool_choice": "sometimes"}),
+            "tool_choice",
+        ),
+        (
+            json!({"messages": [{"role": "user", "content": "x"}], "tools": [weather_tool()], "tool_choice": {"type": "function", "function": {"name": "nope"}}}),
+            "nope",
+        ),
+    ] {
+        let response = client()
+            .post(&url)
+            .bearer_auth(TOKEN)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400, "{body}");
+        let answer: Value = response.json().await.unwrap();
+        assert!(
+            answer["error"]["message"].as_str().unwrap().contains(says),
+            "{answer}"
+        );
+    }
+}
+
+#[test]
+fn it_stops_when_its_parent_closes_its_input() {
+    let mut worker = start();
+    drop(worker.child.stdin.take());
+    let began = Instant::now();
+    loop {
+        if let Some(status) = worker.child.try_wait().unwrap() {
+            assert!(status.success(), "{status}");
+            break;
+        }
+        assert!(began.elapsed() < Duration::from_secs(20), "still running");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
