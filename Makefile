@@ -75,13 +75,14 @@ test-docs:
 ## built apart: its own target folder, and `-C target-cpu=native`, without which llama.cpp's
 ## build leaves out AVX2/FMA (GGML_NATIVE off).
 LLAMA_TARGET_DIR ?= $(HOME)/.cache/tessera-llama-target
-LLAMA_CARGO := cd crates/tessera-llama && TESSERA_TEST_GGUF=$(LLAMA_TARGET_DIR)/tiny.gguf \
+LLAMA_CARGO := cd crates/tessera-llama && TESSERA_TEST_GGUF=$(LLAMA_TARGET_DIR)/tiny.gguf TESSERA_BIN=$(TESSERA_BIN) \
 	CARGO_TARGET_DIR=$(LLAMA_TARGET_DIR) RUSTFLAGS="-C target-cpu=native" cargo
 llama-worker:
 	$(LLAMA_CARGO) build --release -q
 
 ## The worker against the suite's own model (random weights, made by scripts/make-test-gguf.sh).
 test-llama: llama-worker
+	cargo build -q -p tessera-server --bin tessera
 	scripts/make-test-gguf.sh $(LLAMA_TARGET_DIR)/tiny.gguf --size tiny
 	$(LLAMA_CARGO) fmt -- --check
 	$(LLAMA_CARGO) clippy --release --all-targets -q -- -D warnings

@@ -259,3 +259,71 @@ fn it_stops_when_its_parent_closes_its_input() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// `tessera local serve` (the `tessera` binary named by TESSERA_BIN) runs this worker and
+/// prints what an OpenAI client needs; a client with that URL and key gets answers.
+#[tokio::test]
+async fn tessera_local_serve_prints_a_working_url_and_key() {
+    let Some(tessera) = std::env::var_os("TESSERA_BIN") else {
+        panic!("TESSERA_BIN names the tessera binary (make test-llama sets it)");
+    };
+    let data = std::env::temp_dir().join(format!("tessera-local-serve-{}", std::process::id()));
+    let mut child = Command::new(tessera)
+        .arg("--data-dir")
+        .arg(&data)
+        .args(["local", "serve"])
+        .arg(model())
+        .args(["--ctx", "1024", "--token", TOKEN])
+        .env("TESSERA_LLAMA_BIN", env!("CARGO_BIN_EXE_tessera-llama"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (mut url, mut key) = (None, None);
+    for _ in 0..8 {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        if let Some(rest) = line.trim().strip_prefix("base URL") {
+            url = Some(rest.trim().to_owned());
+        }
+        if let Some(rest) = line.trim().strip_prefix("API key") {
+            key = Some(rest.trim().to_owned());
+        }
+        if line.starts_with("Ctrl-C") {
+            break;
+        }
+    }
+    let (url, key) = (url.unwrap(), key.unwrap());
+    assert_eq!(key, TOKEN);
+    let answer: Value = client()
+        .post(format!("{url}/chat/completions"))
+        .bearer_auth(&key)
+        .json(&json!({"model": "x", "messages": [{"role": "user", "content": "你好"}], "max_tokens": 3}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(answer["usage"]["completion_tokens"], 3, "{answer}");
+    // Its worker goes with it.
+    let _ = child.kill();
+    let _ = child.wait();
+    let began = Instant::now();
+    let mut gone = false;
+    while began.elapsed() < Duration::from_secs(20) {
+        let alive = client()
+            .get(format!("{url}/models"))
+            .bearer_auth(&key)
+            .send()
+            .await
+            .is_ok();
+        if !alive {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(gone, "the worker outlived `tessera local serve`");
+    let _ = std::fs::remove_dir_all(data);
+}

@@ -142,6 +142,9 @@ fn serve(
             return std::process::ExitCode::from(2);
         }
     };
+    // Held open while the worker runs: it stops when its input closes (and `wait` would close
+    // it first).
+    let _input = child.stdin.take();
     eprintln!("loading {} …", file.display());
     let ready = child.stdout.take().and_then(|out| {
         let mut line = String::new();
@@ -166,7 +169,10 @@ fn serve(
         }
     }
     match child.wait() {
-        Ok(status) if status.success() => std::process::ExitCode::SUCCESS,
+        Ok(status) if status.success() => {
+            eprintln!("stopped");
+            std::process::ExitCode::SUCCESS
+        }
         Ok(status) => {
             eprintln!("tessera local serve: the worker stopped: {status}");
             std::process::ExitCode::from(1)

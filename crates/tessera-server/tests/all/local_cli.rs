@@ -123,3 +123,38 @@ async fn a_wrong_model_or_checksum_says_what_was_wrong() {
         .collect();
     assert!(models.is_empty(), "nothing of the refused file is kept");
 }
+
+#[tokio::test]
+async fn serve_names_a_missing_model_or_worker() {
+    let data = tempfile::tempdir().unwrap();
+    let missing = tessera(
+        data.path(),
+        "http://127.0.0.1:9",
+        &["local", "serve", "nothing.gguf"],
+    )
+    .await;
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        text(&missing.stderr).contains("no model file nothing.gguf"),
+        "{}",
+        text(&missing.stderr)
+    );
+
+    let model = data.path().join("m.gguf");
+    std::fs::write(&model, b"GGUF").unwrap();
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tessera"))
+        .arg("--data-dir")
+        .arg(data.path())
+        .args(["local", "serve"])
+        .arg(&model)
+        .env("TESSERA_LLAMA_BIN", data.path().join("no-such-worker"))
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("cannot start the local-model worker") && err.contains("make llama-worker"),
+        "{err}"
+    );
+}
