@@ -16,4 +16,5 @@ pub mod chat_format;
 pub mod disk;
 pub mod download;
 pub mod library;
+pub mod runtime;
 pub mod worker;
