@@ -75,9 +75,16 @@ pub enum RuntimeError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WorkerState {
     NotRunning,
-    Running { model: PathBuf, pid: u32 },
+    Running {
+        model: PathBuf,
+        pid: u32,
+    },
     /// It stopped by itself: `status` (an exit code or a signal) and the end of its log.
-    Died { model: PathBuf, status: String, said: String },
+    Died {
+        model: PathBuf,
+        status: String,
+        said: String,
+    },
 }
 
 struct Running {
@@ -281,9 +288,16 @@ impl LocalRuntime {
 
 /// Closes the worker's input (it finishes and exits), then kills it if it lingers.
 async fn stop(running: Running) {
-    let Running { mut child, _input, .. } = running;
-    drop(_input);
-    if tokio::time::timeout(Duration::from_secs(5), child.wait()).await.is_err() {
+    let Running {
+        mut child,
+        _input: input,
+        ..
+    } = running;
+    drop(input);
+    if tokio::time::timeout(Duration::from_secs(5), child.wait())
+        .await
+        .is_err()
+    {
         let _ = child.kill().await;
     }
 }
