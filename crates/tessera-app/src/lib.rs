@@ -187,12 +187,7 @@ impl App {
     pub async fn model_client(
         &self,
     ) -> Result<(tessera_providers::ProviderClient, String), ModelError> {
-        models::model_client(
-            self.engine.store(),
-            self.engine.secrets(),
-            &self.inner.overrides,
-        )
-        .await
+        models::model_client(&self.engine, &self.inner.overrides).await
     }
 
     /// The engine: runs, events, interactions, the store behind them.

@@ -2,14 +2,11 @@
 //! `--base-url`, `--model`), else the data folder's default provider; its key from the
 //! environment or the secret store.
 
-use std::sync::Arc;
-
 use tessera_engine::provider_settings::{
     default_provider_name, require_provider, ProviderLookupError,
 };
 use tessera_providers::keys::resolve_key;
 use tessera_providers::{presets, ProviderClient, ProviderConfig, ProviderError, WireKind};
-use tessera_secrets::KeyStore;
 use tessera_store::{Store, StoreError};
 use thiserror::Error;
 
@@ -94,11 +91,10 @@ pub fn resolve_provider(
 
 /// The client and model for `overrides`: the provider resolved, its key found.
 pub async fn model_client(
-    store: &Store,
-    secrets: Arc<dyn KeyStore>,
+    engine: &tessera_engine::engine::Engine,
     overrides: &ModelOverrides,
 ) -> Result<(ProviderClient, String), ModelError> {
-    let config = resolve_provider(store, overrides)?;
+    let config = resolve_provider(engine.store(), overrides)?;
     let model = overrides
         .model
         .clone()
@@ -106,6 +102,6 @@ pub async fn model_client(
         .ok_or_else(|| ModelError::NoDefaultModel {
             provider: config.name.clone(),
         })?;
-    let key = resolve_key(&config, secrets).await?;
-    Ok((ProviderClient::new(config, key)?, model))
+    let key = resolve_key(&config, engine.secrets()).await?;
+    Ok((engine.provider_client(config, key)?, model))
 }

@@ -32,6 +32,7 @@ pub mod executor;
 pub mod forms;
 pub mod heap;
 pub mod interactions;
+pub mod local_models;
 pub mod model_events;
 pub mod profiles;
 pub mod provider_settings;

@@ -24,7 +24,7 @@ use tessera_local::chat_format::{
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::UnboundedReceiverStream;
 
-use crate::engine::{Engine, Finish, Job, Out, Sampling};
+use crate::engine::{Engine, Finish, Grammar, Job, Out, Sampling};
 
 pub struct Served {
     pub engine: Engine,
@@ -229,9 +229,12 @@ async fn chat(State(served): State<Arc<Served>>, body: axum::body::Bytes) -> Res
     }
 }
 
-/// The GBNF of `grammar`: llama.cpp's grammar of the call schema, in the family's envelope.
-fn gbnf_for(grammar: &ToolCallGrammar) -> Result<String, String> {
-    let schema = serde_json::to_string(&grammar.call_schema).map_err(|e| e.to_string())?;
+/// The grammar of `grammar`: llama.cpp's grammar of the call schema, in the family's envelope,
+/// applied from the first token or once a trigger appears.
+fn gbnf_for(grammar: &ToolCallGrammar) -> Result<Grammar, String> {
+    let mut schema = grammar.call_schema.clone();
+    loosen(&mut schema, 0);
+    let schema = serde_json::to_string(&schema).map_err(|e| e.to_string())?;
     let call = llama_cpp_2::json_schema_to_grammar(&schema)
         .map_err(|err| format!("the tools' parameters cannot be turned into a grammar: {err}"))?;
     // Its `root` becomes our call rule; the envelope is the new root.
@@ -263,7 +266,70 @@ fn gbnf_for(grammar: &ToolCallGrammar) -> Result<String, String> {
             literal(&env.close)
         )
     };
-    Ok(format!("{root}\n{item}\n{call}\n"))
+    let lazy_patterns = match &grammar.activation {
+        Activation::FromStart => None,
+        Activation::Lazy { triggers } => Some(
+            triggers
+                .iter()
+                .map(|t| match t {
+                    LazyTrigger::Pattern(p) => p.clone(),
+                    // As llama.cpp turns a trigger word into a pattern.
+                    LazyTrigger::Word(w) => format!("[\\s\\S]*?({})[\\s\\S]*", regex_escape(w)),
+                })
+                .collect(),
+        ),
+    };
+    Ok(Grammar {
+        gbnf: format!("{root}\n{item}\n{call}\n"),
+        lazy_patterns,
+    })
+}
+
+/// Limits llama.cpp's grammars cannot hold are dropped (it refuses a repetition over 2,000,
+/// and regular expressions it cannot translate): the tool's own schema still checks the call
+/// before it runs. Depth is bounded: a schema nested deeper is left as it is.
+fn loosen(schema: &mut Value, depth: usize) {
+    const MOST: u64 = 1000;
+    if depth > 64 {
+        return;
+    }
+    match schema {
+        Value::Object(map) => {
+            for key in ["maxLength", "minLength", "maxItems", "minItems"] {
+                if map
+                    .get(key)
+                    .and_then(Value::as_u64)
+                    .is_some_and(|n| n > MOST)
+                {
+                    map.remove(key);
+                }
+            }
+            // The keyword's value is a string; a property named `pattern` is an object.
+            if map.get("pattern").is_some_and(Value::is_string) {
+                map.remove("pattern");
+            }
+            for value in map.values_mut() {
+                loosen(value, depth + 1);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                loosen(item, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn regex_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    for c in text.chars() {
+        if "\\.^$|?*+()[]{}".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `text` as a GBNF string literal (`""` matches nothing, which GBNF allows).
@@ -281,16 +347,6 @@ fn literal(text: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// A lazy grammar (`tool_choice: auto`) is applied by the parser only: the sampler's lazy
-/// triggers are not wired yet, so the model is free until it writes a call.
-#[allow(dead_code)]
-fn is_lazy(grammar: &ToolCallGrammar) -> Option<&[LazyTrigger]> {
-    match &grammar.activation {
-        Activation::Lazy { triggers } => Some(triggers),
-        Activation::FromStart => None,
-    }
 }
 
 struct CancelOnDrop(Arc<AtomicBool>);

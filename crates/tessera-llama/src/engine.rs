@@ -39,8 +39,17 @@ pub struct Sampling {
     pub temperature: Option<f32>,
     pub top_p: Option<f32>,
     pub seed: Option<u32>,
-    /// GBNF the answer must follow from its first token.
-    pub grammar: Option<String>,
+    /// GBNF the answer must follow.
+    pub grammar: Option<Grammar>,
+}
+
+/// A grammar, and when it starts to apply.
+#[derive(Debug, Clone)]
+pub struct Grammar {
+    pub gbnf: String,
+    /// None: from the first token. Else the output is free until one of these regular
+    /// expressions matches it; the grammar applies from the start of the first group.
+    pub lazy_patterns: Option<Vec<String>>,
 }
 
 /// One answer to generate.
@@ -319,10 +328,29 @@ impl Runner<'_> {
     fn sampler(&self, sampling: &Sampling) -> anyhow::Result<LlamaSampler> {
         let mut chain = Vec::new();
         if let Some(grammar) = &sampling.grammar {
-            chain.push(
-                LlamaSampler::grammar(self.model, grammar, "root")
-                    .map_err(|err| anyhow!("the tool-call grammar was refused: {err:?}"))?,
-            );
+            match &grammar.lazy_patterns {
+                None => chain.push(
+                    LlamaSampler::grammar(self.model, &grammar.gbnf, "root").map_err(|err| {
+                        anyhow!("llama.cpp refused the grammar of the tools' parameters ({err:?})")
+                    })?,
+                ),
+                Some(patterns) => {
+                    match LlamaSampler::grammar_lazy_patterns(
+                        self.model,
+                        &grammar.gbnf,
+                        "root",
+                        patterns,
+                        &[],
+                    ) {
+                        Ok(sampler) => chain.push(sampler),
+                        // The model may still call tools; the parser reads them unconstrained.
+                        Err(err) => tracing::warn!(
+                            ?err,
+                            "the lazy tool-call grammar was refused; calls are not constrained"
+                        ),
+                    }
+                }
+            }
         }
         match sampling.temperature {
             Some(t) if t > 0.0 => {

@@ -327,3 +327,47 @@ async fn tessera_local_serve_prints_a_working_url_and_key() {
     assert!(gone, "the worker outlived `tessera local serve`");
     let _ = std::fs::remove_dir_all(data);
 }
+
+/// `tessera chat --provider on-device` answers from a model in the data folder with the network cut
+/// off for the whole process tree (`unshare -n`: a namespace whose only interface is loopback).
+#[test]
+fn tessera_chat_answers_from_a_local_model_with_no_network() {
+    let Some(tessera) = std::env::var_os("TESSERA_BIN") else {
+        panic!("TESSERA_BIN names the tessera binary (make test-llama sets it)");
+    };
+    let data = std::env::temp_dir().join(format!("tessera-local-chat-{}", std::process::id()));
+    std::fs::create_dir_all(data.join("models")).unwrap();
+    std::fs::copy(model(), data.join("models/tiny.gguf")).unwrap();
+    let script = r#"ip link set lo up && ! ip route get 1.1.1.1 >/dev/null 2>&1 && exec "$0" --data-dir "$1" chat --provider on-device --model tiny.gguf --max-tokens 6 --events ndjson 你好"#;
+    let out = Command::new("unshare")
+        .args(["-n", "sh", "-c", script])
+        .arg(&tessera)
+        .arg(&data)
+        .env("TESSERA_LLAMA_BIN", env!("CARGO_BIN_EXE_tessera-llama"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let deltas = events
+        .iter()
+        .filter(|e| e["domain"] == "llm" && e["payload"]["delta"].is_string())
+        .count();
+    assert!(deltas > 1, "the answer streamed: {stdout}");
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "status" && e["payload"]["state"] == "completed"),
+        "the turn completed: {stdout}"
+    );
+    let done = events.iter().find(|e| e["type"] == "done").unwrap();
+    assert_eq!(done["meta"]["completion_tokens"], 6, "{done}");
+    let _ = std::fs::remove_dir_all(data);
+}

@@ -33,6 +33,8 @@ struct Inner {
     /// anything yet, does not set up TLS for it (its configuration is checked at once).
     http: OnceLock<std::result::Result<reqwest::Client, String>>,
     key: Option<Secret>,
+    /// Asked before each call where to send it (and with which key): a local model's worker.
+    source: Option<Arc<dyn crate::endpoint::EndpointSource>>,
 }
 
 impl Inner {
@@ -77,6 +79,24 @@ impl ProviderClient {
                 config,
                 http: OnceLock::new(),
                 key,
+                source: None,
+            }),
+        })
+    }
+
+    /// A client whose calls go where `source` says at the time (OpenAI wire): the config's
+    /// base URL and key are not used.
+    pub fn with_endpoint_source(
+        config: ProviderConfig,
+        source: Arc<dyn crate::endpoint::EndpointSource>,
+    ) -> Result<Self> {
+        let _checked = client_builder(&config)?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                config,
+                http: OnceLock::new(),
+                key: None,
+                source: Some(source),
             }),
         })
     }
@@ -490,17 +510,41 @@ impl ResponseStream {
     async fn connect(&mut self) -> Result<Option<Events>> {
         let inner = &self.client.inner;
         let config = &inner.config;
+        let dynamic = match &inner.source {
+            Some(source) => Some(source.endpoint(&self.request.model).await.map_err(
+                |message| ProviderError::Network {
+                    provider: config.name.clone(),
+                    message,
+                },
+            )?),
+            None => None,
+        };
+        let base_url = dynamic.as_ref().map_or(&config.base_url, |d| &d.base_url);
         let (url, body) = match config.kind {
             WireKind::Openai => (
-                join_url(&config.base_url, "chat/completions"),
+                join_url(base_url, "chat/completions"),
                 openai::encode_request(config, &self.request, self.streaming),
             ),
             WireKind::Anthropic => (
-                join_url(&config.base_url, "v1/messages"),
+                join_url(base_url, "v1/messages"),
                 anthropic::encode_request(config, &self.request, self.streaming),
             ),
         };
-        let mut headers = self.client.auth_headers()?;
+        let mut headers = match &dynamic {
+            Some(endpoint) => {
+                let mut headers = HeaderMap::new();
+                let mut value = HeaderValue::from_str(&format!("Bearer {}", endpoint.key.expose()))
+                    .map_err(|_| {
+                        ProviderError::Config(
+                            "the local model's token is not a header value".into(),
+                        )
+                    })?;
+                value.set_sensitive(true);
+                headers.insert(AUTHORIZATION, value);
+                headers
+            }
+            None => self.client.auth_headers()?,
+        };
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         if self.streaming {
             headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));

@@ -15,6 +15,7 @@ pub mod capabilities;
 pub mod client;
 pub mod config;
 pub mod cost;
+pub mod endpoint;
 pub mod error;
 pub mod http;
 pub mod keys;

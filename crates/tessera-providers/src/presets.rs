@@ -54,7 +54,19 @@ const PRESETS: &[(&str, WireKind, &str, &str, bool)] = &[
         "",
         false,
     ),
+    // Tessera's own local models: the model is a GGUF file of the data folder's `models`
+    // folder (or a path); its worker is started on the first call, on a port of that start.
+    ("on-device", WireKind::Openai, LOCAL_BASE_URL, "", false),
 ];
+
+/// The `on-device` provider's base URL: it marks the provider, whose calls go to the local-model
+/// worker wherever it listens at the time (never to this address).
+pub const LOCAL_BASE_URL: &str = "http://127.0.0.1/tessera-local/v1";
+
+/// Whether `config` is Tessera's own local-model provider.
+pub fn is_local(config: &ProviderConfig) -> bool {
+    config.kind == WireKind::Openai && config.base_url == LOCAL_BASE_URL
+}
 
 /// The preset called `name`, if there is one.
 pub fn preset(name: &str) -> Option<ProviderConfig> {

@@ -29,7 +29,8 @@ pub enum EventsFormat {
 /// Which model to talk to: the flags `tessera chat` and `tessera serve` both take.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct ModelArgs {
-    /// A saved provider, or a preset: openai, anthropic, deepseek, qwen, moonshot, ollama, lmstudio.
+    /// A saved provider, or a preset: openai, anthropic, deepseek, qwen, moonshot, ollama, lmstudio,
+    /// on-device (a GGUF of the models folder as --model, run on this machine).
     #[arg(long)]
     pub provider: Option<String>,
     /// The wire of an ad-hoc provider: openai (any OpenAI-compatible server) or anthropic.

@@ -300,6 +300,8 @@ pub struct Engine {
     /// Every secret of the data folder (API keys, MCP servers' secrets): the keyring or the
     /// key file, as the person chose.
     secrets: Arc<tessera_secrets::SecretStore>,
+    /// The `on-device` provider's models and their worker.
+    local_models: Arc<crate::local_models::LocalModels>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -324,8 +326,10 @@ impl Engine {
         crate::heap::keep_large_blocks_apart();
         let bus = Arc::new(EventBus::new());
         let secrets = Arc::new(tessera_secrets::SecretStore::open(&store.paths().root));
+        let local_models = Arc::new(crate::local_models::LocalModels::new(&store.paths().root));
         Self {
             secrets,
+            local_models,
             live_forms: Arc::new(crate::interactions::LiveForms::new(
                 store.clone(),
                 bus.clone(),
@@ -473,6 +477,28 @@ impl Engine {
             .map_err(EngineError::Secrets)?;
         moved.not_moved.retain(|n| known.contains(&n.account));
         Ok(moved)
+    }
+
+    /// The client of the provider `config`, with `key`: the `on-device` provider's calls go to the
+    /// local-model worker, started on the first one.
+    pub fn provider_client(
+        &self,
+        config: tessera_providers::ProviderConfig,
+        key: Option<tessera_providers::keys::Secret>,
+    ) -> Result<tessera_providers::ProviderClient, tessera_providers::ProviderError> {
+        if tessera_providers::presets::is_local(&config) {
+            tessera_providers::ProviderClient::with_endpoint_source(
+                config,
+                self.local_models.clone(),
+            )
+        } else {
+            tessera_providers::ProviderClient::new(config, key)
+        }
+    }
+
+    /// The `on-device` provider's models and their worker.
+    pub fn local_models(&self) -> &Arc<crate::local_models::LocalModels> {
+        &self.local_models
     }
 
     /// The data folder's secrets, as the key store every reader of one uses.

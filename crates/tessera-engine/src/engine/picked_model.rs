@@ -6,7 +6,6 @@
 
 use std::sync::Arc;
 
-use tessera_providers::ProviderClient;
 pub use tessera_store::conversation_model::ConversationModel;
 use tessera_store::StoreError;
 
@@ -92,7 +91,7 @@ impl Engine {
             return Err(ModelUnavailableReason::NoProvider(pick.provider.clone()));
         };
         let key = tessera_providers::keys::resolve_key(&config, self.secrets()).await?;
-        let client = ProviderClient::new(config, key)?;
+        let client = self.provider_client(config, key)?;
         Ok(ModelChoice {
             client,
             model: pick.model.clone(),
