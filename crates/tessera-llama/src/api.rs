@@ -437,6 +437,49 @@ impl Answer {
     }
 }
 
+/// What one piece of the job's output makes of the answer.
+enum Step {
+    Deltas(Vec<Value>),
+    End {
+        deltas: Vec<Value>,
+        finish: &'static str,
+        usage: Value,
+    },
+    Failed(String),
+}
+
+impl Answer {
+    fn step(&mut self, item: Out) -> Step {
+        match item {
+            Out::Started {
+                prompt_tokens,
+                cached_tokens,
+            } => {
+                self.prompt_tokens = prompt_tokens;
+                self.cached_tokens = cached_tokens;
+                Step::Deltas(Vec::new())
+            }
+            Out::Text(text) => {
+                let pieces = self
+                    .parser
+                    .as_mut()
+                    .map(|p| p.push(&text))
+                    .unwrap_or_default();
+                Step::Deltas(self.deltas(pieces))
+            }
+            Out::Done {
+                reason,
+                completion_tokens,
+            } => Step::End {
+                deltas: self.flush(),
+                finish: self.finish_reason(reason),
+                usage: self.usage(completion_tokens),
+            },
+            Out::Failed(message) => Step::Failed(message),
+        }
+    }
+}
+
 fn stream(
     mut answer: Answer,
     mut out: mpsc::UnboundedReceiver<Out>,
@@ -454,45 +497,33 @@ fn stream(
             return;
         }
         while let Some(item) = out.recv().await {
-            match item {
-                Out::Started {
-                    prompt_tokens,
-                    cached_tokens,
-                } => {
-                    answer.prompt_tokens = prompt_tokens;
-                    answer.cached_tokens = cached_tokens;
-                }
-                Out::Text(text) => {
-                    let pieces = answer
-                        .parser
-                        .as_mut()
-                        .map(|p| p.push(&text))
-                        .unwrap_or_default();
-                    for delta in answer.deltas(pieces) {
+            match answer.step(item) {
+                Step::Deltas(deltas) => {
+                    for delta in deltas {
                         if !send(answer.chunk(delta, None)) {
                             return;
                         }
                     }
                 }
-                Out::Done {
-                    reason,
-                    completion_tokens,
+                Step::End {
+                    deltas,
+                    finish,
+                    usage,
                 } => {
-                    for delta in answer.flush() {
+                    for delta in deltas {
                         send(answer.chunk(delta, None));
                     }
-                    let finish = answer.finish_reason(reason);
                     send(answer.chunk(json!({}), Some(finish)));
                     if answer.include_usage {
-                        let mut usage = answer.chunk(json!({}), None);
-                        usage["choices"] = json!([]);
-                        usage["usage"] = answer.usage(completion_tokens);
-                        send(usage);
+                        let mut last = answer.chunk(json!({}), None);
+                        last["choices"] = json!([]);
+                        last["usage"] = usage;
+                        send(last);
                     }
                     let _ = events.send(Ok(Event::default().data("[DONE]")));
                     return;
                 }
-                Out::Failed(message) => {
+                Step::Failed(message) => {
                     send(json!({"error": {"message": message, "type": "server_error"}}));
                     return;
                 }
@@ -505,7 +536,7 @@ fn stream(
 async fn whole(mut answer: Answer, mut out: mpsc::UnboundedReceiver<Out>) -> Response {
     let mut content = String::new();
     let mut calls: Vec<Value> = Vec::new();
-    let mut collect = |answer: &mut Answer, deltas: Vec<Value>, content: &mut String| {
+    let mut collect = |deltas: Vec<Value>| {
         for delta in deltas {
             if let Some(text) = delta.get("content").and_then(Value::as_str) {
                 content.push_str(text);
@@ -520,47 +551,36 @@ async fn whole(mut answer: Answer, mut out: mpsc::UnboundedReceiver<Out>) -> Res
                 }
             }
         }
-        let _ = answer;
     };
     while let Some(item) = out.recv().await {
-        match item {
-            Out::Started {
-                prompt_tokens,
-                cached_tokens,
+        match answer.step(item) {
+            Step::Deltas(deltas) => collect(deltas),
+            Step::End {
+                deltas,
+                finish,
+                usage,
             } => {
-                answer.prompt_tokens = prompt_tokens;
-                answer.cached_tokens = cached_tokens;
-            }
-            Out::Text(text) => {
-                let pieces = answer
-                    .parser
-                    .as_mut()
-                    .map(|p| p.push(&text))
-                    .unwrap_or_default();
-                let deltas = answer.deltas(pieces);
-                collect(&mut answer, deltas, &mut content);
-            }
-            Out::Done {
-                reason,
-                completion_tokens,
-            } => {
-                let deltas = answer.flush();
-                collect(&mut answer, deltas, &mut content);
-                let mut message = json!({"role": "assistant", "content": if content.is_empty() && !calls.is_empty() { Value::Null } else { Value::String(content.clone()) }});
+                collect(deltas);
+                let text = if content.is_empty() && !calls.is_empty() {
+                    Value::Null
+                } else {
+                    Value::String(content)
+                };
+                let mut message = json!({"role": "assistant", "content": text});
                 if !calls.is_empty() {
-                    message["tool_calls"] = Value::Array(calls.clone());
+                    message["tool_calls"] = Value::Array(calls);
                 }
                 return Json(json!({
                     "id": answer.id,
                     "object": "chat.completion",
                     "created": answer.created,
                     "model": answer.model,
-                    "choices": [{"index": 0, "message": message, "finish_reason": answer.finish_reason(reason)}],
-                    "usage": answer.usage(completion_tokens),
+                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                    "usage": usage,
                 }))
                 .into_response();
             }
-            Out::Failed(message) => {
+            Step::Failed(message) => {
                 return error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", &message)
             }
         }
