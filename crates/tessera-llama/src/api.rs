@@ -2,15 +2,13 @@
 //! `POST /v1/chat/completions` (streamed or not, with tools), every route behind the bearer
 //! token the worker was started with.
 
-use std::convert::Infallible;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::middleware::{self, Next};
-use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -18,13 +16,13 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use subtle::ConstantTimeEq;
 use tessera_local::chat_format::{
-    tool_call_grammar, Activation, ChatTemplate, LazyTrigger, Parsed, ToolCallGrammar,
-    ToolCallParser, ToolChoice,
+    tool_call_grammar, Activation, ChatTemplate, LazyTrigger, ToolCallGrammar, ToolCallParser,
+    ToolChoice,
 };
 use tokio::sync::mpsc;
-use tokio_stream::wrappers::UnboundedReceiverStream;
 
-use crate::engine::{Engine, Finish, Grammar, Job, Out, Sampling};
+use crate::answer::{stream, whole, Answer, CancelOnDrop};
+use crate::engine::{Engine, Grammar, Job, Sampling};
 
 pub struct Served {
     pub engine: Engine,
@@ -59,7 +57,7 @@ async fn auth(State(served): State<Arc<Served>>, request: Request, next: Next) -
     next.run(request).await
 }
 
-fn error(status: StatusCode, kind: &str, message: &str) -> Response {
+pub fn error(status: StatusCode, kind: &str, message: &str) -> Response {
     (
         status,
         Json(json!({"error": {"message": message, "type": kind}})),
@@ -347,249 +345,6 @@ fn literal(text: &str) -> String {
     }
     out.push('"');
     out
-}
-
-struct CancelOnDrop(Arc<AtomicBool>);
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
-
-/// One answer as it is put together for the client.
-struct Answer {
-    id: String,
-    created: u64,
-    model: String,
-    parser: Option<ToolCallParser>,
-    include_usage: bool,
-    prompt_tokens: u32,
-    cached_tokens: u32,
-    saw_call: bool,
-    /// The client went away (its stream or request dropped): the job stops.
-    _cancel_on_drop: CancelOnDrop,
-}
-
-impl Answer {
-    fn chunk(&self, delta: Value, finish: Option<&str>) -> Value {
-        json!({
-            "id": self.id,
-            "object": "chat.completion.chunk",
-            "created": self.created,
-            "model": self.model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-        })
-    }
-
-    /// The deltas of what the parser made of `pieces`.
-    fn deltas(&mut self, pieces: Vec<Parsed>) -> Vec<Value> {
-        let mut out = Vec::new();
-        for piece in pieces {
-            match piece {
-                Parsed::Text(text) if !text.is_empty() => out.push(json!({"content": text})),
-                Parsed::Text(_) => {}
-                Parsed::ToolCall {
-                    index,
-                    id,
-                    name,
-                    arguments,
-                } => {
-                    self.saw_call = true;
-                    out.push(json!({"tool_calls": [{
-                        "index": index, "id": id, "type": "function",
-                        "function": {"name": name, "arguments": arguments}
-                    }]}));
-                }
-            }
-        }
-        out
-    }
-
-    fn finish_reason(&self, reason: Finish) -> &'static str {
-        match reason {
-            Finish::Length => "length",
-            _ if self.saw_call => "tool_calls",
-            _ => "stop",
-        }
-    }
-
-    fn usage(&self, completion_tokens: u32) -> Value {
-        json!({
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": completion_tokens,
-            "total_tokens": self.prompt_tokens + completion_tokens,
-            "prompt_tokens_details": {"cached_tokens": self.cached_tokens},
-        })
-    }
-
-    /// What the parser still held at the end: an unfinished call is shown as the text it was.
-    fn flush(&mut self) -> Vec<Value> {
-        let Some(parser) = self.parser.take() else {
-            return Vec::new();
-        };
-        match parser.finish() {
-            Ok(pieces) => self.deltas(pieces),
-            Err(tessera_local::chat_format::ParseError::UnterminatedToolCall { raw }) => {
-                vec![json!({"content": raw})]
-            }
-        }
-    }
-}
-
-/// What one piece of the job's output makes of the answer.
-enum Step {
-    Deltas(Vec<Value>),
-    End {
-        deltas: Vec<Value>,
-        finish: &'static str,
-        usage: Value,
-    },
-    Failed(String),
-}
-
-impl Answer {
-    fn step(&mut self, item: Out) -> Step {
-        match item {
-            Out::Started {
-                prompt_tokens,
-                cached_tokens,
-            } => {
-                self.prompt_tokens = prompt_tokens;
-                self.cached_tokens = cached_tokens;
-                Step::Deltas(Vec::new())
-            }
-            Out::Text(text) => {
-                let pieces = self
-                    .parser
-                    .as_mut()
-                    .map(|p| p.push(&text))
-                    .unwrap_or_default();
-                Step::Deltas(self.deltas(pieces))
-            }
-            Out::Done {
-                reason,
-                completion_tokens,
-            } => Step::End {
-                deltas: self.flush(),
-                finish: self.finish_reason(reason),
-                usage: self.usage(completion_tokens),
-            },
-            Out::Failed(message) => Step::Failed(message),
-        }
-    }
-}
-
-fn stream(
-    mut answer: Answer,
-    mut out: mpsc::UnboundedReceiver<Out>,
-) -> Sse<UnboundedReceiverStream<Result<Event, Infallible>>> {
-    let (events, receiver) = mpsc::unbounded_channel::<Result<Event, Infallible>>();
-    // The task ends when the client is gone (a send fails): `answer` is dropped with it,
-    // which cancels the job before its next token.
-    tokio::spawn(async move {
-        let send = |value: Value| {
-            events
-                .send(Ok(Event::default().data(value.to_string())))
-                .is_ok()
-        };
-        if !send(answer.chunk(json!({"role": "assistant", "content": ""}), None)) {
-            return;
-        }
-        while let Some(item) = out.recv().await {
-            match answer.step(item) {
-                Step::Deltas(deltas) => {
-                    for delta in deltas {
-                        if !send(answer.chunk(delta, None)) {
-                            return;
-                        }
-                    }
-                }
-                Step::End {
-                    deltas,
-                    finish,
-                    usage,
-                } => {
-                    for delta in deltas {
-                        send(answer.chunk(delta, None));
-                    }
-                    send(answer.chunk(json!({}), Some(finish)));
-                    if answer.include_usage {
-                        let mut last = answer.chunk(json!({}), None);
-                        last["choices"] = json!([]);
-                        last["usage"] = usage;
-                        send(last);
-                    }
-                    let _ = events.send(Ok(Event::default().data("[DONE]")));
-                    return;
-                }
-                Step::Failed(message) => {
-                    send(json!({"error": {"message": message, "type": "server_error"}}));
-                    return;
-                }
-            }
-        }
-    });
-    Sse::new(UnboundedReceiverStream::new(receiver))
-}
-
-async fn whole(mut answer: Answer, mut out: mpsc::UnboundedReceiver<Out>) -> Response {
-    let mut content = String::new();
-    let mut calls: Vec<Value> = Vec::new();
-    let mut collect = |deltas: Vec<Value>| {
-        for delta in deltas {
-            if let Some(text) = delta.get("content").and_then(Value::as_str) {
-                content.push_str(text);
-            }
-            if let Some(Value::Array(list)) = delta.get("tool_calls") {
-                for call in list {
-                    let mut call = call.clone();
-                    if let Some(o) = call.as_object_mut() {
-                        o.remove("index");
-                    }
-                    calls.push(call);
-                }
-            }
-        }
-    };
-    while let Some(item) = out.recv().await {
-        match answer.step(item) {
-            Step::Deltas(deltas) => collect(deltas),
-            Step::End {
-                deltas,
-                finish,
-                usage,
-            } => {
-                collect(deltas);
-                let text = if content.is_empty() && !calls.is_empty() {
-                    Value::Null
-                } else {
-                    Value::String(content)
-                };
-                let mut message = json!({"role": "assistant", "content": text});
-                if !calls.is_empty() {
-                    message["tool_calls"] = Value::Array(calls);
-                }
-                return Json(json!({
-                    "id": answer.id,
-                    "object": "chat.completion",
-                    "created": answer.created,
-                    "model": answer.model,
-                    "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                    "usage": usage,
-                }))
-                .into_response();
-            }
-            Step::Failed(message) => {
-                return error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", &message)
-            }
-        }
-    }
-    error(
-        StatusCode::INTERNAL_SERVER_ERROR,
-        "server_error",
-        "the model thread stopped",
-    )
 }
 
 fn now_secs() -> u64 {

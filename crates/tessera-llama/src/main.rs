@@ -7,6 +7,7 @@
 //! `{"port":…,"pid":…,"model":…,"n_ctx":…}`; it exits when its standard input closes (the
 //! parent is gone) or on SIGTERM. `tessera local serve` runs it by hand.
 
+mod answer;
 mod api;
 mod engine;
 
