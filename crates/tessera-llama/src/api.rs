@@ -159,7 +159,10 @@ async fn chat(State(served): State<Arc<Served>>, body: axum::body::Bytes) -> Res
     let grammar = match (tools, &choice) {
         (Some(tools), Some(choice)) => match tool_call_grammar(family, tools, choice) {
             Ok(mut g) => {
-                if request.parallel_tool_calls == Some(false) {
+                // A named function is one call of it; otherwise as many as the request allows.
+                if request.parallel_tool_calls == Some(false)
+                    || matches!(choice, ToolChoice::Function(_))
+                {
                     g.envelope.parallel = false;
                 }
                 Some(g)

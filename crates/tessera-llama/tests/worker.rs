@@ -371,3 +371,46 @@ fn tessera_chat_answers_from_a_local_model_with_no_network() {
     assert_eq!(done["meta"]["completion_tokens"], 6, "{done}");
     let _ = std::fs::remove_dir_all(data);
 }
+
+/// With no network, `tessera chat` makes a tool call through the on-device model: the first
+/// call's choice is forced (`--tool-choice`, a random model would not choose one), the engine
+/// runs the tool and the model is called again with its result.
+#[test]
+fn tessera_chat_calls_a_tool_through_a_local_model_with_no_network() {
+    let Some(tessera) = std::env::var_os("TESSERA_BIN") else {
+        panic!("TESSERA_BIN names the tessera binary (make test-llama sets it)");
+    };
+    let data = std::env::temp_dir().join(format!("tessera-local-tool-{}", std::process::id()));
+    std::fs::create_dir_all(data.join("models")).unwrap();
+    std::fs::copy(model(), data.join("models/tiny.gguf")).unwrap();
+    let script = r#"ip link set lo up && exec "$0" --data-dir "$1" chat --provider on-device --model tiny.gguf --max-tokens 120 --tools builtin --tool-choice get_current_datetime --events ndjson "what time is it""#;
+    let out = Command::new("unshare")
+        .args(["-n", "sh", "-c", script])
+        .arg(&tessera)
+        .arg(&data)
+        .env("TESSERA_LLAMA_BIN", env!("CARGO_BIN_EXE_tessera-llama"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let events: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let call = events
+        .iter()
+        .find(|e| e["domain"] == "tool" && e["type"] == "tool_call")
+        .unwrap_or_else(|| panic!("no tool call: {stdout}"));
+    assert_eq!(call["payload"]["name"], "get_current_datetime", "{call}");
+    assert!(
+        events
+            .iter()
+            .any(|e| e["domain"] == "tool" && e["type"] == "tool_result"),
+        "the tool ran and its result was stored: {stdout}"
+    );
+    let model_calls = events
+        .iter()
+        .find(|e| e["type"] == "done")
+        .and_then(|e| e["meta"]["usage"]["tiny.gguf"]["completion_tokens"].as_u64());
+    assert!(model_calls.is_some(), "{stdout}");
+    let _ = std::fs::remove_dir_all(data);
+}

@@ -31,5 +31,5 @@ pub mod stream;
 pub use client::{ProviderClient, ResponseStream};
 pub use config::{ProviderConfig, WireKind};
 pub use error::{ProviderError, Result};
-pub use request::{ChatMessage, ChatRequest, Part, Role, ToolSpec};
+pub use request::{ChatMessage, ChatRequest, Part, Role, ToolChoice, ToolSpec};
 pub use stream::{Accumulator, Response, StreamItem, Usage};

@@ -134,6 +134,37 @@ pub struct ChatRequest {
     /// Extended thinking / reasoning effort; None leaves the provider's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning: Option<ReasoningEffort>,
+    /// Whether the model must call a tool; None leaves it to the model (and the provider).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_choice: Option<ToolChoice>,
+}
+
+/// Whether (and which) tool the model must call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolChoice {
+    /// Text or tool calls, as the model sees fit.
+    Auto,
+    /// At least one tool call.
+    Required,
+    /// No tool call.
+    None,
+    /// A call of this tool.
+    Tool(String),
+}
+
+impl std::str::FromStr for ToolChoice {
+    type Err = std::convert::Infallible;
+
+    /// `auto`, `required`, `none`, or a tool's name.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(match text {
+            "auto" => Self::Auto,
+            "required" => Self::Required,
+            "none" => Self::None,
+            name => Self::Tool(name.to_owned()),
+        })
+    }
 }
 
 impl ChatRequest {
@@ -147,6 +178,7 @@ impl ChatRequest {
             temperature: None,
             top_p: None,
             reasoning: None,
+            tool_choice: None,
         }
     }
 }

@@ -69,6 +69,7 @@ pub struct ChatArgs {
     pub system: Option<String>,
     pub max_tokens: Option<u32>,
     pub tools: Option<ToolSet>,
+    pub tool_choice: Option<tessera_providers::ToolChoice>,
     pub text: String,
 }
 
@@ -90,9 +91,21 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
         None => None,
         Some(ToolSet::Builtin) => Some(Arc::new(app.builtin_tools_for(&client, &model)?)),
     };
+    if let (Some(tessera_providers::ToolChoice::Tool(name)), Some(registry)) =
+        (&args.tool_choice, &tools)
+    {
+        if registry.get(name).is_none() {
+            let names: Vec<&str> = registry.names().collect();
+            bail!(
+                "--tool-choice {name}: no such tool; the tools are {}",
+                names.join(", ")
+            );
+        }
+    }
     let options = TurnOptions {
         system: args.system.clone(),
         max_tokens: args.max_tokens,
+        first_tool_choice: args.tool_choice.clone(),
         tools,
         // A one-shot command: the token tables are not built for a conversation that fits
         // at byte lengths.

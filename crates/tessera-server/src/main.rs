@@ -99,6 +99,10 @@ enum Command {
         /// search_context, save_memory). Without it the model answers with text only.
         #[arg(long, value_enum)]
         tools: Option<chat_cmd::ToolSet>,
+        /// The first model call's tool choice (with --tools): auto, required, none, or a tool's
+        /// name the model must call. Later calls of the turn choose freely.
+        #[arg(long, value_name = "auto|required|none|TOOL", requires = "tools")]
+        tool_choice: Option<tessera_providers::ToolChoice>,
         /// What to say.
         text: String,
     },
@@ -194,6 +198,7 @@ fn main() -> ExitCode {
             system,
             max_tokens,
             tools,
+            tool_choice,
             text,
         } => run_chat(
             data_dir,
@@ -204,6 +209,7 @@ fn main() -> ExitCode {
                 system,
                 max_tokens,
                 tools,
+                tool_choice,
                 text,
             },
         ),

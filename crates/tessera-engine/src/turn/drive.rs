@@ -167,6 +167,9 @@ pub(super) async fn drive(
         request.temperature = options.temperature;
         request.top_p = options.top_p;
         request.tools.clone_from(&tools);
+        if state.calls == 1 {
+            request.tool_choice.clone_from(&options.first_tool_choice);
+        }
         if options.debug {
             let mut facts = tessera_protocol::wire::JsonObject::new();
             facts.insert("call".into(), json!(state.calls));

@@ -119,6 +119,10 @@ pub struct TurnOptions {
     /// Sampling the client asked for (seed 003 §1.2 `config`); None: the provider's default.
     pub temperature: Option<f32>,
     pub top_p: Option<f32>,
+    /// The first model call's tool choice (`tessera chat --tool-choice`). Later calls of the
+    /// turn choose freely: forced on every call, a model would call tools until the turn's
+    /// limit.
+    pub first_tool_choice: Option<tessera_providers::ToolChoice>,
     /// How the prompt's tokens are counted: exactly, or, for a one-shot command, by byte
     /// lengths when the conversation fits at those bounds.
     pub counting: crate::assembler::Counting,
@@ -146,6 +150,7 @@ impl Default for TurnOptions {
             debug: false,
             temperature: None,
             top_p: None,
+            first_tool_choice: None,
             counting: crate::assembler::Counting::Exact,
         }
     }

@@ -126,6 +126,15 @@ pub fn encode_request(config: &ProviderConfig, request: &ChatRequest, stream: bo
             .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.input_schema}))
             .collect();
         body.insert("tools".into(), Value::Array(tools));
+        if let Some(choice) = &request.tool_choice {
+            let choice = match choice {
+                crate::ToolChoice::Auto => json!({"type": "auto"}),
+                crate::ToolChoice::Required => json!({"type": "any"}),
+                crate::ToolChoice::None => json!({"type": "none"}),
+                crate::ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
+            };
+            body.insert("tool_choice".into(), choice);
+        }
     }
     match request.reasoning {
         Some(effort) => {

@@ -47,6 +47,17 @@ pub fn encode_request(config: &ProviderConfig, request: &ChatRequest, stream: bo
             })
             .collect();
         body.insert("tools".into(), Value::Array(tools));
+        if let Some(choice) = &request.tool_choice {
+            let choice = match choice {
+                crate::ToolChoice::Auto => json!("auto"),
+                crate::ToolChoice::Required => json!("required"),
+                crate::ToolChoice::None => json!("none"),
+                crate::ToolChoice::Tool(name) => {
+                    json!({"type": "function", "function": {"name": name}})
+                }
+            };
+            body.insert("tool_choice".into(), choice);
+        }
     }
     if let Some(max) = request.max_tokens {
         // OpenAI's own API wants the newer name (its reasoning models refuse the old one);

@@ -231,3 +231,35 @@ async fn consecutive_turns_of_one_role_are_merged_for_anthropic() {
     assert_eq!(m.len(), 2);
     assert_eq!(m[0]["content"].as_array().unwrap().len(), 2);
 }
+
+#[tokio::test]
+async fn a_tool_choice_reaches_each_wire_in_its_own_words() {
+    use tessera_providers::ToolChoice;
+    let cases = [
+        (ToolChoice::Auto, json!("auto"), json!({"type": "auto"})),
+        (
+            ToolChoice::Required,
+            json!("required"),
+            json!({"type": "any"}),
+        ),
+        (ToolChoice::None, json!("none"), json!({"type": "none"})),
+        (
+            ToolChoice::Tool("lookup".into()),
+            json!({"type": "function", "function": {"name": "lookup"}}),
+            json!({"type": "tool", "name": "lookup"}),
+        ),
+    ];
+    for (choice, openai, anthropic) in cases {
+        let mut request = conversation("m");
+        request.tool_choice = Some(choice.clone());
+        let body = sent(WireKind::Openai, request.clone(), |_| {}).await;
+        assert_eq!(body["tool_choice"], openai, "{choice:?}");
+        let body = sent(WireKind::Anthropic, request, |_| {}).await;
+        assert_eq!(body["tool_choice"], anthropic, "{choice:?}");
+    }
+    // No tools, nothing to choose: the field is left out.
+    let mut bare = ChatRequest::new("m", conversation("m").messages);
+    bare.tool_choice = Some(ToolChoice::Required);
+    let body = sent(WireKind::Openai, bare, |_| {}).await;
+    assert!(body.get("tool_choice").is_none(), "{body}");
+}
