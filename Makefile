@@ -18,7 +18,7 @@ RELEASE_DEB_DIR := $(CARGO_TARGET_DIR)/release/bundle/deb
 
 .PHONY: figures package run test deps deps-build ui desktop serve lint gen \
         test-generated test-rust test-docs test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop \
-        bench-ui bench-cli bench-mcp fuzz llama-worker test-llama
+        bench-ui bench-cli bench-mcp bench-llama fuzz llama-worker test-llama
 
 ## make run: install what is missing, build, open the desktop app.
 run: deps-build ui desktop
@@ -87,6 +87,26 @@ test-llama: llama-worker
 	$(LLAMA_CARGO) fmt -- --check
 	$(LLAMA_CARGO) clippy --release --all-targets -q -- -D warnings
 	$(LLAMA_CARGO) test --release -q
+
+## Figures, not a test (issue 28): the worker, streamed over HTTP, beside llama-cpp-python
+## in-process (pinned; a venv under ~/.cache, whose pip builds llama.cpp from source with
+## GGML_NATIVE: minutes on two cores the first time) on the bench model (random weights,
+## 1.2 GB, made once): time to first token, tokens/s, the worker's memory. Its sdist is kept
+## beside the venv: run.py reads which llama.cpp it vendors and compares it with the worker's.
+LLAMA_BENCH_VENV ?= $(HOME)/.cache/tessera-llama-bench-venv
+LLAMA_BENCH_MODEL ?= $(LLAMA_TARGET_DIR)/bench.gguf
+bench-llama: llama-worker
+	python3 -c 'import ensurepip' 2>/dev/null || $(AS_ROOT) apt-get install -y -q python3-venv
+	[ -x $(LLAMA_BENCH_VENV)/bin/python ] || python3 -m venv $(LLAMA_BENCH_VENV)
+	CMAKE_ARGS="-DGGML_NATIVE=ON" $(LLAMA_BENCH_VENV)/bin/pip install -q --disable-pip-version-check \
+		-r bench/llama/requirements.txt
+	pin=$$(sed -n 's/^llama-cpp-python==//p' bench/llama/requirements.txt); \
+	[ -f $(LLAMA_BENCH_VENV)/sdist/llama_cpp_python-$$pin.tar.gz ] || \
+		$(LLAMA_BENCH_VENV)/bin/pip download -q --disable-pip-version-check --no-deps \
+		--no-binary :all: -d $(LLAMA_BENCH_VENV)/sdist llama-cpp-python==$$pin
+	[ -f $(LLAMA_BENCH_MODEL) ] || scripts/make-test-gguf.sh $(LLAMA_BENCH_MODEL) --size bench
+	python3 bench/llama/run.py $(LLAMA_TARGET_DIR)/release/tessera-llama \
+		$(LLAMA_BENCH_VENV)/bin/python $(LLAMA_BENCH_MODEL)
 
 ## Coverage-guided fuzzing of every parser of outside input, FUZZ_SECONDS (600) per target:
 ## about two hours. Not part of `make test`, whose Rust suites replay every corpus

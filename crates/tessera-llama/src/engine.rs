@@ -16,6 +16,7 @@ use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{AddBos, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::TokenToStringError;
 use tokio::sync::mpsc::UnboundedSender;
 
 /// Prompt tokens decoded per call: small enough that a cancel is seen within a chunk.
@@ -189,9 +190,7 @@ fn model_info(model: &LlamaModel, path: &Path, n_ctx: Option<u32>) -> anyhow::Re
         .max(256);
     let piece = |token: LlamaToken| {
         let mut decoder = encoding_rs::UTF_8.new_decoder();
-        model
-            .token_to_piece(token, &mut decoder, true, None)
-            .unwrap_or_default()
+        piece(model, token, &mut decoder, true)
     };
     let name = model
         .meta_val_str("general.name")
@@ -300,10 +299,7 @@ impl Runner<'_> {
                 return self.finish(job, Finish::Stop, generated);
             }
             generated += 1;
-            let piece = self
-                .model
-                .token_to_piece(token, &mut decoder, false, None)
-                .unwrap_or_default();
+            let piece = piece(self.model, token, &mut decoder, false);
             if !piece.is_empty() && job.out.send(Out::Text(piece)).is_err() {
                 return self.finish(job, Finish::Cancelled, generated);
             }
@@ -366,10 +362,66 @@ impl Runner<'_> {
     }
 }
 
+/// The text `token` adds, through `decoder`, which holds the bytes of a character that tokens
+/// split until its last byte comes. (llama-cpp-2's `token_to_piece` gives the decoder only as
+/// much room as the token's own bytes, so a character completed by a one-byte token was lost:
+/// Chinese text from a byte-fallback vocabulary lost characters.)
+fn piece(
+    model: &LlamaModel,
+    token: LlamaToken,
+    decoder: &mut encoding_rs::Decoder,
+    special: bool,
+) -> String {
+    let bytes = match model.token_to_piece_bytes(token, 64, special, None) {
+        Err(TokenToStringError::InsufficientBufferSpace(needed)) => model.token_to_piece_bytes(
+            token,
+            usize::try_from(needed.unsigned_abs()).unwrap_or(64),
+            special,
+            None,
+        ),
+        other => other,
+    }
+    .unwrap_or_default();
+    let room = decoder
+        .max_utf8_buffer_length(bytes.len())
+        .unwrap_or(bytes.len() * 3 + 16);
+    let mut text = String::with_capacity(room);
+    let _ = decoder.decode_to_string(&bytes, &mut text, false);
+    text
+}
+
 fn cancelled(job: &Job) -> bool {
     job.cancel.load(Ordering::Relaxed) || job.out.is_closed()
 }
 
 fn common_prefix(a: &[LlamaToken], b: &[LlamaToken]) -> usize {
     a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    /// Chinese and emoji in a vocabulary with no such pieces come as one byte per token: every
+    /// character is whole again once its last byte has come.
+    #[test]
+    fn characters_split_across_tokens_come_out_whole() {
+        let path = std::env::var("TESSERA_TEST_GGUF").expect("TESSERA_TEST_GGUF");
+        let backend = LlamaBackend::init().unwrap();
+        let params = LlamaModelParams::default();
+        let model = LlamaModel::load_from_file(&backend, path, &params).unwrap();
+        let text = "你好，世界 🎉 ok";
+        let tokens = model.str_to_token(text, AddBos::Never).unwrap();
+        assert!(
+            tokens.len() > text.chars().count(),
+            "split into bytes: {tokens:?}"
+        );
+        let mut decoder = encoding_rs::UTF_8.new_decoder();
+        let out: String = tokens
+            .iter()
+            .map(|t| piece(&model, *t, &mut decoder, false))
+            .collect();
+        assert_eq!(out, text);
+    }
 }
