@@ -205,21 +205,15 @@ impl LocalRuntime {
 
     async fn start(&self, model: &Path) -> Result<Running, RuntimeError> {
         let token = random_token();
-        let mut command = Command::new(&self.options.worker);
-        command
-            .arg(model)
-            .args(["--port", "0"])
-            .env("TESSERA_LLAMA_TOKEN", &token)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        if let Some(ctx) = self.options.ctx {
-            command.args(["--ctx", &ctx.to_string()]);
-        }
-        if let Some(threads) = self.options.threads {
-            command.args(["--threads", &threads.to_string()]);
-        }
+        let mut command = Command::from(crate::worker::command(
+            &self.options.worker,
+            model,
+            0,
+            self.options.ctx,
+            self.options.threads,
+            &token,
+        ));
+        command.stderr(Stdio::piped()).kill_on_drop(true);
         let mut child = command.spawn().map_err(|source| RuntimeError::Spawn {
             worker: self.options.worker.clone(),
             source,

@@ -119,19 +119,7 @@ fn serve(
     }
     let worker = tessera_local::worker::worker_binary();
     let token = token.unwrap_or_else(crate::auth::new_token);
-    let mut command = std::process::Command::new(&worker);
-    command
-        .arg(&file)
-        .args(["--port", &port.to_string()])
-        .env("TESSERA_LLAMA_TOKEN", &token)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped());
-    if let Some(ctx) = ctx {
-        command.args(["--ctx", &ctx.to_string()]);
-    }
-    if let Some(threads) = threads {
-        command.args(["--threads", &threads.to_string()]);
-    }
+    let mut command = tessera_local::worker::command(&worker, &file, port, ctx, threads, &token);
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(err) => {
