@@ -13,6 +13,7 @@ mod direct_run;
 pub mod direct_runs;
 mod error;
 pub mod grants;
+pub mod local_models;
 pub mod mcp;
 pub mod messages;
 pub mod models;
@@ -28,6 +29,7 @@ use std::sync::Arc;
 
 use tessera_engine::engine::{Engine, EngineError, ModelChoice};
 use tessera_engine::tools::{RegistryError, ToolRegistry};
+use tessera_protocol::settings_api::ModelStatus;
 use tessera_store::Store;
 use thiserror::Error;
 
@@ -50,6 +52,19 @@ fn open_store(dir: &Path) -> Result<Arc<Store>, AppError> {
 /// store they keep their results in.
 pub type ToolPlugin =
     Arc<dyn Fn(&mut ToolRegistry, &Arc<Store>) -> Result<(), RegistryError> + Send + Sync>;
+
+/// The model new runs use, as the UI shows it.
+pub fn model_status(engine: &Engine) -> ModelStatus {
+    match engine.model() {
+        Some(choice) => ModelStatus {
+            ready: true,
+            provider: Some(choice.client.config().name.clone()),
+            model: Some(choice.model.clone()),
+            reason: None,
+        },
+        None => ModelStatus::default(),
+    }
+}
 
 /// Why the application could not open.
 #[derive(Debug, Error)]
@@ -99,6 +114,7 @@ struct Inner {
     /// One lane for rebuilding the model: two provider changes in quick succession must not
     /// leave the older one's model in place because its rebuild finished last.
     rebuilding: tokio::sync::Mutex<()>,
+    downloads: local_models::Downloads,
 }
 
 impl std::fmt::Debug for App {
@@ -178,6 +194,7 @@ impl App {
                 plugins,
                 notes: std::sync::OnceLock::new(),
                 rebuilding: tokio::sync::Mutex::new(()),
+                downloads: local_models::Downloads::default(),
             }),
         }
     }
@@ -221,6 +238,22 @@ impl App {
                 Err(err)
             }
         }
+    }
+
+    /// [`Self::reload_model`], and the model new runs use after it (or why there is none).
+    pub async fn reload_model_status(&self) -> ModelStatus {
+        match self.reload_model().await {
+            Ok(()) => model_status(&self.engine),
+            Err(reason) => ModelStatus {
+                reason: Some(reason.to_string()),
+                ..ModelStatus::default()
+            },
+        }
+    }
+
+    /// The downloads of local models this app runs.
+    pub(crate) fn downloads(&self) -> &local_models::Downloads {
+        &self.inner.downloads
     }
 
     /// The model the overrides (or the folder's default provider) name, with every tool:

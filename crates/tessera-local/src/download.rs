@@ -555,9 +555,19 @@ async fn fetch_from(
     }
     let mut body = answer.bytes_stream();
     let mut got = 0u64;
+    // While the hub sends nothing the progress still moves on: the last bytes are shown, and
+    // the speed falls, rather than a figure from before the stall.
+    let mut quiet = tokio::time::interval(PROGRESS_EVERY);
+    quiet.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let chunk = tokio::select! {
             chunk = body.next() => chunk,
+            _ = quiet.tick() => {
+                if let Some(report) = meter.advance(0) {
+                    progress(report);
+                }
+                continue;
+            }
             () = stop.cancelled() => {
                 out.flush().map_err(io("cannot write", path))?;
                 return Err(DownloadError::Stopped);

@@ -37,4 +37,11 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     collector.add::<tessera_app::views::providers::KeyRemoved>();
     collector.add::<tessera_app::views::providers::DefaultProviderSet>();
     collector.add::<tessera_app::views::providers::ProviderModels>();
+    // `/v1/local-models…`.
+    collector.add::<tessera_app::views::local_models::LocalModelsView>();
+    collector.add::<tessera_app::views::local_models::DownloadView>();
+    collector.add::<tessera_app::views::local_models::DownloadCancelled>();
+    collector.add::<tessera_app::views::local_models::LocalFileRemoved>();
+    collector.add::<tessera_app::views::local_models::LocalModelChosen>();
+    collector.add::<tessera_app::views::local_models::WorkerView>();
 }

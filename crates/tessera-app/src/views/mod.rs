@@ -5,5 +5,6 @@
 pub mod agents;
 pub mod conversations;
 pub mod interactions;
+pub mod local_models;
 pub mod providers;
 pub mod tools;

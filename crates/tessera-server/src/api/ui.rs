@@ -10,6 +10,7 @@ mod branches;
 mod context;
 mod conversations;
 mod grants;
+mod local_models;
 mod mcp;
 mod provider_check;
 mod providers;
@@ -36,6 +37,7 @@ pub fn ui_routes() -> Router<crate::api::ApiState> {
         .merge(context::routes())
         .merge(conversations::routes())
         .merge(grants::routes())
+        .merge(local_models::routes())
         .merge(mcp::routes())
         .merge(providers::routes())
         .merge(secrets::routes())
@@ -91,26 +93,12 @@ fn kind_of(value: &Value) -> &'static str {
 
 /// The model new runs use, as the UI shows it.
 fn model_status(engine: &Engine) -> ModelStatus {
-    match engine.model() {
-        Some(choice) => ModelStatus {
-            ready: true,
-            provider: Some(choice.client.config().name.clone()),
-            model: Some(choice.model.clone()),
-            reason: None,
-        },
-        None => ModelStatus::default(),
-    }
+    tessera_app::model_status(engine)
 }
 
 /// Rebuilds the model after a change and says how it went.
 async fn refresh_model(app: &tessera_app::App) -> ModelStatus {
-    match app.reload_model().await {
-        Ok(()) => model_status(app.engine()),
-        Err(reason) => ModelStatus {
-            reason: Some(reason.to_string()),
-            ..ModelStatus::default()
-        },
-    }
+    app.reload_model_status().await
 }
 
 /// A status as a JSON value, for answers assembled with `json!`.

@@ -31,6 +31,7 @@ mod serve_hostile_input;
 mod serve_images;
 mod serve_inspect;
 mod serve_key_file;
+mod serve_local_models;
 mod serve_local_providers;
 mod serve_mcp;
 mod serve_mcp_cp;

@@ -1,0 +1,435 @@
+//! Models on this machine, for the settings page and the first-run offer: the catalogue, the
+//! files in the data folder's `models` folder, downloads in the background (progress, pause,
+//! resume, cancel), delete, and making one the model new runs use (the `on-device` provider).
+//! `tessera local` does the same from the command line with the same pieces.
+
+mod downloads;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tessera_local::catalogue::{self, CatalogueModel, Tier, CATALOGUE};
+use tessera_local::download::{self, DownloadError, Hub};
+use tessera_local::library::{hub_file_for, Library, LibraryError};
+use tessera_local::runtime::WorkerState;
+use tessera_providers::presets;
+use thiserror::Error;
+
+use crate::providers::ProvidersError;
+use crate::views::local_models::{
+    CatalogueEntry, DownloadCancelled, DownloadPhase, DownloadView, LocalFile, LocalFileRemoved,
+    LocalModelChosen, LocalModelsView, ModelTier, WorkerView,
+};
+use crate::App;
+
+pub(crate) use downloads::Downloads;
+use downloads::Stop;
+
+/// The provider local models are offered through.
+pub const ON_DEVICE: &str = "on-device";
+
+/// How long downloads wait for the hub to accept a connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+
+#[derive(Debug, Error)]
+pub enum LocalModelsError {
+    #[error(transparent)]
+    Library(#[from] LibraryError),
+    #[error(transparent)]
+    Providers(#[from] ProvidersError),
+    #[error("{0} is downloaded already")]
+    AlreadyThere(String),
+    #[error("no download of {0} is running or stopped")]
+    NoDownload(String),
+    #[error("{0} is still downloading: pause or cancel it first")]
+    StillDownloading(String),
+    #[error("{file} is not a GGUF model file ({why})")]
+    NotAModel { file: String, why: String },
+}
+
+impl LocalModelsError {
+    /// A request the person can correct (a name, a state), as opposed to a disk or store failure.
+    pub fn is_conflict(&self) -> bool {
+        matches!(
+            self,
+            Self::AlreadyThere(_) | Self::StillDownloading(_) | Self::NotAModel { .. }
+        )
+    }
+
+    pub fn is_not_found(&self) -> bool {
+        matches!(
+            self,
+            Self::NoDownload(_) | Self::Library(LibraryError::NotFound(_))
+        )
+    }
+
+    pub fn is_bad_request(&self) -> bool {
+        matches!(
+            self,
+            Self::Library(LibraryError::BadName(_) | LibraryError::UnknownModel(_))
+        )
+    }
+}
+
+type Outcome<T> = Result<T, LocalModelsError>;
+
+/// The local-model operations of an [`App`].
+pub struct LocalModels<'a> {
+    app: &'a App,
+}
+
+impl App {
+    pub fn local_models(&self) -> LocalModels<'_> {
+        LocalModels { app: self }
+    }
+}
+
+impl LocalModels<'_> {
+    fn library(&self) -> Library {
+        Library::new(&self.app.engine().store().paths().root)
+    }
+
+    /// Everything the settings page shows.
+    pub async fn overview(&self) -> Outcome<LocalModelsView> {
+        let library = self.library();
+        let on_disk = library.list()?;
+        let default_file = self.default_file();
+        let recommended = catalogue::recommended(tessera_local::disk::total_memory()).id;
+        let catalogue = CATALOGUE
+            .iter()
+            .map(|m| catalogue_entry(m, m.id == recommended))
+            .collect();
+        let files = on_disk
+            .iter()
+            .map(|m| LocalFile {
+                file: m.file.clone(),
+                bytes: m.bytes,
+                partial: m.partial,
+                catalogue_id: m.catalogue_id.map(str::to_owned),
+                default: !m.partial && default_file.as_deref() == Some(m.file.as_str()),
+            })
+            .collect();
+        let worker_program = tessera_local::worker::worker_binary();
+        Ok(LocalModelsView {
+            catalogue,
+            files,
+            downloads: self.app.downloads().views(),
+            used_bytes: on_disk.iter().map(|m| m.bytes).sum(),
+            free_bytes: tessera_local::disk::free_bytes(existing_ancestor(library.dir())).ok(),
+            folder: library.dir().to_owned(),
+            hub: Hub::endpoint_from_env(),
+            worker_found: program_found(&worker_program),
+            worker_program,
+            worker: worker_view(self.app.engine().local_models().state().await),
+            default_file,
+        })
+    }
+
+    /// The file the on-device provider answers with, when it is the default provider.
+    fn default_file(&self) -> Option<String> {
+        let providers = self.app.providers();
+        if providers.default().ok().flatten().as_deref() != Some(ON_DEVICE) {
+            return None;
+        }
+        let (config, _) = providers.find(ON_DEVICE).ok().flatten()?;
+        config.default_model.filter(|m| !m.is_empty())
+    }
+
+    /// Starts downloading `model` (a catalogue id or `OWNER/REPO:FILE.gguf`) in the background,
+    /// resuming what an earlier download of it left; its progress is in [`Self::overview`].
+    /// Asking again while it runs answers the running one. With `use_when_done` the model
+    /// becomes the default once it is whole.
+    pub fn download(&self, model: &str, use_when_done: bool) -> Outcome<DownloadView> {
+        let file = hub_file_for(model, "main")?;
+        let library = self.library();
+        let target = library.target(&file);
+        if target.exists() {
+            return Err(LocalModelsError::AlreadyThere(file.file_name().to_owned()));
+        }
+        let hub = self.hub()?;
+        let kept = download::partial_size(&target).unwrap_or(0);
+        let ticket =
+            match self
+                .app
+                .downloads()
+                .start(model.to_owned(), file.clone(), use_when_done, kept)
+            {
+                Ok(ticket) => ticket,
+                Err(running) => return Ok(running),
+            };
+        let view = self
+            .app
+            .downloads()
+            .view(&ticket.file_name)
+            .ok_or_else(|| LocalModelsError::NoDownload(ticket.file_name.clone()))?;
+        let app = self.app.clone();
+        tokio::spawn(async move {
+            let downloads = app.downloads();
+            let result = async {
+                let remote = hub.remote(&file).await?;
+                downloads.sized(&ticket, remote.size);
+                download::download(&hub, &file, &target, Some(remote), &ticket.token, |p| {
+                    downloads.progress(&ticket, &p)
+                })
+                .await
+            }
+            .await;
+            match result {
+                Ok(done) => {
+                    let view = downloads.finished(&ticket);
+                    tracing::info!(file = %ticket.file_name, bytes = done.size, "model downloaded");
+                    if view.is_some_and(|v| v.use_when_done) {
+                        if let Err(err) = app.local_models().make_default(&ticket.file_name).await {
+                            tracing::warn!(file = %ticket.file_name, "cannot use the downloaded model: {err}");
+                        }
+                    }
+                }
+                Err(DownloadError::Stopped) => match downloads.stop_asked(&ticket) {
+                    Some(Stop::Cancel) => {
+                        if let Err(err) = download::remove_partial(&target) {
+                            tracing::warn!(file = %ticket.file_name, "cannot delete the cancelled download: {err}");
+                        }
+                        downloads.finished(&ticket);
+                    }
+                    _ => downloads.halted(&ticket, DownloadPhase::Paused, None),
+                },
+                Err(err) => {
+                    tracing::warn!(file = %ticket.file_name, "download failed: {err}");
+                    downloads.halted(&ticket, DownloadPhase::Failed, Some(err.to_string()));
+                }
+            }
+        });
+        Ok(view)
+    }
+
+    /// Pauses a running download; its bytes stay for a later download of the same model.
+    pub fn pause(&self, file: &str) -> Outcome<DownloadView> {
+        let downloads = self.app.downloads();
+        if !downloads.stop(file, Stop::Pause) {
+            return Err(LocalModelsError::NoDownload(file.to_owned()));
+        }
+        downloads
+            .view(file)
+            .ok_or_else(|| LocalModelsError::NoDownload(file.to_owned()))
+    }
+
+    /// Resumes a paused or failed download.
+    pub fn resume(&self, file: &str) -> Outcome<DownloadView> {
+        match self.app.downloads().stopped_request(file) {
+            Some((model, _, use_when_done)) => self.download(&model, use_when_done),
+            None if self.app.downloads().is_running(file) => self
+                .app
+                .downloads()
+                .view(file)
+                .ok_or_else(|| LocalModelsError::NoDownload(file.to_owned())),
+            // A partial file an earlier session left: a catalogue model's is resumed by name.
+            None => match CATALOGUE.iter().find(|m| m.file == file) {
+                Some(model)
+                    if download::partial_size(&self.library().dir().join(file)).is_some() =>
+                {
+                    self.download(model.id, false)
+                }
+                _ => Err(LocalModelsError::NoDownload(file.to_owned())),
+            },
+        }
+    }
+
+    /// Stops a download and deletes what it wrote (running, paused, failed, or left by an
+    /// earlier session).
+    pub async fn cancel(&self, file: &str) -> Outcome<DownloadCancelled> {
+        let downloads = self.app.downloads();
+        let target = self.library().dir().join(file);
+        if downloads.stop(file, Stop::Cancel) {
+            // The task deletes the partial file as it ends; wait for it so the answer is true.
+            for _ in 0..200 {
+                if !downloads.is_running(file) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(25)).await;
+            }
+            let freed = downloads.view(file).map_or(0, |v| v.done);
+            return Ok(DownloadCancelled {
+                file: file.to_owned(),
+                freed_bytes: freed,
+            });
+        }
+        let partial = download::partial_size(&target);
+        let forgotten = downloads.forget(file);
+        if partial.is_none() && forgotten.is_none() {
+            return Err(LocalModelsError::NoDownload(file.to_owned()));
+        }
+        bad_name(file)?;
+        download::remove_partial(&target).map_err(LibraryError::from)?;
+        Ok(DownloadCancelled {
+            file: file.to_owned(),
+            freed_bytes: partial.unwrap_or(0),
+        })
+    }
+
+    /// Deletes a model file (stopping the worker first when it runs that model); the default
+    /// model gone, new runs have none until another is chosen.
+    pub async fn remove(&self, file: &str) -> Outcome<LocalFileRemoved> {
+        bad_name(file)?;
+        if self.app.downloads().is_running(file) {
+            return Err(LocalModelsError::StillDownloading(file.to_owned()));
+        }
+        let library = self.library();
+        let path = library.dir().join(file);
+        if let WorkerState::Running { model, .. } = self.app.engine().local_models().state().await {
+            if model == path {
+                self.app.engine().local_models().unload().await;
+            }
+        }
+        let freed_bytes = library.remove(file)?;
+        self.app.downloads().forget(file);
+        let model = self.app.reload_model_status().await;
+        Ok(LocalFileRemoved {
+            file: file.to_owned(),
+            freed_bytes,
+            model,
+        })
+    }
+
+    /// Makes `file` (whole, in the models folder) the model new runs use: the on-device
+    /// provider, with that model, becomes the default.
+    pub async fn make_default(&self, file: &str) -> Outcome<LocalModelChosen> {
+        bad_name(file)?;
+        let path = self.library().dir().join(file);
+        check_gguf(&path, file)?;
+        let providers = self.app.providers();
+        let (mut config, _) = providers.require(ON_DEVICE)?;
+        if !presets::is_local(&config) {
+            return Err(ProvidersError::Invalid(format!(
+                "the saved provider {ON_DEVICE} is not the on-device one (its base URL is {}): \
+                 remove it to use models on this machine",
+                config.base_url
+            ))
+            .into());
+        }
+        config.default_model = Some(file.to_owned());
+        config.models.entry(file.to_owned()).or_default();
+        providers.check_and_save(&mut config)?;
+        providers.set_default(ON_DEVICE)?;
+        let model = self.app.reload_model_status().await;
+        Ok(LocalModelChosen {
+            file: file.to_owned(),
+            model,
+        })
+    }
+
+    /// Stops the worker now (its memory goes back to the system); the next message to a local
+    /// model starts it again.
+    pub async fn stop_worker(&self) -> WorkerView {
+        let local = self.app.engine().local_models();
+        local.unload().await;
+        worker_view(local.state().await)
+    }
+
+    /// The hub, through the on-device provider's proxy and certificates when it has them.
+    fn hub(&self) -> Outcome<Hub> {
+        let (proxy, certs) = match self.app.providers().find(ON_DEVICE) {
+            Ok(Some((config, _))) => (config.proxy, config.extra_ca_certs),
+            _ => (None, Vec::new()),
+        };
+        Ok(Hub::new(&Hub::endpoint_from_env(), || {
+            tessera_providers::http::network_builder(
+                "downloads",
+                proxy.as_deref(),
+                &certs,
+                CONNECT_TIMEOUT,
+            )
+        })
+        .map_err(LibraryError::from)?)
+    }
+}
+
+fn catalogue_entry(m: &CatalogueModel, recommended: bool) -> CatalogueEntry {
+    CatalogueEntry {
+        id: m.id.to_owned(),
+        name: m.name.to_owned(),
+        tier: match m.tier {
+            Tier::Small => ModelTier::Small,
+            Tier::Medium => ModelTier::Medium,
+            Tier::Large => ModelTier::Large,
+        },
+        repo: m.repo.to_owned(),
+        file: m.file.to_owned(),
+        approx_bytes: m.approx_bytes,
+        licence: m.licence.to_owned(),
+        good_at: m.good_at.to_owned(),
+        good_at_zh: m.good_at_zh.to_owned(),
+        recommended,
+    }
+}
+
+fn worker_view(state: WorkerState) -> WorkerView {
+    let name = |path: &Path| {
+        path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    match state {
+        WorkerState::NotRunning => WorkerView::NotRunning,
+        WorkerState::Running { model, .. } => WorkerView::Running {
+            model: name(&model),
+        },
+        WorkerState::Died {
+            model,
+            status,
+            said,
+        } => WorkerView::Died {
+            model: name(&model),
+            status,
+            said,
+        },
+    }
+}
+
+/// A file's name alone: no folder, nothing that leaves the models folder.
+fn bad_name(file: &str) -> Outcome<()> {
+    if file.is_empty() || file.contains(['/', '\\', '\0']) || file == "." || file == ".." {
+        return Err(LibraryError::BadName(file.to_owned()).into());
+    }
+    Ok(())
+}
+
+/// A model file is whole and starts with GGUF's magic; anything else would only fail later,
+/// in the worker, with less to say.
+fn check_gguf(path: &Path, file: &str) -> Outcome<()> {
+    let not = |why: String| LocalModelsError::NotAModel {
+        file: file.to_owned(),
+        why,
+    };
+    let mut magic = [0u8; 4];
+    match std::fs::File::open(path) {
+        Ok(mut f) => f
+            .read_exact(&mut magic)
+            .map_err(|err| not(format!("cannot read it: {err}")))?,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Err(LibraryError::NotFound(file.to_owned()).into())
+        }
+        Err(err) => return Err(not(format!("cannot open it: {err}"))),
+    }
+    if &magic != b"GGUF" {
+        return Err(not("it does not start with GGUF".into()));
+    }
+    Ok(())
+}
+
+/// The folder, or the nearest one above it that exists (the models folder is made on the first
+/// download), for the free space.
+fn existing_ancestor(dir: &Path) -> &Path {
+    dir.ancestors().find(|d| d.is_dir()).unwrap_or(dir)
+}
+
+/// Whether the worker program can be started: a file that exists, or a name the PATH has.
+fn program_found(program: &Path) -> bool {
+    if program.components().count() > 1 {
+        return program.is_file();
+    }
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir: PathBuf| dir.join(program).is_file())
+    })
+}

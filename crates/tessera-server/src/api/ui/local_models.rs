@@ -1,0 +1,175 @@
+//! Models on this machine for the settings page and the first-run offer, by the steps `tessera
+//! local` takes: the catalogue and the files, downloads in the background (their progress is
+//! in the listing), pause, resume, cancel, delete, the default, and stopping the worker.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+use serde_json::Value;
+use tessera_app::local_models::LocalModelsError;
+use tessera_app::views::local_models::{
+    DownloadCancelled, DownloadView, LocalFileRemoved, LocalModelChosen, LocalModelsView,
+    WorkerView,
+};
+use tessera_app::{error_chain, App};
+use tessera_protocol::error_codes::ErrorCode;
+
+use super::{bad_request, kind_of, object_body};
+use crate::api::ApiError;
+
+pub(super) fn routes() -> Router<crate::api::ApiState> {
+    Router::new()
+        .route("/local-models", get(overview))
+        .route("/local-models/downloads", post(start))
+        .route("/local-models/downloads/{file}", delete(cancel))
+        .route("/local-models/downloads/{file}/pause", post(pause))
+        .route("/local-models/downloads/{file}/resume", post(resume))
+        .route("/local-models/files/{file}", delete(remove))
+        .route("/local-models/files/{file}/default", post(make_default))
+        .route("/local-models/worker/stop", post(stop_worker))
+}
+
+fn local_error(err: LocalModelsError) -> ApiError {
+    let message = error_chain(&err);
+    if let LocalModelsError::Providers(inner) = err {
+        return super::providers::providers_error(inner);
+    }
+    let (status, code) = if err.is_not_found() {
+        (StatusCode::NOT_FOUND, ErrorCode::NotFound)
+    } else if err.is_bad_request() {
+        (StatusCode::BAD_REQUEST, ErrorCode::BadRequest)
+    } else {
+        match &err {
+            LocalModelsError::AlreadyThere(_) => (StatusCode::CONFLICT, ErrorCode::AlreadyExists),
+            LocalModelsError::StillDownloading(_) => {
+                (StatusCode::CONFLICT, ErrorCode::AlreadyRunning)
+            }
+            LocalModelsError::NotAModel { .. } => {
+                (StatusCode::BAD_REQUEST, ErrorCode::InvalidValue)
+            }
+            _ => (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::StoreError),
+        }
+    };
+    ApiError::new(status, code, message)
+}
+
+/// `GET /v1/local-models`: the catalogue (the one for this machine marked), the files on disk,
+/// the downloads with their progress, the space used and free, the worker and the default.
+async fn overview(State(app): State<App>) -> Result<Json<LocalModelsView>, ApiError> {
+    app.local_models()
+        .overview()
+        .await
+        .map(Json)
+        .map_err(local_error)
+}
+
+/// `POST /v1/local-models/downloads` `{"model": ID or "OWNER/REPO:FILE.gguf", "use_when_done":
+/// bool}`: 202 with the download, which goes on in the background.
+async fn start(
+    State(app): State<App>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let body = object_body(body)?;
+    let model = match body.get("model") {
+        Some(Value::String(model)) if !model.trim().is_empty() => model.trim().to_owned(),
+        Some(other) => {
+            return Err(bad_request(format!(
+                "`model` must be a catalogue id or OWNER/REPO:FILE.gguf, not {}",
+                kind_of(other)
+            )))
+        }
+        None => {
+            return Err(bad_request(
+                "`model` is missing: a catalogue id or OWNER/REPO:FILE.gguf",
+            ))
+        }
+    };
+    let use_when_done = match body.get("use_when_done") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(flag)) => *flag,
+        Some(other) => {
+            return Err(bad_request(format!(
+                "`use_when_done` must be a boolean, not {}",
+                kind_of(other)
+            )))
+        }
+    };
+    if let Some(field) = body
+        .keys()
+        .find(|k| k.as_str() != "model" && k.as_str() != "use_when_done")
+    {
+        return Err(bad_request(format!(
+            "unknown field `{field}` (a download takes `model` and `use_when_done`)"
+        )));
+    }
+    let view: DownloadView = app
+        .local_models()
+        .download(&model, use_when_done)
+        .map_err(local_error)?;
+    Ok((StatusCode::ACCEPTED, Json(view)).into_response())
+}
+
+/// `POST /v1/local-models/downloads/{file}/pause`: the bytes so far are kept.
+async fn pause(
+    State(app): State<App>,
+    Path(file): Path<String>,
+) -> Result<Json<DownloadView>, ApiError> {
+    app.local_models()
+        .pause(&file)
+        .map(Json)
+        .map_err(local_error)
+}
+
+/// `POST /v1/local-models/downloads/{file}/resume`: a paused or failed download, or one an
+/// earlier session left, goes on from where it stopped.
+async fn resume(State(app): State<App>, Path(file): Path<String>) -> Result<Response, ApiError> {
+    let view = app.local_models().resume(&file).map_err(local_error)?;
+    Ok((StatusCode::ACCEPTED, Json(view)).into_response())
+}
+
+/// `DELETE /v1/local-models/downloads/{file}`: stops it and deletes what it wrote.
+async fn cancel(
+    State(app): State<App>,
+    Path(file): Path<String>,
+) -> Result<Json<DownloadCancelled>, ApiError> {
+    app.local_models()
+        .cancel(&file)
+        .await
+        .map(Json)
+        .map_err(local_error)
+}
+
+/// `DELETE /v1/local-models/files/{file}`: the model file is deleted.
+async fn remove(
+    State(app): State<App>,
+    Path(file): Path<String>,
+) -> Result<Json<LocalFileRemoved>, ApiError> {
+    app.local_models()
+        .remove(&file)
+        .await
+        .map(Json)
+        .map_err(local_error)
+}
+
+/// `POST /v1/local-models/files/{file}/default`: new runs use this model (the on-device
+/// provider becomes the default).
+async fn make_default(
+    State(app): State<App>,
+    Path(file): Path<String>,
+) -> Result<Json<LocalModelChosen>, ApiError> {
+    app.local_models()
+        .make_default(&file)
+        .await
+        .map(Json)
+        .map_err(local_error)
+}
+
+/// `POST /v1/local-models/worker/stop`: the model leaves memory now; the next message to a
+/// local model loads it again.
+async fn stop_worker(State(app): State<App>) -> Json<WorkerView> {
+    Json(app.local_models().stop_worker().await)
+}
