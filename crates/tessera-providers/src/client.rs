@@ -495,7 +495,12 @@ impl ResponseStream {
         let _ = self.decoder.finish(&mut self.scratch);
         self.pending.extend(self.scratch.drain(..));
         self.state = State::Done;
-        self.deferred = Some(err);
+        // The worker of a model on this machine is what failed, not a network.
+        self.deferred = Some(if self.client.inner.source.is_some() {
+            err.from_local_model()
+        } else {
+            err
+        });
     }
 
     fn reset(&mut self, state: State) {
@@ -511,8 +516,10 @@ impl ResponseStream {
         let inner = &self.client.inner;
         let config = &inner.config;
         let dynamic = match &inner.source {
+            // Not retried: the source has just tried to start the worker and says why it
+            // could not (a model that fails to load fails again).
             Some(source) => Some(source.endpoint(&self.request.model).await.map_err(
-                |message| ProviderError::Network {
+                |message| ProviderError::LocalModelStopped {
                     provider: config.name.clone(),
                     message,
                 },

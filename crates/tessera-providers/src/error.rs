@@ -48,6 +48,10 @@ pub enum ProviderError {
     SpendingLimit(String),
     #[error("the keyring could not be used: {0}")]
     Keyring(String),
+    /// The model on this machine could not be started, or its worker stopped while answering
+    /// (it starts again with the next call).
+    #[error("the model on this computer stopped: {message}")]
+    LocalModelStopped { provider: String, message: String },
 }
 
 impl ProviderError {
@@ -78,6 +82,7 @@ impl ProviderError {
             Self::Config(_) => "config_error",
             Self::SpendingLimit(_) => "spending_limit",
             Self::Keyring(_) => "keyring_error",
+            Self::LocalModelStopped { .. } => "local_model_stopped",
         }
     }
 
@@ -144,6 +149,29 @@ impl ProviderError {
             Self::Decode { provider, message } => Self::Decode {
                 provider,
                 message: f(message),
+            },
+            Self::LocalModelStopped { provider, message } => Self::LocalModelStopped {
+                provider,
+                message: f(message),
+            },
+            other => other,
+        }
+    }
+
+    /// What a transport failure of the model on this machine means to a person: its worker
+    /// stopped (or never started). Other errors are left as they are.
+    pub fn from_local_model(self) -> Self {
+        match self {
+            Self::Network { provider, message }
+            | Self::Decode { provider, message }
+            | Self::Stream {
+                provider, message, ..
+            } => Self::LocalModelStopped { provider, message },
+            Self::ConnectTimeout { ref provider, .. }
+            | Self::FirstByteTimeout { ref provider, .. }
+            | Self::IdleTimeout { ref provider, .. } => Self::LocalModelStopped {
+                provider: provider.clone(),
+                message: self.to_string(),
             },
             other => other,
         }

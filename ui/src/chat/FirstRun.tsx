@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { SettingsApi, type ProviderConfig, type ProviderRow } from '../settings/api';
 import type { TesseraClient } from '../transport/client';
 import { describeError } from '../transport/describeError';
+import { FirstRunOffer } from '../localModels/FirstRunOffer';
 
 /** The providers a new person most likely has an account with, in this order. */
 const PRESETS = ['openai', 'anthropic', 'deepseek', 'qwen', 'moonshot'] as const;
@@ -11,7 +12,7 @@ const PRESETS = ['openai', 'anthropic', 'deepseek', 'qwen', 'moonshot'] as const
 /**
  * With no model set up, the empty chat says so and sets one up without leaving it: pick a
  * provider, paste its key, and Tessera tests the key and makes that provider the default.
- * (A model downloaded to this machine will join the choices here.)
+ * Or, with no account at all: download a model that runs on this computer.
  */
 export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraClient; onOpenSettings: () => void; onReady?: () => void }) {
   const { t } = useTranslation();
@@ -142,6 +143,16 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
             </button>
           ))}
         </div>
+      )}
+      {chosen === null && (
+        <FirstRunOffer
+          api={api}
+          busy={busy}
+          onReady={(file) => {
+            setDone(t('firstRun.onThisComputer', { file }));
+            onReady?.();
+          }}
+        />
       )}
       {chosen === null && problem && (
         <p className="notice notice-error" role="alert">

@@ -5,17 +5,19 @@ import type { TesseraClient } from '../transport/client';
 import { AgentsSection } from './AgentsSection';
 import { SettingsApi } from './api';
 import { GeneralSection } from './GeneralSection';
+import { LocalModelsSection } from '../localModels/LocalModelsSection';
 import { McpSection, type CurrentConversation } from './McpSection';
 import { PermissionsSection } from './PermissionsSection';
 import { ProvidersSection } from './ProvidersSection';
 import './settings.css';
 
-export const SECTIONS = ['general', 'providers', 'agents', 'mcp', 'permissions'] as const;
+export const SECTIONS = ['general', 'providers', 'localModels', 'agents', 'mcp', 'permissions'] as const;
 export type SectionId = (typeof SECTIONS)[number];
 
 const SECTION_KEYS = {
   general: 'settings.general',
   providers: 'settings.providers',
+  localModels: 'settings.localModels',
   agents: 'settings.agents',
   mcp: 'settings.mcp',
   permissions: 'settings.permissions',
@@ -74,6 +76,7 @@ export function SettingsPage({ client, theme, onThemeChange, onClose, initialSec
           </h2>
           {section === 'general' && <GeneralSection api={api} theme={theme} onThemeChange={onThemeChange} />}
           {section === 'providers' && <ProvidersSection api={api} />}
+          {section === 'localModels' && <LocalModelsSection api={api} />}
           {section === 'agents' && <AgentsSection api={api} />}
           {section === 'mcp' && <McpSection api={api} conversation={conversation} />}
           {section === 'permissions' && <PermissionsSection client={client} />}

@@ -14,6 +14,12 @@ import type { KeyStored } from '../generated/KeyStored';
 import type { ModelInfo } from '../generated/ModelInfo';
 import type { ProviderConfig } from '../generated/ProviderConfig';
 import type { LocalProviders } from '../generated/LocalProviders';
+import type { DownloadCancelled } from '../generated/DownloadCancelled';
+import type { DownloadView } from '../generated/DownloadView';
+import type { LocalFileRemoved } from '../generated/LocalFileRemoved';
+import type { LocalModelChosen } from '../generated/LocalModelChosen';
+import type { LocalModelsView } from '../generated/LocalModelsView';
+import type { WorkerView } from '../generated/WorkerView';
 import type { ProviderList } from '../generated/ProviderList';
 import type { ProviderModels } from '../generated/ProviderModels';
 import type { ProviderRemoved } from '../generated/ProviderRemoved';
@@ -43,6 +49,9 @@ import type { ToolList } from '../generated/ToolList';
 
 export type {
   AgentProblem,
+  DownloadView,
+  LocalModelsView,
+  WorkerView,
   Profile,
   McpPrompt,
   McpResource,
@@ -98,6 +107,42 @@ export class SettingsApi {
   /** Model servers running on this machine (Ollama, LM Studio), as the providers they would be. */
   localProviders(): Promise<LocalProviders> {
     return this.json({ method: 'GET', path: routes.localProviders() });
+  }
+
+  /** The models on this machine: the catalogue, the files, the downloads and their progress. */
+  localModels(): Promise<LocalModelsView> {
+    return this.json({ method: 'GET', path: routes.localModels() });
+  }
+
+  /** Starts (or resumes) a download in the background; `useWhenDone` makes it the default once whole. */
+  downloadLocalModel(model: string, useWhenDone: boolean): Promise<DownloadView> {
+    return this.json({ method: 'POST', path: routes.localDownloads(), body: { model, use_when_done: useWhenDone } });
+  }
+
+  pauseDownload(file: string): Promise<DownloadView> {
+    return this.json({ method: 'POST', path: routes.localDownloadPause(file), body: {} });
+  }
+
+  resumeDownload(file: string): Promise<DownloadView> {
+    return this.json({ method: 'POST', path: routes.localDownloadResume(file), body: {} });
+  }
+
+  /** Stops a download and deletes what it wrote. */
+  cancelDownload(file: string): Promise<DownloadCancelled> {
+    return this.json({ method: 'DELETE', path: routes.localDownload(file) });
+  }
+
+  removeLocalModel(file: string): Promise<LocalFileRemoved> {
+    return this.json({ method: 'DELETE', path: routes.localFile(file) });
+  }
+
+  /** New runs use this model file (through the on-device provider). */
+  useLocalModel(file: string): Promise<LocalModelChosen> {
+    return this.json({ method: 'POST', path: routes.localFileDefault(file), body: {} });
+  }
+
+  stopLocalWorker(): Promise<WorkerView> {
+    return this.json({ method: 'POST', path: routes.localWorkerStop(), body: {} });
   }
 
   saveProvider(config: ProviderConfigInput): Promise<ProviderSaved> {

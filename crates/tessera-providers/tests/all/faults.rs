@@ -298,3 +298,85 @@ async fn a_call_cut_by_a_broken_connection_is_reported_incomplete() {
     );
     assert_eq!(cut.partial_arguments, "{\"path\":");
 }
+
+/// A model on this machine, its worker's address known per call (as the on-device provider's).
+struct Worker {
+    base: Option<String>,
+    starts: std::sync::atomic::AtomicUsize,
+}
+
+impl tessera_providers::endpoint::EndpointSource for Worker {
+    fn endpoint<'a>(
+        &'a self,
+        _model: &'a str,
+    ) -> std::pin::Pin<
+        Box<
+            dyn std::future::Future<
+                    Output = Result<tessera_providers::endpoint::DynamicEndpoint, String>,
+                > + Send
+                + 'a,
+        >,
+    > {
+        Box::pin(async move {
+            self.starts
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            match &self.base {
+                Some(base) => Ok(tessera_providers::endpoint::DynamicEndpoint {
+                    base_url: base.clone(),
+                    key: tessera_providers::keys::Secret::new("per-start-token"),
+                }),
+                None => Err(
+                    "the local-model worker exited before it was ready (exit status: 1): \
+                             llama_model_load: error loading model"
+                        .to_owned(),
+                ),
+            }
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_local_model_whose_worker_stops_says_so_not_a_network_error() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let full = Reply::openai_text("m", &["one ", "two ", "three ", "four"]);
+    let cut = full.step_lengths()[..3].iter().sum::<usize>() + 20;
+    provider.push(full.reset_after_bytes(cut));
+    let worker = std::sync::Arc::new(Worker {
+        base: Some(provider.openai_base()),
+        starts: Default::default(),
+    });
+    let client = tessera_providers::ProviderClient::with_endpoint_source(
+        common::config(&provider, WireKind::Openai),
+        worker.clone(),
+    )
+    .unwrap();
+    let o = common::run(&client, common::hello("m")).await;
+    let err = o.error.expect("the break is reported");
+    assert_eq!(err.code(), "local_model_stopped", "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("the model on this computer stopped"),
+        "{err}"
+    );
+    assert_eq!(o.response.text, "one two ", "what arrived is kept");
+    assert_eq!(
+        provider.calls()[0].header("authorization"),
+        Some("Bearer per-start-token")
+    );
+
+    // A worker that cannot start: its own words, once (a model that fails to load fails again).
+    let broken = std::sync::Arc::new(Worker {
+        base: None,
+        starts: Default::default(),
+    });
+    let client = tessera_providers::ProviderClient::with_endpoint_source(
+        common::config(&provider, WireKind::Openai),
+        broken.clone(),
+    )
+    .unwrap();
+    let o = common::run(&client, common::hello("m")).await;
+    let err = o.error.expect("the failure is reported");
+    assert_eq!(err.code(), "local_model_stopped", "{err}");
+    assert!(err.to_string().contains("error loading model"), "{err}");
+    assert_eq!(broken.starts.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
