@@ -19,7 +19,7 @@ export const RESULTS_DIR = path.join(UI_DIR, 'test-results');
 export const SCREENS_DIR = path.join(UI_DIR, '..', 'target-test-results');
 export const VIEWPORT = { width: 800, height: 600 };
 
-function waitForListening(child, name) {
+export function waitForListening(child, name) {
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8');

@@ -130,7 +130,7 @@ describe('the screens a person meets', () => {
         await page.getByTestId('open-settings').click();
         const sections = page.getByTestId('settings-nav').locator('.settings-nav-item');
         await sections.first().waitFor({ timeout: 15_000 });
-        assert.equal(await sections.count(), 5);
+        assert.equal(await sections.count(), 6);
         for (let i = 0; i < (await sections.count()); i++) {
           await sections.nth(i).click();
           await page.waitForTimeout(300);

@@ -269,6 +269,7 @@ impl App {
                 tools: Some(Arc::new(tools)),
                 // A client of the API can answer forms and consent requests.
                 interactions: true,
+                first_tool_choice: test_tools::first_tool_choice(),
                 ..tessera_engine::turn::TurnOptions::default()
             },
         })

@@ -41,6 +41,25 @@ const SLOW_READ: &str = "test_slow_read";
 /// How often `test_slow_read` looks whether the others it waits for have started.
 const MEET_POLL: Duration = Duration::from_millis(10);
 
+/// With the test tools on, forces the first model call of every run to call a tool (`required`,
+/// or a tool's name): a model with random weights (the suites' own local model) never chooses
+/// one, and the suites prove a local model's calls and forms go through consent and the
+/// scheduler as a remote one's do.
+pub const FIRST_TOOL_CHOICE_ENV: &str = "TESSERA_TEST_FIRST_TOOL_CHOICE";
+
+/// The forced first tool choice, when the test tools are on and one is asked for.
+pub fn first_tool_choice() -> Option<tessera_providers::ToolChoice> {
+    if !wanted() {
+        return None;
+    }
+    let choice = std::env::var(FIRST_TOOL_CHOICE_ENV).ok()?;
+    let choice = choice.trim();
+    (!choice.is_empty()).then(|| match choice.parse() {
+        Ok(parsed) => parsed,
+        Err(never) => match never {},
+    })
+}
+
 /// Whether the test tools were asked for.
 pub fn wanted() -> bool {
     std::env::var(ENV).is_ok_and(|v| v == "1")

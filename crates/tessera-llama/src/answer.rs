@@ -114,7 +114,7 @@ enum Step {
         finish: &'static str,
         usage: Value,
     },
-    Failed(String),
+    Failed(crate::engine::Failure),
 }
 
 impl Answer {
@@ -144,7 +144,7 @@ impl Answer {
                 finish: self.finish_reason(reason),
                 usage: self.usage(completion_tokens),
             },
-            Out::Failed(message) => Step::Failed(message),
+            Out::Failed(failure) => Step::Failed(failure),
         }
     }
 }
@@ -192,8 +192,8 @@ pub fn stream(
                     let _ = events.send(Ok(Event::default().data("[DONE]")));
                     return;
                 }
-                Step::Failed(message) => {
-                    send(json!({"error": {"message": message, "type": "server_error"}}));
+                Step::Failed(failure) => {
+                    send(json!({"error": {"message": failure.message, "type": failure.kind}}));
                     return;
                 }
             }
@@ -249,8 +249,13 @@ pub async fn whole(mut answer: Answer, mut out: mpsc::UnboundedReceiver<Out>) ->
                 }))
                 .into_response();
             }
-            Step::Failed(message) => {
-                return error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", &message)
+            Step::Failed(failure) => {
+                let status = if failure.kind == "server_error" {
+                    StatusCode::INTERNAL_SERVER_ERROR
+                } else {
+                    StatusCode::BAD_REQUEST
+                };
+                return error(status, failure.kind, &failure.message);
             }
         }
     }

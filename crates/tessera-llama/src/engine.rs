@@ -77,8 +77,29 @@ pub enum Out {
         reason: Finish,
         completion_tokens: u32,
     },
-    Failed(String),
+    Failed(Failure),
 }
+
+/// Why a job failed, as the OpenAI wire's error `type` and its message.
+#[derive(Debug)]
+pub struct Failure {
+    /// `context_length_exceeded` (the client should not retry: the conversation is too long),
+    /// or `server_error`.
+    pub kind: &'static str,
+    pub message: String,
+}
+
+/// The prompt does not fit the context: said as OpenAI says it, so clients know not to retry.
+#[derive(Debug)]
+struct ContextFull(String);
+
+impl std::fmt::Display for ContextFull {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ContextFull {}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Finish {
@@ -224,7 +245,15 @@ struct Runner<'m> {
 impl Runner<'_> {
     fn run(&mut self, job: Job) {
         if let Err(err) = self.generate(&job) {
-            let _ = job.out.send(Out::Failed(format!("{err:#}")));
+            let kind = if err.downcast_ref::<ContextFull>().is_some() {
+                "context_length_exceeded"
+            } else {
+                "server_error"
+            };
+            let _ = job.out.send(Out::Failed(Failure {
+                kind,
+                message: format!("{err:#}"),
+            }));
         }
     }
 
@@ -235,10 +264,11 @@ impl Runner<'_> {
             .context("cannot tokenize the prompt")?;
         let n_ctx = self.ctx.n_ctx() as usize;
         if tokens.len() + 1 >= n_ctx {
-            anyhow::bail!(
+            return Err(ContextFull(format!(
                 "the conversation takes {} tokens, more than this model's context of {n_ctx}: start a new conversation or load the model with a larger context",
                 tokens.len()
-            );
+            ))
+            .into());
         }
         // Keep what the cache holds of this prompt; the last token is decoded again so that
         // its logits are there to sample from.

@@ -62,6 +62,11 @@ impl ProviderError {
             Self::Http { kind, .. } if kind.as_deref() == Some("insufficient_quota") => {
                 "quota_exceeded"
             }
+            Self::Http { kind, .. } | Self::Stream { kind, .. }
+                if kind.as_deref() == Some("context_length_exceeded") =>
+            {
+                "context_length"
+            }
             Self::Http { status: 429, .. } => "rate_limited",
             Self::Http { .. } if self.is_overload() => "overloaded",
             Self::Http { status, .. } if *status >= 500 => "provider_unavailable",
@@ -162,11 +167,11 @@ impl ProviderError {
     /// stopped (or never started). Other errors are left as they are.
     pub fn from_local_model(self) -> Self {
         match self {
-            Self::Network { provider, message }
-            | Self::Decode { provider, message }
-            | Self::Stream {
-                provider, message, ..
-            } => Self::LocalModelStopped { provider, message },
+            // A worker that answered with an error (a `Stream` or `Http` one) is alive: its
+            // words stand as they are.
+            Self::Network { provider, message } | Self::Decode { provider, message } => {
+                Self::LocalModelStopped { provider, message }
+            }
             Self::ConnectTimeout { ref provider, .. }
             | Self::FirstByteTimeout { ref provider, .. }
             | Self::IdleTimeout { ref provider, .. } => Self::LocalModelStopped {

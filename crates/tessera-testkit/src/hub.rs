@@ -28,6 +28,8 @@ pub struct Hosted {
     pub ignore_ranges: AtomicBool,
     /// Hold the body after this many bytes until the test lets go.
     pub stall_after: Mutex<Option<usize>>,
+    /// Send at most this many bytes a second (a slow line, so progress can be watched).
+    pub bytes_per_second: Option<u64>,
     pub gets: AtomicUsize,
     pub ranges_asked: Mutex<Vec<u64>>,
     pub served: AtomicU64,
@@ -60,6 +62,9 @@ async fn resolve(
         .body(Body::empty())
         .unwrap_or_else(|_| Response::new(Body::empty()))
 }
+
+/// The pieces the body is sent in.
+const CHUNK: usize = 64 * 1024;
 
 async fn cdn(State(hosted): State<Arc<Hosted>>, headers: HeaderMap) -> Response {
     hosted.gets.fetch_add(1, Ordering::SeqCst);
@@ -100,9 +105,18 @@ async fn cdn(State(hosted): State<Arc<Hosted>>, headers: HeaderMap) -> Response 
             Ok(body[..n].to_vec()),
             Err(std::io::Error::other("cut on purpose")),
         ],
-        None => body.chunks(64 * 1024).map(|c| Ok(c.to_vec())).collect(),
+        None => body.chunks(CHUNK).map(|c| Ok(c.to_vec())).collect(),
     };
-    let stream = futures_util::stream::iter(chunks);
+    let pause = hosted
+        .bytes_per_second
+        .map(|rate| std::time::Duration::from_secs_f64(CHUNK as f64 / rate.max(1) as f64));
+    let stream =
+        futures_util::StreamExt::then(futures_util::stream::iter(chunks), move |c| async move {
+            if let Some(pause) = pause {
+                tokio::time::sleep(pause).await;
+            }
+            c
+        });
     let stream: std::pin::Pin<
         Box<dyn futures_util::Stream<Item = Result<Vec<u8>, std::io::Error>> + Send>,
     > = match stall {

@@ -2,6 +2,7 @@ import { useTranslation } from 'react-i18next';
 import type { DownloadView } from '../settings/api';
 import { formatBytes, formatDuration } from './format';
 import { isMoving } from './useLocalModels';
+import './localModels.css';
 
 const PHASE_KEYS = {
   starting: 'localModels.phaseStarting',

@@ -6,7 +6,6 @@ import { DownloadProgress, type DownloadActions } from './DownloadProgress';
 import { formatBytes } from './format';
 import { useLocalModels } from './useLocalModels';
 import { WorkerNotice } from './WorkerNotice';
-import './localModels.css';
 
 type Catalogue = LocalModelsView['catalogue'][number];
 

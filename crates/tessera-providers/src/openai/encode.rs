@@ -59,7 +59,14 @@ pub fn encode_request(config: &ProviderConfig, request: &ChatRequest, stream: bo
             body.insert("tool_choice".into(), choice);
         }
     }
-    if let Some(max) = request.max_tokens {
+    // The request's limit, else the one the person set for this model (unset: the server's).
+    let max_tokens = request.max_tokens.or_else(|| {
+        config
+            .models
+            .get(&request.model)
+            .and_then(|m| m.max_output_tokens)
+    });
+    if let Some(max) = max_tokens {
         // OpenAI's own API wants the newer name (its reasoning models refuse the old one);
         // compatible servers mostly know only `max_tokens`.
         let key = if config.base_url.contains("api.openai.com") {

@@ -380,3 +380,19 @@ async fn a_local_model_whose_worker_stops_says_so_not_a_network_error() {
     assert!(err.to_string().contains("error loading model"), "{err}");
     assert_eq!(broken.starts.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
+
+#[tokio::test]
+async fn a_conversation_too_long_for_the_model_is_said_and_not_retried() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    provider.push(Reply::openai_error(
+        400,
+        "context_length_exceeded",
+        "the conversation takes 4387 tokens, more than this model's context of 4096",
+    ));
+    let client = common::client(common::config(&provider, WireKind::Openai));
+    let o = common::run(&client, common::hello("m")).await;
+    let err = o.error.expect("refused");
+    assert_eq!(err.code(), "context_length", "{err}");
+    assert!(err.to_string().contains("4387 tokens"), "{err}");
+    assert_eq!(provider.calls().len(), 1, "never retried");
+}

@@ -263,3 +263,26 @@ async fn a_tool_choice_reaches_each_wire_in_its_own_words() {
     let body = sent(WireKind::Openai, bare, |_| {}).await;
     assert!(body.get("tool_choice").is_none(), "{body}");
 }
+
+#[tokio::test]
+async fn the_longest_answer_set_for_a_model_reaches_an_openai_compatible_server() {
+    let limit = |config: &mut tessera_providers::ProviderConfig| {
+        config.models.insert(
+            "m".into(),
+            tessera_providers::config::ModelSettings {
+                max_output_tokens: Some(12),
+                ..Default::default()
+            },
+        );
+    };
+    let body = sent(WireKind::Openai, common::hello("m"), limit).await;
+    assert_eq!(body["max_tokens"], 12);
+    // Unset: nothing is asked, the server decides.
+    let body = sent(WireKind::Openai, common::hello("m"), |_| {}).await;
+    assert!(body.get("max_tokens").is_none(), "{body}");
+    // A limit on the request itself wins.
+    let mut request = common::hello("m");
+    request.max_tokens = Some(40);
+    let body = sent(WireKind::Openai, request, limit).await;
+    assert_eq!(body["max_tokens"], 40);
+}

@@ -1,0 +1,139 @@
+// End-to-end: a model on this computer, with no account and no provider at all. A real
+// `tessera serve` starts with no model; the first run offers "Download a model — no account";
+// the download comes from a hub on 127.0.0.1 (`tessera-fake-hub`, named by HF_ENDPOINT) serving
+// the suite's own GGUF (random weights, made by scripts/make-test-gguf.sh), with its progress on
+// screen; the model becomes the default; a message starts the real worker (`tessera-llama`),
+// which calls a tool (forced: a random model never chooses one) that runs through the consent
+// gate and the scheduler, and answers. Settings then show the loaded model, and unload it.
+//
+//   TESSERA_BIN=… TESSERA_LLAMA_BIN=… TESSERA_TEST_GGUF=… node --test e2e/localmodel.e2e.test.mjs
+// Without TESSERA_LLAMA_BIN the suite skips (saying why), unless TESSERA_REQUIRE_LOCAL_MODEL=1
+// (make test sets it), where that is a failure.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { DIST_DIR, RESULTS_DIR, launchBrowser, openPage, sendMessage, stopChild, waitForListening } from './harness.mjs';
+
+const worker = process.env.TESSERA_LLAMA_BIN ?? '';
+const gguf = process.env.TESSERA_TEST_GGUF ?? '';
+const bin = process.env.TESSERA_BIN ?? '';
+const hubBin = process.env.TESSERA_FAKE_HUB_BIN || (bin ? path.join(path.dirname(bin), 'tessera-fake-hub') : '');
+const missing = [
+  [worker, 'TESSERA_LLAMA_BIN (the worker: make llama-worker)'],
+  [gguf, 'TESSERA_TEST_GGUF (scripts/make-test-gguf.sh OUT --size tiny --context 8192)'],
+  [hubBin, 'tessera-fake-hub beside TESSERA_BIN (cargo build -p tessera-testkit --bins)'],
+]
+  .filter(([file]) => !file || !existsSync(file))
+  .map(([, what]) => what);
+const skip = missing.length > 0 && process.env.TESSERA_REQUIRE_LOCAL_MODEL !== '1' ? `needs ${missing.join(', ')}` : false;
+
+describe('a model on this computer', { skip }, () => {
+  const children = [];
+  let dataDir;
+  let url;
+  let token;
+  let browser;
+
+  const start = (file, args, env) => {
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+    children.push(child);
+    return waitForListening(child, path.basename(file));
+  };
+
+  before(async () => {
+    assert.deepEqual(missing, [], 'what the suite needs is there');
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'tessera-e2e-local-'));
+    // A slow line (about three seconds for the file), so the progress can be seen.
+    const hub = await start(path.resolve(hubBin), [gguf, '--bytes-per-second', '262144'], process.env);
+    const env = {
+      ...process.env,
+      HF_ENDPOINT: hub.origin,
+      TESSERA_LLAMA_BIN: path.resolve(worker),
+      TESSERA_TEST_TOOLS: '1',
+      TESSERA_TEST_FIRST_TOOL_CHOICE: 'get_current_datetime',
+      TESSERA_OLLAMA_URL: 'http://127.0.0.1:9',
+      TESSERA_LMSTUDIO_URL: 'http://127.0.0.1:9',
+    };
+    for (const name of ['TESSERA_TOKEN', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY']) delete env[name];
+    url = await start(path.resolve(bin), ['--data-dir', dataDir, 'serve', '--port', '0', '--ui-dir', DIST_DIR], env);
+    token = new URLSearchParams(url.hash.slice(1)).get('token') ?? '';
+    browser = await launchBrowser();
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => {});
+    for (const child of children.reverse()) await stopChild(child);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const api = async (method, route, body) => {
+    const answer = await fetch(new URL(route, url.origin), {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    assert.ok(answer.ok, `${method} ${route}: ${answer.status} ${await answer.clone().text()}`);
+    return answer.json();
+  };
+
+  test('downloads a model with no account, chats with it, calls a tool, and unloads it', async () => {
+    const { page, errors } = await openPage(browser, url, 'en-US');
+    const offer = page.getByTestId('first-run-download');
+    const button = offer.getByRole('button', { name: /^Download a model \(.+\) — no account$/ });
+    await button.waitFor({ timeout: 15_000 });
+    await button.click();
+
+    // The download's progress, as the person watches it.
+    const bar = offer.getByRole('progressbar');
+    await bar.waitFor({ timeout: 10_000 });
+    await offer.getByTestId('local-download-figures').getByText(/\d+ % · .+ of .+/).waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'local-model-downloading.png') });
+    await page.getByTestId('first-run-done').getByText(/on this computer answers your messages now/).waitFor({ timeout: 60_000 });
+
+    // Whole, checked against the hub's SHA-256, and the default.
+    const listing = await api('GET', '/v1/local-models');
+    const file = listing.default_file;
+    assert.ok(file, JSON.stringify(listing));
+    assert.deepEqual(listing.downloads, []);
+    assert.equal(listing.files.find((f) => f.file === file)?.partial, false);
+    // A random model never stops on its own: its answers are kept short, as a person would
+    // set the model's longest answer in its provider.
+    const providers = await api('GET', '/v1/providers');
+    const onDevice = providers.providers.find((p) => p.name === 'on-device');
+    assert.equal(onDevice?.default, true);
+    const config = { ...onDevice.config, models: { ...onDevice.config.models, [file]: { max_output_tokens: 200 } } };
+    await api('POST', '/v1/providers', config);
+
+    await sendMessage(page, 'What time is it?');
+    const tool = page.getByRole('region', { name: 'Tool get_current_datetime' });
+    await tool.waitFor({ timeout: 120_000 }).catch(async (error) => {
+      await page.screenshot({ path: path.join(RESULTS_DIR, 'local-model-no-tool.png') });
+      const said = await page.getByRole('log', { name: 'Messages' }).textContent();
+      throw new Error(`no tool card; the conversation shows: ${said}`, { cause: error });
+    });
+    const answer = page.getByRole('log', { name: 'Messages' }).getByTestId('assistant-message').last();
+    await page.waitForFunction(() => {
+      const last = [...document.querySelectorAll('[data-testid="assistant-message"]')].at(-1);
+      return last && last.getAttribute('aria-busy') === 'false';
+    }, null, { timeout: 120_000 });
+    assert.equal(await answer.getByTestId('run-error').count(), 0, (await answer.textContent()) ?? '');
+    // The call ran (its random time zone refused by the tool itself, not by the app).
+    assert.match((await tool.getAttribute('data-phase')) ?? '', /^(success|error)$/);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'local-model-answered.png') });
+
+    await page.getByRole('button', { name: 'Open settings' }).click();
+    await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('button', { name: 'Models on this computer' }).click();
+    const loaded = page.getByTestId('local-worker');
+    await loaded.getByText(`${file} is loaded and ready.`).waitFor({ timeout: 10_000 });
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'local-model-settings.png'), fullPage: true });
+    await loaded.getByRole('button', { name: 'Unload (free its memory)' }).click();
+    await page.getByText('The model was unloaded; it loads again with your next message.').waitFor({ timeout: 10_000 });
+    assert.equal((await api('GET', '/v1/local-models')).worker.state, 'not_running');
+    assert.deepEqual(errors, []);
+  });
+});
