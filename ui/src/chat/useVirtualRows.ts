@@ -35,6 +35,7 @@ import {
   type Segment,
   type Span,
 } from './virtualLog';
+import { LOG_ADJUST_EVENT } from './logScroll';
 
 export interface RowSpec {
   key: string;
@@ -181,13 +182,21 @@ class VirtualLog {
         if (this.snap.focusKey !== null && !log.contains(document.activeElement)) this.publish({ focusKey: null });
       }, 0);
     };
+    // The page scrolled the log to keep the view of a long answer (components/useBlockWindow.ts):
+    // not the person scrolling.
+    const onAdjusted = (event: Event) => {
+      this.lastTop = log.scrollTop;
+      this.onAdjust((event as CustomEvent<number>).detail);
+    };
     log.addEventListener('scroll', onScroll, { passive: true });
+    log.addEventListener(LOG_ADJUST_EVENT, onAdjusted);
     log.addEventListener('focusin', onFocusIn);
     log.addEventListener('focusout', onFocusOut);
     document.addEventListener('keydown', onKey);
     document.addEventListener('pointerdown', onPointer, true);
     return () => {
       log.removeEventListener('scroll', onScroll);
+      log.removeEventListener(LOG_ADJUST_EVENT, onAdjusted);
       log.removeEventListener('focusin', onFocusIn);
       log.removeEventListener('focusout', onFocusOut);
       document.removeEventListener('keydown', onKey);

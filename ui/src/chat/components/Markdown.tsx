@@ -1,12 +1,13 @@
 import type { Root } from 'hast';
 import { toJsxRuntime } from 'hast-util-to-jsx-runtime';
-import { memo, useEffect, useMemo, useRef, useState, type ComponentPropsWithoutRef, type ReactElement, type ReactNode } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, type ComponentPropsWithoutRef, type ReactElement, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Components } from 'react-markdown';
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import { copyText } from '../../components/clipboard';
 import { markdownClient, type Parsed } from './markdownClient';
 import { splitGrowing } from './markdownBlocks';
+import { useBlockWindow, type BlockChanges } from './useBlockWindow';
 import './markdownPending.css';
 
 /** The language a fenced block names (`language-rust` on its code element), if any. */
@@ -85,7 +86,7 @@ let blocks = 0;
  * parsed yet, its text as it is). `highlight: false` leaves code uncoloured: for code still being
  * written, which would otherwise be highlighted again, whole, on every delta.
  */
-export const MarkdownBlock = memo(function MarkdownBlock({ text, highlight = true }: { text: string; highlight?: boolean }) {
+export const MarkdownBlock = memo(function MarkdownBlock({ text, highlight = true, changes }: { text: string; highlight?: boolean; changes?: BlockChanges | undefined }) {
   const client = markdownClient();
   const [id] = useState(() => ++blocks);
   /** The parse on the page: the latest one known of this block's text. */
@@ -96,6 +97,12 @@ export const MarkdownBlock = memo(function MarkdownBlock({ text, highlight = tru
   if (ready !== undefined && ready !== shown) setShown(ready);
   const current = ready ?? shown;
   const drawn = useMemo(() => (current && 'tree' in current ? draw(current.tree) : null), [current]);
+  // A long answer drawn in part keeps the view where it is as blocks change height
+  // (useBlockWindow.ts): told once this block has changed the page. (Before it does, it is told by
+  // the parse delivered below, or by the answer's render for a new text.)
+  useLayoutEffect(() => {
+    changes?.after();
+  }, [changes, current, text]);
   useEffect(() => {
     if (current) client.release(id, current);
   }, [client, id, current]);
@@ -107,8 +114,12 @@ export const MarkdownBlock = memo(function MarkdownBlock({ text, highlight = tru
     // A block that grew will not show its earlier text again: its parse need not stay cached.
     if (last && last.text !== text && text.startsWith(last.text)) client.forget(last.text, last.highlight);
     if (client.has(text, highlight)) client.cancel(id);
-    else client.request(id, text, highlight, setShown);
-  }, [client, id, text, highlight]);
+    else
+      client.request(id, text, highlight, (parsed) => {
+        changes?.before();
+        setShown(parsed);
+      });
+  }, [client, id, text, highlight, changes]);
   useEffect(() => () => client.cancel(id), [client, id]);
 
   if (drawn !== null) return drawn;
@@ -127,6 +138,10 @@ interface GroupProps {
   first: number;
   /** The group's last block is code still being written. */
   openLast: boolean;
+  /** The element's ref (useBlockWindow.ts watches it). */
+  watch: (el: HTMLElement | null) => (() => void) | undefined;
+  /** What its blocks say of their changes (useBlockWindow.ts). */
+  changes: BlockChanges;
 }
 
 /**
@@ -139,20 +154,20 @@ interface GroupProps {
  * in groups, measured in the desktop app under Xvfb).
  */
 const BlockGroup = memo(
-  function BlockGroup({ blocks, first, openLast }: GroupProps) {
+  function BlockGroup({ blocks, first, openLast, watch, changes }: GroupProps) {
     const last = blocks.length - 1;
     return (
-      <div className="markdown-group">
+      <div className="markdown-group" data-group={first / GROUP} ref={watch}>
         {blocks.map((block, i) => (
           <Fragment key={i}>
             {first + i > 0 && '\n'}
-            <MarkdownBlock text={block} highlight={!(i === last && openLast)} />
+            <MarkdownBlock text={block} highlight={!(i === last && openLast)} changes={changes} />
           </Fragment>
         ))}
       </div>
     );
   },
-  (a, b) => a.first === b.first && a.openLast === b.openLast && a.blocks.length === b.blocks.length && a.blocks.every((block, i) => block === b.blocks[i]),
+  (a, b) => a.first === b.first && a.openLast === b.openLast && a.watch === b.watch && a.changes === b.changes && a.blocks.length === b.blocks.length && a.blocks.every((block, i) => block === b.blocks[i]),
 );
 
 /**
@@ -164,6 +179,10 @@ const BlockGroup = memo(
  * off the page's thread (MarkdownBlock), the page only drawing the tree that comes back. The
  * newline between blocks is the one a whole rendering puts between top-level elements. A code
  * block whose closing fence has not come yet is coloured once it comes.
+ *
+ * A long answer (more than `WINDOW_ABOVE_GROUPS` groups, blockWindow.ts) in the log is drawn in part
+ * (useBlockWindow.ts): the groups near the log's view are in the page, spacers of their height
+ * stand for the others, and a group coming back is drawn from the parse cache.
  */
 export function Markdown({ text }: { text: string }) {
   // The last split is kept from render to render: a grown text is cut again from its last blocks only.
@@ -173,11 +192,21 @@ export function Markdown({ text }: { text: string }) {
     split = splitGrowing(kept, text);
     setKept(split);
   }
-  const groups: ReactNode[] = [];
-  for (let first = 0; first < split.blocks.length; first += GROUP) {
-    const blocks = split.blocks.slice(first, first + GROUP);
+  const blocksOf: string[][] = [];
+  for (let first = 0; first < split.blocks.length; first += GROUP) blocksOf.push(split.blocks.slice(first, first + GROUP));
+  // A long answer is drawn in part: the groups near the log's view.
+  const { isIn, spacerHeight, container, watch, blocks: changes } = useBlockWindow(blocksOf);
+  const groups: ReactNode[] = blocksOf.map((blocks, i) => {
+    const first = i * GROUP;
+    if (!isIn(i)) {
+      return <div key={`spacer-${first}`} className="markdown-spacer" data-group={i} aria-hidden="true" ref={watch} style={{ height: spacerHeight(i) }} />;
+    }
     const openLast = split.openFence && first + blocks.length === split.blocks.length;
-    groups.push(<BlockGroup key={first} blocks={blocks} first={first} openLast={openLast} />);
-  }
-  return <div className="markdown">{groups}</div>;
+    return <BlockGroup key={first} blocks={blocks} first={first} openLast={openLast} watch={watch} changes={changes} />;
+  });
+  return (
+    <div className="markdown" ref={container}>
+      {groups}
+    </div>
+  );
 }

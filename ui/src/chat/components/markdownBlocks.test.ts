@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitBlocks, splitGrowing } from './markdownBlocks';
+import { detached, splitBlocks, splitGrowing } from './markdownBlocks';
 
 function blocks(text: string): string[] {
   const result = splitBlocks(text);
@@ -102,5 +102,15 @@ describe('splitGrowing', () => {
     const first = splitGrowing(null, 'a\n\nb\n\nc\n\nd');
     expect(splitGrowing(first, 'x\n\ny').blocks).toEqual(['x\n\n', 'y']);
     expect(splitGrowing(first, 'a\n\nb\n\nc\n\nd [r]\n\n[r]: https://example.com').blocks).toHaveLength(1);
+  });
+});
+
+describe('detached', () => {
+  it('gives the same text back (in a string of its own: a slice would keep the whole answer it was cut from)', () => {
+    const answer = 'word '.repeat(10_000);
+    for (const text of ['', 'a', 'ab', answer.slice(5, 2_000), 'ünïcødé 😀\u0000 text']) expect(detached(text)).toBe(text);
+    // Every block of a split is one.
+    const text = '# Title\n\nSome text.\n\n```js\nlet a;\n```\n';
+    expect(splitBlocks(text).join('')).toBe(text);
   });
 });
