@@ -18,14 +18,14 @@ RELEASE_DEB_DIR := $(CARGO_TARGET_DIR)/release/bundle/deb
 
 .PHONY: figures package run test deps deps-build ui desktop serve lint gen \
         test-generated test-rust test-docs test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop \
-        bench-ui bench-cli bench-mcp bench-llama fuzz llama-worker test-llama
+        bench-ui bench-cli bench-mcp bench-llama fuzz llama-worker test-llama test-gguf
 
 ## make run: install what is missing, build, open the desktop app.
-run: deps-build ui desktop
-	$(DESKTOP_BIN)
+run: deps-build ui desktop llama-worker
+	TESSERA_LLAMA_BIN=$${TESSERA_LLAMA_BIN:-$(LLAMA_BIN)} $(DESKTOP_BIN)
 
 ## make test: install what is missing, run every suite.
-test: deps lint test-generated test-rust test-docs test-keyring test-ui test-ui-e2e test-desktop
+test: deps lint test-generated test-rust test-docs test-keyring test-ui test-llama test-ui-e2e test-desktop
 	@echo "make test: every suite passed"
 
 deps:
@@ -72,18 +72,30 @@ test-docs:
 	python3 scripts/check-docs.py $(TESSERA_BIN)
 
 ## The local-model worker (issue 28): llama.cpp behind the OpenAI wire. A workspace of its own,
-## built apart: its own target folder, and `-C target-cpu=native`, without which llama.cpp's
-## build leaves out AVX2/FMA (GGML_NATIVE off).
+## built apart: its own target folder, and a `-C target-cpu` that llama.cpp's build follows
+## (without one it leaves out AVX2/FMA). The packages carry it, so it is built for x86-64-v3
+## (AVX2, FMA: any x86-64 machine since about 2015), not for this machine's CPU: a worker built
+## with AVX-512 dies of SIGILL on most laptops. The bench builds a native one of its own.
 LLAMA_TARGET_DIR ?= $(HOME)/.cache/tessera-llama-target
-LLAMA_CARGO := cd crates/tessera-llama && TESSERA_TEST_GGUF=$(LLAMA_TARGET_DIR)/tiny.gguf TESSERA_BIN=$(TESSERA_BIN) \
-	CARGO_TARGET_DIR=$(LLAMA_TARGET_DIR) RUSTFLAGS="-C target-cpu=native" cargo
+LLAMA_CPU ?= $(if $(filter x86_64,$(shell uname -m)),x86-64-v3,generic)
+LLAMA_CARGO = cd crates/tessera-llama && TESSERA_TEST_GGUF=$(LLAMA_TARGET_DIR)/tiny.gguf TESSERA_BIN=$(TESSERA_BIN) \
+	CARGO_TARGET_DIR=$(LLAMA_TARGET_DIR) RUSTFLAGS="-C target-cpu=$(LLAMA_CPU)" cargo
+LLAMA_BIN := $(LLAMA_TARGET_DIR)/release/tessera-llama
+# What the packages carry: the worker without its line tables (55 MB with them).
+LLAMA_PACKAGED := $(LLAMA_TARGET_DIR)/tessera-llama.packaged
 llama-worker:
 	$(LLAMA_CARGO) build --release -q
+	strip --strip-debug -o $(LLAMA_PACKAGED) $(LLAMA_BIN)
+
+## The suites' own model: random weights, a small vocabulary, a ChatML template with tools, a
+## context of 8192 (the app's tools and prompt take ~4,400 of its tokens).
+TEST_GGUF := $(LLAMA_TARGET_DIR)/tiny.gguf
+test-gguf:
+	scripts/make-test-gguf.sh $(TEST_GGUF) --size tiny --context 8192
 
 ## The worker against the suite's own model (random weights, made by scripts/make-test-gguf.sh).
-test-llama: llama-worker
+test-llama: llama-worker test-gguf
 	cargo build -q -p tessera-server --bin tessera
-	scripts/make-test-gguf.sh $(LLAMA_TARGET_DIR)/tiny.gguf --size tiny
 	$(LLAMA_CARGO) fmt -- --check
 	$(LLAMA_CARGO) clippy --release --all-targets -q -- -D warnings
 	$(LLAMA_CARGO) test --release -q
@@ -95,7 +107,9 @@ test-llama: llama-worker
 ## beside the venv: run.py reads which llama.cpp it vendors and compares it with the worker's.
 LLAMA_BENCH_VENV ?= $(HOME)/.cache/tessera-llama-bench-venv
 LLAMA_BENCH_MODEL ?= $(LLAMA_TARGET_DIR)/bench.gguf
-bench-llama: llama-worker
+LLAMA_NATIVE_DIR := $(LLAMA_TARGET_DIR)/native
+bench-llama:
+	$(MAKE) --no-print-directory llama-worker LLAMA_CPU=native LLAMA_TARGET_DIR=$(LLAMA_NATIVE_DIR)
 	python3 -c 'import ensurepip' 2>/dev/null || $(AS_ROOT) apt-get install -y -q python3-venv
 	[ -x $(LLAMA_BENCH_VENV)/bin/python ] || python3 -m venv $(LLAMA_BENCH_VENV)
 	CMAKE_ARGS="-DGGML_NATIVE=ON" $(LLAMA_BENCH_VENV)/bin/pip install -q --disable-pip-version-check \
@@ -105,7 +119,7 @@ bench-llama: llama-worker
 		$(LLAMA_BENCH_VENV)/bin/pip download -q --disable-pip-version-check --no-deps \
 		--no-binary :all: -d $(LLAMA_BENCH_VENV)/sdist llama-cpp-python==$$pin
 	[ -f $(LLAMA_BENCH_MODEL) ] || scripts/make-test-gguf.sh $(LLAMA_BENCH_MODEL) --size bench
-	python3 bench/llama/run.py $(LLAMA_TARGET_DIR)/release/tessera-llama \
+	python3 bench/llama/run.py $(LLAMA_NATIVE_DIR)/release/tessera-llama \
 		$(LLAMA_BENCH_VENV)/bin/python $(LLAMA_BENCH_MODEL)
 
 ## Coverage-guided fuzzing of every parser of outside input, FUZZ_SECONDS (600) per target:
@@ -127,10 +141,12 @@ test-ui:
 	npm --prefix ui run lint
 	npm --prefix ui test
 
-# The chat flows talk to the scripted provider (a fake of a paid model API, real OpenAI wire).
-test-ui-e2e: ui
-	cargo build -q -p tessera-server --bin tessera -p tessera-testkit --bin tessera-scripted-provider
-	TESSERA_BIN=$(TESSERA_BIN) npm --prefix ui run e2e
+# The chat flows talk to the scripted provider (a fake of a paid model API, real OpenAI wire);
+# the local-model flow downloads the suite's own model from tessera-fake-hub and runs the worker.
+test-ui-e2e: ui llama-worker test-gguf
+	cargo build -q -p tessera-server --bin tessera -p tessera-testkit --bins
+	TESSERA_BIN=$(TESSERA_BIN) TESSERA_LLAMA_BIN=$(LLAMA_BIN) TESSERA_TEST_GGUF=$(TEST_GGUF) \
+	  TESSERA_REQUIRE_LOCAL_MODEL=1 npm --prefix ui run e2e
 
 ## Figures, not a test: long main-thread tasks while a 20k-token answer streams into the web UI.
 bench-ui: ui
@@ -161,23 +177,27 @@ bench-mcp:
 	$(BENCH_VENV)/bin/pip install -q -r bench/mcp/requirements.txt
 	python3 bench/mcp/run.py $(CARGO_TARGET_DIR)/release/tessera $(BENCH_VENV)/bin/python
 
-## The desktop app as people install it: a debug .deb, installed, driven under Xvfb.
-desktop-deb: ui
+## The desktop app as people install it: a debug .deb, installed, driven under Xvfb. The
+## worker goes beside the app in /usr/bin (it finds it there).
+WORKER_FILES = {"/usr/bin/tessera-llama":"$(LLAMA_PACKAGED)"}
+WORKER_BUNDLE = {"bundle":{"linux":{"deb":{"files":$(WORKER_FILES)},"rpm":{"files":$(WORKER_FILES)}}}}
+desktop-deb: ui llama-worker
 	rm -rf $(DEB_DIR)
-	npx --no-install tauri build --debug --bundles deb --ci
+	npx --no-install tauri build --debug --bundles deb --ci --config '$(WORKER_BUNDLE)'
 
 desktop-install: desktop-deb
 	$(AS_ROOT) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --reinstall $(DEB_DIR)/*.deb
 
-test-desktop: desktop-install
-	cargo build -q -p tessera-testkit --bin tessera-scripted-provider
+test-desktop: desktop-install test-gguf
+	cargo build -q -p tessera-server --bin tessera -p tessera-testkit --bins
 	TESSERA_SCRIPTED_PROVIDER_BIN=$(CARGO_TARGET_DIR)/debug/tessera-scripted-provider \
+	TESSERA_BIN=$(TESSERA_BIN) TESSERA_TEST_GGUF=$(TEST_GGUF) TESSERA_REQUIRE_LOCAL_MODEL=1 \
 	TESSERA_DESKTOP_BIN=/usr/bin/tessera-desktop xvfb-run -a -s "-screen 0 1280x900x24" \
 	  dbus-run-session -- node --test tests/desktop/
 
 ## The .deb and .rpm people install (release build).
-package: deps-build ui
-	npx --no-install tauri build --bundles deb,rpm --ci
+package: deps-build ui llama-worker
+	npx --no-install tauri build --bundles deb,rpm --ci --config '$(WORKER_BUNDLE)'
 	@ls -l $(CARGO_TARGET_DIR)/release/bundle/deb/*.deb $(CARGO_TARGET_DIR)/release/bundle/rpm/*.rpm
 
 ## The desktop figures of issue 7 (release build): start-up, memory, longest task, .deb size.

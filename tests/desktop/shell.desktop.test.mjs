@@ -247,25 +247,25 @@ test('a screen capture with consent is a PNG of the screen, shown in the chat an
   }
 });
 
-test('every library the installed binary links against comes from a package the .deb depends on', (t) => {
+function linkedFromDepends(t, binary) {
   let owner;
   try {
-    owner = execFileSync('dpkg', ['-S', app], { encoding: 'utf8' }).split(':')[0].trim();
+    owner = execFileSync('dpkg', ['-S', binary], { encoding: 'utf8' }).split(':')[0].trim();
   } catch {
-    t.skip(`${app} was not installed from a package`);
+    t.skip(`${binary} was not installed from a package`);
     return;
   }
   const depends = execFileSync('dpkg-query', ['-W', '-f=${Depends}', owner], { encoding: 'utf8' })
     .split(',')
     .flatMap((alternatives) => alternatives.split('|'))
     .map((d) => d.trim().split(/[\s(]/)[0].replace(/:.*$/, ''));
-  const needed = execFileSync('objdump', ['-p', app], { encoding: 'utf8' })
+  const needed = execFileSync('objdump', ['-p', binary], { encoding: 'utf8' })
     .split('\n')
     .filter((l) => l.trim().startsWith('NEEDED'))
     .map((l) => l.trim().split(/\s+/)[1]);
   assert.ok(needed.length > 5, 'the binary lists the libraries it needs');
   const resolved = new Map();
-  for (const line of execFileSync('ldd', [app], { encoding: 'utf8' }).split('\n')) {
+  for (const line of execFileSync('ldd', [binary], { encoding: 'utf8' }).split('\n')) {
     const arrow = /^\s*(\S+) => (\S+)/.exec(line);
     const direct = /^\s*(\/\S+) \(/.exec(line);
     if (arrow) resolved.set(arrow[1], arrow[2]);
@@ -289,6 +289,21 @@ test('every library the installed binary links against comes from a package the 
     if (!depends.includes(pkg)) missing.push(`${lib} from ${pkg}`);
   }
   assert.deepEqual(missing, [], `Depends: ${depends.join(', ')}`);
+}
+
+test('every library the installed binary links against comes from a package the .deb depends on', (t) => {
+  linkedFromDepends(t, app);
+});
+
+// The local-model worker goes in the same package, beside the app (llama.cpp links OpenMP).
+test('so does every library of the local-model worker installed beside it', (t) => {
+  const worker = join(dirname(app), 'tessera-llama');
+  if (!existsSync(worker)) {
+    if (process.env.TESSERA_REQUIRE_LOCAL_MODEL === '1') assert.fail(`${worker} is not installed beside the app`);
+    t.skip(`${worker} is not installed (a package built without the worker)`);
+    return;
+  }
+  linkedFromDepends(t, worker);
 });
 
 test('the package adds a menu entry with the icon that starts the installed app', (t) => {

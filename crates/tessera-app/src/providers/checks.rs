@@ -125,6 +125,11 @@ pub fn check_config(config: &mut ProviderConfig) -> Outcome {
                 "models.{model}.context_window must be a number of tokens above 0"
             )));
         }
+        if settings.max_output_tokens == Some(0) {
+            return Err(invalid(format!(
+                "models.{model}.max_output_tokens must be a number of tokens above 0"
+            )));
+        }
         if let Some(price) = &settings.price {
             let amounts = [
                 Some(price.input_per_mtok),

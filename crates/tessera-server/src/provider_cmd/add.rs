@@ -101,22 +101,37 @@ pub(super) fn add(providers: &Providers<'_>, args: AddArgs) -> Outcome {
     for model in &named {
         config.models.entry(model.clone()).or_default();
     }
+    // Settings per model: of the models this command names, else of all the provider's.
+    let targets: Vec<String> = if named.is_empty() {
+        config.models.keys().cloned().collect()
+    } else {
+        named.clone()
+    };
+    let per_model = |flag: &str| {
+        if targets.is_empty() {
+            Err(usage(format!(
+                "{flag} is set per model: name one with --model M"
+            )))
+        } else {
+            Ok(targets.clone())
+        }
+    };
     if let Some(window) = args.context_window {
         if window == 0 {
             return Err(usage("--context-window must be a number of tokens above 0"));
         }
-        let targets: Vec<String> = if named.is_empty() {
-            config.models.keys().cloned().collect()
-        } else {
-            named.clone()
-        };
-        if targets.is_empty() {
+        for model in per_model("--context-window")? {
+            config.models.entry(model).or_default().context_window = Some(window);
+        }
+    }
+    if let Some(max) = args.max_output_tokens {
+        if max == 0 {
             return Err(usage(
-                "--context-window is set per model: name one with --model M",
+                "--max-output-tokens must be a number of tokens above 0",
             ));
         }
-        for model in targets {
-            config.models.entry(model).or_default().context_window = Some(window);
+        for model in per_model("--max-output-tokens")? {
+            config.models.entry(model).or_default().max_output_tokens = Some(max);
         }
     }
 

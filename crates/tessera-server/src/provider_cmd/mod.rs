@@ -97,6 +97,10 @@ pub struct AddArgs {
     /// Context window in tokens of the models named in this command (else of all its models).
     #[arg(long, value_name = "N")]
     pub context_window: Option<u64>,
+    /// The longest answer to ask for, in tokens, of the models named in this command (else of
+    /// all its models); unset, the server decides (Anthropic: the model's known limit).
+    #[arg(long, value_name = "N")]
+    pub max_output_tokens: Option<u32>,
     /// A proxy for this provider only; `none` bypasses the system proxy, `system` follows it.
     #[arg(long, value_name = "URL|none|system")]
     pub proxy: Option<String>,

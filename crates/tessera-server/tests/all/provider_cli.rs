@@ -72,6 +72,8 @@ async fn a_provider_is_saved_listed_and_updated() {
             "llama-3.1-8b",
             "--context-window",
             "32768",
+            "--max-output-tokens",
+            "4096",
             "--proxy",
             "none",
             "--ca-cert",
@@ -101,6 +103,7 @@ async fn a_provider_is_saved_listed_and_updated() {
     );
     assert_eq!(settings["models"]["qwen3-8b"]["context_window"], 32768);
     assert_eq!(settings["models"]["llama-3.1-8b"]["context_window"], 32768);
+    assert_eq!(settings["models"]["qwen3-8b"]["max_output_tokens"], 4096);
     assert_eq!(
         settings["models"]["qwen3-8b"]["price"],
         serde_json::json!({"input_per_mtok": 0.1, "output_per_mtok": 0.4})
@@ -225,6 +228,11 @@ async fn bad_flags_are_usage_errors_naming_the_flag_and_nothing_is_saved() {
             "--context-window",
         ),
         (vec!["--context-window", "1000"], "--context-window"),
+        (
+            vec!["--max-output-tokens", "0", "--model", "m"],
+            "--max-output-tokens",
+        ),
+        (vec!["--max-output-tokens", "100"], "--max-output-tokens"),
         (
             vec!["add", "has space", "--kind", "openai"],
             "provider name",

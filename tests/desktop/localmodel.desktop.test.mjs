@@ -1,0 +1,118 @@
+// The installed app with a model on this computer and no account: the first run downloads the
+// recommended model from a hub on 127.0.0.1 (tessera-fake-hub serving the suite's own GGUF,
+// named by HF_ENDPOINT), the model becomes the default, and a message is answered by the
+// worker the package installed beside the app, through a tool call (forced with the test
+// tools: a model with random weights never chooses one).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { app, appPid, startDriver, until } from './support.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const resultsDir = join(here, '..', '..', 'target-test-results');
+const worker = process.env.TESSERA_LLAMA_BIN || join(dirname(app), 'tessera-llama');
+const gguf = process.env.TESSERA_TEST_GGUF ?? '';
+const cli = process.env.TESSERA_BIN ?? '';
+const besideProvider = process.env.TESSERA_SCRIPTED_PROVIDER_BIN ? join(dirname(process.env.TESSERA_SCRIPTED_PROVIDER_BIN), 'tessera-fake-hub') : '';
+const hubBin = process.env.TESSERA_FAKE_HUB_BIN || besideProvider;
+const missing = [
+  [worker, 'the worker (tessera-llama beside the app, or TESSERA_LLAMA_BIN)'],
+  [gguf, 'TESSERA_TEST_GGUF'],
+  [cli, 'TESSERA_BIN (the tessera command, to set the model up)'],
+  [hubBin, 'tessera-fake-hub (TESSERA_FAKE_HUB_BIN)'],
+]
+  .filter(([file]) => !file || !existsSync(file))
+  .map(([, what]) => what);
+const skip = missing.length > 0 && process.env.TESSERA_REQUIRE_LOCAL_MODEL !== '1' ? `needs ${missing.join(', ')}` : false;
+
+// The catalogue's files: whichever this machine's memory recommends, its answers are kept
+// short (a random model never stops on its own), as a person sets a model's longest answer.
+const CATALOGUE_FILES = ['qwen2.5-1.5b-instruct-q4_k_m.gguf', 'Qwen2.5-7B-Instruct-Q4_K_M.gguf', 'Mistral-Small-24B-Instruct-2501-Q4_K_M.gguf'];
+
+const children = [];
+let data;
+
+before(() => {
+  if (skip) return;
+  assert.deepEqual(missing, [], 'what the suite needs is there');
+  data = mkdtempSync(join(tmpdir(), 'tessera-desktop-local-'));
+});
+
+after(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+  if (data) {
+    const pid = appPid(data);
+    if (pid) process.kill(pid, 'SIGKILL');
+    rmSync(data, { recursive: true, force: true });
+  }
+});
+
+function startHub() {
+  const child = spawn(hubBin, [gguf, '--bytes-per-second', '262144'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const match = /Listening on (http:\/\/\S+)/.exec(out);
+      if (match) resolve(match[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`tessera-fake-hub exited (${code})`)));
+  });
+}
+
+const js = (driver, script) => driver.exec(script);
+
+test('downloads a model with no account and answers through it, calling a tool', { skip }, async () => {
+  const hub = await startHub();
+  execFileSync(cli, ['--data-dir', data, 'provider', 'add', 'on-device', ...CATALOGUE_FILES.flatMap((f) => ['--model', f]), '--max-output-tokens', '200'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const env = {
+    HF_ENDPOINT: hub,
+    TESSERA_TEST_TOOLS: '1',
+    TESSERA_TEST_FIRST_TOOL_CHOICE: 'get_current_datetime',
+    TESSERA_OLLAMA_URL: 'http://127.0.0.1:9',
+    TESSERA_LMSTUDIO_URL: 'http://127.0.0.1:9',
+    ...(process.env.TESSERA_LLAMA_BIN ? { TESSERA_LLAMA_BIN: process.env.TESSERA_LLAMA_BIN } : {}),
+  };
+  const driver = await startDriver(children, 'en_US.UTF-8', env);
+  await driver.newSession(['--data-dir', data]);
+  try {
+    await until('the first run offer', () => driver.find('[data-testid="first-run-download"] button'), 30_000);
+    const offered = await js(driver, 'return document.querySelector(\'[data-testid="first-run-download"] button\').textContent');
+    assert.match(offered, /^Download a model \(.+\) — no account$/);
+    await driver.click('[data-testid="first-run-download"] button');
+    await until('the download progress', () => driver.find('[data-testid="first-run-download"] [role="progressbar"]'), 15_000);
+    await driver.screenshot(join(resultsDir, 'desktop-local-downloading.png'));
+    await until('the model in use', () => driver.find('[data-testid="first-run-done"]'), 60_000);
+
+    await driver.type('[data-testid="composer-input"]', 'What time is it?\uE007');
+    await until('the tool call', () => driver.find('[data-testid="tool-card"]'), 120_000);
+    await until(
+      'the answer to end',
+      () =>
+        js(
+          driver,
+          'const a = [...document.querySelectorAll(\'[data-testid="assistant-message"]\')].at(-1); return !!a && a.getAttribute("aria-busy") === "false";',
+        ),
+      120_000,
+    );
+    const failed = await js(driver, 'return document.querySelectorAll(\'[data-testid="run-error"]\').length');
+    assert.equal(failed, 0, 'the answer ended without an error');
+    const name = await driver.text('[data-testid="tool-card"] .tool-card-name');
+    assert.equal(name, 'get_current_datetime');
+    await driver.screenshot(join(resultsDir, 'desktop-local-answered.png'));
+  } catch (error) {
+    await driver.screenshot(join(resultsDir, 'desktop-local-failed.png')).catch(() => {});
+    const shown = await js(driver, 'return document.body.innerText').catch(() => '');
+    throw new Error(`${error.message}\nthe window showed:\n${shown}`);
+  } finally {
+    await driver.quit();
+  }
+});
