@@ -29,6 +29,7 @@ export function LocalModelsSection({ api }: { api: SettingsApi | null }) {
   const [note, setNote] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [custom, setCustom] = useState('');
+  const [ownFile, setOwnFile] = useState('');
 
   if (!api) return <p className="settings-hint">{t('settings.notConnected')}</p>;
   const lang = i18n.language;
@@ -64,6 +65,13 @@ export function LocalModelsSection({ api }: { api: SettingsApi | null }) {
     if (!model) return;
     setCustom('');
     download(model);
+  };
+
+  const submitOwnFile = (event: FormEvent) => {
+    event.preventDefault();
+    const path = ownFile.trim();
+    if (!path) return;
+    void act(() => api.useGgufFile(path), t('localModels.nowDefault', { file: path })).then(() => setOwnFile(''));
   };
 
   if (!view) {
@@ -201,6 +209,16 @@ export function LocalModelsSection({ api }: { api: SettingsApi | null }) {
           <div className="settings-actions">
             <button type="submit" className="button button-secondary" disabled={busy || !custom.trim()}>
               {t('localModels.downloadOther')}
+            </button>
+          </div>
+        </form>
+        <form onSubmit={submitOwnFile} className="local-custom">
+          <Field label={t('localModels.fileLabel')} hint={t('localModels.fileHint')}>
+            <input className="settings-input" value={ownFile} placeholder="/home/…/model.gguf" onChange={(e) => setOwnFile(e.target.value)} />
+          </Field>
+          <div className="settings-actions">
+            <button type="submit" className="button button-secondary" disabled={busy || !ownFile.trim()}>
+              {t('localModels.useFile')}
             </button>
           </div>
         </form>

@@ -193,3 +193,17 @@ describe('Settings → Models on this computer', () => {
     expect(await within(section).findByRole('alert')).toHaveTextContent('neither a model of the catalogue');
   });
 });
+
+describe('a GGUF file from elsewhere on this computer', () => {
+  it('is used where it is, by its full path', async () => {
+    const { user, requests } = renderSection({
+      'GET /v1/local-models': () => Response.json(listing()),
+      'POST /v1/local-models/import': () => Response.json({ file: '/data/m.gguf', model: { ready: true, provider: 'on-device', model: '/data/m.gguf' } }),
+    });
+    const section = await screen.findByTestId('local-models');
+    await user.type(within(section).getByLabelText('A GGUF file on this computer'), '/data/m.gguf');
+    await user.click(within(section).getByRole('button', { name: 'Use this file' }));
+    expect(await within(section).findByText('New messages are answered by /data/m.gguf on this computer.')).toBeInTheDocument();
+    expect(requests.find((r) => r.method === 'POST')?.body).toEqual({ path: '/data/m.gguf' });
+  });
+});

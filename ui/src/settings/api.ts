@@ -141,6 +141,11 @@ export class SettingsApi {
     return this.json({ method: 'POST', path: routes.localFileDefault(file), body: {} });
   }
 
+  /** New runs use a GGUF file from elsewhere on this computer, where it is. */
+  useGgufFile(path: string): Promise<LocalModelChosen> {
+    return this.json({ method: 'POST', path: routes.localImport(), body: { path } });
+  }
+
   stopLocalWorker(): Promise<WorkerView> {
     return this.json({ method: 'POST', path: routes.localWorkerStop(), body: {} });
   }

@@ -297,6 +297,46 @@ impl LocalModels<'_> {
         bad_name(file)?;
         let path = self.library().dir().join(file);
         check_gguf(&path, file)?;
+        self.choose(file.to_owned()).await
+    }
+
+    /// Uses a GGUF file from elsewhere on this computer where it is (a model is gigabytes:
+    /// nothing is copied); the models folder's own files by their name.
+    pub async fn use_file(&self, path: &Path) -> Outcome<LocalModelChosen> {
+        let shown = path.display().to_string();
+        if !path.is_absolute() {
+            return Err(LocalModelsError::NotAModel {
+                file: shown,
+                why: "give the file's full path".into(),
+            });
+        }
+        let path = match std::fs::canonicalize(path) {
+            Ok(path) => path,
+            Err(_) => return Err(LibraryError::NotFound(shown).into()),
+        };
+        if !path.is_file() {
+            return Err(LocalModelsError::NotAModel {
+                file: shown,
+                why: "it is not a file".into(),
+            });
+        }
+        check_gguf(&path, &shown)?;
+        let library = self.library();
+        let in_folder = path
+            .parent()
+            .zip(std::fs::canonicalize(library.dir()).ok())
+            .is_some_and(|(parent, dir)| parent == dir);
+        let model = match path.file_name() {
+            Some(name) if in_folder => name.to_string_lossy().into_owned(),
+            _ => path.to_string_lossy().into_owned(),
+        };
+        self.choose(model).await
+    }
+
+    /// The on-device provider, answering with `model` (a file of the models folder or a full
+    /// path), becomes the default.
+    async fn choose(&self, model: String) -> Outcome<LocalModelChosen> {
+        let file = model.as_str();
         let providers = self.app.providers();
         let (mut config, _) = providers.require(ON_DEVICE)?;
         if !presets::is_local(&config) {

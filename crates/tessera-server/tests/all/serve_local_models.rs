@@ -258,6 +258,46 @@ async fn a_cancelled_download_leaves_nothing_and_a_bad_file_says_why() {
         refused.text
     );
     assert_eq!(api.get("/settings").await.ok(200)["model"]["ready"], false);
+
+    // A GGUF elsewhere on this computer is used where it is, by its full path.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let own = elsewhere.path().join("my-model.gguf");
+    std::fs::write(&own, gguf_bytes(1000)).unwrap();
+    let used = api
+        .post(
+            "/local-models/import",
+            &json!({"path": own.to_str().unwrap()}),
+        )
+        .await;
+    let own_path = own.canonicalize().unwrap();
+    assert_eq!(
+        used.ok(200)["model"],
+        json!({"ready": true, "provider": "on-device", "model": own_path.to_str().unwrap()}),
+        "{}",
+        used.text
+    );
+    assert!(own.exists(), "nothing moved");
+    for (body, says) in [
+        (json!({"path": "my-model.gguf"}), "full path"),
+        (
+            json!({"path": elsewhere.path().to_str().unwrap()}),
+            "not a file",
+        ),
+        (
+            json!({"path": data.path().join("models/notes.gguf").to_str().unwrap()}),
+            "does not start with GGUF",
+        ),
+    ] {
+        let refused = api.post("/local-models/import", &body).await;
+        assert!(
+            refused.error(400, "INVALID_VALUE").contains(says),
+            "{body}: {}",
+            refused.text
+        );
+    }
+    api.post("/local-models/import", &json!({"path": "/no/such.gguf"}))
+        .await
+        .error(404, "NOT_FOUND");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -30,6 +30,7 @@ pub(super) fn routes() -> Router<crate::api::ApiState> {
         .route("/local-models/downloads/{file}/resume", post(resume))
         .route("/local-models/files/{file}", delete(remove))
         .route("/local-models/files/{file}/default", post(make_default))
+        .route("/local-models/import", post(import))
         .route("/local-models/worker/stop", post(stop_worker))
 }
 
@@ -163,6 +164,34 @@ async fn make_default(
 ) -> Result<Json<LocalModelChosen>, ApiError> {
     app.local_models()
         .make_default(&file)
+        .await
+        .map(Json)
+        .map_err(local_error)
+}
+
+/// `POST /v1/local-models/import` `{"path": "/full/path/model.gguf"}`: new runs use a GGUF file
+/// from elsewhere on this computer, where it is.
+async fn import(
+    State(app): State<App>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<LocalModelChosen>, ApiError> {
+    let body = object_body(body)?;
+    let path = match body.get("path") {
+        Some(Value::String(path)) if !path.trim().is_empty() => path.trim().to_owned(),
+        Some(other) => {
+            return Err(bad_request(format!(
+                "`path` must be the full path of a .gguf file, not {}",
+                kind_of(other)
+            )))
+        }
+        None => {
+            return Err(bad_request(
+                "`path` is missing: the full path of a .gguf file",
+            ))
+        }
+    };
+    app.local_models()
+        .use_file(std::path::Path::new(&path))
         .await
         .map(Json)
         .map_err(local_error)
