@@ -364,3 +364,56 @@ async fn wrong_requests_are_named() {
     let stopped = api.post("/local-models/worker/stop", &json!({})).await;
     assert_eq!(stopped.ok(200)["state"], "not_running");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_download_cut_by_a_crash_resumes_after_the_restart() {
+    const SMALL: &str = "qwen2.5-1.5b-instruct-q4_k_m.gguf";
+    let content = gguf_bytes(2_000_000);
+    let hosted = Arc::new(Hosted {
+        content: content.clone(),
+        ..Hosted::default()
+    });
+    *hosted.stall_after.lock().unwrap() = Some(700_000);
+    let endpoint = serve(hosted.clone()).await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = start(data.path(), &endpoint);
+    api.post(
+        "/local-models/downloads",
+        &json!({"model": "qwen2.5-1.5b-instruct"}),
+    )
+    .await
+    .ok(202);
+    until(&api, "700 kB downloaded", |l| {
+        download(l, SMALL).is_some_and(|d| d["done"].as_u64() >= Some(700_000))
+    })
+    .await;
+    drop(api); // SIGKILL: the app is gone mid-download
+
+    let api = start(data.path(), &endpoint);
+    let listing = api.get("/local-models").await.ok(200).clone();
+    assert_eq!(
+        listing["downloads"],
+        json!([]),
+        "nothing runs after a restart"
+    );
+    let kept = file(&listing, SMALL).expect("what was downloaded is kept");
+    assert_eq!(kept["partial"], true);
+    assert_eq!(kept["bytes"], 700_000);
+    assert_eq!(kept["catalogue_id"], "qwen2.5-1.5b-instruct");
+
+    api.post(
+        &format!("/local-models/downloads/{SMALL}/resume"),
+        &json!({}),
+    )
+    .await
+    .ok(202);
+    until(&api, "whole", |l| {
+        l["downloads"] == json!([]) && file(l, SMALL).is_some_and(|f| f["partial"] == false)
+    })
+    .await;
+    assert_eq!(
+        std::fs::read(data.path().join("models").join(SMALL)).unwrap(),
+        content
+    );
+    assert_eq!(*hosted.ranges_asked.lock().unwrap(), vec![700_000]);
+}
