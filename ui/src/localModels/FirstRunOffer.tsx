@@ -1,9 +1,10 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SettingsApi } from '../settings/api';
-import { ErrorNotice, messageOf } from '../settings/fields';
-import { DownloadProgress, type DownloadActions } from './DownloadProgress';
+import { ErrorNotice } from '../settings/fields';
+import { DownloadProgress } from './DownloadProgress';
 import { formatBytes } from './format';
+import { useLocalActions } from './useLocalActions';
 import { useLocalModels } from './useLocalModels';
 
 /**
@@ -14,8 +15,7 @@ import { useLocalModels } from './useLocalModels';
 export function FirstRunOffer({ api, onReady, busy: parentBusy }: { api: SettingsApi; onReady: (file: string) => void; busy: boolean }) {
   const { t, i18n } = useTranslation();
   const { view, reload } = useLocalModels(api);
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
+  const { busy, problem, act, downloadActions } = useLocalActions(api, reload);
   const announced = useRef(false);
 
   // The download this offer started has ended and made its model the default.
@@ -27,25 +27,8 @@ export function FirstRunOffer({ api, onReady, busy: parentBusy }: { api: Setting
     }
   }, [ready, onReady]);
 
-  if (!view || !view.worker_found || ready) return null;
-
-  const act = async (action: () => Promise<unknown>) => {
-    setBusy(true);
-    setProblem(null);
-    try {
-      await action();
-    } catch (error) {
-      setProblem(messageOf(error));
-    } finally {
-      setBusy(false);
-      void reload();
-    }
-  };
-  const actions: DownloadActions = {
-    pause: (file) => void act(() => api.pauseDownload(file)),
-    resume: (file) => void act(() => api.resumeDownload(file)),
-    cancel: (file) => void act(() => api.cancelDownload(file)),
-  };
+  const actions = downloadActions();
+  if (!view || !view.worker_found || ready || !actions) return null;
 
   const recommended = view.catalogue.find((m) => m.recommended) ?? view.catalogue[0];
   const whole = view.files.filter((f) => !f.partial);

@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { LocalModelsView, SettingsApi } from '../settings/api';
-import { ErrorNotice, Field, messageOf } from '../settings/fields';
-import { DownloadProgress, type DownloadActions } from './DownloadProgress';
+import { ErrorNotice, Field } from '../settings/fields';
+import { DownloadProgress } from './DownloadProgress';
 import { formatBytes } from './format';
+import { useLocalActions } from './useLocalActions';
 import { useLocalModels } from './useLocalModels';
 import { WorkerNotice } from './WorkerNotice';
 
@@ -24,36 +25,18 @@ type LocalFile = LocalModelsView['files'][number];
 export function LocalModelsSection({ api }: { api: SettingsApi | null }) {
   const { t, i18n } = useTranslation();
   const { view, loadError, reload } = useLocalModels(api);
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | null>(null);
-  const [note, setNote] = useState<string | null>(null);
+  const { busy, problem, note, act: run, downloadActions } = useLocalActions(api, reload);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [custom, setCustom] = useState('');
   const [ownFile, setOwnFile] = useState('');
 
-  if (!api) return <p className="settings-hint">{t('settings.notConnected')}</p>;
+  const actions = downloadActions((file) => t('localModels.cancelled', { file }));
+  if (!api || !actions) return <p className="settings-hint">{t('settings.notConnected')}</p>;
   const lang = i18n.language;
 
-  const act = async (action: () => Promise<unknown>, done?: string) => {
-    setBusy(true);
-    setProblem(null);
-    setNote(null);
-    try {
-      await action();
-      if (done) setNote(done);
-    } catch (error) {
-      setProblem(messageOf(error));
-    } finally {
-      setBusy(false);
-      setConfirming(null);
-      void reload();
-    }
-  };
-
-  const actions: DownloadActions = {
-    pause: (file) => void act(() => api.pauseDownload(file)),
-    resume: (file) => void act(() => api.resumeDownload(file)),
-    cancel: (file) => void act(() => api.cancelDownload(file), t('localModels.cancelled', { file })),
+  const act = (action: () => Promise<unknown>, done?: string) => {
+    setConfirming(null);
+    return run(action, done);
   };
   const use = (file: string) => void act(() => api.useLocalModel(file), t('localModels.nowDefault', { file }));
   const remove = (file: string) => void act(() => api.removeLocalModel(file), t('localModels.removed', { file }));
@@ -71,7 +54,7 @@ export function LocalModelsSection({ api }: { api: SettingsApi | null }) {
     event.preventDefault();
     const path = ownFile.trim();
     if (!path) return;
-    void act(() => api.useGgufFile(path), t('localModels.nowDefault', { file: path })).then(() => setOwnFile(''));
+    void act(() => api.useGgufFile(path), t('localModels.nowDefault', { file: path })).then((ok) => ok && setOwnFile(''));
   };
 
   if (!view) {

@@ -34,6 +34,17 @@ fn gguf_bytes(len: u32) -> Vec<u8> {
     content
 }
 
+/// A hub serving `content` that holds the rest back after `after` bytes (once).
+async fn stalling_hub(content: &[u8], after: usize) -> (Arc<Hosted>, String) {
+    let hosted = Arc::new(Hosted {
+        content: content.to_vec(),
+        ..Hosted::default()
+    });
+    *hosted.stall_after.lock().unwrap() = Some(after);
+    let endpoint = serve(hosted.clone()).await.unwrap();
+    (hosted, endpoint)
+}
+
 /// The listing once `done` says so, polled as the page polls it.
 async fn until(api: &Api, what: &str, done: impl Fn(&Value) -> bool) -> Value {
     let started = Instant::now();
@@ -69,12 +80,7 @@ fn file<'a>(listing: &'a Value, name: &str) -> Option<&'a Value> {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_model_downloads_pauses_resumes_becomes_the_default_and_is_deleted() {
     let content = gguf_bytes(3_000_000);
-    let hosted = Arc::new(Hosted {
-        content: content.clone(),
-        ..Hosted::default()
-    });
-    *hosted.stall_after.lock().unwrap() = Some(1_000_000);
-    let endpoint = serve(hosted.clone()).await.unwrap();
+    let (hosted, endpoint) = stalling_hub(&content, 1_000_000).await;
     let data = tempfile::tempdir().unwrap();
     let api = start(data.path(), &endpoint);
 
@@ -185,12 +191,7 @@ async fn a_model_downloads_pauses_resumes_becomes_the_default_and_is_deleted() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_cancelled_download_leaves_nothing_and_a_bad_file_says_why() {
     let content = gguf_bytes(2_000_000);
-    let hosted = Arc::new(Hosted {
-        content,
-        ..Hosted::default()
-    });
-    *hosted.stall_after.lock().unwrap() = Some(500_000);
-    let endpoint = serve(hosted.clone()).await.unwrap();
+    let (hosted, endpoint) = stalling_hub(&content, 500_000).await;
     let data = tempfile::tempdir().unwrap();
     let api = start(data.path(), &endpoint);
 
@@ -369,12 +370,7 @@ async fn wrong_requests_are_named() {
 async fn a_download_cut_by_a_crash_resumes_after_the_restart() {
     const SMALL: &str = "qwen2.5-1.5b-instruct-q4_k_m.gguf";
     let content = gguf_bytes(2_000_000);
-    let hosted = Arc::new(Hosted {
-        content: content.clone(),
-        ..Hosted::default()
-    });
-    *hosted.stall_after.lock().unwrap() = Some(700_000);
-    let endpoint = serve(hosted.clone()).await.unwrap();
+    let (hosted, endpoint) = stalling_hub(&content, 700_000).await;
     let data = tempfile::tempdir().unwrap();
     let api = start(data.path(), &endpoint);
     api.post(
