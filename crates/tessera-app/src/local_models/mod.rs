@@ -240,6 +240,7 @@ impl LocalModels<'_> {
     pub async fn cancel(&self, file: &str) -> Outcome<DownloadCancelled> {
         let downloads = self.app.downloads();
         let target = self.library().dir().join(file);
+        let written = download::partial_size(&target);
         if downloads.stop(file, Stop::Cancel) {
             // The task deletes the partial file as it ends; wait for it so the answer is true.
             for _ in 0..200 {
@@ -248,13 +249,12 @@ impl LocalModels<'_> {
                 }
                 tokio::time::sleep(Duration::from_millis(25)).await;
             }
-            let freed = downloads.view(file).map_or(0, |v| v.done);
             return Ok(DownloadCancelled {
                 file: file.to_owned(),
-                freed_bytes: freed,
+                freed_bytes: written.unwrap_or(0),
             });
         }
-        let partial = download::partial_size(&target);
+        let partial = written;
         let forgotten = downloads.forget(file);
         if partial.is_none() && forgotten.is_none() {
             return Err(LocalModelsError::NoDownload(file.to_owned()));

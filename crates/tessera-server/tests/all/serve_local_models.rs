@@ -207,6 +207,11 @@ async fn a_cancelled_download_leaves_nothing_and_a_bad_file_says_why() {
     .await;
     let cancelled = api.delete(&format!("/local-models/downloads/{FILE}")).await;
     assert_eq!(cancelled.ok(200)["file"], FILE);
+    assert!(
+        cancelled.ok(200)["freed_bytes"].as_u64() >= Some(500_000),
+        "{}",
+        cancelled.text
+    );
     let listing = api.get("/local-models").await.ok(200).clone();
     assert_eq!(listing["downloads"], json!([]), "{listing:#}");
     assert_eq!(listing["files"], json!([]), "{listing:#}");
