@@ -232,6 +232,7 @@ export function App({ client = null }: AppProps) {
         selectedId={session.selectedId}
         onSelect={selectConversation}
         error={session.listError}
+        onIntent={preloadConversationPane}
       />
       <ChatView
         title={current?.title || t('chat.newConversationTitle')}

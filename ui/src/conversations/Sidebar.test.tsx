@@ -303,3 +303,21 @@ describe('the conversation list', () => {
     expect(titles()).toEqual(['Imported one', 'Alpha']);
   });
 });
+
+describe('the intent to open a conversation', () => {
+  it('is told when the pointer or the keyboard reaches the list, before any click', async () => {
+    const { client } = fakeEngine({ 'GET /v1/conversations': () => Response.json({ conversations: [] }) });
+    const onIntent = vi.fn();
+    const user = userEvent.setup();
+    render(
+      <I18nextProvider i18n={createI18n()}>
+        <Sidebar onNewConversation={() => undefined} client={client} conversations={[row('c1', 'Trip plan'), row('c2', 'Budget')]} onIntent={onIntent} />
+      </I18nextProvider>,
+    );
+    await user.hover(screen.getByTestId('conversation-list'));
+    expect(onIntent).toHaveBeenCalled();
+    onIntent.mockClear();
+    screen.getAllByTestId('conversation-item')[0]?.focus();
+    expect(onIntent).toHaveBeenCalled();
+  });
+});

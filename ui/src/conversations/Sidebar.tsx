@@ -18,6 +18,8 @@ export interface SidebarProps {
   /** Reads the engine's list again (after a change). */
   onRefresh?: (() => Promise<void>) | undefined;
   error?: string | null | undefined;
+  /** The pointer or the keyboard reached the list: a conversation is likely to be opened next. */
+  onIntent?: (() => void) | undefined;
 }
 
 function FailureText({ failure }: { failure: Failure }) {
@@ -41,7 +43,7 @@ const noRefresh = async () => {};
  * archived (the archived ones have a view of their own), exported, or deleted with a few
  * seconds to undo; conversations can be imported from a file.
  */
-export const Sidebar = memo(function Sidebar({ onNewConversation, client = null, conversations = [], selectedId = null, onSelect, onRefresh = noRefresh, error }: SidebarProps) {
+export const Sidebar = memo(function Sidebar({ onNewConversation, client = null, conversations = [], selectedId = null, onSelect, onRefresh = noRefresh, error, onIntent }: SidebarProps) {
   const { t } = useTranslation();
   const searchId = useId();
   const list = useConversationList({
@@ -138,7 +140,7 @@ export const Sidebar = memo(function Sidebar({ onNewConversation, client = null,
           </div>
         )}
 
-        <div className="conversation-list" data-testid="conversation-list" aria-busy={list.searching}>
+        <div className="conversation-list" data-testid="conversation-list" aria-busy={list.searching} onPointerEnter={onIntent} onFocus={onIntent}>
           {error && (
             <p className="sidebar-empty" role="alert">
               {t('sidebar.loadFailed', { error })}

@@ -13,11 +13,16 @@ const loadSettingsPage = () => import('../settings/SettingsPage').then((m) => ({
 export const ConversationPane = lazy(loadConversationPane);
 export const SettingsPage = lazy(loadSettingsPage);
 
+/** Once per page: the modules stay loaded. */
+let paneRequested = false;
+
 /**
  * Starts loading the conversation pane, then readies its Markdown renderer while the person is
  * still writing (chat/components/warmUp.tsx); a failure shows when the pane is rendered.
  */
 export function preloadConversationPane(): void {
+  if (paneRequested) return;
+  paneRequested = true;
   let chain: Promise<unknown> = Promise.resolve();
   for (const load of PANE_LIBRARIES) chain = chain.then(load).then(nextTask);
   chain
