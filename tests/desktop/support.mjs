@@ -94,6 +94,13 @@ export class Driver {
     await this.call('POST', this.s('/actions'), { actions: [{ type: 'key', id: 'keyboard', actions: [...down, ...up] }] });
     await this.call('DELETE', this.s('/actions'));
   }
+  /** Moves the pointer onto the element `css` matches, as a hand moving the mouse to it. */
+  async hover(css) {
+    const element = await this.find(css);
+    const origin = { 'element-6066-11e4-a52e-4f735466cecf': element };
+    await this.call('POST', this.s('/actions'), { actions: [{ type: 'pointer', id: 'mouse', parameters: { pointerType: 'mouse' }, actions: [{ type: 'pointerMove', duration: 0, origin, x: 0, y: 0 }] }] });
+    await this.call('DELETE', this.s('/actions'));
+  }
   async attr(css, name) {
     return this.call('GET', this.s(`/element/${await this.find(css)}/attribute/${name}`));
   }
