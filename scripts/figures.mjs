@@ -392,7 +392,7 @@ function printLong(long) {
     const [firstOpen, ...switches] = long.opens;
     const median = [...switches].sort((a, b) => a - b)[Math.floor(switches.length / 2)];
     const growth = ((long.last.pss - long.first.pss) * 100) / long.first.pss;
-    console.log(`opening a ${LONG_TURNS}-turn conversation from the sidebar to its last answer painted: median ${f(median)} ms of ${switches.length} switches from another one (target ≤ 300 ms); the first opened ${f(firstOpen)} ms (the pointer on the list 300 ms before the click, as a person's hand reaches it: the pane's code loads from then); each: ${long.opens.map(f).join(', ')} ms`);
+    console.log(`opening a ${LONG_TURNS}-turn conversation from the sidebar to its last answer painted: median ${f(median)} ms of ${switches.length} switches from another one (target ≤ 300 ms); the first opened ${f(firstOpen)} ms (the pointer on the list 300 ms before the click, as a person's hand reaches it); each: ${long.opens.map(f).join(', ')} ms`);
     console.log(`scrolling it from its end to its top (${long.steps} steps of a screen, one every 50 ms): longest task ${f(long.stall.longest)} ms, ${long.stall.over50} over 50 ms (target: none over 50 ms)`);
     console.log(`  long tasks at (s: ms): ${long.stall.at.map(([t, ms]) => `${(t / 1000).toFixed(1)}: ${ms}`).join(', ') || 'none'}`);
     console.log(`memory of all the app's processes (PSS): after opening the first ${f(long.first.pss)} MB, after switching through all ${LONG_CONVERSATIONS} and back to the first ${f(long.last.pss)} MB: ${growth >= 0 ? '+' : ''}${growth.toFixed(1)} % (target within 10 %)`);
