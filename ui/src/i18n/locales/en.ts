@@ -207,7 +207,7 @@ const en = {
     useDownloaded: 'Use {{file}}, already on this computer',
     onThisComputer: '{{file}} on this computer',
     title: 'No model is set up yet',
-    body: 'Tessera needs a model to answer. Choose the provider you have an account with and paste its API key; it is tested before it is used.',
+    body: 'Tessera needs a model to answer: one that runs on this computer, with no account, or a provider’s, with your API key (tested before it is used).',
     pick: 'Providers',
     onThisMachine: 'Found on this machine',
     useLocal: 'Use {{name}} on this machine ({{model}})',

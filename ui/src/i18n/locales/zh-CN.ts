@@ -205,7 +205,7 @@ const zhCN: Messages = {
     useDownloaded: '使用这台电脑上已有的 {{file}}',
     onThisComputer: '这台电脑上的 {{file}}',
     title: '还没有设置模型',
-    body: 'Tessera 需要一个模型来回答。选择你有账户的服务商并粘贴它的 API 密钥；使用前会先测试。',
+    body: 'Tessera 需要一个模型来回答：可以用在这台电脑上运行的模型，无需账号；也可以用服务商的模型和你的 API 密钥（使用前会先测试）。',
     pick: '服务商',
     onThisMachine: '在本机找到',
     useLocal: '使用本机的 {{name}}（{{model}}）',
