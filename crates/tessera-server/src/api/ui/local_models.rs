@@ -58,6 +58,22 @@ fn local_error(err: LocalModelsError) -> ApiError {
     ApiError::new(status, code, message)
 }
 
+/// The non-empty text of `key` in a request body, trimmed; `what` says what it should be.
+fn required_text(
+    body: &serde_json::Map<String, Value>,
+    key: &str,
+    what: &str,
+) -> Result<String, ApiError> {
+    match body.get(key) {
+        Some(Value::String(text)) if !text.trim().is_empty() => Ok(text.trim().to_owned()),
+        Some(other) => Err(bad_request(format!(
+            "`{key}` must be {what}, not {}",
+            kind_of(other)
+        ))),
+        None => Err(bad_request(format!("`{key}` is missing: {what}"))),
+    }
+}
+
 /// `GET /v1/local-models`: the catalogue (the one for this machine marked), the files on disk,
 /// the downloads with their progress, the space used and free, the worker and the default.
 async fn overview(State(app): State<App>) -> Result<Json<LocalModelsView>, ApiError> {
@@ -75,20 +91,7 @@ async fn start(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let body = object_body(body)?;
-    let model = match body.get("model") {
-        Some(Value::String(model)) if !model.trim().is_empty() => model.trim().to_owned(),
-        Some(other) => {
-            return Err(bad_request(format!(
-                "`model` must be a catalogue id or OWNER/REPO:FILE.gguf, not {}",
-                kind_of(other)
-            )))
-        }
-        None => {
-            return Err(bad_request(
-                "`model` is missing: a catalogue id or OWNER/REPO:FILE.gguf",
-            ))
-        }
-    };
+    let model = required_text(&body, "model", "a catalogue id or OWNER/REPO:FILE.gguf")?;
     let use_when_done = match body.get("use_when_done") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(flag)) => *flag,
@@ -176,20 +179,7 @@ async fn import(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<LocalModelChosen>, ApiError> {
     let body = object_body(body)?;
-    let path = match body.get("path") {
-        Some(Value::String(path)) if !path.trim().is_empty() => path.trim().to_owned(),
-        Some(other) => {
-            return Err(bad_request(format!(
-                "`path` must be the full path of a .gguf file, not {}",
-                kind_of(other)
-            )))
-        }
-        None => {
-            return Err(bad_request(
-                "`path` is missing: the full path of a .gguf file",
-            ))
-        }
-    };
+    let path = required_text(&body, "path", "the full path of a .gguf file")?;
     app.local_models()
         .use_file(std::path::Path::new(&path))
         .await
