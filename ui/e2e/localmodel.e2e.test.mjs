@@ -5,6 +5,8 @@
 // screen; the model becomes the default; a message starts the real worker (`tessera-llama`),
 // which calls a tool (forced: a random model never chooses one) that runs through the consent
 // gate and the scheduler, and answers. Settings then show the loaded model, and unload it.
+// Restarted with `request_form` forced, the model asks for a form; the person fills it in
+// and the run goes on to an answer.
 //
 //   TESSERA_BIN=… TESSERA_LLAMA_BIN=… TESSERA_TEST_GGUF=… node --test e2e/localmodel.e2e.test.mjs
 // Without TESSERA_LLAMA_BIN the suite skips (saying why), unless TESSERA_REQUIRE_LOCAL_MODEL=1
@@ -37,11 +39,22 @@ describe('a model on this computer', { skip }, () => {
   let url;
   let token;
   let browser;
+  let serveEnv;
+  let serveChild;
 
   const start = (file, args, env) => {
     const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
     children.push(child);
-    return waitForListening(child, path.basename(file));
+    return { child, listening: waitForListening(child, path.basename(file)) };
+  };
+
+  /** `tessera serve` on the suite's data folder, forcing the first call of a run to `tool`. */
+  const serve = async (tool) => {
+    const env = { ...serveEnv, TESSERA_TEST_FIRST_TOOL_CHOICE: tool };
+    const started = start(path.resolve(bin), ['--data-dir', dataDir, 'serve', '--port', '0', '--ui-dir', DIST_DIR], env);
+    serveChild = started.child;
+    url = await started.listening;
+    token = new URLSearchParams(url.hash.slice(1)).get('token') ?? '';
   };
 
   before(async () => {
@@ -49,19 +62,18 @@ describe('a model on this computer', { skip }, () => {
     mkdirSync(RESULTS_DIR, { recursive: true });
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'tessera-e2e-local-'));
     // A slow line (about three seconds for the file), so the progress can be seen.
-    const hub = await start(path.resolve(hubBin), [gguf, '--bytes-per-second', '262144'], process.env);
+    const hub = await start(path.resolve(hubBin), [gguf, '--bytes-per-second', '262144'], process.env).listening;
     const env = {
       ...process.env,
       HF_ENDPOINT: hub.origin,
       TESSERA_LLAMA_BIN: path.resolve(worker),
       TESSERA_TEST_TOOLS: '1',
-      TESSERA_TEST_FIRST_TOOL_CHOICE: 'get_current_datetime',
       TESSERA_OLLAMA_URL: 'http://127.0.0.1:9',
       TESSERA_LMSTUDIO_URL: 'http://127.0.0.1:9',
     };
     for (const name of ['TESSERA_TOKEN', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY']) delete env[name];
-    url = await start(path.resolve(bin), ['--data-dir', dataDir, 'serve', '--port', '0', '--ui-dir', DIST_DIR], env);
-    token = new URLSearchParams(url.hash.slice(1)).get('token') ?? '';
+    serveEnv = env;
+    await serve('get_current_datetime');
     browser = await launchBrowser();
   });
 
@@ -134,6 +146,68 @@ describe('a model on this computer', { skip }, () => {
     await loaded.getByRole('button', { name: 'Unload (free its memory)' }).click();
     await page.getByText('The model was unloaded; it loads again with your next message.').waitFor({ timeout: 10_000 });
     assert.equal((await api('GET', '/v1/local-models')).worker.state, 'not_running');
+    assert.deepEqual(errors, []);
+  });
+
+  test('asks for a form through the model on this computer, and goes on with the answer', async () => {
+    await stopChild(serveChild);
+    await serve('request_form');
+    const { default_file: file } = await api('GET', '/v1/local-models');
+    assert.ok(file, 'the first test left a default model');
+    // A random model fills every string of the call to its longest: room for the form's call.
+    const providers = await api('GET', '/v1/providers');
+    const onDevice = providers.providers.find((p) => p.name === 'on-device');
+    const config = { ...onDevice.config, models: { ...onDevice.config.models, [file]: { max_output_tokens: 1500 } } };
+    await api('POST', '/v1/providers', config);
+
+    const { page, errors } = await openPage(browser, url, 'en-US');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await sendMessage(page, 'Book a room for me');
+    const log = page.getByRole('log', { name: 'Messages' });
+    // Its title is the model's (random) words: the form is found by its role.
+    const card = log.getByRole('form');
+    await card.waitFor({ timeout: 180_000 }).catch(async (error) => {
+      await page.screenshot({ path: path.join(RESULTS_DIR, 'local-model-no-form.png') });
+      throw new Error(`no form; the conversation shows: ${await log.textContent()}`, { cause: error });
+    });
+    assert.equal(await card.getByTestId('form-requester').textContent(), 'Asked by Assistant');
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'local-model-form.png') });
+
+    // Whatever fields the model chose, a person's answer to each.
+    const typed = { email: 'ada@example.com', url: 'https://example.com', date: '2026-11-27', 'datetime-local': '2026-11-27T10:30', number: '2' };
+    const inputs = await card.locator('[data-field]').all();
+    assert.ok(inputs.length > 0, 'the form has fields');
+    const shownAsTyped = [];
+    for (const input of inputs) {
+      const tag = await input.evaluate((el) => el.tagName.toLowerCase());
+      const type = (await input.getAttribute('type')) ?? '';
+      if (tag === 'select') await input.selectOption({ index: 1 });
+      else if (type === 'checkbox') await input.check();
+      else {
+        const value = typed[type] ?? 'x';
+        await input.fill(value);
+        if (['email', 'url', 'text'].includes(type)) shownAsTyped.push(value);
+      }
+    }
+    await card.locator('button[type="submit"]').click();
+    await card.waitFor({ state: 'detached', timeout: 15_000 }).catch(async (error) => {
+      throw new Error(`the answer was refused: ${await card.textContent()}`, { cause: error });
+    });
+
+    const tool = log.getByRole('region', { name: 'Tool request_form' });
+    await page.waitForFunction(() => {
+      const last = [...document.querySelectorAll('[data-testid="assistant-message"]')].at(-1);
+      return last && last.getAttribute('aria-busy') === 'false';
+    }, null, { timeout: 180_000 });
+    assert.equal(await tool.getAttribute('data-phase'), 'success');
+    // What was answered reads as the form's labels and values.
+    const summary = tool.getByRole('region', { name: /^Your answers: / });
+    await summary.waitFor({ timeout: 10_000 });
+    const shown = (await summary.textContent()) ?? '';
+    for (const value of shownAsTyped) assert.ok(shown.includes(value), `${value} in ${shown}`);
+    const answer = log.getByTestId('assistant-message').last();
+    assert.equal(await answer.getByTestId('run-error').count(), 0, (await answer.textContent()) ?? '');
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'local-model-form-answered.png') });
     assert.deepEqual(errors, []);
   });
 });

@@ -37,7 +37,7 @@ pub use error::{error_chain, CoreError};
 pub use models::{ModelError, ModelOverrides};
 pub use tessera_engine::{file_modes, sync};
 pub use tessera_providers::WireKind;
-pub use tessera_store::{Interaction, StoreError, StoredEvent};
+pub use tessera_store::{Interaction, InteractionKind, InteractionState, StoreError, StoredEvent};
 
 fn open_store(dir: &Path) -> Result<Arc<Store>, AppError> {
     Store::open(dir)

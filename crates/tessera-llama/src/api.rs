@@ -274,8 +274,11 @@ fn gbnf_for(grammar: &ToolCallGrammar) -> Result<Grammar, String> {
                 .iter()
                 .map(|t| match t {
                     LazyTrigger::Pattern(p) => p.clone(),
-                    // As llama.cpp turns a trigger word into a pattern.
-                    LazyTrigger::Word(w) => format!("[\\s\\S]*?({})[\\s\\S]*", regex_escape(w)),
+                    // The word alone, found anywhere: llama.cpp matches each pattern against
+                    // everything generated so far at every token, and the form it makes of a
+                    // word (`[\s\S]*?(word)[\s\S]*`) backtracks over all of it, so a long
+                    // answer with tools slowed to a token every half second.
+                    LazyTrigger::Word(w) => format!("({})", regex_escape(w)),
                 })
                 .collect(),
         ),

@@ -409,3 +409,95 @@ fn tessera_chat_calls_a_tool_through_a_local_model_with_no_network() {
         "{done}"
     );
 }
+
+/// What a person types for a field whose line names `kind` (as `tessera chat --ask` shows it).
+fn answer_for(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "text" => "x",
+        "email" => "ada@example.com",
+        "url" => "https://example.com",
+        "date YYYY-MM-DD" => "2026-11-27",
+        "date-time YYYY-MM-DDThh:mm:ssZ" => "2026-11-27T10:30:00Z",
+        "whole number" | "number" => "2",
+        "yes/no" => "y",
+        "one choice: its number" | "choices: numbers, comma-separated" => "1",
+        _ => return None,
+    })
+}
+
+/// With no network, `tessera chat --ask` asks for a form through the on-device model (the call
+/// forced, as a random model would not choose it): the form is asked on the terminal field by
+/// field, the answers go back to the model and the turn completes.
+#[test]
+fn tessera_chat_asks_for_a_form_through_a_local_model_with_no_network() {
+    use std::io::Write;
+    let Some(tessera) = std::env::var_os("TESSERA_BIN") else {
+        panic!("TESSERA_BIN names the tessera binary (make test-llama sets it)");
+    };
+    let data = std::env::temp_dir().join(format!("tessera-local-form-{}", std::process::id()));
+    std::fs::create_dir_all(data.join("models")).unwrap();
+    std::fs::copy(model(), data.join("models/tiny.gguf")).unwrap();
+    let script = r#"ip link set lo up && ! ip route get 1.1.1.1 >/dev/null 2>&1 && exec "$0" --data-dir "$1" chat --provider on-device --model tiny.gguf --events ndjson --max-tokens 1500 --tools builtin --ask --tool-choice request_form "Book a room for me""#;
+    let mut child = Command::new("unshare")
+        .args(["-n", "sh", "-c", script])
+        .arg(&tessera)
+        .arg(&data)
+        .env("TESSERA_LLAMA_BIN", env!("CARGO_BIN_EXE_tessera-llama"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let watchdog = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(300));
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    });
+    let mut stdin = child.stdin.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    // Each field's line ends with its kind in brackets; the answer is written as it is read.
+    let asker = std::thread::spawn(move || {
+        let mut shown = Vec::new();
+        let mut answered = 0;
+        for line in std::io::BufReader::new(stderr).lines() {
+            let line = line.unwrap();
+            let kind = line
+                .strip_suffix(']')
+                .and_then(|l| l.rfind(" [").map(|at| &l[at + 2..]))
+                .map(|k| k.trim_end_matches(", required"));
+            if let Some(answer) = kind.and_then(answer_for) {
+                writeln!(stdin, "{answer}").unwrap();
+                answered += 1;
+            }
+            shown.push(line);
+        }
+        (answered, shown.join("\n"))
+    });
+    let out = child.wait_with_output().unwrap();
+    let (answered, shown) = asker.join().unwrap();
+    drop(watchdog);
+    let _ = std::fs::remove_dir_all(&data);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{shown}");
+    assert!(
+        shown.contains("The assistant asks you to fill in a form: "),
+        "{shown}"
+    );
+    assert!(answered > 0, "a field was asked: {shown}");
+    let events: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let all = serde_json::to_string(&events).unwrap();
+    let result = events
+        .iter()
+        .find(|e| e["domain"] == "tool" && e["type"] == "tool_result")
+        .unwrap_or_else(|| panic!("no result of the form's call: {all}"));
+    assert_eq!(result["payload"]["result"]["action"], "accept", "{result}");
+    assert!(
+        events
+            .iter()
+            .any(|e| e["type"] == "status" && e["payload"]["state"] == "completed"),
+        "the turn went on and completed: {all}"
+    );
+}

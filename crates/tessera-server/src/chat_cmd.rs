@@ -1,15 +1,22 @@
 //! `tessera chat`: one turn with a model from the command line, recorded in the data folder
 //! like any conversation. Plain text by default; `--events ndjson` prints the turn's
-//! easyflow-chat events, one per line, ending with `system/done`.
+//! easyflow-chat events, one per line, ending with `system/done`. With `--ask` the model may
+//! ask for a form and call tools that need consent: both are asked on the terminal
+//! ([`crate::chat_ask`]) and the turn goes on with the answers.
 
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::bail;
+use tessera_app::StoredEvent;
 use tessera_app::{App, ModelOverrides};
 use tessera_engine::assembler::Counting;
+use tessera_engine::interactions::request_form;
+use tessera_engine::turn::resume::ResumeInput;
 use tessera_engine::turn::{TurnInput, TurnOptions};
+
+use crate::chat_ask::Terminal;
 use tessera_protocol::easyflow::{EventBody, SystemState};
 use tessera_providers::WireKind;
 use tokio_util::sync::CancellationToken;
@@ -70,6 +77,8 @@ pub struct ChatArgs {
     pub max_tokens: Option<u32>,
     pub tools: Option<ToolSet>,
     pub tool_choice: Option<tessera_providers::ToolChoice>,
+    /// Ask the person (on the terminal) for forms and consent.
+    pub ask: bool,
     pub text: String,
 }
 
@@ -94,7 +103,8 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
     if let (Some(tessera_providers::ToolChoice::Tool(name)), Some(registry)) =
         (&args.tool_choice, &tools)
     {
-        if registry.get(name).is_none() {
+        let asks_for_a_form = args.ask && name == request_form::REQUEST_FORM;
+        if registry.get(name).is_none() && !asks_for_a_form {
             let names: Vec<&str> = registry.names().collect();
             bail!(
                 "--tool-choice {name}: no such tool; the tools are {}",
@@ -110,6 +120,7 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
         // A one-shot command: the token tables are not built for a conversation that fits
         // at byte lengths.
         counting: Counting::BytesWhenTheyFit,
+        interactions: args.ask,
         ..TurnOptions::default()
     };
     let mut stdout = std::io::stdout();
@@ -130,7 +141,22 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
             }
         }
     });
-    let outcome = app
+    let mut print = |stored: StoredEvent| {
+        let result = match events {
+            // The text as stored is the event serialised: not serialised again.
+            Some(EventsFormat::Ndjson) => writeln!(stdout, "{}", stored.json()),
+            None => match &stored.event.body {
+                EventBody::LlmMessage(p) => p.delta.as_deref().map_or(Ok(()), |d| {
+                    write!(stdout, "{d}").map(|()| written.notify_one())
+                }),
+                _ => Ok(()),
+            },
+        };
+        if let Err(err) = result {
+            write_failed.get_or_insert(err);
+        }
+    };
+    let mut outcome = app
         .run_one_turn(
             &client,
             TurnInput {
@@ -143,24 +169,49 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
                 options: &options,
                 run_id: None,
             },
-            cancel,
-            |stored| {
-                let result = match events {
-                    // The text as stored is the event serialised: not serialised again.
-                    Some(EventsFormat::Ndjson) => writeln!(stdout, "{}", stored.json()),
-                    None => match &stored.event.body {
-                        EventBody::LlmMessage(p) => p.delta.as_deref().map_or(Ok(()), |d| {
-                            write!(stdout, "{d}").map(|()| written.notify_one())
-                        }),
-                        _ => Ok(()),
-                    },
-                };
-                if let Err(err) = result {
-                    write_failed.get_or_insert(err);
-                }
-            },
+            cancel.clone(),
+            &mut print,
         )
         .await?;
+    // What the turn asks is asked on the terminal; the turn goes on once all is answered.
+    // Only the turn's first model call had its tool choice forced.
+    let resumed = TurnOptions {
+        first_tool_choice: None,
+        ..options.clone()
+    };
+    while args.ask && outcome.state == SystemState::Suspended && !cancel.is_cancelled() {
+        let waiting = app.waiting_in_turn(&outcome.conversation_id, &outcome.run_id)?;
+        if waiting.is_empty() {
+            break;
+        }
+        let _ = std::io::stdout().flush();
+        tokio::task::block_in_place(|| -> anyhow::Result<()> {
+            let mut terminal = Terminal {
+                input: std::io::stdin().lock(),
+                output: std::io::stderr(),
+            };
+            for interaction in &waiting {
+                terminal.ask(interaction, |answer| {
+                    app.answer_held(&interaction.interaction_id, answer)
+                        .map(drop)
+                })?;
+            }
+            Ok(())
+        })?;
+        outcome = app
+            .resume_one_turn(
+                &client,
+                ResumeInput {
+                    conversation_id: &outcome.conversation_id,
+                    run_id: &outcome.run_id,
+                    model: &model,
+                    options: &resumed,
+                },
+                cancel.clone(),
+                &mut print,
+            )
+            .await?;
+    }
     flusher.abort();
     if events.is_none() && !outcome.response.text.is_empty() {
         let _ = writeln!(stdout);

@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod chat_ask;
 pub mod chat_cmd;
 pub mod condition_cmd;
 pub mod context_cmd;

@@ -103,6 +103,11 @@ enum Command {
         /// name the model must call. Later calls of the turn choose freely.
         #[arg(long, value_name = "auto|required|none|TOOL", requires = "tools")]
         tool_choice: Option<tessera_providers::ToolChoice>,
+        /// Let the model ask: it may ask for a form (request_form) and call tools that need
+        /// consent. Both are asked on the terminal (standard error), the answers read a line
+        /// at a time from standard input. Without it such calls are refused.
+        #[arg(long)]
+        ask: bool,
         /// What to say.
         text: String,
     },
@@ -199,6 +204,7 @@ fn main() -> ExitCode {
             max_tokens,
             tools,
             tool_choice,
+            ask,
             text,
         } => run_chat(
             data_dir,
@@ -210,6 +216,7 @@ fn main() -> ExitCode {
                 max_tokens,
                 tools,
                 tool_choice,
+                ask,
                 text,
             },
         ),

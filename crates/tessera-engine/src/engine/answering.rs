@@ -18,6 +18,24 @@ impl Engine {
     /// waiting; the same answer again returns the same result; once nothing else of the run
     /// waits, the run resumes.
     pub fn answer(&self, interaction_id: &str, answer: &Answer) -> Result<Answered, AnswerError> {
+        let answered = self.answer_held(interaction_id, answer)?;
+        if let Some(run) = answered.interaction.run_id.clone() {
+            let conversation = answered.interaction.conversation_id.clone();
+            if let Err(error) = self.resume_if_ready(&conversation, &run) {
+                tracing::warn!(%error, run = %run, "the answered run could not resume");
+            }
+        }
+        Ok(answered)
+    }
+
+    /// Takes the answer as [`Engine::answer`] does, but leaves the run suspended: for a command
+    /// that runs its one turn itself (`tessera chat`) and resumes it with
+    /// [`crate::turn::resume::resume_turn`] once it has every answer.
+    pub fn answer_held(
+        &self,
+        interaction_id: &str,
+        answer: &Answer,
+    ) -> Result<Answered, AnswerError> {
         let answered = answer_interaction(&self.store, interaction_id, answer)?;
         if let Some(event) = &answered.event {
             self.bus
@@ -25,12 +43,6 @@ impl Engine {
         }
         // A running tool (an MCP server) waiting for this form goes on at once.
         self.live_forms.deliver(&answered.interaction);
-        if let Some(run) = answered.interaction.run_id.clone() {
-            let conversation = answered.interaction.conversation_id.clone();
-            if let Err(error) = self.resume_if_ready(&conversation, &run) {
-                tracing::warn!(%error, run = %run, "the answered run could not resume");
-            }
-        }
         Ok(answered)
     }
 

@@ -12,31 +12,183 @@ use crate::forms::{check_form_schema, describe_issues, FormSchema};
 /// The tool's name, as the model calls it.
 pub const REQUEST_FORM: &str = "request_form";
 
-/// What the model sees of the tool.
+/// What the model sees of the tool. The form is a list of `fields` rather than a JSON Schema:
+/// every list the declaration allows is a form the engine accepts (no field names repeated
+/// in a `required` list, no bounds that can contradict each other), so a grammar built from
+/// it (a local model's) can only produce a valid request, and a small model has less to get
+/// wrong. Calls that pass a JSON Schema as `schema` are still accepted.
 pub fn model_tool() -> ModelTool {
+    let common = |kinds: Value| {
+        json!({
+            "name": {"type": "string", "minLength": 1, "maxLength": 40,
+                     "description": "The answer's key, e.g. check_in"},
+            "label": {"type": "string", "minLength": 1, "maxLength": 60,
+                      "description": "What the person reads, in their language"},
+            "kind": kinds,
+            "required": {"type": "boolean"},
+            "help": {"type": "string", "maxLength": 120}
+        })
+    };
+    let with = |mut props: Value, key: &str, schema: Value| {
+        if let Some(map) = props.as_object_mut() {
+            map.insert(key.to_owned(), schema);
+        }
+        props
+    };
+    let text = with(
+        common(json!({"const": "text"})),
+        "max_length",
+        json!({"type": "integer", "minimum": 1, "maximum": 1000}),
+    );
+    let choice = with(
+        common(json!({"enum": CHOICE_KINDS})),
+        "options",
+        json!({"type": "array", "minItems": 1, "maxItems": 10,
+               "items": {"type": "string", "minLength": 1, "maxLength": 40}}),
+    );
+    let formatted = common(json!({"enum": FORMATTED_KINDS}));
+    let other = common(json!({"enum": OTHER_KINDS}));
     ModelTool {
         name: REQUEST_FORM.to_owned(),
         description: "Ask the person to fill in a short form when you need structured facts \
                       from them (dates, amounts, choices) to go on. The conversation waits \
-                      until they answer; the result is {\"action\": \"accept\", \"values\": {…}} \
-                      or {\"action\": \"decline\" | \"cancel\"}. Never ask for passwords, \
-                      tokens or keys."
+                      until they answer; the result is {\"action\": \"accept\", \"values\": \
+                      {name: value, …}} or {\"action\": \"decline\" | \"cancel\"}. Never ask for \
+                      passwords, tokens or keys."
             .to_owned(),
         input_schema: json!({
             "type": "object",
-            "required": ["title", "schema"],
+            "required": ["title", "fields"],
             "properties": {
-                "title": {"type": "string", "description": "The form's title, in the person's language."},
-                "description": {"type": "string", "description": "Why you ask, in one or two sentences."},
-                "schema": {
-                    "type": "object",
-                    "description": "A flat JSON Schema: {\"type\": \"object\", \"properties\": {…}, \"required\": […]}. Fields: string (minLength, maxLength, format email|uri|date|date-time), number/integer (minimum, maximum), boolean, enum or oneOf [{const, title}], array of enum (minItems, maxItems); title, description and default on each field."
+                "title": {"type": "string", "minLength": 1, "maxLength": 80,
+                          "description": "The form's title, in the person's language."},
+                "description": {"type": "string", "maxLength": 200,
+                                "description": "Why you ask, in one or two sentences."},
+                "fields": {
+                    "type": "array", "minItems": 1, "maxItems": 8,
+                    "description": "The fields in order. text, email, url, date (YYYY-MM-DD), date_time, number, integer and yes_no take one value; choice takes one of `options`, choices any number of them.",
+                    "items": {"anyOf": [
+                        {"type": "object", "required": ["name", "label", "kind"], "properties": text},
+                        {"type": "object", "required": ["name", "label", "kind"], "properties": formatted},
+                        {"type": "object", "required": ["name", "label", "kind", "options"], "properties": choice},
+                        {"type": "object", "required": ["name", "label", "kind"], "properties": other}
+                    ]}
                 },
-                "submit_text": {"type": "string"},
-                "cancel_text": {"type": "string"}
+                "submit_text": {"type": "string", "maxLength": 30},
+                "cancel_text": {"type": "string", "maxLength": 30}
             }
         }),
     }
+}
+
+/// Kinds of field whose text has a form of its own (so no `max_length`: a date cannot be cut).
+const FORMATTED_KINDS: [&str; 4] = ["email", "url", "date", "date_time"];
+/// Kinds of field that pick from `options`.
+const CHOICE_KINDS: [&str; 2] = ["choice", "choices"];
+/// The other kinds: numbers and yes/no.
+const OTHER_KINDS: [&str; 3] = ["number", "integer", "yes_no"];
+
+/// The JSON Schema a list of `fields` stands for, or what is wrong with the list.
+fn schema_of_fields(fields: &Value) -> Result<Value, BadFormRequest> {
+    let bad = |at: String, message: &str| BadFormRequest::Fields(format!("{at}: {message}"));
+    let Some(list) = fields.as_array().filter(|l| !l.is_empty()) else {
+        return Err(bad("fields".into(), "must be a non-empty list of fields"));
+    };
+    let mut properties = serde_json::Map::new();
+    let mut required = Vec::new();
+    for (i, field) in list.iter().enumerate() {
+        let at = |key: &str| format!("fields[{i}].{key}");
+        let Some(field) = field.as_object() else {
+            return Err(bad(format!("fields[{i}]"), "must be an object"));
+        };
+        let text = |key: &str| -> Result<Option<String>, BadFormRequest> {
+            match field.get(key) {
+                None => Ok(None),
+                Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
+                Some(_) => Err(bad(at(key), "must be a non-empty string")),
+            }
+        };
+        let name = text("name")?.ok_or_else(|| bad(at("name"), "is required"))?;
+        let label = text("label")?.ok_or_else(|| bad(at("label"), "is required"))?;
+        let kind = text("kind")?.ok_or_else(|| bad(at("kind"), "is required"))?;
+        let mut schema = match kind.as_str() {
+            "text" => json!({"type": "string"}),
+            "email" => json!({"type": "string", "format": "email"}),
+            "url" => json!({"type": "string", "format": "uri"}),
+            "date" => json!({"type": "string", "format": "date"}),
+            "date_time" => json!({"type": "string", "format": "date-time"}),
+            "number" => json!({"type": "number"}),
+            "integer" => json!({"type": "integer"}),
+            "yes_no" => json!({"type": "boolean"}),
+            "choice" | "choices" => {
+                let options = field
+                    .get("options")
+                    .and_then(Value::as_array)
+                    .filter(|o| !o.is_empty())
+                    .ok_or_else(|| {
+                        bad(at("options"), "is required: a non-empty list of strings")
+                    })?;
+                let options = Value::Array(options.clone());
+                if kind == "choice" {
+                    json!({"type": "string", "enum": options})
+                } else {
+                    json!({"type": "array", "uniqueItems": true,
+                           "items": {"type": "string", "enum": options}})
+                }
+            }
+            other => {
+                let kinds: Vec<&str> = ["text"]
+                    .iter()
+                    .chain(&FORMATTED_KINDS)
+                    .chain(&CHOICE_KINDS)
+                    .chain(&OTHER_KINDS)
+                    .copied()
+                    .collect();
+                return Err(bad(
+                    at("kind"),
+                    &format!(
+                        "`{other}` is not a kind of field (kinds: {})",
+                        kinds.join(", ")
+                    ),
+                ));
+            }
+        };
+        for (key, value) in field {
+            match key.as_str() {
+                "name" | "label" | "kind" => {}
+                "required" => match value {
+                    Value::Bool(true) => required.push(Value::String(name.clone())),
+                    Value::Bool(false) => {}
+                    _ => return Err(bad(at(key), "must be true or false")),
+                },
+                "help" => {
+                    if let Some(help) = text("help")? {
+                        schema["description"] = Value::String(help);
+                    }
+                }
+                "options" if CHOICE_KINDS.contains(&kind.as_str()) => {}
+                "max_length" if kind == "text" => match value.as_u64() {
+                    Some(n) if n > 0 => schema["maxLength"] = Value::from(n),
+                    _ => return Err(bad(at(key), "must be a positive whole number")),
+                },
+                other => {
+                    return Err(bad(
+                        at(other),
+                        &format!("is not something a `{kind}` field has"),
+                    ))
+                }
+            }
+        }
+        schema["title"] = Value::String(label);
+        if properties.insert(name.clone(), schema).is_some() {
+            return Err(bad(at("name"), &format!("\"{name}\" names two fields")));
+        }
+    }
+    let mut schema = json!({"type": "object", "properties": properties});
+    if !required.is_empty() {
+        schema["required"] = Value::Array(required);
+    }
+    Ok(schema)
 }
 
 /// A form the model asked for, checked.
@@ -51,8 +203,13 @@ pub struct RequestedForm {
 pub enum BadFormRequest {
     #[error("request_form needs a non-empty `title`")]
     NoTitle,
-    #[error("request_form needs a `schema` (a JSON Schema object)")]
-    NoSchema,
+    #[error("request_form needs its `fields`: a non-empty list")]
+    NoFields,
+    #[error("request_form takes `fields` or a JSON Schema as `schema`, not both")]
+    FieldsAndSchema,
+    /// What is wrong with one of the `fields`, with where.
+    #[error("request_form's fields were refused: {0}")]
+    Fields(String),
     /// Each problem of the schema, with its path.
     #[error("{}", describe_issues(.0))]
     Schema(Vec<crate::forms::SchemaIssue>),
@@ -75,10 +232,13 @@ pub fn parse_request(
     let Some(title) = text("title").filter(|t| !t.trim().is_empty()) else {
         return Err(BadFormRequest::NoTitle);
     };
-    let Some(schema_value) = arguments.get("schema") else {
-        return Err(BadFormRequest::NoSchema);
+    let schema_value = match (arguments.get("fields"), arguments.get("schema")) {
+        (Some(fields), None) => schema_of_fields(fields)?,
+        (None, Some(schema)) => schema.clone(),
+        (Some(_), Some(_)) => return Err(BadFormRequest::FieldsAndSchema),
+        (None, None) => return Err(BadFormRequest::NoFields),
     };
-    let schema = check_form_schema(schema_value).map_err(BadFormRequest::Schema)?;
+    let schema = check_form_schema(&schema_value).map_err(BadFormRequest::Schema)?;
     let Value::Object(schema_object) = schema.source().clone() else {
         return Err(BadFormRequest::SchemaNotAnObject);
     };
@@ -147,5 +307,142 @@ mod tests {
     fn a_missing_title_is_named() {
         let err = parse_request("f1", &json!({"schema": {}}), agent_requester("a")).unwrap_err();
         assert!(matches!(err, BadFormRequest::NoTitle), "{err}");
+    }
+
+    fn fields_form(fields: Value) -> Result<RequestedForm, BadFormRequest> {
+        parse_request(
+            "f1",
+            &json!({"title": "Trip", "fields": fields}),
+            agent_requester("a"),
+        )
+    }
+
+    #[test]
+    fn fields_become_the_json_schema_the_person_fills_in() {
+        let form = fields_form(json!([
+            {"name": "email", "label": "Email", "kind": "email", "required": true},
+            {"name": "nights", "label": "Nights", "kind": "integer", "help": "How many"},
+            {"name": "room", "label": "Room", "kind": "choice", "options": ["single", "double"]},
+            {"name": "extras", "label": "Extras", "kind": "choices", "options": ["breakfast"]},
+            {"name": "note", "label": "Note", "kind": "text", "max_length": 50, "required": false},
+            {"name": "pets", "label": "Pets", "kind": "yes_no"},
+            {"name": "on", "label": "On", "kind": "date_time"}
+        ]))
+        .unwrap();
+        assert_eq!(
+            Value::Object(form.payload.schema),
+            json!({"type": "object", "required": ["email"], "properties": {
+                "email": {"type": "string", "format": "email", "title": "Email"},
+                "nights": {"type": "integer", "title": "Nights", "description": "How many"},
+                "room": {"type": "string", "enum": ["single", "double"], "title": "Room"},
+                "extras": {"type": "array", "uniqueItems": true,
+                           "items": {"type": "string", "enum": ["breakfast"]}, "title": "Extras"},
+                "note": {"type": "string", "maxLength": 50, "title": "Note"},
+                "pets": {"type": "boolean", "title": "Pets"},
+                "on": {"type": "string", "format": "date-time", "title": "On"}
+            }})
+        );
+        let names: Vec<&str> = form.schema.fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["email", "nights", "room", "extras", "note", "pets", "on"]
+        );
+    }
+
+    #[test]
+    fn wrong_fields_are_named_where_they_are() {
+        let cases = [
+            (json!([]), "fields: must be a non-empty list"),
+            (
+                json!([{"name": "a", "label": "A", "kind": "choice"}]),
+                "fields[0].options: is required",
+            ),
+            (
+                json!([{"name": "a", "label": "A", "kind": "number", "options": ["x"]}]),
+                "fields[0].options: is not something a `number` field has",
+            ),
+            (
+                json!([{"name": "a", "label": "A", "kind": "colour"}]),
+                "fields[0].kind: `colour` is not a kind of field",
+            ),
+            (
+                json!([{"name": "a", "label": "A", "kind": "text"},
+                       {"name": "a", "label": "B", "kind": "text"}]),
+                "fields[1].name: \"a\" names two fields",
+            ),
+            (
+                json!([{"name": "a", "label": "", "kind": "text"}]),
+                "fields[0].label: must be a non-empty string",
+            ),
+            (
+                json!([{"name": "a", "label": "A", "kind": "text", "max_length": 0}]),
+                "fields[0].max_length: must be a positive whole number",
+            ),
+        ];
+        for (fields, wanted) in cases {
+            let err = fields_form(fields).unwrap_err().to_string();
+            assert!(err.contains(wanted), "{err} does not say {wanted}");
+        }
+        let secret = fields_form(json!([{"name": "password", "label": "P", "kind": "text"}]));
+        assert!(secret.unwrap_err().to_string().contains("secret"));
+        let both = parse_request(
+            "f1",
+            &json!({"title": "T", "fields": [], "schema": {}}),
+            agent_requester("a"),
+        );
+        assert!(matches!(both, Err(BadFormRequest::FieldsAndSchema)));
+        let neither = parse_request("f1", &json!({"title": "T"}), agent_requester("a"));
+        assert!(matches!(neither, Err(BadFormRequest::NoFields)));
+    }
+
+    /// Every field the declaration allows, at the edges of each limit, is a form the engine
+    /// accepts: a grammar built from the declaration cannot produce a refused request.
+    #[test]
+    fn what_the_declaration_allows_the_engine_accepts() {
+        let tool = model_tool();
+        let branches = tool.input_schema["properties"]["fields"]["items"]["anyOf"]
+            .as_array()
+            .unwrap()
+            .clone();
+        let mut fields = Vec::new();
+        for (b, branch) in branches.iter().enumerate() {
+            let props = branch["properties"].as_object().unwrap();
+            let kinds = match props["kind"].get("const") {
+                Some(kind) => vec![kind.clone()],
+                None => props["kind"]["enum"].as_array().unwrap().clone(),
+            };
+            for kind in &kinds {
+                for optional in [false, true] {
+                    let mut field = json!({
+                        "name": format!("f{}", fields.len()),
+                        "label": "x".repeat(60),
+                        "kind": kind,
+                    });
+                    if optional
+                        || branch["required"]
+                            .as_array()
+                            .unwrap()
+                            .contains(&json!("options"))
+                    {
+                        for (key, schema) in props {
+                            let value = match key.as_str() {
+                                "required" => json!(optional),
+                                "help" => json!("h".repeat(120)),
+                                "max_length" => json!(1),
+                                "options" => json!(["o".repeat(40), "p"]),
+                                _ => continue,
+                            };
+                            assert!(schema.is_object(), "{b} {key}");
+                            field[key] = value;
+                        }
+                    }
+                    fields.push(field);
+                }
+            }
+        }
+        assert_eq!(fields.len(), 20, "every kind, bare and with every option");
+        for chunk in fields.chunks(8) {
+            fields_form(Value::Array(chunk.to_vec())).unwrap();
+        }
     }
 }
