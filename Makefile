@@ -88,10 +88,11 @@ llama-worker:
 	strip --strip-debug -o $(LLAMA_PACKAGED) $(LLAMA_BIN)
 
 ## The suites' own model: random weights, a small vocabulary, a ChatML template with tools, a
-## context of 8192 (the app's tools and prompt take ~4,400 of its tokens).
+## context of 16384, the worker's default most (the desktop app's tools and prompt take ~8,000
+## of its tokens: its vocabulary spells JSON a character or two at a time).
 TEST_GGUF := $(LLAMA_TARGET_DIR)/tiny.gguf
 test-gguf:
-	scripts/make-test-gguf.sh $(TEST_GGUF) --size tiny --context 8192
+	scripts/make-test-gguf.sh $(TEST_GGUF) --size tiny --context 16384
 
 ## The worker against the suite's own model (random weights, made by scripts/make-test-gguf.sh).
 test-llama: llama-worker test-gguf
@@ -143,10 +144,12 @@ test-ui:
 
 # The chat flows talk to the scripted provider (a fake of a paid model API, real OpenAI wire);
 # the local-model flow downloads the suite's own model from tessera-fake-hub and runs the worker.
+# Both end-to-end suites run with no network (scripts/offline.sh: loopback only), the local
+# model's tests among them: nothing they do may need one.
 test-ui-e2e: ui llama-worker test-gguf
 	cargo build -q -p tessera-server --bin tessera -p tessera-testkit --bins
 	TESSERA_BIN=$(TESSERA_BIN) TESSERA_LLAMA_BIN=$(LLAMA_BIN) TESSERA_TEST_GGUF=$(TEST_GGUF) \
-	  TESSERA_REQUIRE_LOCAL_MODEL=1 npm --prefix ui run e2e
+	  TESSERA_REQUIRE_LOCAL_MODEL=1 scripts/offline.sh npm --prefix ui run e2e
 
 ## Figures, not a test: long main-thread tasks while a 20k-token answer streams into the web UI.
 bench-ui: ui
@@ -193,7 +196,7 @@ test-desktop: desktop-install test-gguf
 	TESSERA_SCRIPTED_PROVIDER_BIN=$(CARGO_TARGET_DIR)/debug/tessera-scripted-provider \
 	TESSERA_BIN=$(TESSERA_BIN) TESSERA_TEST_GGUF=$(TEST_GGUF) TESSERA_REQUIRE_LOCAL_MODEL=1 \
 	TESSERA_DESKTOP_BIN=/usr/bin/tessera-desktop xvfb-run -a -s "-screen 0 1280x900x24" \
-	  dbus-run-session -- node --test tests/desktop/
+	  scripts/offline.sh dbus-run-session -- node --test tests/desktop/
 
 ## The .deb and .rpm people install (release build).
 package: deps-build ui llama-worker

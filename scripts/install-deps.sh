@@ -17,6 +17,7 @@ BUILD_PACKAGES=(
 TEST_PACKAGES=(
   xvfb xauth x11-xserver-utils x11-apps openbox webkit2gtk-driver chromium dbus dbus-x11 gnome-keyring libsecret-tools openssl
   fonts-wqy-microhei locales
+  iproute2 util-linux
 )
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }

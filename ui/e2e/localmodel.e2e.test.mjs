@@ -26,7 +26,7 @@ const bin = process.env.TESSERA_BIN ?? '';
 const hubBin = process.env.TESSERA_FAKE_HUB_BIN || (bin ? path.join(path.dirname(bin), 'tessera-fake-hub') : '');
 const missing = [
   [worker, 'TESSERA_LLAMA_BIN (the worker: make llama-worker)'],
-  [gguf, 'TESSERA_TEST_GGUF (scripts/make-test-gguf.sh OUT --size tiny --context 8192)'],
+  [gguf, 'TESSERA_TEST_GGUF (scripts/make-test-gguf.sh OUT --size tiny --context 16384)'],
   [hubBin, 'tessera-fake-hub beside TESSERA_BIN (cargo build -p tessera-testkit --bins)'],
 ]
   .filter(([file]) => !file || !existsSync(file))

@@ -13,6 +13,7 @@ use tessera_app::StoredEvent;
 use tessera_app::{App, ModelOverrides};
 use tessera_engine::assembler::Counting;
 use tessera_engine::interactions::request_form;
+use tessera_engine::tools::ToolRegistry;
 use tessera_engine::turn::resume::ResumeInput;
 use tessera_engine::turn::{TurnInput, TurnOptions};
 
@@ -97,6 +98,8 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
         }
     });
     let tools = match args.tools {
+        // With --ask alone the model may still ask for a form.
+        None if args.ask => Some(Arc::new(ToolRegistry::new())),
         None => None,
         Some(ToolSet::Builtin) => Some(Arc::new(app.builtin_tools_for(&client, &model)?)),
     };

@@ -158,6 +158,17 @@ pub(crate) fn upsert(
     evidence: &Evidence,
     attachment_refs: &[AttachmentRef],
 ) -> Result<()> {
+    upsert_indexed(conn, conversation_id, evidence, attachment_refs, true)
+}
+
+/// [`upsert`], with its text in the search index or (`indexed` false) out of it.
+fn upsert_indexed(
+    conn: &Connection,
+    conversation_id: &str,
+    evidence: &Evidence,
+    attachment_refs: &[AttachmentRef],
+    indexed: bool,
+) -> Result<()> {
     let pk: i64 = conn
         .prepare_cached(
             "INSERT INTO evidences (conversation_id, evidence_id, evidence_type, source_json,
@@ -184,7 +195,12 @@ pub(crate) fn upsert(
             ],
             |row| row.get(0),
         )?;
-    search_pieces::index_evidence(conn, pk, &search_text(evidence.content.as_ref()))?;
+    let text = if indexed {
+        search_text(evidence.content.as_ref())
+    } else {
+        String::new()
+    };
+    search_pieces::index_evidence(conn, pk, &text)?;
     attachments::set_for_evidence(conn, pk, attachment_refs)
 }
 
@@ -236,6 +252,20 @@ impl WriteTx<'_> {
         for r in attachment_refs {
             self.ctx.pins.unpin(&r.sha256);
         }
+        conversations::touch(self.conn, conversation_id)
+    }
+
+    /// Writes an evidence whose text is a stored message's (an answer, a person's message,
+    /// kept as evidence to be cited) without indexing that text again: the message's own
+    /// entries in the search index find it. A long answer was indexed twice, which cost as
+    /// much as storing its every streamed piece.
+    pub fn put_message_evidence(
+        &mut self,
+        conversation_id: &str,
+        evidence: &Evidence,
+    ) -> Result<()> {
+        conversations::ensure_exists(self.conn, conversation_id)?;
+        upsert_indexed(self.conn, conversation_id, evidence, &[], false)?;
         conversations::touch(self.conn, conversation_id)
     }
 }

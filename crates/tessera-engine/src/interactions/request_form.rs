@@ -18,36 +18,46 @@ pub const REQUEST_FORM: &str = "request_form";
 /// it (a local model's) can only produce a valid request, and a small model has less to get
 /// wrong. Calls that pass a JSON Schema as `schema` are still accepted.
 pub fn model_tool() -> ModelTool {
-    let common = |kinds: Value| {
-        json!({
-            "name": {"type": "string", "minLength": 1, "maxLength": 40,
-                     "description": "The answer's key, e.g. check_in"},
-            "label": {"type": "string", "minLength": 1, "maxLength": 60,
-                      "description": "What the person reads, in their language"},
+    // Every branch lists its fields in full (no `$ref`): providers and llama.cpp's grammar
+    // read it alike. Few words: the declaration is in every prompt of a run with tools.
+    let branch = |kinds: Value, extra: Option<(&str, Value)>| {
+        let mut properties = json!({
+            "name": {"type": "string", "minLength": 1, "maxLength": 40},
+            "label": {"type": "string", "minLength": 1, "maxLength": 60},
             "kind": kinds,
             "required": {"type": "boolean"},
             "help": {"type": "string", "maxLength": 120}
-        })
-    };
-    let with = |mut props: Value, key: &str, schema: Value| {
-        if let Some(map) = props.as_object_mut() {
+        });
+        let mut required = json!(["name", "label", "kind"]);
+        if let (Some((key, schema)), Some(map)) = (extra, properties.as_object_mut()) {
             map.insert(key.to_owned(), schema);
+            if key == "options" {
+                required = json!(["name", "label", "kind", "options"]);
+            }
         }
-        props
+        json!({"required": required, "properties": properties})
     };
-    let text = with(
-        common(json!({"const": "text"})),
-        "max_length",
-        json!({"type": "integer", "minimum": 1, "maximum": 1000}),
+    let text = branch(
+        json!({"const": "text"}),
+        Some((
+            "max_length",
+            json!({"type": "integer", "minimum": 1, "maximum": 1000}),
+        )),
     );
-    let choice = with(
-        common(json!({"enum": CHOICE_KINDS})),
-        "options",
-        json!({"type": "array", "minItems": 1, "maxItems": 10,
-               "items": {"type": "string", "minLength": 1, "maxLength": 40}}),
+    let choice = branch(
+        json!({"enum": CHOICE_KINDS}),
+        Some((
+            "options",
+            json!({"type": "array", "minItems": 1, "maxItems": 10,
+                   "items": {"type": "string", "minLength": 1, "maxLength": 40}}),
+        )),
     );
-    let formatted = common(json!({"enum": FORMATTED_KINDS}));
-    let other = common(json!({"enum": OTHER_KINDS}));
+    let kinds: Vec<&str> = FORMATTED_KINDS
+        .iter()
+        .chain(&OTHER_KINDS)
+        .copied()
+        .collect();
+    let other = branch(json!({ "enum": kinds }), None);
     ModelTool {
         name: REQUEST_FORM.to_owned(),
         description: "Ask the person to fill in a short form when you need structured facts \
@@ -60,19 +70,12 @@ pub fn model_tool() -> ModelTool {
             "type": "object",
             "required": ["title", "fields"],
             "properties": {
-                "title": {"type": "string", "minLength": 1, "maxLength": 80,
-                          "description": "The form's title, in the person's language."},
-                "description": {"type": "string", "maxLength": 200,
-                                "description": "Why you ask, in one or two sentences."},
+                "title": {"type": "string", "minLength": 1, "maxLength": 80},
+                "description": {"type": "string", "maxLength": 200},
                 "fields": {
                     "type": "array", "minItems": 1, "maxItems": 8,
-                    "description": "The fields in order. text, email, url, date (YYYY-MM-DD), date_time, number, integer and yes_no take one value; choice takes one of `options`, choices any number of them.",
-                    "items": {"anyOf": [
-                        {"type": "object", "required": ["name", "label", "kind"], "properties": text},
-                        {"type": "object", "required": ["name", "label", "kind"], "properties": formatted},
-                        {"type": "object", "required": ["name", "label", "kind", "options"], "properties": choice},
-                        {"type": "object", "required": ["name", "label", "kind"], "properties": other}
-                    ]}
+                    "description": "In order. name: the answer's key; label: what the person reads, in their language. choice takes one of options, choices several; date is YYYY-MM-DD.",
+                    "items": {"anyOf": [text, choice, other]}
                 },
                 "submit_text": {"type": "string", "maxLength": 30},
                 "cancel_text": {"type": "string", "maxLength": 30}

@@ -407,10 +407,9 @@ fn finish(
         Some(blocking(|| {
             store.write(move |tx| {
                 let stored = tx.append_message(&conversation, new)?;
-                tx.put_evidence(
+                tx.put_message_evidence(
                     &conversation,
                     &answer_evidence(&conversation, &stored, usage_id, model),
-                    &[],
                 )?;
                 Ok(stored)
             })

@@ -5,6 +5,25 @@
 use serde_json::Value;
 use tessera_testkit::scripted::{Reply, ScriptedProvider};
 
+/// `tessera chat` on `data` against the scripted provider's OpenAI wire.
+fn chat(data: &std::path::Path, provider: &ScriptedProvider) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_tessera"));
+    command
+        .arg("--data-dir")
+        .arg(data)
+        .args([
+            "chat",
+            "--kind",
+            "openai",
+            "--base-url",
+            &provider.openai_base(),
+        ])
+        .env("OPENAI_API_KEY", "sk-test")
+        .env_remove("HTTP_PROXY")
+        .env_remove("http_proxy");
+    command
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_chat_with_builtin_tools_runs_the_calculator() {
     let provider = ScriptedProvider::start().await.unwrap();
@@ -14,22 +33,10 @@ async fn a_chat_with_builtin_tools_runs_the_calculator() {
     ));
     provider.push(Reply::openai_text("m", &["It is 14."]));
     let data = tempfile::tempdir().unwrap();
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .arg("--data-dir")
-        .arg(data.path())
-        .args([
-            "chat",
-            "--kind",
-            "openai",
-            "--base-url",
-            &provider.openai_base(),
-        ])
+    let out = chat(data.path(), &provider)
         .args([
             "--model", "m", "--tools", "builtin", "--events", "ndjson", "2+3*4?",
         ])
-        .env("OPENAI_API_KEY", "sk-test")
-        .env_remove("HTTP_PROXY")
-        .env_remove("http_proxy")
         .output()
         .await
         .unwrap();
@@ -66,21 +73,73 @@ async fn a_chat_with_builtin_tools_runs_the_calculator() {
 
     // Without --tools no tool is offered.
     provider.push(Reply::openai_text("m", &["plain"]));
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .arg("--data-dir")
-        .arg(data.path())
-        .args([
-            "chat",
-            "--kind",
-            "openai",
-            "--base-url",
-            &provider.openai_base(),
-        ])
+    let out = chat(data.path(), &provider)
         .args(["--model", "m", "hi"])
-        .env("OPENAI_API_KEY", "sk-test")
         .output()
         .await
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert!(provider.calls()[2].body.get("tools").is_none());
+}
+
+/// `tessera chat --ask`: the model's form is asked on standard error field by field, a value
+/// the form refuses is named and asked again, and the answer goes back to the model, which
+/// finishes the turn in the same command.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_chat_that_may_ask_asks_the_form_on_the_terminal() {
+    use tokio::io::AsyncWriteExt;
+    let provider = ScriptedProvider::start().await.unwrap();
+    let form = r#"{"title":"Your trip","fields":[{"name":"email","label":"Email","kind":"email","required":true},{"name":"nights","label":"Nights","kind":"integer"},{"name":"room","label":"Room","kind":"choice","options":["single","double"]}]}"#;
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("call_f", "request_form", &[form])],
+    ));
+    provider.push(Reply::openai_text("m", &["Booked."]));
+    let data = tempfile::tempdir().unwrap();
+    let mut child = chat(data.path(), &provider)
+        .args(["--model", "m", "--ask", "Book a room"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // An address the form refuses, then one it takes; two nights; the second room.
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"a..b@example.com\n2\n2\nada@example.com\n")
+        .await
+        .unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().await.unwrap();
+    let asked = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{asked}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "Booked.",
+        "{asked}"
+    );
+    for shown in [
+        "The assistant asks you to fill in a form: Your trip",
+        "  Email [email, required]",
+        "  Nights [whole number]",
+        "  Room [one choice: its number]",
+        "    2. double",
+        "Email: must be a valid email address",
+    ] {
+        assert!(asked.contains(shown), "{shown:?} in {asked}");
+    }
+    // The model read the person's answer as the call's result.
+    let sent = &provider.calls()[1].body;
+    let result = sent["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .unwrap();
+    let result: Value = serde_json::from_str(result["content"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        result,
+        serde_json::json!({"action": "accept", "values": {
+            "email": "ada@example.com", "nights": 2, "room": "double"}})
+    );
 }

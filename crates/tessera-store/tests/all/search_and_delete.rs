@@ -163,6 +163,50 @@ fn evidences_are_searchable_and_results_can_be_scoped() {
 }
 
 #[test]
+fn a_message_kept_as_evidence_is_found_once_by_its_message() {
+    let (_dir, store) = common::open();
+    let c = common::conversation(&store, "c");
+    let answer = say(&store, &c, Role::Assistant, "Renew it with renewOrder.");
+    let kept = evidence(
+        "answer-e",
+        EvidenceType::LlmOutput,
+        Some(json!(answer.message.content)),
+    );
+    let conversation = c.clone();
+    store
+        .write(move |tx| tx.put_message_evidence(&conversation, &kept))
+        .unwrap();
+    let hits = store
+        .search("renewOrder", &SearchOptions::default())
+        .unwrap();
+    assert_eq!(
+        hits.iter()
+            .map(|h| (h.kind, h.id.as_str()))
+            .collect::<Vec<_>>(),
+        [(HitKind::Message, answer.id.as_str())],
+        "one hit, the message's"
+    );
+    assert!(store.evidence(&c, "answer-e").unwrap().is_some());
+    // An evidence indexed before, written again as a message's, leaves the index.
+    store
+        .put_evidence(
+            &c,
+            evidence("e2", EvidenceType::RagDoc, Some(json!("zebra"))),
+            vec![],
+        )
+        .unwrap();
+    let again = evidence("e2", EvidenceType::LlmOutput, Some(json!("zebra")));
+    let conversation = c.clone();
+    store
+        .write(move |tx| tx.put_message_evidence(&conversation, &again))
+        .unwrap();
+    assert!(store
+        .search("zebra", &SearchOptions::default())
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
 fn long_texts_are_found_by_words_far_apart_and_leave_the_index_with_their_rows() {
     let (_dir, store) = common::open();
     let c = common::conversation(&store, "long");
