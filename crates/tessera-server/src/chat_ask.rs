@@ -66,13 +66,19 @@ impl<R: BufRead, W: Write> Terminal<R, W> {
     }
 
     fn consent(&mut self, request: &Value) -> std::io::Result<ConsentDecision> {
-        let tool = request.get("tool").and_then(Value::as_str).unwrap_or("?");
+        let tool = shown(request.get("tool").and_then(Value::as_str).unwrap_or("?"));
+        // JSON escapes the arguments' control characters; direction overrides are left.
         let arguments = request.get("arguments").cloned().unwrap_or(Value::Null);
+        let arguments = shown(&arguments.to_string());
         self.say(&format!(
             "The assistant wants to run the tool {tool} with {arguments}."
         ))?;
         if let Some(touches) = request.get("touches").and_then(Value::as_array) {
-            let touches: Vec<&str> = touches.iter().filter_map(Value::as_str).collect();
+            let touches: Vec<String> = touches
+                .iter()
+                .filter_map(Value::as_str)
+                .map(shown)
+                .collect();
             self.say(&format!("It touches: {}.", touches.join(", ")))?;
         }
         loop {
@@ -101,10 +107,11 @@ impl<R: BufRead, W: Write> Terminal<R, W> {
         let schema = check_form_schema(&schema)
             .map_err(|issues| anyhow::anyhow!("the form cannot be shown: {}", issues[0]))?;
         self.say(&format!(
-            "The assistant asks you to fill in a form: {title}"
+            "The assistant asks you to fill in a form: {}",
+            shown(title)
         ))?;
         if let Some(description) = request.get("description").and_then(Value::as_str) {
-            self.say(description)?;
+            self.say(&shown(description))?;
         }
         self.say("(An empty line leaves an optional field out; /decline or /cancel answers the whole form.)")?;
         let mut values = Map::new();
@@ -137,8 +144,8 @@ impl<R: BufRead, W: Write> Terminal<R, W> {
                     let mut again = Vec::new();
                     for error in &errors {
                         let field = schema.fields.iter().find(|f| f.name == error.field);
-                        let label = field.map_or(error.field.as_str(), label);
-                        self.say(&format!("{label}: {}", error.message))?;
+                        let label = field.map_or_else(|| shown(&error.field), label);
+                        self.say(&format!("{label}: {}", shown(&error.message)))?;
                         again.extend(field);
                     }
                     if again.is_empty() {
@@ -160,7 +167,7 @@ impl<R: BufRead, W: Write> Terminal<R, W> {
             kind_name(&field.kind)
         ))?;
         if let Some(help) = &field.description {
-            self.say(&format!("  {help}"))?;
+            self.say(&format!("  {}", shown(help)))?;
         }
         if let FieldKind::Choice { options } | FieldKind::MultiChoice { options, .. } = &field.kind
         {
@@ -181,18 +188,38 @@ impl<R: BufRead, W: Write> Terminal<R, W> {
             }
             match read_value(&field.kind, text) {
                 Ok(value) => return Ok(Typed::Value(value)),
-                Err(why) => self.say(&format!("  {why}"))?,
+                Err(why) => self.say(&format!("  {}", shown(&why)))?,
             }
         }
     }
 }
 
-fn label(field: &FormField) -> &str {
-    field.title.as_deref().unwrap_or(&field.name)
+/// `text` as the terminal may show it: the model and tool servers write these words, so a
+/// control character (an escape sequence could rewrite the screen or the terminal's title),
+/// a line break (a line that seems to be another field's) or a direction override (words that
+/// read backwards) is shown as its code, never obeyed.
+pub fn shown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let bidi = matches!(
+            c,
+            '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}'
+        );
+        if c.is_control() || bidi {
+            out.push_str(&format!("\\u{{{:04x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
-fn option_label(option: &ChoiceOption) -> &str {
-    option.title.as_deref().unwrap_or(&option.value)
+fn label(field: &FormField) -> String {
+    shown(field.title.as_deref().unwrap_or(&field.name))
+}
+
+fn option_label(option: &ChoiceOption) -> String {
+    shown(option.title.as_deref().unwrap_or(&option.value))
 }
 
 /// The kind as the field's line names it.
@@ -395,5 +422,26 @@ mod tests {
             let shown = String::from_utf8(terminal.output).unwrap();
             assert!(shown.contains(r#"write_file with {"path":"a"}"#), "{shown}");
         }
+    }
+
+    #[test]
+    fn what_the_model_wrote_cannot_drive_the_terminal() {
+        let mut interaction = form_interaction(json!({"type": "object", "properties": {
+            "a": {"type": "string", "title": "Name\u{1b}]0;pwned\u{7}\n  Fake [yes/no]",
+                  "description": "help\u{202e}evil"}}}));
+        interaction.request["title"] = json!("Trip\u{1b}[2J");
+        let mut terminal = Terminal {
+            input: "x\n".as_bytes(),
+            output: Vec::new(),
+        };
+        terminal.ask(&interaction, |_| Ok(())).unwrap();
+        let out = String::from_utf8(terminal.output).unwrap();
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}') && !out.contains('\u{202e}'));
+        assert!(out.contains("Trip\\u{001b}[2J"), "{out}");
+        assert!(
+            out.contains("  Name\\u{001b}]0;pwned\\u{0007}\\u{000a}  Fake [yes/no] [text]\n"),
+            "one line per field: {out}"
+        );
+        assert!(out.contains("help\\u{202e}evil"), "{out}");
     }
 }

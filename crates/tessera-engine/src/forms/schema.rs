@@ -12,6 +12,8 @@ use super::{FieldKind, FormField, FormSchema, SchemaIssue, TextFormat};
 
 const TOP_KEYS: &str = "type, properties, required, title, description";
 const TYPES: &str = "string, number, integer, boolean or array";
+/// More fields than a person fills in at once; a model asking for thousands is refused.
+const MOST_FIELDS: usize = 64;
 const SECRET: &str = "asks for a secret (a password, token or key); a form never asks for one";
 
 /// Accepts `schema` when it is in the subset, else lists every problem found.
@@ -60,6 +62,15 @@ pub fn check_form_schema(schema: &Value) -> Result<FormSchema, Vec<SchemaIssue>>
         None => c.issue("properties", "is required: one entry per field"),
         Some(Value::Object(props)) if props.is_empty() => {
             c.issue("properties", "must list at least one field");
+        }
+        Some(Value::Object(props)) if props.len() > MOST_FIELDS => {
+            c.issue(
+                "properties",
+                format!(
+                    "lists {} fields; a form has at most {MOST_FIELDS}: ask for fewer",
+                    props.len()
+                ),
+            );
         }
         Some(Value::Object(props)) => {
             for (name, field) in props {

@@ -386,6 +386,14 @@ mod tests {
             let err = fields_form(fields).unwrap_err().to_string();
             assert!(err.contains(wanted), "{err} does not say {wanted}");
         }
+        let many: Vec<Value> = (0..65)
+            .map(|i| json!({"name": format!("f{i}"), "label": "F", "kind": "yes_no"}))
+            .collect();
+        let err = fields_form(Value::Array(many)).unwrap_err().to_string();
+        assert!(
+            err.contains("lists 65 fields; a form has at most 64"),
+            "{err}"
+        );
         let secret = fields_form(json!([{"name": "password", "label": "P", "kind": "text"}]));
         assert!(secret.unwrap_err().to_string().contains("secret"));
         let both = parse_request(
