@@ -6,6 +6,7 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use anyhow::bail;
@@ -92,11 +93,22 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
     let (client, model) = app.model_client().await?;
     let cancel = CancellationToken::new();
     let on_signal = cancel.clone();
+    // While a question waits for a line on the terminal, Ctrl-C ends the command there: the
+    // run stays suspended in the conversation, its question answerable in the app.
+    let asking = Arc::new(AtomicBool::new(false));
+    let asking_now = Arc::clone(&asking);
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
+            if asking_now.load(Ordering::SeqCst) {
+                eprintln!("\ntessera chat: stopped; the question still waits in the conversation");
+                std::process::exit(130);
+            }
             on_signal.cancel();
         }
     });
+    if args.tool_choice.is_some() && args.tools.is_none() && !args.ask {
+        bail!("--tool-choice needs --tools (or --ask, for request_form)");
+    }
     let tools = match args.tools {
         // With --ask alone the model may still ask for a form.
         None if args.ask => Some(Arc::new(ToolRegistry::new())),
@@ -188,7 +200,8 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
             break;
         }
         let _ = std::io::stdout().flush();
-        tokio::task::block_in_place(|| -> anyhow::Result<()> {
+        asking.store(true, Ordering::SeqCst);
+        let asked = tokio::task::block_in_place(|| -> anyhow::Result<()> {
             let mut terminal = Terminal {
                 input: std::io::stdin().lock(),
                 output: std::io::stderr(),
@@ -200,7 +213,9 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
                 })?;
             }
             Ok(())
-        })?;
+        });
+        asking.store(false, Ordering::SeqCst);
+        asked?;
         outcome = app
             .resume_one_turn(
                 &client,

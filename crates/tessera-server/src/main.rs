@@ -99,9 +99,10 @@ enum Command {
         /// search_context, save_memory). Without it the model answers with text only.
         #[arg(long, value_enum)]
         tools: Option<chat_cmd::ToolSet>,
-        /// The first model call's tool choice (with --tools): auto, required, none, or a tool's
-        /// name the model must call. Later calls of the turn choose freely.
-        #[arg(long, value_name = "auto|required|none|TOOL", requires = "tools")]
+        /// The first model call's tool choice (with --tools or --ask): auto, required, none, or
+        /// a tool's name the model must call (request_form with --ask). Later calls of the turn
+        /// choose freely.
+        #[arg(long, value_name = "auto|required|none|TOOL")]
         tool_choice: Option<tessera_providers::ToolChoice>,
         /// Let the model ask: it may ask for a form (request_form) and call tools that need
         /// consent. Both are asked on the terminal (standard error), the answers read a line
