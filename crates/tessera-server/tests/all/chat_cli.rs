@@ -14,20 +14,8 @@ use tessera_testkit::scripted::{Reply, ScriptedProvider};
 const KEY: &str = "sk-chat-test-9f8e7d6c5b4a";
 
 async fn chat(data: &Path, provider: &ScriptedProvider, args: &[&str]) -> Output {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_tessera"))
-        .arg("--data-dir")
-        .arg(data)
-        .args([
-            "chat",
-            "--kind",
-            "openai",
-            "--base-url",
-            &provider.openai_base(),
-        ])
+    crate::support::chat_against(data, provider, KEY)
         .args(args)
-        .env("OPENAI_API_KEY", KEY)
-        .env_remove("HTTP_PROXY")
-        .env_remove("http_proxy")
         .env("NO_PROXY", "127.0.0.1")
         .output()
         .await

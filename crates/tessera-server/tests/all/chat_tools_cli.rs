@@ -7,21 +7,7 @@ use tessera_testkit::scripted::{Reply, ScriptedProvider};
 
 /// `tessera chat` on `data` against the scripted provider's OpenAI wire.
 fn chat(data: &std::path::Path, provider: &ScriptedProvider) -> tokio::process::Command {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_tessera"));
-    command
-        .arg("--data-dir")
-        .arg(data)
-        .args([
-            "chat",
-            "--kind",
-            "openai",
-            "--base-url",
-            &provider.openai_base(),
-        ])
-        .env("OPENAI_API_KEY", "sk-test")
-        .env_remove("HTTP_PROXY")
-        .env_remove("http_proxy");
-    command
+    crate::support::chat_against(data, provider, "sk-test")
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -35,6 +35,28 @@ pub fn tessera(data: &Path) -> tokio::process::Command {
     cmd
 }
 
+/// `tessera --data-dir DATA chat` against `provider`'s OpenAI wire with the key `key`.
+pub fn chat_against(
+    data: &Path,
+    provider: &tessera_testkit::scripted::ScriptedProvider,
+    key: &str,
+) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tessera"));
+    cmd.arg("--data-dir")
+        .arg(data)
+        .args([
+            "chat",
+            "--kind",
+            "openai",
+            "--base-url",
+            &provider.openai_base(),
+        ])
+        .env("OPENAI_API_KEY", key)
+        .env_remove("HTTP_PROXY")
+        .env_remove("http_proxy");
+    cmd
+}
+
 /// `tessera --data-dir DATA`, environment cleaned, keeping the session bus (keyring tests run
 /// inside scripts/with-keyring.sh's throwaway session).
 pub fn tessera_with_keyring(data: &Path) -> tokio::process::Command {
