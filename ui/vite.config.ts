@@ -78,6 +78,8 @@ export default defineConfig({
   server: { port: 5173, strictPort: true },
   worker: {
     plugins: () => [workerConditions()],
+    // ES modules: the worker loads math as a chunk of its own, when a block first needs it.
+    format: 'es',
   },
   build: {
     outDir: 'dist',

@@ -102,7 +102,9 @@ test('with a Chinese OS locale the app speaks Chinese', async () => {
 
 test('a message gets a streamed answer from the engine the app hosts (the API over IPC)', async () => {
   const provider = await startScriptedProvider((child) => children.push(child));
-  const pieces = ['Hello ', 'from ', 'the ', '**desktop**'];
+  // The math is drawn by the Markdown worker once it has loaded its math chunk (it starts
+  // without it): that the chunk loads in the app's WebView, under its protocol and policy.
+  const pieces = ['Hello ', 'from ', 'the ', '**desktop**', ', where $x^2$ ', 'is math'];
   await pushReplies(provider.url, [textReply(pieces, 150)]);
   const driver = await openApp('en_US.UTF-8', [
     '--data-dir', dataDir(),
@@ -121,6 +123,7 @@ test('a message gets a streamed answer from the engine the app hosts (the API ov
     await until('the usage of the turn', () => driver.find('[data-testid="assistant-message"] [data-testid="usage"]'));
     const strong = await driver.text('[data-testid="assistant-message"] strong');
     assert.equal(strong, 'desktop');
+    await until('the math drawn as MathML', () => driver.find('[data-testid="assistant-message"] math msup'));
     const calls = await modelCalls(provider.url);
     assert.ok(JSON.stringify(calls.at(-1)).includes('Say hello'), 'the model received the message');
     await driver.screenshot(join(resultsDir, 'desktop-chat.png'));

@@ -4,6 +4,7 @@ import { I18nextProvider } from 'react-i18next';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createI18n } from '../../i18n';
 import { LOG_ADJUST_EVENT } from '../logScroll';
+import { parseMarkdownBlock } from './markdownParse';
 import { createMarkdownService, type MarkdownReply, type MarkdownRequest } from './markdownService';
 
 // A long answer drawn in part (useBlockWindow.ts), in jsdom: its IntersectionObservers and
@@ -61,10 +62,10 @@ class FakeWorker {
   received: MarkdownRequest[] = [];
   private runs: (() => void)[] = [];
   private outbox: MarkdownReply[][] = [];
-  private readonly service = createMarkdownService(
-    (replies) => this.outbox.push(structuredClone(replies)),
-    (run) => this.runs.push(run),
-  );
+  private readonly service = createMarkdownService((replies) => this.outbox.push(structuredClone(replies)), {
+    parse: parseMarkdownBlock,
+    schedule: (run) => this.runs.push(run),
+  });
   constructor() {
     FakeWorker.all.push(this);
   }

@@ -24,11 +24,10 @@ class FakeWorker {
   received: MarkdownRequest[] = [];
   private runs: (() => void)[] = [];
   private outbox: MarkdownReply[][] = [];
-  private readonly service = createMarkdownService(
-    (replies) => this.outbox.push(structuredClone(replies)),
-    (run) => this.runs.push(run),
-    (text, highlight) => parse(text, highlight),
-  );
+  private readonly service = createMarkdownService((replies) => this.outbox.push(structuredClone(replies)), {
+    parse: (text, highlight) => parse(text, highlight),
+    schedule: (run) => this.runs.push(run),
+  });
 
   constructor(
     readonly url: URL,

@@ -8,6 +8,7 @@
 import type { Root } from 'hast';
 import { parseMarkdownBlock } from './markdownParse';
 import type { MarkdownReply, MarkdownRequest } from './markdownService';
+import { takeMarkdownWorker } from './markdownWorkerStart';
 
 /** A block's parse: its tree, or why it has none (then the block shows as plain text). */
 export type Parsed = { tree: Root } | { error: string };
@@ -269,9 +270,7 @@ export class MarkdownClient {
 }
 
 function startWorker(): WorkerLike | null {
-  if (typeof Worker === 'undefined') return null;
-  // Same-origin, built by Vite beside the page's scripts: the Content-Security-Policy allows it.
-  return new Worker(new URL('./markdownWorker.ts', import.meta.url), { type: 'module', name: 'markdown' }) as unknown as WorkerLike;
+  return takeMarkdownWorker() as unknown as WorkerLike | null;
 }
 
 let shared: MarkdownClient | null = null;

@@ -1,6 +1,8 @@
 import type { Element, Nodes, Root } from 'hast';
 import { describe, expect, it } from 'vitest';
+import { MATH } from './markdownMath';
 import { defaultUrlTransform, parseMarkdownBlock } from './markdownParse';
+import { blockParser, hasMath } from './markdownPipeline';
 
 /** Every element of `tree`, in document order. */
 function elements(tree: Nodes): Element[] {
@@ -102,5 +104,37 @@ describe('parseMarkdownBlock', () => {
     const first = parseMarkdownBlock(source, true);
     parseMarkdownBlock('```js\nlet a = `${b}`;\n```', true);
     expect(parseMarkdownBlock(source, true)).toEqual(first);
+  });
+
+  it('leaves $…$ as its text where math is not loaded yet, and draws it once it is', () => {
+    let math: typeof MATH | null = null;
+    const parse = blockParser(() => math);
+    const before = parse('Area: $x^2$.', true);
+    expect(tags(before)).not.toContain('math');
+    expect(text(before)).toBe('Area: $x^2$.');
+    math = MATH;
+    const after = parse('Area: $x^2$.', true);
+    expect(tags(after)).toContain('math');
+    expect(after).toEqual(parseMarkdownBlock('Area: $x^2$.', true));
+  });
+
+  it('takes a `$` in closed code fences for code, and any other for possible math', () => {
+    expect(hasMath('```bash\nfor f in *; do echo "$f"; done\n```')).toBe(false);
+    expect(hasMath('~~~~sh\necho $HOME\n~~~~')).toBe(false);
+    expect(hasMath('Area $x^2$')).toBe(true);
+    expect(hasMath('```bash\necho $HOME\n```\n\nand $x$')).toBe(true);
+    // Still being written: the fence is open, so its text may yet be anything.
+    expect(hasMath('```bash\necho $HOME')).toBe(true);
+    // A shorter fence does not close a longer one; a longer one closes a shorter.
+    expect(hasMath('````\n$a\n```')).toBe(true);
+    expect(hasMath('```\n$a\n````')).toBe(false);
+    // Inline code with three backticks is no fence.
+    expect(hasMath('```a``` costs $x$')).toBe(true);
+    // Lines that look like fences inside an open one do not close it.
+    expect(hasMath('```x\n'.repeat(1_000) + '$')).toBe(true);
+    // Same tree either way for code: math never applies inside it.
+    const parse = blockParser(() => null);
+    const code = '```bash\necho "$f"\n```';
+    expect(parse(code, true)).toEqual(parseMarkdownBlock(code, true));
   });
 });

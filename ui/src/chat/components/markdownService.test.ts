@@ -4,15 +4,19 @@ import { parseMarkdownBlock } from './markdownParse';
 import { createMarkdownService, type MarkdownReply, type MarkdownRequest } from './markdownService';
 
 /** The service with its scheduled runs held until `flush`, and what it sent, as the page gets it (cloned). */
-function service(parse: (text: string, highlight: boolean) => Root = parseMarkdownBlock, now?: () => number) {
+function service(
+  parse: (text: string, highlight: boolean) => Root = parseMarkdownBlock,
+  now?: () => number,
+  prepare?: (text: string) => Promise<unknown> | null,
+) {
   const sent: MarkdownReply[][] = [];
   let runs: (() => void)[] = [];
-  const s = createMarkdownService(
-    (replies) => sent.push(structuredClone(replies)),
-    (run) => runs.push(run),
+  const s = createMarkdownService((replies) => sent.push(structuredClone(replies)), {
     parse,
-    now,
-  );
+    schedule: (run) => runs.push(run),
+    ...(now ? { now } : {}),
+    ...(prepare ? { prepare } : {}),
+  });
   const flush = () => {
     while (runs.length > 0) {
       const current = runs;
@@ -84,6 +88,50 @@ describe('the markdown worker’s message handler', () => {
     expect(s.sent.flat().map((r) => r.id)).toEqual([2]);
   });
 
+  it('parses the other blocks while one waits for its code to load, and that one once it has, at its latest text', async () => {
+    let loaded!: () => void;
+    const loading = new Promise<void>((resolve) => (loaded = resolve));
+    let ready = false;
+    const parse = vi.fn(parseMarkdownBlock);
+    const s = service(parse, undefined, (text) => (text.includes('$') && !ready ? loading : null));
+    s.receive({ id: 1, seq: 1, text: 'Area $x$', highlight: true });
+    s.receive({ id: 2, seq: 2, text: 'plain', highlight: true });
+    s.flush();
+    expect(s.sent.flat().map((r) => r.id)).toEqual([2]);
+    // Nothing runs again until the code is there: no run spins while it loads.
+    expect(s.scheduled()).toBe(0);
+    s.receive({ id: 1, seq: 3, text: 'Area $x^2$', highlight: true });
+    s.flush();
+    expect(s.sent.flat().map((r) => r.id)).toEqual([2]);
+    ready = true;
+    loaded();
+    await loading;
+    await Promise.resolve();
+    s.flush();
+    expect(s.sent.flat().map((r) => [r.id, r.seq])).toEqual([
+      [2, 2],
+      [1, 3],
+    ]);
+    expect(parse.mock.calls.map(([text]) => text)).toEqual(['plain', 'Area $x^2$']);
+  });
+
+  it('parses a waiting block when its code fails to load, and not one cancelled meanwhile', async () => {
+    let failed!: () => void;
+    const loading = new Promise<void>((_resolve, reject) => (failed = () => reject(new Error('offline'))));
+    let settled = false;
+    const s = service(parseMarkdownBlock, undefined, (text) => (text.includes('$') && !settled ? loading : null));
+    s.receive({ id: 1, seq: 1, text: 'Price $5 and $6', highlight: true });
+    s.receive({ id: 2, seq: 2, text: 'Cost $x$', highlight: true });
+    s.flush();
+    s.receive({ id: 2, cancel: true });
+    settled = true;
+    failed();
+    await loading.catch(() => undefined);
+    await Promise.resolve();
+    s.flush();
+    expect(s.sent.flat().map((r) => [r.id, 'tree' in r])).toEqual([[1, true]]);
+  });
+
   it('tells a block its parse failed, and parses the others', () => {
     const s = service((text, highlight) => {
       if (text === 'bad') throw new Error('no luck');
@@ -120,7 +168,7 @@ describe('the markdown worker’s message handler', () => {
         if (replies.some((r) => 'tree' in r && r.id === 1)) throw new Error('could not be cloned');
         sent.push(replies);
       },
-      (run) => runs.push(run),
+      { parse: parseMarkdownBlock, schedule: (run) => runs.push(run) },
     );
     s.receive({ id: 1, seq: 1, text: 'a', highlight: true });
     s.receive({ id: 2, seq: 2, text: 'b', highlight: true });

@@ -8,9 +8,10 @@
  * block left the page). The worker answers with a list of replies, `{ id, seq, tree }` (the hast
  * of parseMarkdownBlock, plain data) or `{ id, seq, error }`, as many as it parsed in one slice
  * of time, so that the page draws a reopened answer's blocks in a few renders, not one each.
+ * A block that needs code not loaded yet (`prepare`: math, in the worker) waits for it while the
+ * others are parsed.
  */
 import type { Root } from 'hast';
-import { parseMarkdownBlock } from './markdownParse';
 
 export interface ParseRequest {
   id: number;
@@ -31,20 +32,28 @@ export type MarkdownReply = { id: number; seq: number; tree: Root } | { id: numb
 /** How long the worker parses before it sends what it has and reads its messages again. */
 const SLICE_MS = 8;
 
+/** How the service parses and keeps time; tests hand in their own. */
+export interface ServiceOptions {
+  parse: (text: string, highlight: boolean) => Root;
+  /** Runs `run` once the messages already waiting have been read (a zero timeout in the worker). */
+  schedule?: (run: () => void) => void;
+  now?: () => number;
+  /** A promise when `text` needs code loaded before it is parsed (settled: parse it then); else null. */
+  prepare?: (text: string) => Promise<unknown> | null;
+}
+
 /**
  * The worker's side: `receive` each message from the page; replies go to `send`. Requests are
- * queued per block and parsed after the messages already waiting have been read (`schedule`, a
- * zero timeout in the worker), so a block whose text changed several times while the worker was
- * busy is parsed once, at its latest text.
+ * queued per block and parsed after the messages already waiting have been read (`schedule`), so
+ * a block whose text changed several times while the worker was busy is parsed once, at its
+ * latest text.
  */
-export function createMarkdownService(
-  send: (replies: MarkdownReply[]) => void,
-  schedule: (run: () => void) => void = (run) => setTimeout(run, 0),
-  parse: (text: string, highlight: boolean) => Root = parseMarkdownBlock,
-  now: () => number = () => performance.now(),
-): { receive(message: MarkdownRequest): void } {
+export function createMarkdownService(send: (replies: MarkdownReply[]) => void, options: ServiceOptions): { receive(message: MarkdownRequest): void } {
+  const { parse, schedule = (run) => setTimeout(run, 0), now = () => performance.now(), prepare = () => null } = options;
   /** The latest request of each block, oldest block first. */
   const queued = new Map<number, ParseRequest>();
+  /** Blocks whose code is loading: parsed when it has (or has failed to). */
+  const preparing = new Set<number>();
   let scheduled = false;
 
   const run = () => {
@@ -52,6 +61,17 @@ export function createMarkdownService(
     const replies: MarkdownReply[] = [];
     const started = now();
     for (const [id, request] of queued) {
+      if (preparing.has(id)) continue;
+      const loading = prepare(request.text);
+      if (loading) {
+        preparing.add(id);
+        const ready = () => {
+          preparing.delete(id);
+          wake();
+        };
+        loading.then(ready, ready);
+        continue;
+      }
       queued.delete(id);
       replies.push(answer(request));
       if (now() - started >= SLICE_MS) break;
@@ -70,7 +90,8 @@ export function createMarkdownService(
         }
       }
     }
-    if (queued.size > 0) wake();
+    // Only blocks that can be parsed now call for another run; the others wake it when ready.
+    if (queued.size > preparing.size) wake();
   };
 
   const wake = () => {
@@ -91,6 +112,7 @@ export function createMarkdownService(
     receive(message) {
       if ('cancel' in message) {
         queued.delete(message.id);
+        preparing.delete(message.id);
         return;
       }
       const before = queued.get(message.id);

@@ -1,9 +1,12 @@
 /**
  * The markdown worker: parses the blocks of answers off the page's thread (markdownService.ts
  * says how; markdownClient.ts starts it). One of it for the page, so its highlighter, grammars
- * and compiled parser serve every block.
+ * and compiled parser serve every block. Math is a chunk of its own, loaded the first time a
+ * block has a `$`: it is half the worker's code, and a worker that starts without it is ready
+ * in half the time (the first open of a conversation waits for it).
  */
-import { parseMarkdownBlock } from './markdownParse';
+import type { MathPlugins } from './markdownPipeline';
+import { blockParser, hasMath } from './markdownPipeline';
 import { createMarkdownService, type MarkdownReply, type MarkdownRequest } from './markdownService';
 
 const scope = self as unknown as {
@@ -11,7 +14,30 @@ const scope = self as unknown as {
   onmessage: ((event: MessageEvent<MarkdownRequest>) => void) | null;
 };
 
-const service = createMarkdownService((replies) => scope.postMessage(replies));
+let math: MathPlugins | null = null;
+/** Loading math; null before the first `$` and once it has loaded or failed (then `$…$` stays text). */
+let mathLoading: Promise<unknown> | null = null;
+let mathTried = false;
+
+function prepare(text: string): Promise<unknown> | null {
+  if (mathTried || !hasMath(text)) return mathLoading;
+  mathTried = true;
+  mathLoading = import('./markdownMath')
+    .then((module) => {
+      math = module.MATH;
+    })
+    .finally(() => {
+      mathLoading = null;
+    });
+  return mathLoading;
+}
+
+const parseMarkdownBlock = blockParser(() => math);
+
+const service = createMarkdownService((replies) => scope.postMessage(replies), {
+  parse: parseMarkdownBlock,
+  prepare,
+});
 
 scope.onmessage = (event) => service.receive(event.data);
 
@@ -24,7 +50,6 @@ scope.onmessage = (event) => service.receive(event.data);
 const WARM_UP = [
   '# Title\n\nText with *emphasis*, **strong**, `code`, ~~struck~~ and a [link](https://example.com).\n\n- one\n  1. nested\n\n> quoted\n\n| a | b |\n| --- | :-: |\n| 1 | 2 |\n\n- [ ] task',
   '```python\ndef f(x: int) -> str:\n    return f"{x}"  # note\n```\n\n```typescript\nconst a: number[] = [1, 2];\nexport function f() { return a.map((x) => x * 2); }\n```\n\n```bash\nfor f in *.txt; do echo "$f"; done\n```\n\n```rust\nfn main() { let v: Vec<u8> = vec![1]; println!("{v:?}"); }\n```\n\n```json\n{ "a": [1, true, null] }\n```',
-  'Euler: $e^{i\\pi}+1=0$, and $$\\frac{1}{2}$$.',
 ];
 
 setTimeout(() => {
