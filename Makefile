@@ -106,15 +106,25 @@ test-llama: llama-worker test-gguf
 ## GGML_NATIVE: minutes on two cores the first time) on the bench model (random weights,
 ## 1.2 GB, made once): time to first token, tokens/s, the worker's memory. Its sdist is kept
 ## beside the venv: run.py reads which llama.cpp it vendors and compares it with the worker's.
+## A CPU that lists AMX in /proc/cpuinfo may still not run it (a virtual machine that does not
+## hand the tile state to its guests): llama.cpp built with -march=native then dies of an
+## invalid opcode in its AMX kernels on the first answer. Both sides of the bench are built
+## without AMX there (the same flags for both), and the venv is rebuilt when the flags change.
 LLAMA_BENCH_VENV ?= $(HOME)/.cache/tessera-llama-bench-venv
 LLAMA_BENCH_MODEL ?= $(LLAMA_TARGET_DIR)/bench.gguf
 LLAMA_NATIVE_DIR := $(LLAMA_TARGET_DIR)/native
+LLAMA_NATIVE_CFLAGS := $(if $(shell grep -qw amx_tile /proc/cpuinfo 2>/dev/null && echo amx),-mno-amx-tile -mno-amx-int8 -mno-amx-bf16)
 bench-llama:
-	$(MAKE) --no-print-directory llama-worker LLAMA_CPU=native LLAMA_TARGET_DIR=$(LLAMA_NATIVE_DIR)
+	CFLAGS="$(LLAMA_NATIVE_CFLAGS)" CXXFLAGS="$(LLAMA_NATIVE_CFLAGS)" \
+		$(MAKE) --no-print-directory llama-worker LLAMA_CPU=native LLAMA_TARGET_DIR=$(LLAMA_NATIVE_DIR)
 	python3 -c 'import ensurepip' 2>/dev/null || $(AS_ROOT) apt-get install -y -q python3-venv
 	[ -x $(LLAMA_BENCH_VENV)/bin/python ] || python3 -m venv $(LLAMA_BENCH_VENV)
-	CMAKE_ARGS="-DGGML_NATIVE=ON" $(LLAMA_BENCH_VENV)/bin/pip install -q --disable-pip-version-check \
+	[ "$$(cat $(LLAMA_BENCH_VENV)/cflags 2>/dev/null)" = "$(LLAMA_NATIVE_CFLAGS)" ] || \
+		$(LLAMA_BENCH_VENV)/bin/pip uninstall -q -y llama-cpp-python 2>/dev/null || true
+	CMAKE_ARGS="-DGGML_NATIVE=ON" CFLAGS="$(LLAMA_NATIVE_CFLAGS)" CXXFLAGS="$(LLAMA_NATIVE_CFLAGS)" \
+		$(LLAMA_BENCH_VENV)/bin/pip install -q --no-cache-dir --disable-pip-version-check \
 		-r bench/llama/requirements.txt
+	echo "$(LLAMA_NATIVE_CFLAGS)" > $(LLAMA_BENCH_VENV)/cflags
 	pin=$$(sed -n 's/^llama-cpp-python==//p' bench/llama/requirements.txt); \
 	[ -f $(LLAMA_BENCH_VENV)/sdist/llama_cpp_python-$$pin.tar.gz ] || \
 		$(LLAMA_BENCH_VENV)/bin/pip download -q --disable-pip-version-check --no-deps \

@@ -19,6 +19,8 @@ use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::TokenToStringError;
 use tokio::sync::mpsc::UnboundedSender;
 
+use crate::context_size::{available_memory, default_ctx, CacheShape};
+
 /// Prompt tokens decoded per call: small enough that a cancel is seen within a chunk.
 const PREFILL_CHUNK: usize = 256;
 
@@ -136,6 +138,8 @@ impl Engine {
                         return;
                     }
                 };
+                // Read before the weights fill the page cache (which MemAvailable counts).
+                let available = available_memory();
                 let model =
                     match LlamaModel::load_from_file(&backend, &path, &LlamaModelParams::default())
                     {
@@ -146,7 +150,7 @@ impl Engine {
                             return;
                         }
                     };
-                let info = match model_info(&model, &path, n_ctx) {
+                let info = match model_info(&model, &path, n_ctx, available) {
                     Ok(info) => info,
                     Err(err) => {
                         let _ = ready_tx.send(Err(err));
@@ -200,17 +204,39 @@ fn default_threads() -> i32 {
         .unwrap_or(4)
 }
 
-/// The largest context the worker makes when the model allows more and none was asked for:
-/// the KV cache of a 128k context would take gigabytes a person never asked to spend. The
-/// app's tools and instructions take 3,000–4,000 tokens of it, so 8,192 left a person about
-/// half for the conversation; 16,384 costs a 7B model (Qwen2.5, 4 KV heads) 0.9 GB of cache.
-const DEFAULT_MAX_CTX: u32 = 16_384;
-
-fn model_info(model: &LlamaModel, path: &Path, n_ctx: Option<u32>) -> anyhow::Result<ModelInfo> {
+fn model_info(
+    model: &LlamaModel,
+    path: &Path,
+    n_ctx: Option<u32>,
+    available: Option<u64>,
+) -> anyhow::Result<ModelInfo> {
     let n_ctx_train = model.n_ctx_train();
-    let n_ctx = n_ctx
-        .unwrap_or_else(|| n_ctx_train.min(DEFAULT_MAX_CTX))
-        .max(256);
+    let n_ctx = match n_ctx {
+        Some(asked) => asked.max(256),
+        None => {
+            let shape = CacheShape {
+                n_layer: model.n_layer(),
+                n_head: model.n_head(),
+                n_head_kv: model.n_head_kv(),
+                n_embd: u32::try_from(model.n_embd()).unwrap_or(0),
+            };
+            let per_token = if model.is_recurrent() {
+                None
+            } else {
+                shape.bytes_per_token()
+            };
+            let spare = available.map(|bytes| bytes.saturating_sub(model.size()));
+            let chosen = default_ctx(n_ctx_train, per_token, spare);
+            tracing::info!(
+                n_ctx_train,
+                cache_bytes_per_token = per_token,
+                spare_bytes = spare,
+                chosen,
+                "context chosen for the model and this machine's memory"
+            );
+            chosen
+        }
+    };
     let piece = |token: LlamaToken| {
         let mut decoder = encoding_rs::UTF_8.new_decoder();
         piece(model, token, &mut decoder, true)

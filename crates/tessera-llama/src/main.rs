@@ -9,6 +9,7 @@
 
 mod answer;
 mod api;
+mod context_size;
 mod engine;
 
 use std::path::PathBuf;
@@ -74,11 +75,17 @@ fn parse_args() -> anyhow::Result<Args> {
     })
 }
 
+/// What the worker writes unless `TESSERA_LOG` says otherwise: its own warnings, and llama.cpp's
+/// errors only. llama.cpp warns of things that are as meant at every load (a context smaller
+/// than the model's, the layout of its log lines), and the app shows a person the last lines a
+/// worker wrote when it stops: those must be why it stopped.
+const DEFAULT_LOG: &str = "warn,llama-cpp-2=error,llama_cpp_2=error";
+
 fn main() -> std::process::ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("TESSERA_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_LOG)),
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))

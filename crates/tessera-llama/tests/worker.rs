@@ -501,3 +501,43 @@ fn tessera_chat_asks_for_a_form_through_a_local_model_with_no_network() {
         "the turn went on and completed: {all}"
     );
 }
+
+/// The worker started with `args` as the app starts it (no `TESSERA_LOG`), then told to stop:
+/// its ready line and what it wrote on its error output.
+fn start_and_stop(args: &[&str]) -> (Value, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tessera-llama"))
+        .arg(model())
+        .args(args)
+        .env("TESSERA_LLAMA_TOKEN", TOKEN)
+        .env_remove("TESSERA_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let ready: Value =
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("ready line {line:?}: {e}"));
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", out.status);
+    (ready, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// With no `--ctx` the context is the model's own on a machine with room for it; and what the
+/// worker writes on its error output is only what went wrong (the app shows a person its last
+/// lines when it stops), not llama.cpp's notes, such as the one on a context smaller than the
+/// model's.
+#[test]
+fn it_takes_the_models_context_by_default_and_writes_nothing_when_all_is_well() {
+    let (ready, said) = start_and_stop(&["--threads", "2"]);
+    // The suite's model is made with a 16,384-token context, which any test machine holds.
+    assert_eq!(ready["n_ctx"], 16_384, "{ready}");
+    assert!(said.trim().is_empty(), "the worker wrote:\n{said}");
+    let (ready, said) = start_and_stop(&["--threads", "2", "--ctx", "2048"]);
+    assert_eq!(ready["n_ctx"], 2048, "{ready}");
+    assert!(said.trim().is_empty(), "the worker wrote:\n{said}");
+}
