@@ -431,7 +431,15 @@ fn write_plan(tx: &mut WriteTx<'_>, plan: Plan) -> Result<ImportReport> {
             // The document carries the reference, not the bytes.
             attachments::record(conn, &r.sha256, 0, r.mime_type.as_deref())?;
         }
-        evidences::upsert(conn, &id, evidence, refs)?;
+        // An answer kept as evidence, as the engine keeps one: the message's rows find it.
+        let copies_message = evidences::named_message(&id, evidence)
+            .zip(evidences::text_content(evidence))
+            .is_some_and(|(message, text)| {
+                plan.messages
+                    .iter()
+                    .any(|m| m.id == message && m.message.content == text)
+            });
+        evidences::upsert_indexed(conn, &id, evidence, refs, !copies_message)?;
         for r in refs {
             tx.ctx.pins.unpin(&r.sha256);
         }

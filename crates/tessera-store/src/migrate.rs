@@ -436,6 +436,19 @@ mod tests {
                 )
                 .unwrap();
             }
+            // m1 kept as evidence, as the engine keeps an answer; and an evidence of its own.
+            conn.execute_batch(
+                r#"INSERT INTO evidences (conversation_id, evidence_id, evidence_type, source_json, content_json)
+                   VALUES ('c1', 'copy', 'llm_output',
+                           '{"kind":"llm","uri":"tessera://conversations/c1/messages/m1"}',
+                           '"包周期续订的接口是？"'),
+                          ('c1', 'doc', 'rag_doc', '{"kind":"file","uri":"file:///renewal.md"}',
+                           '"the renewal API is renewOrder"'),
+                          ('c1', 'other', 'llm_output',
+                           '{"kind":"llm","uri":"tessera://conversations/c1/messages/m1"}',
+                           '"a different text about 续订"');"#,
+            )
+            .unwrap();
         }
         prepare(&paths).unwrap();
         let store = crate::Store::open(dir.path()).unwrap();
@@ -447,7 +460,12 @@ mod tests {
                 .map(|h| h.id)
                 .collect()
         };
-        assert_eq!(found("续订"), ["m1"]);
+        // The message, and the evidence whose text is not the message's; its copy is found
+        // as the message alone.
+        let mut hits = found("续订");
+        hits.sort();
+        assert_eq!(hits, ["m1", "other"]);
+        assert_eq!(found("renewOrder"), ["doc"]);
         assert_eq!(found("first last"), ["m2"]);
         let conn = Connection::open(&paths.database).unwrap();
         let rows: i64 = conn

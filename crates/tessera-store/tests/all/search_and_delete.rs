@@ -206,6 +206,51 @@ fn a_message_kept_as_evidence_is_found_once_by_its_message() {
         .is_empty());
 }
 
+/// An answer kept as evidence the way the engine keeps one (its source names the message, its
+/// content is the message's text), written by any path: one hit, the message's. An evidence
+/// that names a message but says something else is indexed as any evidence.
+#[test]
+fn an_answer_kept_as_evidence_is_found_once_by_any_path() {
+    let (_dir, store) = common::open();
+    let c = common::conversation(&store, "c");
+    let answer = say(&store, &c, Role::Assistant, "Renew it with renewOrder.");
+    let naming = |id: &str, text: &str| {
+        let mut e = evidence(id, EvidenceType::LlmOutput, Some(json!(text)));
+        e.source.uri = Some(format!(
+            "tessera://conversations/{c}/messages/{}",
+            answer.id
+        ));
+        e
+    };
+    store
+        .put_evidence(&c, naming("copy", &answer.message.content), vec![])
+        .unwrap();
+    store
+        .put_evidence(&c, naming("changed", "renewOrder, said otherwise"), vec![])
+        .unwrap();
+    let found = |store: &Store| {
+        let mut hits: Vec<(HitKind, String)> = store
+            .search("renewOrder", &SearchOptions::default())
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.kind, h.id))
+            .collect();
+        hits.sort_by(|a, b| a.1.cmp(&b.1));
+        hits
+    };
+    let expected = vec![
+        (HitKind::Message, answer.id.clone()),
+        (HitKind::Evidence, "changed".to_owned()),
+    ];
+    assert_eq!(found(&store), expected);
+    // The conversation exported, then imported into another data folder: the same.
+    let document = serde_json::to_value(store.export_document(&c).unwrap()).unwrap();
+    let (_other_dir, other) = common::open();
+    other.import_document(&document).unwrap();
+    assert_eq!(found(&other), expected);
+    assert!(other.evidence(&c, "copy").unwrap().is_some());
+}
+
 #[test]
 fn long_texts_are_found_by_words_far_apart_and_leave_the_index_with_their_rows() {
     let (_dir, store) = common::open();
