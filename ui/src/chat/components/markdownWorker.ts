@@ -19,16 +19,19 @@ let math: MathPlugins | null = null;
 let mathLoading: Promise<unknown> | null = null;
 let mathTried = false;
 
-function prepare(text: string): Promise<unknown> | null {
-  if (mathTried || !hasMath(text)) return mathLoading;
-  mathTried = true;
-  mathLoading = import('./markdownMath')
-    .then((module) => {
-      math = module.MATH;
-    })
-    .finally(() => {
-      mathLoading = null;
-    });
+/** What `text` waits for before it is parsed: math, while it loads, if the text may have any. */
+export function prepare(text: string): Promise<unknown> | null {
+  if (!hasMath(text)) return null;
+  if (!mathTried) {
+    mathTried = true;
+    mathLoading = import('./markdownMath')
+      .then((module) => {
+        math = module.MATH;
+      })
+      .finally(() => {
+        mathLoading = null;
+      });
+  }
   return mathLoading;
 }
 
