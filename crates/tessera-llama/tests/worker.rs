@@ -30,13 +30,17 @@ fn model() -> String {
         .expect("TESSERA_TEST_GGUF names the test model (make test-llama makes it)")
 }
 
-fn start() -> Worker {
+/// The worker on the suite's model with `args`, its error output to `stderr`, once it has said
+/// it is ready: the child and its ready line. `TESSERA_LOG` is left out, as the app leaves it.
+fn spawn(args: &[&str], stderr: Stdio) -> (Child, Value) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tessera-llama"))
         .arg(model())
-        .args(["--ctx", "2048", "--threads", "2"])
+        .args(args)
         .env("TESSERA_LLAMA_TOKEN", TOKEN)
+        .env_remove("TESSERA_LOG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let mut line = String::new();
@@ -45,6 +49,11 @@ fn start() -> Worker {
         .unwrap();
     let ready: Value =
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("ready line {line:?}: {e}"));
+    (child, ready)
+}
+
+fn start() -> Worker {
+    let (child, ready) = spawn(&["--ctx", "2048", "--threads", "2"], Stdio::inherit());
     assert_eq!(ready["n_ctx"], 2048);
     Worker {
         base: format!("http://127.0.0.1:{}", ready["port"]),
@@ -502,25 +511,10 @@ fn tessera_chat_asks_for_a_form_through_a_local_model_with_no_network() {
     );
 }
 
-/// The worker started with `args` as the app starts it (no `TESSERA_LOG`), then told to stop:
-/// its ready line and what it wrote on its error output.
+/// The worker started with `args` as the app starts it, then told to stop: its ready line and
+/// what it wrote on its error output.
 fn start_and_stop(args: &[&str]) -> (Value, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tessera-llama"))
-        .arg(model())
-        .args(args)
-        .env("TESSERA_LLAMA_TOKEN", TOKEN)
-        .env_remove("TESSERA_LOG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let ready: Value =
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("ready line {line:?}: {e}"));
+    let (mut child, ready) = spawn(args, Stdio::piped());
     drop(child.stdin.take());
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", out.status);
