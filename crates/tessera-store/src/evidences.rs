@@ -158,41 +158,32 @@ pub(crate) fn upsert(
     evidence: &Evidence,
     attachment_refs: &[AttachmentRef],
 ) -> Result<()> {
-    let indexed = !copies_stored_message(conn, conversation_id, evidence)?;
+    let indexed = !copies_stored_message(
+        conn,
+        conversation_id,
+        evidence.source.uri.as_deref(),
+        evidence.content.as_ref(),
+    )?;
     upsert_indexed(conn, conversation_id, evidence, attachment_refs, indexed)
 }
 
-/// The id of the message of `conversation_id` an evidence's source names, as the engine names
-/// an answer it keeps as evidence: `tessera://conversations/{conversation}/messages/{message}`.
-pub(crate) fn named_message<'a>(conversation_id: &str, evidence: &'a Evidence) -> Option<&'a str> {
-    let uri = evidence.source.uri.as_deref()?;
-    let rest = uri.strip_prefix("tessera://conversations/")?;
-    let message = rest
-        .strip_prefix(conversation_id)?
-        .strip_prefix("/messages/")?;
-    (!message.is_empty() && !message.contains('/')).then_some(message)
-}
-
-/// The evidence's content when it is text alone.
-pub(crate) fn text_content(evidence: &Evidence) -> Option<&str> {
-    match &evidence.content {
-        Some(Value::String(text)) => Some(text),
-        _ => None,
-    }
-}
-
-/// Whether the evidence is a copy of a stored message: its source names the message and its
-/// content is that message's text, exactly. The message's own index rows find it, so its text
-/// is not indexed again (a long answer indexed twice cost as much as storing its every piece).
-fn copies_stored_message(
+/// Whether an evidence (its source's URI and its content) is a copy of a stored message: the
+/// URI names the message as the engine names an answer it keeps as evidence
+/// (`tessera://conversations/{conversation}/messages/{message}`), and the content is that
+/// message's text, exactly. The message's own index rows find it, so its text is not indexed
+/// again (a long answer indexed twice cost as much as storing its every piece).
+pub(crate) fn copies_stored_message(
     conn: &Connection,
     conversation_id: &str,
-    evidence: &Evidence,
+    source_uri: Option<&str>,
+    content: Option<&Value>,
 ) -> Result<bool> {
-    let (Some(message), Some(text)) = (
-        named_message(conversation_id, evidence),
-        text_content(evidence),
-    ) else {
+    let message = source_uri
+        .and_then(|uri| uri.strip_prefix("tessera://conversations/"))
+        .and_then(|rest| rest.strip_prefix(conversation_id))
+        .and_then(|rest| rest.strip_prefix("/messages/"))
+        .filter(|message| !message.is_empty() && !message.contains('/'));
+    let (Some(message), Some(Value::String(text))) = (message, content) else {
         return Ok(false);
     };
     let same: Option<bool> = conn
@@ -203,7 +194,7 @@ fn copies_stored_message(
 }
 
 /// [`upsert`], with its text in the search index or (`indexed` false) out of it.
-pub(crate) fn upsert_indexed(
+fn upsert_indexed(
     conn: &Connection,
     conversation_id: &str,
     evidence: &Evidence,

@@ -426,26 +426,20 @@ fn write_plan(tx: &mut WriteTx<'_>, plan: Plan) -> Result<ImportReport> {
         ..plan.conversation.clone()
     };
     conversations::insert(conn, &without_leaf, &plan.extras)?;
+    // Messages first: an evidence that copies one (an answer kept to be cited) is then known
+    // as such, and found through the message's index rows.
+    for message in &plan.messages {
+        messages::insert(conn, message)?;
+    }
     for (evidence, refs) in &plan.evidences {
         for r in refs {
             // The document carries the reference, not the bytes.
             attachments::record(conn, &r.sha256, 0, r.mime_type.as_deref())?;
         }
-        // An answer kept as evidence, as the engine keeps one: the message's rows find it.
-        let copies_message = evidences::named_message(&id, evidence)
-            .zip(evidences::text_content(evidence))
-            .is_some_and(|(message, text)| {
-                plan.messages
-                    .iter()
-                    .any(|m| m.id == message && m.message.content == text)
-            });
-        evidences::upsert_indexed(conn, &id, evidence, refs, !copies_message)?;
+        evidences::upsert(conn, &id, evidence, refs)?;
         for r in refs {
             tx.ctx.pins.unpin(&r.sha256);
         }
-    }
-    for message in &plan.messages {
-        messages::insert(conn, message)?;
     }
     for task in &plan.tasks {
         tasks::upsert(conn, &id, task)?;

@@ -136,24 +136,24 @@ pub(crate) fn backfill(conn: &Connection) -> Result<()> {
         index_message(conn, row.get(0)?, text)?;
     }
     // An evidence that copies a message (an answer kept to be cited) is found by the message's
-    // rows: indexed as the run that wrote it left it, without its text.
+    // rows: left out, as the run that wrote it left it.
     let mut evidences = conn.prepare(
-        "SELECT e.pk, e.content_json,
-             e.source_json ->> '$.uri' = 'tessera://conversations/' || e.conversation_id
-                 || '/messages/' || m.id
-             AND json_type(e.content_json) = 'text' AND e.content_json ->> '$' = m.content
-         FROM evidences e
-         LEFT JOIN messages m ON m.conversation_id = e.conversation_id
-             AND m.id = substr(e.source_json ->> '$.uri',
-                 length('tessera://conversations/' || e.conversation_id || '/messages/') + 1)",
+        "SELECT pk, conversation_id, source_json ->> '$.uri', content_json FROM evidences",
     )?;
     let mut rows = evidences.query([])?;
     while let Some(row) = rows.next()? {
-        if row.get::<_, Option<bool>>(2)? == Some(true) {
+        let conversation_id: String = row.get(1)?;
+        let uri: Option<String> = row.get(2)?;
+        let content: Option<String> = row.get(3)?;
+        let content: Option<serde_json::Value> = sql::opt_parse("evidence content", content)?;
+        if evidences::copies_stored_message(
+            conn,
+            &conversation_id,
+            uri.as_deref(),
+            content.as_ref(),
+        )? {
             continue;
         }
-        let content: Option<String> = row.get(1)?;
-        let content: Option<serde_json::Value> = sql::opt_parse("evidence content", content)?;
         index_evidence(conn, row.get(0)?, &evidences::search_text(content.as_ref()))?;
     }
     Ok(())
