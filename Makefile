@@ -18,7 +18,7 @@ RELEASE_DEB_DIR := $(CARGO_TARGET_DIR)/release/bundle/deb
 
 .PHONY: figures package run test deps deps-build ui desktop serve lint gen \
         test-generated test-rust test-docs test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop \
-        bench-ui bench-cli bench-mcp bench-llama fuzz llama-worker test-llama test-gguf
+        bench-ui bench-cli bench-mcp bench-llama bench-llama-attention fuzz llama-worker test-llama test-gguf
 
 ## make run: install what is missing, build, open the desktop app.
 run: deps-build ui desktop llama-worker
@@ -132,6 +132,13 @@ bench-llama:
 	[ -f $(LLAMA_BENCH_MODEL) ] || scripts/make-test-gguf.sh $(LLAMA_BENCH_MODEL) --size bench
 	python3 bench/llama/run.py $(LLAMA_NATIVE_DIR)/release/tessera-llama \
 		$(LLAMA_BENCH_VENV)/bin/python $(LLAMA_BENCH_MODEL)
+
+## Figures (issue 28): why the worker's flash attention is off on a CPU. The packaged build of
+## the worker with `--flash-attn on` beside its default, on the bench model at ~2,400 tokens of
+## context: the prompt read cold, then tokens/s after it (bench/llama/attention.py).
+bench-llama-attention: llama-worker
+	[ -f $(LLAMA_BENCH_MODEL) ] || scripts/make-test-gguf.sh $(LLAMA_BENCH_MODEL) --size bench
+	python3 bench/llama/attention.py $(LLAMA_BIN) $(LLAMA_BENCH_MODEL)
 
 ## Coverage-guided fuzzing of every parser of outside input, FUZZ_SECONDS (600) per target:
 ## about two hours. Not part of `make test`, whose Rust suites replay every corpus

@@ -12,8 +12,9 @@ Prints, for each side, medians of RUNS after a warm-up:
 then Tessera's ratio to llama-cpp-python (target: >= 0.95 of its tokens/s), the worker's RSS and
 PSS while loaded (/proc/PID/smaps_rollup) and that it is gone once its standard input closes,
 each side's llama.cpp (versions, vendored source compared, build flags, system info) and the
-commands. llama-cpp-python runs twice over: as stated (its Llama() turns flash attention off)
-and with flash_attn=True, which is what llama.cpp's default (auto) gives the worker on a CPU.
+commands. llama-cpp-python runs twice over: as stated (its Llama() turns flash attention off,
+as the worker does by default on a CPU) and with flash_attn=True, llama.cpp's own default (auto)
+on a CPU, which the worker used until it measured off as faster (`--flash-attn on` gives it).
 
 Both sides answer the same text each run: one user message, rendered by the model's chat
 template on Tessera's side and written out the same way here (ChatML with the template's default
@@ -83,9 +84,9 @@ def mib(kb):
 # ------------------------------------------------------------------------------------------------
 # Tessera's side: the worker, over HTTP on loopback
 
-def start_worker(worker, model, log):
+def start_worker(worker, model, log, *flags):
     env = {**os.environ, "TESSERA_LLAMA_TOKEN": TOKEN, "TESSERA_LOG": "info"}
-    argv = [worker, model, "--ctx", str(CTX), "--threads", str(THREADS), "--port", "0"]
+    argv = [worker, model, "--ctx", str(CTX), "--threads", str(THREADS), "--port", "0", *flags]
     started = time.perf_counter()
     process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
                                env=env, text=True)
@@ -166,6 +167,28 @@ def python_run(process, message):
     if not line:
         sys.exit("bench-llama: llama-cpp-python's side ended in a run")
     return json.loads(line)
+
+
+def worker_split(worker_log):
+    """Medians over the runs (not the warm-up) of the worker's `answer done` lines: the prompt's
+    decode time, and per generated token the time in llama_decode, in sampling and the rest."""
+    done = []
+    for line in worker_log.splitlines():
+        if "answer done" not in line:
+            continue
+        fields = dict(re.findall(r"(\w+)=([0-9.]+)", line))
+        try:
+            n = max(int(fields["completion_tokens"]), 1)
+            done.append({"prefill_ms": float(fields["prefill_ms"]),
+                         "decode_ms": float(fields["decode_ms"]) / n,
+                         "sample_ms": float(fields["sample_ms"]) / n,
+                         "other_ms": float(fields["other_ms"]) / n})
+        except (KeyError, ValueError):
+            continue
+    runs = done[1:]
+    if not runs:
+        return None
+    return {k: statistics.median(r[k] for r in runs) for k in runs[0]}
 
 
 def rate(run):
@@ -264,8 +287,8 @@ def main():
     load_before = os.getloadavg()
 
     # Three sides, all loaded at once (one file, mapped by each): the worker; llama-cpp-python
-    # as the bench states it (flash attention off, its default); and llama-cpp-python with
-    # flash_attn=True, which is what llama.cpp's default (auto) gives the worker on a CPU.
+    # as the bench states it (flash attention off, its default and the worker's); and
+    # llama-cpp-python with flash_attn=True, llama.cpp's own default (auto) on a CPU.
     log = tempfile.TemporaryFile(mode="w+")
     peer_proc, peer, _ = start_python(python, model)
     fa_proc, fa_peer, _ = start_python(python, model, "--flash-attn")
@@ -345,12 +368,20 @@ def main():
     print("  (generation: (tokens - 1) / first to last token, median of the runs; steady: 1 / the "
           "median time between two tokens of all runs)")
     print()
-    print(f"  Tessera / llama-cpp-python: {ours_tps / peer_tps:.3f} of the tokens/s "
-          f"(target >= 0.95), first token {ours_ttft - peer_ttft:+.0f} ms; "
-          f"steady {steady[0] / steady[1]:.3f}")
-    print(f"  Tessera / llama-cpp-python with flash_attn=True (the worker's attention): "
+    verdict = "met" if ours_tps / peer_tps >= 0.95 else "MISSED"
+    print(f"  Tessera / llama-cpp-python (flash attention off on both sides, each one's default): "
+          f"{ours_tps / peer_tps:.3f} of the tokens/s (target >= 0.95: {verdict}), first token "
+          f"{ours_ttft - peer_ttft:+.0f} ms; steady {steady[0] / steady[1]:.3f}")
+    print(f"  Tessera / llama-cpp-python with flash_attn=True (llama.cpp's own default on a CPU): "
           f"{ours_tps / fa_tps:.3f} of the tokens/s, first token {ours_ttft - fa_ttft:+.0f} ms; "
           f"steady {steady[0] / steady[2]:.3f}")
+    print()
+    split = worker_split(worker_log)
+    if split:
+        print("  the worker's own split of its time, medians of the runs (its log, TESSERA_LOG=info): "
+              f"prompt read in {split['prefill_ms']:.0f} ms; per generated token "
+              f"{split['decode_ms']:.2f} ms in llama_decode, {split['sample_ms']:.3f} ms sampling, "
+              f"{split['other_ms']:.3f} ms the rest (text pieces, the channel to the HTTP side)")
     print()
     print("  per run: prompt tokens, of them from the cache, generated, first token (ms)")
     for i in range(RUNS):
@@ -361,13 +392,13 @@ def main():
             cells.append(f"{r['prompt_tokens']}, {r['cached_tokens']}, {r['tokens']}{finish}, "
                          f"{r['ttft_s'] * 1000:.0f}")
         print(f"    run {i + 1}: " + " | ".join(cells))
-    print(f"  the worker's greedy answer is llama-cpp-python's with flash_attn=True in "
-          f"{sum(x for x, _ in same_fa)}/{RUNS} runs as text, {sum(y for _, y in same_fa)}/{RUNS} "
-          f"once its U+FFFD are left out; with flash attention off (other sums, other argmax) in "
-          f"{sum(x for x, _ in same_off)}/{RUNS}, {sum(y for _, y in same_off)}/{RUNS}")
-    for i, (o, t) in enumerate(zip(ours_runs, fa_runs), 1):
+    print(f"  the worker's greedy answer is llama-cpp-python's (flash attention off) in "
+          f"{sum(x for x, _ in same_off)}/{RUNS} runs as text, {sum(y for _, y in same_off)}/{RUNS} "
+          f"once its U+FFFD are left out; with flash_attn=True (other sums, other argmax) in "
+          f"{sum(x for x, _ in same_fa)}/{RUNS}, {sum(y for _, y in same_fa)}/{RUNS}")
+    for i, (o, t) in enumerate(zip(ours_runs, peer_runs), 1):
         if o["text"] != t["text"]:
-            print(f"    run {i}, worker | flash_attn=True, first difference "
+            print(f"    run {i}, worker | llama-cpp-python, first difference "
                   f"{first_difference(o['text'], t['text'])}")
     print(f"  EOS among llama-cpp-python's first {TOKENS} tokens: "
           f"{'at ' + str(eog) if eog else 'none'}")
@@ -394,7 +425,8 @@ def main():
     print(f"    llama-cpp-python llama_print_system_info(): {peer['system_info']}")
     print(f"    llama-cpp-python flash_attn_type {peer['flash_attn_type']} as stated, "
           f"{fa_peer['flash_attn_type']} with flash_attn=True (-1 auto, 0 off, 1 on)")
-    wanted = r"system_info|CPU : |model buffer size|KV buffer size|compute buffer|Flash Attention"
+    wanted = (r"system_info|CPU : |model buffer size|KV buffer size|compute buffer|Flash Attention"
+              r"|attention chosen")
     info = [line.split("llama-cpp-2: ", 1)[-1].split(" module=", 1)[0].strip()
             for line in worker_log.splitlines() if re.search(wanted, line)]
     if not any("system_info" in line or "CPU : " in line for line in info):

@@ -60,6 +60,24 @@ pub fn default_ctx(n_ctx_train: u32, bytes_per_token: Option<u64>, spare: Option
     wanted.min(fits).max(256)
 }
 
+/// What the attention scores of one micro-batch may take when flash attention is off: llama.cpp
+/// keeps a score per (token of the batch, token of the context, head), 4 bytes each, for one
+/// layer at a time. 64 MiB is what its flash-attention compute buffer took for the bench's
+/// model at 512 a batch; 512 tokens a batch at 16,384 of context would take 1 GB for a 7B model.
+const SCORES_BUDGET: u64 = 64 << 20;
+
+/// The tokens llama.cpp decodes at once (`n_ubatch`) with flash attention off: the most, as a
+/// power of two from 32 to 512, whose scores fit [`SCORES_BUDGET`]. Reading a prompt 32 or
+/// 128 at a time instead of 512 was as fast on two cores (bench/llama).
+pub fn micro_batch(n_ctx: u32, n_head: u32) -> u32 {
+    let per_token = u64::from(n_ctx) * u64::from(n_head.max(1)) * 4;
+    let mut batch = 512u32;
+    while batch > 32 && u64::from(batch) * per_token > SCORES_BUDGET {
+        batch /= 2;
+    }
+    batch
+}
+
 /// `MemAvailable` of /proc/meminfo, in bytes (None where there is none to read).
 pub fn available_memory() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -124,6 +142,19 @@ mod tests {
         assert_eq!(default_ctx(32_768, per_token, Some(0)), MIN_DEFAULT_CTX);
         // A model whose own context is smaller keeps it.
         assert_eq!(default_ctx(2_048, per_token, Some(0)), 2_048);
+    }
+
+    #[test]
+    fn the_micro_batch_keeps_the_scores_of_a_long_context_small() {
+        // The bench's model (32 heads) at 4,096: 128 a batch, 64 MiB.
+        assert_eq!(micro_batch(4_096, 32), 128);
+        // A 7B model at 16,384 tokens: 32 a batch (56 MiB), not 512 (896 MiB).
+        assert_eq!(micro_batch(16_384, 28), 32);
+        // A short context keeps llama.cpp's 512.
+        assert_eq!(micro_batch(1_024, 16), 512);
+        // Never below 32, whatever the context.
+        assert_eq!(micro_batch(131_072, 64), 32);
+        assert_eq!(micro_batch(4_096, 0), 512);
     }
 
     #[test]

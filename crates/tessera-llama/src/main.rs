@@ -1,4 +1,5 @@
-//! `tessera-llama MODEL.gguf [--port N] [--ctx N] [--threads N] [--model-id ID]`: one local
+//! `tessera-llama MODEL.gguf [--port N] [--ctx N] [--threads N] [--flash-attn auto|on|off]
+//! [--model-id ID]`: one local
 //! model behind an OpenAI-compatible endpoint on 127.0.0.1.
 //!
 //! Tessera starts it as a child (a crash in native code takes only this process down): the
@@ -23,6 +24,7 @@ struct Args {
     port: u16,
     ctx: Option<u32>,
     threads: Option<i32>,
+    flash_attn: engine::FlashAttn,
     model_id: Option<String>,
     /// Keep running when standard input closes (a person started it in a terminal).
     detached: bool,
@@ -32,6 +34,7 @@ fn parse_args() -> anyhow::Result<Args> {
     let mut args = std::env::args().skip(1);
     let mut model = None;
     let (mut port, mut ctx, mut threads, mut model_id, mut detached) = (0, None, None, None, false);
+    let mut flash_attn = engine::FlashAttn::Auto;
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().with_context(|| format!("{name} needs a value"));
         match arg.as_str() {
@@ -54,10 +57,18 @@ fn parse_args() -> anyhow::Result<Args> {
                         .context("--threads takes a number")?,
                 )
             }
+            "--flash-attn" => {
+                flash_attn = match value("--flash-attn")?.as_str() {
+                    "auto" => engine::FlashAttn::Auto,
+                    "on" => engine::FlashAttn::On,
+                    "off" => engine::FlashAttn::Off,
+                    other => bail!("--flash-attn takes auto, on or off, not {other:?}"),
+                }
+            }
             "--model-id" => model_id = Some(value("--model-id")?),
             "--detached" => detached = true,
             "-h" | "--help" => {
-                println!("usage: tessera-llama MODEL.gguf [--port N] [--ctx TOKENS] [--threads N] [--model-id ID] [--detached]\nthe bearer token is read from TESSERA_LLAMA_TOKEN");
+                println!("usage: tessera-llama MODEL.gguf [--port N] [--ctx TOKENS] [--threads N] [--flash-attn auto|on|off] [--model-id ID] [--detached]\nthe bearer token is read from TESSERA_LLAMA_TOKEN");
                 std::process::exit(0);
             }
             other if other.starts_with('-') => bail!("unknown option {other}"),
@@ -70,6 +81,7 @@ fn parse_args() -> anyhow::Result<Args> {
         port,
         ctx,
         threads,
+        flash_attn,
         model_id,
         detached,
     })
@@ -113,7 +125,7 @@ fn run() -> anyhow::Result<()> {
     if !args.model.is_file() {
         bail!("{} is not a file", args.model.display());
     }
-    let engine = engine::Engine::start(&args.model, args.ctx, args.threads)?;
+    let engine = engine::Engine::start(&args.model, args.ctx, args.threads, args.flash_attn)?;
     let source = engine
         .info
         .chat_template
