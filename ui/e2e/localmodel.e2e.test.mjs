@@ -141,7 +141,14 @@ describe('a model on this computer', { skip }, () => {
     await page.getByRole('button', { name: 'Open settings' }).click();
     await page.getByRole('navigation', { name: 'Settings sections' }).getByRole('button', { name: 'Models on this computer' }).click();
     const loaded = page.getByTestId('local-worker');
-    await loaded.getByText(`${file} is loaded and ready.`).waitFor({ timeout: 10_000 });
+    // The worker chose the test model's own context (16,384: its cache is tiny).
+    await loaded.getByText(`${file} is loaded and ready (context: 16,384 tokens).`).waitFor({ timeout: 10_000 });
+    // A person asks for a longer one: the next message loads the model with it (the next test).
+    await page.getByLabel('How much of a conversation a local model reads at once').selectOption({ label: '32,768 tokens' });
+    await page.getByText('Local models now read up to 32,768 tokens at once; a loaded model takes it with your next message.').waitFor({ timeout: 10_000 });
+    assert.equal((await api('GET', '/v1/local-models')).context_tokens, 32768);
+    await page.getByLabel('How much of a conversation a local model reads at once').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'local-model-context.png') });
     await page.screenshot({ path: path.join(RESULTS_DIR, 'local-model-settings.png'), fullPage: true });
     await loaded.getByRole('button', { name: 'Unload (free its memory)' }).click();
     await page.getByText('The model was unloaded; it loads again with your next message.').waitFor({ timeout: 10_000 });
@@ -208,6 +215,9 @@ describe('a model on this computer', { skip }, () => {
     const answer = log.getByTestId('assistant-message').last();
     assert.equal(await answer.getByTestId('run-error').count(), 0, (await answer.textContent()) ?? '');
     await page.screenshot({ path: path.join(RESULTS_DIR, 'local-model-form-answered.png') });
+    // The context chosen in the first test, kept across the restart, loaded the model.
+    const worker = (await api('GET', '/v1/local-models')).worker;
+    assert.deepEqual([worker.state, worker.n_ctx], ['running', 32768]);
     assert.deepEqual(errors, []);
   });
 });

@@ -7,12 +7,32 @@ use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::Arc;
 
+use serde_json::Value;
 use tessera_local::runtime::{LocalRuntime, RuntimeOptions, WorkerState};
 use tessera_providers::endpoint::{DynamicEndpoint, EndpointSource};
 use tessera_providers::keys::Secret;
+use tessera_store::Store;
+
+/// The app setting that holds the context local models are loaded with, in tokens (unset: the
+/// worker's choice from the model and the machine's memory).
+pub const CONTEXT_SETTING: &str = "local_models.context_tokens";
+
+/// The contexts a person may ask for: less would not hold the app's tools and a question;
+/// more is beyond what llama.cpp's CPU back-end is built for here.
+pub const CONTEXT_RANGE: std::ops::RangeInclusive<u32> = 2_048..=262_144;
+
+/// A context a person asked for that the worker will not be given.
+#[derive(Debug, thiserror::Error)]
+pub enum ContextError {
+    #[error("a context of {0} tokens is outside what a local model can be given ({min} to {max})", min = CONTEXT_RANGE.start(), max = CONTEXT_RANGE.end())]
+    OutOfRange(u64),
+    #[error(transparent)]
+    Store(#[from] tessera_store::StoreError),
+}
 
 /// The data folder's local models and the one worker that runs them.
 pub struct LocalModels {
+    store: Arc<Store>,
     models_dir: PathBuf,
     options: RuntimeOptions,
     /// Made on the first call (it needs the async runtime).
@@ -20,10 +40,17 @@ pub struct LocalModels {
 }
 
 impl LocalModels {
-    pub fn new(data_dir: &Path) -> Self {
+    pub fn new(store: Arc<Store>) -> Self {
+        Self::with_worker(store, tessera_local::worker::worker_binary())
+    }
+
+    /// The same, run by the worker program `worker`.
+    pub fn with_worker(store: Arc<Store>, worker: PathBuf) -> Self {
+        let models_dir = tessera_local::library::models_dir(&store.paths().root);
         Self {
-            models_dir: tessera_local::library::models_dir(data_dir),
-            options: RuntimeOptions::new(tessera_local::worker::worker_binary()),
+            store,
+            models_dir,
+            options: RuntimeOptions::new(worker),
             runtime: tokio::sync::OnceCell::new(),
         }
     }
@@ -61,6 +88,44 @@ impl LocalModels {
         }
     }
 
+    /// The context a person chose for local models, in tokens; None leaves it to the worker. A
+    /// stored value that is not a count in [`CONTEXT_RANGE`] counts as none (and is logged).
+    pub fn context_tokens(&self) -> Result<Option<u32>, tessera_store::StoreError> {
+        Ok(match self.store.app_setting(CONTEXT_SETTING)? {
+            None | Some(Value::Null) => None,
+            Some(value) => {
+                let tokens = value
+                    .as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .filter(|n| CONTEXT_RANGE.contains(n));
+                if tokens.is_none() {
+                    tracing::warn!(%value, "the stored context of local models is not a usable count: the worker chooses");
+                }
+                tokens
+            }
+        })
+    }
+
+    /// Sets the context local models are loaded with (None: the worker chooses). A worker
+    /// running with another context is reloaded with it at the next message to it.
+    pub fn set_context_tokens(&self, tokens: Option<u64>) -> Result<Option<u32>, ContextError> {
+        match tokens {
+            None => {
+                self.store.delete_app_setting(CONTEXT_SETTING)?;
+                Ok(None)
+            }
+            Some(n) => {
+                let tokens = u32::try_from(n)
+                    .ok()
+                    .filter(|t| CONTEXT_RANGE.contains(t))
+                    .ok_or(ContextError::OutOfRange(n))?;
+                self.store
+                    .set_app_setting(CONTEXT_SETTING, Value::from(tokens))?;
+                Ok(Some(tokens))
+            }
+        }
+    }
+
     /// Stops the worker now; the next call starts it again.
     pub async fn unload(&self) {
         if let Some(runtime) = self.runtime.get() {
@@ -76,9 +141,10 @@ impl EndpointSource for LocalModels {
     ) -> Pin<Box<dyn Future<Output = Result<DynamicEndpoint, String>> + Send + 'a>> {
         Box::pin(async move {
             let file = self.file_of(model)?;
+            let ctx = self.context_tokens().map_err(|err| err.to_string())?;
             let runtime = self.runtime().await;
             let endpoint = runtime
-                .endpoint(&file)
+                .endpoint(&file, ctx)
                 .await
                 .map_err(|err| err.to_string())?;
             Ok(DynamicEndpoint {

@@ -57,13 +57,13 @@ async fn until(what: &str, mut check: impl FnMut() -> bool) {
 async fn started_on_demand_restarted_after_kill_9_and_unloaded() {
     let runtime = LocalRuntime::new(options());
     assert_eq!(runtime.state().await, WorkerState::NotRunning);
-    let first = runtime.endpoint(&model()).await.unwrap();
+    let first = runtime.endpoint(&model(), None).await.unwrap();
     assert_eq!(
         ask(&first.base_url, &first.token).await["usage"]["completion_tokens"],
         2
     );
     assert_eq!(
-        runtime.endpoint(&model()).await.unwrap().pid,
+        runtime.endpoint(&model(), None).await.unwrap().pid,
         first.pid,
         "the same worker serves again"
     );
@@ -90,7 +90,7 @@ async fn started_on_demand_restarted_after_kill_9_and_unloaded() {
         "the state says how it stopped"
     );
 
-    let second = runtime.endpoint(&model()).await.unwrap();
+    let second = runtime.endpoint(&model(), None).await.unwrap();
     assert_ne!(second.pid, first.pid);
     assert_ne!(second.token, first.token, "a fresh token per start");
     assert_eq!(
@@ -107,16 +107,44 @@ async fn started_on_demand_restarted_after_kill_9_and_unloaded() {
 }
 
 #[tokio::test]
+async fn another_context_loads_the_model_again_with_it_and_the_same_one_keeps_it() {
+    let runtime = LocalRuntime::new(options());
+    let first = runtime.endpoint(&model(), None).await.unwrap();
+    assert_eq!(first.n_ctx, 1024, "the options' context when none is asked");
+    let bigger = runtime.endpoint(&model(), Some(2048)).await.unwrap();
+    assert_ne!(bigger.pid, first.pid, "loaded again");
+    assert_eq!(bigger.n_ctx, 2048);
+    until("the worker of the old context stopped", || {
+        !alive(first.pid)
+    })
+    .await;
+    assert_eq!(
+        runtime.endpoint(&model(), Some(2048)).await.unwrap().pid,
+        bigger.pid,
+        "the same context: the same worker"
+    );
+    assert!(matches!(
+        runtime.state().await,
+        WorkerState::Running { n_ctx: 2048, .. }
+    ));
+    assert_eq!(
+        ask(&bigger.base_url, &bigger.token).await["usage"]["completion_tokens"],
+        2
+    );
+    runtime.unload().await;
+}
+
+#[tokio::test]
 async fn an_idle_worker_stops_and_a_dropped_runtime_takes_its_worker_along() {
     let mut idle = options();
     idle.idle = Duration::from_millis(600);
     let runtime = LocalRuntime::new(idle);
-    let endpoint = runtime.endpoint(&model()).await.unwrap();
+    let endpoint = runtime.endpoint(&model(), None).await.unwrap();
     until("the idle worker stopped", || !alive(endpoint.pid)).await;
     assert_eq!(runtime.state().await, WorkerState::NotRunning);
 
     let runtime = LocalRuntime::new(options());
-    let endpoint = runtime.endpoint(&model()).await.unwrap();
+    let endpoint = runtime.endpoint(&model(), None).await.unwrap();
     drop(runtime);
     until("the worker outlived its runtime", || !alive(endpoint.pid)).await;
 }
@@ -128,14 +156,14 @@ async fn a_file_that_is_not_a_model_is_refused_with_what_llama_cpp_said() {
     let bad = dir.join("bad.gguf");
     std::fs::write(&bad, b"GGUF but not really a model").unwrap();
     let runtime = LocalRuntime::new(options());
-    let err = runtime.endpoint(&bad).await.unwrap_err();
+    let err = runtime.endpoint(&bad, None).await.unwrap_err();
     match &err {
         RuntimeError::LoadFailed { said, .. } => assert!(said.contains("cannot load"), "{said}"),
         other => panic!("expected LoadFailed, got {other}"),
     }
     let missing = LocalRuntime::new(RuntimeOptions::new(dir.join("no-worker")));
     assert!(matches!(
-        missing.endpoint(&model()).await,
+        missing.endpoint(&model(), None).await,
         Err(RuntimeError::Spawn { .. })
     ));
     let _ = std::fs::remove_dir_all(dir);

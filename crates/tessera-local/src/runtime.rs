@@ -78,6 +78,8 @@ pub enum WorkerState {
     Running {
         model: PathBuf,
         pid: u32,
+        /// The context it was made with, in tokens.
+        n_ctx: u32,
     },
     /// It stopped by itself: `status` (an exit code or a signal) and the end of its log.
     Died {
@@ -89,6 +91,8 @@ pub enum WorkerState {
 
 struct Running {
     model: PathBuf,
+    /// The context asked for when it started (None: the worker chose).
+    asked_ctx: Option<u32>,
     endpoint: Endpoint,
     child: Child,
     /// Closed to ask the worker to stop.
@@ -130,20 +134,22 @@ impl LocalRuntime {
         runtime
     }
 
-    /// The worker serving `model`, started (or restarted) when it is not running.
-    pub async fn endpoint(&self, model: &Path) -> Result<Endpoint, RuntimeError> {
+    /// The worker serving `model` with a context of `ctx` tokens (None: the options', else the
+    /// worker's choice), started, or restarted when it runs another model or context.
+    pub async fn endpoint(&self, model: &Path, ctx: Option<u32>) -> Result<Endpoint, RuntimeError> {
+        let ctx = ctx.or(self.options.ctx);
         let mut inner = self.inner.lock().await;
         inner.last_use = Instant::now();
         self.reap(&mut inner);
         if let Some(running) = &inner.running {
-            if running.model == model {
+            if running.model == model && running.asked_ctx == ctx {
                 return Ok(running.endpoint.clone());
             }
         }
         if let Some(old) = inner.running.take() {
             stop(old).await;
         }
-        let running = self.start(model).await?;
+        let running = self.start(model, ctx).await?;
         let endpoint = running.endpoint.clone();
         inner.running = Some(running);
         inner.died = None;
@@ -158,6 +164,7 @@ impl LocalRuntime {
             (Some(running), _) => WorkerState::Running {
                 model: running.model.clone(),
                 pid: running.endpoint.pid,
+                n_ctx: running.endpoint.n_ctx,
             },
             (None, Some(died)) => died.clone(),
             (None, None) => WorkerState::NotRunning,
@@ -203,13 +210,13 @@ impl LocalRuntime {
         inner.running = None;
     }
 
-    async fn start(&self, model: &Path) -> Result<Running, RuntimeError> {
+    async fn start(&self, model: &Path, ctx: Option<u32>) -> Result<Running, RuntimeError> {
         let token = random_token();
         let mut command = Command::from(crate::worker::command(
             &self.options.worker,
             model,
             0,
-            self.options.ctx,
+            ctx,
             self.options.threads,
             &token,
         ));
@@ -266,6 +273,7 @@ impl LocalRuntime {
         };
         Ok(Running {
             model: model.to_owned(),
+            asked_ctx: ctx,
             endpoint: Endpoint {
                 base_url: format!("http://127.0.0.1:{}/v1", ready.port),
                 token,

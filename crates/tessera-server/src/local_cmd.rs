@@ -41,7 +41,8 @@ pub enum LocalCommand {
         /// The port (0: a free one).
         #[arg(long, default_value_t = 0)]
         port: u16,
-        /// The context length in tokens (default: the model's, at most 8192).
+        /// The context length in tokens (default: the model's, at most 16384, less where the
+        /// memory would not hold its cache).
         #[arg(long)]
         ctx: Option<u32>,
         /// CPU threads (default: all).

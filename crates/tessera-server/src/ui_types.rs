@@ -43,5 +43,6 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     collector.add::<tessera_app::views::local_models::DownloadCancelled>();
     collector.add::<tessera_app::views::local_models::LocalFileRemoved>();
     collector.add::<tessera_app::views::local_models::LocalModelChosen>();
+    collector.add::<tessera_app::views::local_models::LocalContextSet>();
     collector.add::<tessera_app::views::local_models::WorkerView>();
 }

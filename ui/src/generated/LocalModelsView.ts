@@ -32,4 +32,9 @@ worker_program: string, worker_found: boolean, worker: WorkerView,
 /**
  * The local model new runs use, when the default provider is the on-device one.
  */
-default_file: string | null, };
+default_file: string | null, 
+/**
+ * The context a person chose for local models, in tokens; None: the worker's choice (the
+ * model's own, at most 16,384, less where the memory would not hold its cache).
+ */
+context_tokens: number | null, };

@@ -3,7 +3,11 @@
 /**
  * The local-model worker, as a person needs to know it.
  */
-export type WorkerView = { "state": "not_running" } | { "state": "running", model: string, } | { "state": "died", model: string, status: string, 
+export type WorkerView = { "state": "not_running" } | { "state": "running", model: string, 
+/**
+ * Its context, in tokens.
+ */
+n_ctx: number, } | { "state": "died", model: string, status: string, 
 /**
  * The end of its log.
  */

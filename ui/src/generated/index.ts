@@ -98,6 +98,7 @@ export type { KeyStored } from "./KeyStored";
 export type { KeyringHealth } from "./KeyringHealth";
 export type { LlmMessagePayload } from "./LlmMessagePayload";
 export type { LlmThinkingPayload } from "./LlmThinkingPayload";
+export type { LocalContextSet } from "./LocalContextSet";
 export type { LocalFile } from "./LocalFile";
 export type { LocalFileRemoved } from "./LocalFileRemoved";
 export type { LocalModelChosen } from "./LocalModelChosen";

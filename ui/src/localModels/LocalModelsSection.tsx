@@ -6,6 +6,7 @@ import { DownloadProgress } from './DownloadProgress';
 import { formatBytes } from './format';
 import { useLocalActions } from './useLocalActions';
 import { useLocalModels } from './useLocalModels';
+import { ContextChoice } from './ContextChoice';
 import { WorkerNotice } from './WorkerNotice';
 
 type Catalogue = LocalModelsView['catalogue'][number];
@@ -41,6 +42,11 @@ export function LocalModelsSection({ api }: { api: SettingsApi | null }) {
   const use = (file: string) => void act(() => api.useLocalModel(file), t('localModels.nowDefault', { file }));
   const remove = (file: string) => void act(() => api.removeLocalModel(file), t('localModels.removed', { file }));
   const download = (model: string) => void act(() => api.downloadLocalModel(model, false));
+  const chooseContext = (tokens: number | null) =>
+    void act(
+      () => api.setLocalContext(tokens),
+      tokens == null ? t('localModels.contextAutoSet') : t('localModels.contextSet', { tokens: new Intl.NumberFormat(lang).format(tokens) }),
+    );
 
   const submitCustom = (event: FormEvent) => {
     event.preventDefault();
@@ -182,6 +188,8 @@ export function LocalModelsSection({ api }: { api: SettingsApi | null }) {
           })}
         </p>
       </section>
+
+      <ContextChoice view={view} busy={busy} onChoose={chooseContext} />
 
       <section className="settings-group" aria-label={t('localModels.other')}>
         <h3 className="settings-group-title">{t('localModels.other')}</h3>

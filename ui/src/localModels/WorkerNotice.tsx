@@ -3,7 +3,7 @@ import type { LocalModelsView } from '../settings/api';
 
 /** The program that runs local models: missing, running (with a way to free its memory), or stopped by itself. */
 export function WorkerNotice({ view, onStop, busy }: { view: LocalModelsView; onStop: () => void; busy: boolean }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   if (!view.worker_found) {
     return (
       <p className="notice notice-warning" role="status" data-testid="local-worker-missing">
@@ -18,7 +18,7 @@ export function WorkerNotice({ view, onStop, busy }: { view: LocalModelsView; on
     case 'running':
       return (
         <div className="notice notice-ok local-worker" role="status" data-testid="local-worker">
-          <p>{t('localModels.workerRunning', { model: worker.model })}</p>
+          <p>{t('localModels.workerRunning', { model: worker.model, tokens: new Intl.NumberFormat(i18n.language).format(worker.n_ctx) })}</p>
           <button type="button" className="button button-secondary" disabled={busy} onClick={onStop}>
             {t('localModels.unload')}
           </button>

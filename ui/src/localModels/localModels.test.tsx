@@ -49,6 +49,7 @@ function listing(over: Partial<LocalModelsView> = {}): LocalModelsView {
     worker_found: true,
     worker: { state: 'not_running' },
     default_file: null,
+    context_tokens: null,
     ...over,
   };
 }
@@ -191,6 +192,51 @@ describe('Settings → Models on this computer', () => {
     await user.type(within(section).getByLabelText('A GGUF file of the model hub'), 'x');
     await user.click(within(section).getByRole('button', { name: 'Download' }));
     expect(await within(section).findByRole('alert')).toHaveTextContent('neither a model of the catalogue');
+  });
+});
+
+describe('the context of local models', () => {
+  it('is chosen from the list, shown in use once loaded, and back to automatic', async () => {
+    let view = listing({ worker: { state: 'running', model: SMALL, n_ctx: 16384 } });
+    const { user, requests } = renderSection({
+      'GET /v1/local-models': () => Response.json(view),
+      'PUT /v1/local-models/context': (request) => {
+        const tokens = (request.body as { tokens: number | null }).tokens;
+        view = { ...view, context_tokens: tokens };
+        return Response.json({ context_tokens: tokens });
+      },
+    });
+    const section = await screen.findByTestId('local-models');
+    expect(within(section).getByTestId('local-worker')).toHaveTextContent(`${SMALL} is loaded and ready (context: 16,384 tokens).`);
+    const select = within(section).getByLabelText('How much of a conversation a local model reads at once');
+    expect(select).toHaveValue('auto');
+    await user.selectOptions(select, '32,768 tokens');
+    expect(await within(section).findByText('Local models now read up to 32,768 tokens at once; a loaded model takes it with your next message.')).toBeInTheDocument();
+    await waitFor(() => expect(select).toHaveValue('32768'));
+    await user.selectOptions(select, 'auto');
+    await waitFor(() => expect(select).toHaveValue('auto'));
+    expect(requests.filter((r) => r.method === 'PUT').map((r) => r.body)).toEqual([{ tokens: 32768 }, { tokens: null }]);
+  });
+
+  it('offers a context set another way, and says a refusal where it was asked, in Chinese', async () => {
+    const { user } = renderSection(
+      {
+        'GET /v1/local-models': () => Response.json(listing({ context_tokens: 12000 })),
+        'PUT /v1/local-models/context': () =>
+          Response.json(
+            { type: 'ERROR_RESPONSE', content: { errorCode: 'BAD_REQUEST', message: 'a context of 4096 tokens is outside what a local model can be given' } },
+            { status: 400 },
+          ),
+      },
+      'zh-CN',
+    );
+    const section = await screen.findByTestId('local-models');
+    const select = within(section).getByLabelText('本地模型一次能读入的对话长度');
+    expect(select).toHaveValue('12000');
+    expect(within(section).getByRole('option', { name: '12,000 个词元' })).toBeInTheDocument();
+    await user.selectOptions(select, '4,096 个词元');
+    expect(await within(section).findByRole('alert')).toHaveTextContent('outside what a local model can be given');
+    expect(select).toHaveValue('12000');
   });
 });
 

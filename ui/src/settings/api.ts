@@ -17,6 +17,7 @@ import type { LocalProviders } from '../generated/LocalProviders';
 import type { DownloadCancelled } from '../generated/DownloadCancelled';
 import type { DownloadView } from '../generated/DownloadView';
 import type { LocalFileRemoved } from '../generated/LocalFileRemoved';
+import type { LocalContextSet } from '../generated/LocalContextSet';
 import type { LocalModelChosen } from '../generated/LocalModelChosen';
 import type { LocalModelsView } from '../generated/LocalModelsView';
 import type { WorkerView } from '../generated/WorkerView';
@@ -144,6 +145,11 @@ export class SettingsApi {
   /** New runs use a GGUF file from elsewhere on this computer, where it is. */
   useGgufFile(path: string): Promise<LocalModelChosen> {
     return this.json({ method: 'POST', path: routes.localImport(), body: { path } });
+  }
+
+  /** The context local models are loaded with, in tokens; null leaves it to the model and the memory. */
+  setLocalContext(tokens: number | null): Promise<LocalContextSet> {
+    return this.json({ method: 'PUT', path: routes.localContext(), body: { tokens } });
   }
 
   stopLocalWorker(): Promise<WorkerView> {

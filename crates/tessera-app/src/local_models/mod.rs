@@ -18,10 +18,11 @@ use thiserror::Error;
 
 use crate::providers::ProvidersError;
 use crate::views::local_models::{
-    CatalogueEntry, DownloadCancelled, DownloadPhase, DownloadView, LocalFile, LocalFileRemoved,
-    LocalModelChosen, LocalModelsView, ModelTier, WorkerView,
+    CatalogueEntry, DownloadCancelled, DownloadPhase, DownloadView, LocalContextSet, LocalFile,
+    LocalFileRemoved, LocalModelChosen, LocalModelsView, ModelTier, WorkerView,
 };
 use crate::App;
+use tessera_engine::local_models::ContextError;
 
 pub(crate) use downloads::Downloads;
 use downloads::Stop;
@@ -46,6 +47,8 @@ pub enum LocalModelsError {
     StillDownloading(String),
     #[error("{file} is not a GGUF model file ({why})")]
     NotAModel { file: String, why: String },
+    #[error(transparent)]
+    Context(#[from] tessera_engine::local_models::ContextError),
 }
 
 impl LocalModelsError {
@@ -68,6 +71,7 @@ impl LocalModelsError {
         matches!(
             self,
             Self::Library(LibraryError::BadName(_) | LibraryError::UnknownModel(_))
+                | Self::Context(tessera_engine::local_models::ContextError::OutOfRange(_))
         )
     }
 }
@@ -123,6 +127,12 @@ impl LocalModels<'_> {
             worker_program,
             worker: worker_view(self.app.engine().local_models().state().await),
             default_file,
+            context_tokens: self
+                .app
+                .engine()
+                .local_models()
+                .context_tokens()
+                .map_err(ContextError::from)?,
         })
     }
 
@@ -358,6 +368,20 @@ impl LocalModels<'_> {
         })
     }
 
+    /// The context local models are loaded with, in tokens (None: the worker chooses from the
+    /// model and the memory). A running model keeps its context until the next message to it,
+    /// which loads it again with this one.
+    pub fn set_context(&self, tokens: Option<u64>) -> Outcome<LocalContextSet> {
+        let tokens = self
+            .app
+            .engine()
+            .local_models()
+            .set_context_tokens(tokens)?;
+        Ok(LocalContextSet {
+            context_tokens: tokens,
+        })
+    }
+
     /// Stops the worker now (its memory goes back to the system); the next message to a local
     /// model starts it again.
     pub async fn stop_worker(&self) -> WorkerView {
@@ -412,8 +436,9 @@ fn worker_view(state: WorkerState) -> WorkerView {
     };
     match state {
         WorkerState::NotRunning => WorkerView::NotRunning,
-        WorkerState::Running { model, .. } => WorkerView::Running {
+        WorkerState::Running { model, n_ctx, .. } => WorkerView::Running {
             model: name(&model),
+            n_ctx,
         },
         WorkerState::Died {
             model,

@@ -93,6 +93,8 @@ pub enum WorkerView {
     NotRunning,
     Running {
         model: String,
+        /// Its context, in tokens.
+        n_ctx: u32,
     },
     /// It stopped by itself (a crash, or killed): the next message starts it again.
     Died {
@@ -124,6 +126,15 @@ pub struct LocalModelsView {
     pub worker: WorkerView,
     /// The local model new runs use, when the default provider is the on-device one.
     pub default_file: Option<String>,
+    /// The context a person chose for local models, in tokens; None: the worker's choice (the
+    /// model's own, at most 16,384, less where the memory would not hold its cache).
+    pub context_tokens: Option<u32>,
+}
+
+/// `PUT /v1/local-models/context`.
+#[derive(Clone, Debug, Serialize, TS)]
+pub struct LocalContextSet {
+    pub context_tokens: Option<u32>,
 }
 
 /// `POST /v1/local-models/files/{file}/default`.

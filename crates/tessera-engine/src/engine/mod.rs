@@ -326,7 +326,7 @@ impl Engine {
         crate::heap::keep_large_blocks_apart();
         let bus = Arc::new(EventBus::new());
         let secrets = Arc::new(tessera_secrets::SecretStore::open(&store.paths().root));
-        let local_models = Arc::new(crate::local_models::LocalModels::new(&store.paths().root));
+        let local_models = Arc::new(crate::local_models::LocalModels::new(store.clone()));
         Self {
             secrets,
             local_models,

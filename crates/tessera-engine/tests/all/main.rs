@@ -17,6 +17,7 @@ mod executor_modes;
 mod forms;
 mod instructions;
 mod interactions;
+mod local_models;
 mod profile_runs;
 mod profiles;
 mod specialists;

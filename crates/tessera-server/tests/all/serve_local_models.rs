@@ -418,3 +418,52 @@ async fn a_download_cut_by_a_crash_resumes_after_the_restart() {
     );
     assert_eq!(*hosted.ranges_asked.lock().unwrap(), vec![700_000]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_context_of_local_models_is_kept_across_restarts_and_a_wrong_one_is_named() {
+    let data = tempfile::tempdir().unwrap();
+    let api = start(data.path(), "http://127.0.0.1:9");
+    assert_eq!(
+        api.get("/local-models").await.ok(200)["context_tokens"],
+        Value::Null
+    );
+    let set = api
+        .put("/local-models/context", &json!({"tokens": 32768}))
+        .await;
+    assert_eq!(set.ok(200)["context_tokens"], 32768);
+    let cases = [
+        (
+            json!({"tokens": 100}),
+            "outside what a local model can be given (2048 to 262144)",
+        ),
+        (json!({"tokens": 1_000_000}), "outside"),
+        (json!({"tokens": 8192.5}), "must be a whole number"),
+        (json!({"tokens": -1}), "must be a whole number"),
+        (json!({"tokens": "big"}), "not a string"),
+        (json!({}), "`tokens` is missing"),
+        (json!({"tokens": 8192, "ctx": 1}), "unknown field `ctx`"),
+    ];
+    for (body, says) in cases {
+        let message = api
+            .put("/local-models/context", &body)
+            .await
+            .error(400, "BAD_REQUEST");
+        assert!(message.contains(says), "{body}: {message}");
+    }
+    drop(api);
+
+    let api = start(data.path(), "http://127.0.0.1:9");
+    assert_eq!(
+        api.get("/local-models").await.ok(200)["context_tokens"],
+        32768,
+        "kept, and no wrong request changed it"
+    );
+    let back = api
+        .put("/local-models/context", &json!({"tokens": null}))
+        .await;
+    assert_eq!(back.ok(200)["context_tokens"], Value::Null);
+    assert_eq!(
+        api.get("/local-models").await.ok(200)["context_tokens"],
+        Value::Null
+    );
+}

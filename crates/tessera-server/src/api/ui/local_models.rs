@@ -7,13 +7,13 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, post, put};
 use axum::{Json, Router};
 use serde_json::Value;
 use tessera_app::local_models::LocalModelsError;
 use tessera_app::views::local_models::{
-    DownloadCancelled, DownloadView, LocalFileRemoved, LocalModelChosen, LocalModelsView,
-    WorkerView,
+    DownloadCancelled, DownloadView, LocalContextSet, LocalFileRemoved, LocalModelChosen,
+    LocalModelsView, WorkerView,
 };
 use tessera_app::{error_chain, App};
 use tessera_protocol::error_codes::ErrorCode;
@@ -32,6 +32,7 @@ pub(super) fn routes() -> Router<crate::api::ApiState> {
         .route("/local-models/files/{file}/default", post(make_default))
         .route("/local-models/import", post(import))
         .route("/local-models/worker/stop", post(stop_worker))
+        .route("/local-models/context", put(set_context))
 }
 
 fn local_error(err: LocalModelsError) -> ApiError {
@@ -183,6 +184,41 @@ async fn import(
     app.local_models()
         .use_file(std::path::Path::new(&path))
         .await
+        .map(Json)
+        .map_err(local_error)
+}
+
+/// `PUT /v1/local-models/context` `{"tokens": N}` (or `null`: the worker chooses from the model
+/// and the memory): the context local models are loaded with; a model running with another
+/// is loaded again with it at the next message to it.
+async fn set_context(
+    State(app): State<App>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Json<LocalContextSet>, ApiError> {
+    let body = object_body(body)?;
+    if let Some(field) = body.keys().find(|k| k.as_str() != "tokens") {
+        return Err(bad_request(format!(
+            "unknown field `{field}` (the context takes `tokens`)"
+        )));
+    }
+    let tokens = match body.get("tokens") {
+        Some(Value::Null) => None,
+        Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64(),
+        Some(other) => {
+            return Err(bad_request(format!(
+                "`tokens` must be a whole number of tokens or null, not {}",
+                kind_of(other)
+            )))
+        }
+        None => {
+            return Err(bad_request(
+                "`tokens` is missing: a number of tokens, or null for the worker's choice"
+                    .to_owned(),
+            ))
+        }
+    };
+    app.local_models()
+        .set_context(tokens)
         .map(Json)
         .map_err(local_error)
 }
