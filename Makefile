@@ -84,7 +84,7 @@ LLAMA_BIN := $(LLAMA_TARGET_DIR)/release/tessera-llama
 # What the packages carry: the worker without its line tables (55 MB with them).
 LLAMA_PACKAGED := $(LLAMA_TARGET_DIR)/tessera-llama.packaged
 llama-worker:
-	$(LLAMA_CARGO) build --release -q
+	$(LLAMA_CARGO) build --release -q $(if $(LLAMA_FEATURES),--features "$(LLAMA_FEATURES)")
 	strip --strip-debug -o $(LLAMA_PACKAGED) $(LLAMA_BIN)
 
 ## The suites' own model: random weights, a small vocabulary, a ChatML template with tools, a

@@ -7,7 +7,7 @@ use std::num::NonZeroU32;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{anyhow, Context as _};
 use llama_cpp_2::context::params::LlamaContextParams;
@@ -20,6 +20,7 @@ use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::TokenToStringError;
 use tokio::sync::mpsc::UnboundedSender;
 
+use crate::clock::Clock;
 use crate::context_size::{available_memory, default_ctx, micro_batch, CacheShape};
 
 /// Prompt tokens decoded per call: small enough that a cancel is seen within a chunk.
@@ -29,12 +30,37 @@ const PREFILL_CHUNK: usize = 256;
 /// with it off took 21–29 % less time at 2,400 tokens of context, in every run (bench/llama,
 /// llama.cpp b9553, AVX2 and AVX-512 builds), and reading a prompt took as long. Its one cost,
 /// the attention scores of a whole micro-batch in memory, is bounded by [`micro_batch`].
-/// (llama.cpp's own `auto` turns it on wherever the device supports it.)
+/// A build with a GPU back-end leaves `Auto` to llama.cpp (on wherever the device supports it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FlashAttn {
     Auto,
     On,
     Off,
+}
+
+/// A build with a GPU back-end, where llama.cpp's own choice of attention stands.
+const GPU_BUILD: bool = cfg!(any(
+    feature = "cuda",
+    feature = "vulkan",
+    feature = "rocm",
+    feature = "metal"
+));
+
+/// llama.cpp's flash-attention policy (-1 auto, 0 off, 1 on) and micro-batch for `asked`.
+fn attention(
+    asked: FlashAttn,
+    n_ctx: u32,
+    n_head: u32,
+) -> (llama_cpp_sys_2::llama_flash_attn_type, u32) {
+    use llama_cpp_sys_2::{
+        LLAMA_FLASH_ATTN_TYPE_AUTO as AUTO, LLAMA_FLASH_ATTN_TYPE_DISABLED as OFF,
+        LLAMA_FLASH_ATTN_TYPE_ENABLED as ON,
+    };
+    match asked {
+        FlashAttn::Auto if GPU_BUILD => (AUTO, 512),
+        FlashAttn::Off | FlashAttn::Auto => (OFF, micro_batch(n_ctx, n_head)),
+        FlashAttn::On => (ON, 512),
+    }
 }
 
 /// What the model file says of itself.
@@ -172,24 +198,15 @@ impl Engine {
                     }
                 };
                 let threads = threads.unwrap_or_else(default_threads);
-                let (flash, n_ubatch) = match flash_attn {
-                    FlashAttn::Off | FlashAttn::Auto => {
-                        (false, micro_batch(info.n_ctx, model.n_head()))
-                    }
-                    FlashAttn::On => (true, 512),
-                };
-                tracing::info!(flash_attention = flash, n_ubatch, "attention chosen");
+                let (policy, n_ubatch) = attention(flash_attn, info.n_ctx, model.n_head());
+                tracing::info!(flash_attention = policy, n_ubatch, "attention chosen");
                 let params = LlamaContextParams::default()
                     .with_n_ctx(NonZeroU32::new(info.n_ctx))
                     .with_n_batch(512)
                     .with_n_ubatch(n_ubatch)
                     .with_n_threads(threads)
                     .with_n_threads_batch(threads)
-                    .with_flash_attention_policy(if flash {
-                        llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_ENABLED
-                    } else {
-                        llama_cpp_sys_2::LLAMA_FLASH_ATTN_TYPE_DISABLED
-                    });
+                    .with_flash_attention_policy(policy);
                 let ctx = match model.new_context(&backend, params) {
                     Ok(ctx) => ctx,
                     Err(err) => {
@@ -488,49 +505,6 @@ fn piece(
     text
 }
 
-/// Where one answer's time went, logged at its end (info): the split the bench and a slow
-/// machine's owner need between llama.cpp's own work and the worker's.
-struct Clock {
-    started: Instant,
-    prefill: Duration,
-    prefill_tokens: usize,
-    decode: Duration,
-    sample: Duration,
-}
-
-impl Clock {
-    fn new() -> Self {
-        Self {
-            started: Instant::now(),
-            prefill: Duration::ZERO,
-            prefill_tokens: 0,
-            decode: Duration::ZERO,
-            sample: Duration::ZERO,
-        }
-    }
-
-    fn prefilled(&mut self, tokens: usize) {
-        self.prefill = self.started.elapsed();
-        self.prefill_tokens = tokens;
-    }
-
-    fn log(&self, reason: Finish, completion_tokens: u32) {
-        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-        let total = self.started.elapsed();
-        let rest = total.saturating_sub(self.prefill + self.decode + self.sample);
-        tracing::info!(
-            ?reason,
-            prefill_tokens = self.prefill_tokens,
-            prefill_ms = ms(self.prefill),
-            completion_tokens,
-            decode_ms = ms(self.decode),
-            sample_ms = ms(self.sample),
-            other_ms = ms(rest),
-            "answer done"
-        );
-    }
-}
-
 fn cancelled(job: &Job) -> bool {
     job.cancel.load(Ordering::Relaxed) || job.out.is_closed()
 }
@@ -564,5 +538,25 @@ mod tests {
             .map(|t| piece(&model, *t, &mut decoder, false))
             .collect();
         assert_eq!(out, text);
+    }
+
+    #[test]
+    fn a_cpu_build_turns_flash_attention_off_unless_asked_and_bounds_the_batch() {
+        use llama_cpp_sys_2::{LLAMA_FLASH_ATTN_TYPE_DISABLED, LLAMA_FLASH_ATTN_TYPE_ENABLED};
+        if GPU_BUILD {
+            return;
+        }
+        assert_eq!(
+            attention(FlashAttn::Auto, 16_384, 28),
+            (LLAMA_FLASH_ATTN_TYPE_DISABLED, 32)
+        );
+        assert_eq!(
+            attention(FlashAttn::Off, 4_096, 32),
+            (LLAMA_FLASH_ATTN_TYPE_DISABLED, 128)
+        );
+        assert_eq!(
+            attention(FlashAttn::On, 16_384, 28),
+            (LLAMA_FLASH_ATTN_TYPE_ENABLED, 512)
+        );
     }
 }

@@ -10,6 +10,7 @@
 
 mod answer;
 mod api;
+mod clock;
 mod context_size;
 mod engine;
 
