@@ -437,8 +437,14 @@ async fn the_context_of_local_models_is_kept_across_restarts_and_a_wrong_one_is_
             "outside what a local model can be given (2048 to 262144)",
         ),
         (json!({"tokens": 1_000_000}), "outside"),
-        (json!({"tokens": 8192.5}), "must be a whole number"),
-        (json!({"tokens": -1}), "must be a whole number"),
+        (
+            json!({"tokens": 8192.5}),
+            "must be a whole number of tokens or null, not 8192.5",
+        ),
+        (
+            json!({"tokens": -1}),
+            "must be a whole number of tokens or null, not -1",
+        ),
         (json!({"tokens": "big"}), "not a string"),
         (json!({}), "`tokens` is missing"),
         (json!({"tokens": 8192, "ctx": 1}), "unknown field `ctx`"),

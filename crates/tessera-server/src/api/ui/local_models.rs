@@ -204,6 +204,11 @@ async fn set_context(
     let tokens = match body.get("tokens") {
         Some(Value::Null) => None,
         Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64(),
+        Some(Value::Number(n)) => {
+            return Err(bad_request(format!(
+                "`tokens` must be a whole number of tokens or null, not {n}"
+            )))
+        }
         Some(other) => {
             return Err(bad_request(format!(
                 "`tokens` must be a whole number of tokens or null, not {}",
