@@ -185,9 +185,16 @@ async fn each_timeout_has_its_own_code() {
     provider.push(Reply::openai_text("m", &["a", "b", "c"]).stall_after(3));
     config.timeouts.first_byte_ms = 5_000;
     config.timeouts.idle_ms = 200;
+    let began = std::time::Instant::now();
     let o = common::run(&common::client(config.clone()), common::hello("m")).await;
+    let took = began.elapsed();
     assert_eq!(o.error.map(|e| e.code()), Some("idle_timeout"));
     assert_eq!(o.response.text, "ab", "the partial answer is kept");
+    // Never before the idle time, and not long after it.
+    assert!(
+        took >= Duration::from_millis(200) && took < Duration::from_millis(1_000),
+        "{took:?}"
+    );
 
     // Connect: an address that never answers the handshake (a listener that never accepts
     // still completes it in the kernel, so use a blackholed documentation address).
