@@ -78,6 +78,24 @@ pub fn micro_batch(n_ctx: u32, n_head: u32) -> u32 {
     batch
 }
 
+/// What to say when a context asked for (`--ctx`) takes more cache than the memory left beside
+/// the model (`spare`): llama.cpp allocates it all at once, and the system may end the worker.
+pub fn too_big_for_memory(
+    asked: u32,
+    bytes_per_token: Option<u64>,
+    spare: Option<u64>,
+) -> Option<String> {
+    let cache = bytes_per_token?.saturating_mul(u64::from(asked));
+    let spare = spare?;
+    (cache > spare).then(|| {
+        format!(
+            "a context of {asked} tokens takes {:.1} GB of cache, more than the {:.1} GB of memory left beside the model: choose a smaller context if the model stops",
+            cache as f64 / 1e9,
+            spare as f64 / 1e9
+        )
+    })
+}
+
 /// `MemAvailable` of /proc/meminfo, in bytes (None where there is none to read).
 pub fn available_memory() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -155,6 +173,22 @@ mod tests {
         // Never below 32, whatever the context.
         assert_eq!(micro_batch(131_072, 64), 32);
         assert_eq!(micro_batch(4_096, 0), 512);
+    }
+
+    #[test]
+    fn a_context_too_big_for_the_memory_is_named_with_its_figures() {
+        let per_token = QWEN_7B.bytes_per_token();
+        // 131,072 tokens of a 7B model: 7.5 GB of cache, with 4 GB left.
+        assert_eq!(
+            too_big_for_memory(131_072, per_token, Some(4_000_000_000)).as_deref(),
+            Some("a context of 131072 tokens takes 7.5 GB of cache, more than the 4.0 GB of memory left beside the model: choose a smaller context if the model stops")
+        );
+        assert_eq!(
+            too_big_for_memory(16_384, per_token, Some(4_000_000_000)),
+            None
+        );
+        assert_eq!(too_big_for_memory(131_072, per_token, None), None);
+        assert_eq!(too_big_for_memory(131_072, None, Some(0)), None);
     }
 
     #[test]

@@ -21,7 +21,9 @@ use llama_cpp_2::TokenToStringError;
 use tokio::sync::mpsc::UnboundedSender;
 
 use crate::clock::Clock;
-use crate::context_size::{available_memory, default_ctx, micro_batch, CacheShape};
+use crate::context_size::{
+    available_memory, default_ctx, micro_batch, too_big_for_memory, CacheShape,
+};
 
 /// Prompt tokens decoded per call: small enough that a cancel is seen within a chunk.
 const PREFILL_CHUNK: usize = 256;
@@ -255,21 +257,29 @@ fn model_info(
     available: Option<u64>,
 ) -> anyhow::Result<ModelInfo> {
     let n_ctx_train = model.n_ctx_train();
+    let shape = CacheShape {
+        n_layer: model.n_layer(),
+        n_head: model.n_head(),
+        n_head_kv: model.n_head_kv(),
+        n_embd: u32::try_from(model.n_embd()).unwrap_or(0),
+    };
+    let per_token = if model.is_recurrent() {
+        None
+    } else {
+        shape.bytes_per_token()
+    };
+    let spare = available.map(|bytes| bytes.saturating_sub(model.size()));
     let n_ctx = match n_ctx {
-        Some(asked) => asked.max(256),
+        Some(asked) => {
+            let asked = asked.max(256);
+            // Said now: if the system ends this process for its memory, this line is the last
+            // the app shows of it.
+            if let Some(warning) = too_big_for_memory(asked, per_token, spare) {
+                tracing::warn!("{warning}");
+            }
+            asked
+        }
         None => {
-            let shape = CacheShape {
-                n_layer: model.n_layer(),
-                n_head: model.n_head(),
-                n_head_kv: model.n_head_kv(),
-                n_embd: u32::try_from(model.n_embd()).unwrap_or(0),
-            };
-            let per_token = if model.is_recurrent() {
-                None
-            } else {
-                shape.bytes_per_token()
-            };
-            let spare = available.map(|bytes| bytes.saturating_sub(model.size()));
             let chosen = default_ctx(n_ctx_train, per_token, spare);
             tracing::info!(
                 n_ctx_train,
