@@ -30,6 +30,11 @@ pub enum ContextError {
     Store(#[from] tessera_store::StoreError),
 }
 
+/// `n` as a context a local model may be given.
+fn usable_context(n: u64) -> Option<u32> {
+    u32::try_from(n).ok().filter(|t| CONTEXT_RANGE.contains(t))
+}
+
 /// The data folder's local models and the one worker that runs them.
 pub struct LocalModels {
     store: Arc<Store>,
@@ -94,10 +99,7 @@ impl LocalModels {
         Ok(match self.store.app_setting(CONTEXT_SETTING)? {
             None | Some(Value::Null) => None,
             Some(value) => {
-                let tokens = value
-                    .as_u64()
-                    .and_then(|n| u32::try_from(n).ok())
-                    .filter(|n| CONTEXT_RANGE.contains(n));
+                let tokens = value.as_u64().and_then(usable_context);
                 if tokens.is_none() {
                     tracing::warn!(%value, "the stored context of local models is not a usable count: the worker chooses");
                 }
@@ -115,10 +117,7 @@ impl LocalModels {
                 Ok(None)
             }
             Some(n) => {
-                let tokens = u32::try_from(n)
-                    .ok()
-                    .filter(|t| CONTEXT_RANGE.contains(t))
-                    .ok_or(ContextError::OutOfRange(n))?;
+                let tokens = usable_context(n).ok_or(ContextError::OutOfRange(n))?;
                 self.store
                     .set_app_setting(CONTEXT_SETTING, Value::from(tokens))?;
                 Ok(Some(tokens))
