@@ -348,7 +348,7 @@ impl Runner<'_> {
         let n_ctx = self.ctx.n_ctx() as usize;
         if tokens.len() + 1 >= n_ctx {
             return Err(ContextFull(format!(
-                "the conversation takes {} tokens, more than this model's context of {n_ctx}: start a new conversation, or give the model a larger context (Settings → Local models → Context; --ctx of tessera local serve)",
+                "the conversation takes {} tokens, more than this model's context of {n_ctx}: start a new conversation, or give the model a larger context (Settings → Models on this computer → Context; --ctx of tessera local serve)",
                 tokens.len()
             ))
             .into());
