@@ -24,4 +24,21 @@ describe('warmUpMarkdown', () => {
     expect(document.body.innerHTML).toBe(before);
     expect(errors).not.toHaveBeenCalled();
   });
+
+  it('stops quietly when the page is gone before its last sample', async () => {
+    vi.useFakeTimers();
+    vi.resetModules();
+    const fresh = await import('./warmUp');
+    fresh.warmUpMarkdown();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(50); // the first sample is drawn
+    });
+    vi.stubGlobal('window', undefined); // what a test's teardown or a closing window leaves
+    try {
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
 });

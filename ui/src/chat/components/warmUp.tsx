@@ -1,4 +1,4 @@
-import { createRoot } from 'react-dom/client';
+import { createRoot, type Root } from 'react-dom/client';
 import { MarkdownBlock } from './Markdown';
 
 /**
@@ -35,12 +35,27 @@ export function warmUpMarkdown(): void {
   const queue = [...SAMPLES];
   const step = () => {
     const text = queue.shift();
-    if (text === undefined) {
-      root.unmount();
+    // The page can be gone before the last sample (a window closing, a test's document torn
+    // down): warming is only a head start, so it stops quietly rather than throw from a timer.
+    if (text === undefined || typeof window === 'undefined' || typeof document === 'undefined') {
+      stop(root);
       return;
     }
-    root.render(<MarkdownBlock text={text} />);
+    try {
+      root.render(<MarkdownBlock text={text} />);
+    } catch {
+      stop(root);
+      return;
+    }
     setTimeout(step, STEP_MS);
   };
   setTimeout(step, STEP_MS);
+}
+
+function stop(root: Root): void {
+  try {
+    root.unmount();
+  } catch {
+    // Nothing of it is on the page; a root that cannot unmount is dropped with its page.
+  }
 }
