@@ -3,15 +3,19 @@
 //! connection at once.
 
 use std::collections::VecDeque;
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::{stream, Stream, StreamExt};
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use serde_json::Value;
-use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
+use tokio_util::sync::CancellationToken;
+
+use crate::cancel_flag::CancelFlag;
 
 use crate::config::{ProviderConfig, WireKind};
 use crate::error::{ProviderError, Result};
@@ -169,6 +173,13 @@ impl ProviderClient {
     }
 }
 
+/// What ended a wait for the next event.
+enum Woken {
+    Event(Option<std::result::Result<crate::sse::SseEvent, crate::sse::SseError>>),
+    Cancelled,
+    Timer,
+}
+
 type Events = Pin<
     Box<dyn Stream<Item = std::result::Result<crate::sse::SseEvent, crate::sse::SseError>> + Send>,
 >;
@@ -215,8 +226,11 @@ enum State {
         got_event: bool,
         /// Fires at the first-byte, then the idle deadline (checked against `last`).
         timer: Pin<Box<tokio::time::Sleep>>,
-        /// When the last event (or the connection) came.
+        /// When the stream last began to wait for the provider (after the events before it were
+        /// taken), or when the request was sent: the silence the timeouts measure starts there.
         last: tokio::time::Instant,
+        /// Events were taken since `last` was set.
+        fresh: bool,
     },
     Done,
 }
@@ -226,8 +240,8 @@ pub struct ResponseStream {
     client: ProviderClient,
     request: ChatRequest,
     cancel: CancellationToken,
-    /// `cancel`, waited on across calls to `next` (made once, not per delta).
-    cancelled: Pin<Box<WaitForCancellationFutureOwned>>,
+    /// `cancel`, checked per item with one atomic load and waited on across calls to `next`.
+    cancel_flag: CancelFlag,
     streaming: bool,
     state: State,
     decoder: Decoder,
@@ -253,7 +267,7 @@ impl ResponseStream {
         Self {
             client,
             request,
-            cancelled: Box::pin(cancel.clone().cancelled_owned()),
+            cancel_flag: CancelFlag::new(cancel.clone()),
             cancel,
             streaming,
             state: State::Idle,
@@ -337,7 +351,7 @@ impl ResponseStream {
             if let Some(err) = self.deferred.take() {
                 return Some(Err(err));
             }
-            if self.cancel.is_cancelled() && !matches!(self.state, State::Done) {
+            if self.cancel_flag.is_cancelled() && !matches!(self.state, State::Done) {
                 self.state = State::Done;
                 return Some(Err(ProviderError::Cancelled));
             }
@@ -347,7 +361,7 @@ impl ResponseStream {
                     let until = *until;
                     tokio::select! {
                         biased;
-                        _ = self.cancelled.as_mut() => {
+                        _ = self.cancel_flag.cancelled() => {
                             self.state = State::Done;
                             return Some(Err(ProviderError::Cancelled));
                         }
@@ -357,13 +371,9 @@ impl ResponseStream {
                 State::Idle => {
                     // One first-byte deadline from the request on, headers and first event alike.
                     let sent = tokio::time::Instant::now();
-                    let cancel = self.cancel.clone();
-                    let connect = self.connect();
-                    let outcome = tokio::select! {
-                        biased;
-                        _ = cancel.cancelled() => Err(ProviderError::Cancelled),
-                        outcome = connect => outcome,
-                    };
+                    // Boxed: the request's future is large, and kept inline it would make the
+                    // future of every call to `next` as large (and moved per delta).
+                    let outcome = Box::pin(self.connect_or_cancel()).await;
                     match outcome {
                         Ok(Some(events)) => {
                             let first_byte = self.client.inner.config.timeouts.first_byte();
@@ -372,6 +382,7 @@ impl ResponseStream {
                                 got_event: false,
                                 timer: Box::pin(tokio::time::sleep_until(sent + first_byte)),
                                 last: sent,
+                                fresh: false,
                             }
                         }
                         // A whole (non-streamed) answer was decoded into `pending`.
@@ -384,18 +395,38 @@ impl ResponseStream {
                     got_event,
                     timer,
                     last,
+                    fresh,
                 } => {
                     let timeouts = self.client.inner.config.timeouts;
-                    // One timer for the whole stream, re-armed only when it fires early: resetting
-                    // it for every delta would cost a timer-wheel update per delta.
-                    let next = tokio::select! {
-                        biased;
-                        _ = self.cancelled.as_mut() => {
+                    let cancel_flag = &mut self.cancel_flag;
+                    // The events first: while they are ready (a burst read at once), neither the
+                    // cancel (checked above, one atomic load) nor the timer needs polling, and
+                    // the clock is read once per wait, not per delta. One timer serves the whole
+                    // stream, re-armed only when it fires early (a reset per delta would cost a
+                    // timer-wheel update per delta).
+                    let next = std::future::poll_fn(|cx| {
+                        if let Poll::Ready(next) = events.as_mut().poll_next(cx) {
+                            return Poll::Ready(Woken::Event(next));
+                        }
+                        if std::mem::take(fresh) {
+                            *last = tokio::time::Instant::now();
+                        }
+                        if cancel_flag.poll_cancelled(cx).is_ready() {
+                            return Poll::Ready(Woken::Cancelled);
+                        }
+                        if timer.as_mut().poll(cx).is_ready() {
+                            return Poll::Ready(Woken::Timer);
+                        }
+                        Poll::Pending
+                    })
+                    .await;
+                    let next = match next {
+                        Woken::Cancelled => {
                             self.state = State::Done;
                             return Some(Err(ProviderError::Cancelled));
                         }
-                        next = events.next() => Some(next),
-                        _ = timer.as_mut() => None,
+                        Woken::Event(next) => Some(next),
+                        Woken::Timer => None,
                     };
                     match next {
                         None => {
@@ -437,10 +468,12 @@ impl ResponseStream {
                             self.fail(ProviderError::Network { provider, message });
                         }
                         Some(Some(Ok(event))) => {
-                            *last = tokio::time::Instant::now();
+                            *fresh = true;
                             if !*got_event {
                                 *got_event = true;
-                                timer.as_mut().reset(*last + timeouts.idle());
+                                timer
+                                    .as_mut()
+                                    .reset(tokio::time::Instant::now() + timeouts.idle());
                             }
                             let result = self.decoder.feed(&event.data, &mut self.scratch);
                             self.pending.extend(self.scratch.drain(..));
@@ -509,6 +542,15 @@ impl ResponseStream {
             self.client.inner.config.kind,
             &self.client.inner.config.name,
         );
+    }
+
+    async fn connect_or_cancel(&mut self) -> Result<Option<Events>> {
+        let cancel = self.cancel.clone();
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => Err(ProviderError::Cancelled),
+            outcome = self.connect() => outcome,
+        }
     }
 
     /// Sends the request. A streamed answer gives its events; a whole one is decoded at once.
