@@ -30,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CALLS = int(os.environ.get("CALLS", "500"))
-SINGLES = int(os.environ.get("SINGLES", "50"))
+SINGLES = int(os.environ.get("SINGLES", "200"))
 EVERYTHING = ROOT / "tests/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
 PYTHON_CLIENT = Path(__file__).resolve().parent / "python_client.py"
 TOKEN = "bench-token-0123456789abcdef0123456789abcdef"
@@ -121,6 +121,27 @@ def direct_call_seconds(conn, context):
     return took
 
 
+def thread_ticks(pid):
+    """CPU clock ticks of each thread of `pid` so far, by thread name (tokio's workers summed)."""
+    ticks = {}
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            stat = Path(f"/proc/{pid}/task/{task}/stat").read_text()
+        except OSError:
+            continue  # a thread that ended meanwhile
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        ticks[name] = ticks.get(name, 0) + int(fields[11]) + int(fields[12])
+    return ticks
+
+
+def cpu_per_call_ms(before, after, calls):
+    """The CPU each thread group spent per call between two thread_ticks, biggest first."""
+    per_tick_ms = 1000 / os.sysconf("SC_CLK_TCK")
+    spent = {name: (after[name] - before.get(name, 0)) * per_tick_ms / calls for name in after}
+    return sorted(((ms, name) for name, ms in spent.items() if ms > 0), reverse=True)
+
+
 def round_trip_seconds(conn):
     """A request that does nothing (`GET /healthz`) on the same connection: the HTTP floor."""
     start_at = time.perf_counter()
@@ -153,7 +174,12 @@ def main():
         turns = [turn_calls_per_second(base, f"turn{i}", CALLS) for i in range(3)]
         conn = connection(base)
         direct_call_seconds(conn, "direct")
+        before = thread_ticks(server.pid)
         singles = [direct_call_seconds(conn, "direct") for _ in range(SINGLES)]
+        # Where a direct call's time goes: the CPU of each of the server's threads per call
+        # (the store's writer commits the call's events; tokio's workers run HTTP, the engine
+        # and the MCP client). Clock ticks are coarse: SINGLES calls are counted together.
+        spent = cpu_per_call_ms(before, thread_ticks(server.pid), SINGLES)
         floors = [round_trip_seconds(conn) for _ in range(SINGLES)]
         conn.close()
     finally:
@@ -173,6 +199,8 @@ def main():
     print(f"  one call: Python {peer['single_ms']:.2f} ms, Tessera TOOL_CALL_REQUEST {single:.2f} ms "
           f"(+{single - peer['single_ms']:.2f} ms; target <= +1 ms); of it, an HTTP request that "
           f"does nothing on the same connection: {floor:.2f} ms")
+    print("  CPU per direct call, by thread of tessera serve: " + ", ".join(
+        f"{name} {ms:.2f} ms" for ms, name in spent))
 
 
 if __name__ == "__main__":
