@@ -87,13 +87,9 @@ fn request() -> ChatRequest {
     ChatRequest::new("bench", vec![ChatMessage::user("go")])
 }
 
-/// Reads the answer as bytes only; calls `on_chunk(bytes, arrival)` for each chunk.
-async fn read_raw(
-    http: &reqwest::Client,
-    provider: &ScriptedProvider,
-    mut on_chunk: impl FnMut(&[u8], u128),
-) -> usize {
-    let response = match http
+/// The streamed answer's response, asked for with a plain HTTP client.
+async fn ask(http: &reqwest::Client, provider: &ScriptedProvider) -> reqwest::Response {
+    match http
         .post(format!("{}/chat/completions", provider.openai_base()))
         .header("content-type", "application/json")
         .body(r#"{"model":"bench","messages":[],"stream":true}"#)
@@ -102,7 +98,16 @@ async fn read_raw(
     {
         Ok(r) => r,
         Err(err) => panic!("{err}"),
-    };
+    }
+}
+
+/// Reads the answer as bytes only; calls `on_chunk(bytes, arrival)` for each chunk.
+async fn read_raw(
+    http: &reqwest::Client,
+    provider: &ScriptedProvider,
+    mut on_chunk: impl FnMut(&[u8], u128),
+) -> usize {
+    let response = ask(http, provider).await;
     let mut body = response.bytes_stream();
     let mut total = 0;
     while let Some(Ok(chunk)) = body.next().await {
@@ -116,16 +121,7 @@ async fn read_raw(
 /// Reads the answer and parses it as the layer does (limits, SSE framing, decoding), in a
 /// plain loop: the layer's own state (retries, timeouts, cancel) left out.
 async fn read_and_parse(http: &reqwest::Client, provider: &ScriptedProvider) -> usize {
-    let response = match http
-        .post(format!("{}/chat/completions", provider.openai_base()))
-        .header("content-type", "application/json")
-        .body(r#"{"model":"bench","messages":[],"stream":true}"#)
-        .send()
-        .await
-    {
-        Ok(r) => r,
-        Err(err) => panic!("{err}"),
-    };
+    let response = ask(http, provider).await;
     let body = tessera_providers::limits::bounded_body(response.bytes_stream());
     let mut events = tessera_providers::sse::SseStream::new(Box::pin(body));
     let mut decoder = tessera_providers::openai::Decoder::new("bench");
