@@ -123,17 +123,7 @@ async fn read_raw(
 async fn read_and_parse(http: &reqwest::Client, provider: &ScriptedProvider) -> usize {
     let response = ask(http, provider).await;
     let body = tessera_providers::limits::bounded_body(response.bytes_stream());
-    let mut events = tessera_providers::sse::SseStream::new(Box::pin(body));
-    let mut decoder = tessera_providers::openai::Decoder::new("bench");
-    let mut out = Vec::new();
-    let mut n = 0;
-    while let Some(Ok(event)) = events.next().await {
-        if decoder.feed(&event.data, &mut out).is_ok() {
-            n += out.len();
-            out.clear();
-        }
-    }
-    n
+    decode_all(tessera_providers::sse::SseStream::new(Box::pin(body))).await
 }
 
 /// Reads the answer through the provider layer; calls `on_delta(text, arrival)` per text delta.
@@ -167,11 +157,20 @@ fn median(values: &mut [f64]) -> f64 {
 
 /// SSE framing and decoding of `chunks`, as the layer does them, with no network.
 async fn parse_in_memory(chunks: Vec<bytes::Bytes>) -> usize {
-    let mut events = tessera_providers::sse::SseStream::new(futures_util::stream::iter(
+    let events = tessera_providers::sse::SseStream::new(futures_util::stream::iter(
         chunks
             .into_iter()
             .map(Ok::<_, tessera_providers::limits::BodyError>),
     ));
+    decode_all(events).await
+}
+
+/// Decodes every event of `events`; the items made.
+async fn decode_all<S>(mut events: tessera_providers::sse::SseStream<S>) -> usize
+where
+    S: futures_util::Stream<Item = Result<bytes::Bytes, tessera_providers::limits::BodyError>>
+        + Unpin,
+{
     let mut decoder = tessera_providers::openai::Decoder::new("bench");
     let mut out = Vec::new();
     let mut n = 0;
