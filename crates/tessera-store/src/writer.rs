@@ -1,5 +1,6 @@
-//! The one writer thread. Writes arrive on a channel; consecutive queued writes share a
-//! transaction (each inside its own savepoint, so one failing write does not undo the others),
+//! The one writer thread. Writes arrive on a channel; consecutive queued writes, and those
+//! queued while they run, share a transaction (each inside its own savepoint, so one failing
+//! write does not undo the others),
 //! and every caller is answered only after the commit. A big write (one that changes a great
 //! many rows) runs in a transaction of its own instead, without a savepoint: a savepoint keeps
 //! the original of every page the write changes in memory until the commit.
@@ -87,24 +88,12 @@ fn run(conn: &Connection, ctx: &WriterContext, receiver: &mpsc::Receiver<Queued>
                 Err(_) => break,
             },
         };
-        if first.alone {
-            let _gate = ctx.write_gate();
-            run_alone(conn, ctx, first.job);
-            continue;
-        }
-        let mut batch = vec![first.job];
-        while batch.len() < MAX_BATCH {
-            match receiver.try_recv() {
-                Ok(queued) if queued.alone => {
-                    next = Some(queued);
-                    break;
-                }
-                Ok(queued) => batch.push(queued.job),
-                Err(_) => break,
-            }
-        }
         let _gate = ctx.write_gate();
-        run_batch(conn, ctx, batch);
+        if first.alone {
+            run_alone(conn, ctx, first.job);
+        } else {
+            run_batch(conn, ctx, first.job, receiver, &mut next);
+        }
     }
 }
 
@@ -154,36 +143,35 @@ fn run_alone(conn: &Connection, ctx: &WriterContext, job: Job) {
     }
 }
 
-fn run_batch(conn: &Connection, ctx: &WriterContext, batch: Vec<Job>) {
+/// `first` and the writes queued behind it, up to [`MAX_BATCH`], in one transaction. Writes
+/// that arrive while the batch runs join it before the commit: they wait for nothing, and
+/// the commit (the writing of every page changed, and a hand-off to each caller) is shared.
+/// A write that must run alone stops the gathering and goes `next`.
+fn run_batch(
+    conn: &Connection,
+    ctx: &WriterContext,
+    first: Job,
+    receiver: &mpsc::Receiver<Queued>,
+    next: &mut Option<Queued>,
+) {
     if let Err(error) = exec(conn, "BEGIN IMMEDIATE") {
-        // Dropping the jobs answers their callers with `WriteAbandoned`.
-        tracing::error!(%error, jobs = batch.len(), "cannot begin a write transaction");
+        // Dropping the job answers its caller with `WriteAbandoned`.
+        tracing::error!(%error, "cannot begin a write transaction");
         return;
     }
-    let mut completions = Vec::with_capacity(batch.len());
+    let mut completions = Vec::new();
     let mut after_commit = Vec::new();
-    for job in batch {
-        if let Err(error) = exec(conn, "SAVEPOINT job") {
-            tracing::error!(%error, "cannot open a savepoint; write abandoned");
-            continue;
-        }
-        let mut tx = WriteTx::new(conn, ctx);
-        let outcome = catch_unwind(AssertUnwindSafe(|| job(&mut tx)));
-        let keep = matches!(&outcome, Ok(JobOutcome { keep: true, .. }));
-        let pending = std::mem::take(&mut tx.after_commit);
-        let end = if keep {
-            after_commit.extend(pending);
-            exec(conn, "RELEASE job")
-        } else {
-            ctx.run_folds().forget_all();
-            exec(conn, "ROLLBACK TO job").and_then(|()| exec(conn, "RELEASE job"))
-        };
-        if let Err(error) = end {
-            tracing::error!(%error, "cannot close a savepoint");
-        }
-        match outcome {
-            Ok(outcome) => completions.push(outcome.complete),
-            Err(_) => tracing::error!("a write panicked; its changes were rolled back"),
+    let mut job = Some(first);
+    let mut ran = 0;
+    while let Some(current) = job.take() {
+        ran += 1;
+        run_in_savepoint(conn, ctx, current, &mut completions, &mut after_commit);
+        if ran < MAX_BATCH {
+            match receiver.try_recv() {
+                Ok(queued) if queued.alone => *next = Some(queued),
+                Ok(queued) => job = Some(queued.job),
+                Err(_) => {}
+            }
         }
     }
     match exec(conn, "COMMIT") {
@@ -202,6 +190,39 @@ fn run_batch(conn: &Connection, ctx: &WriterContext, batch: Vec<Job>) {
                 complete(Some(&message));
             }
         }
+    }
+}
+
+/// Runs `job` in a savepoint of the open transaction: kept, or undone alone if it fails.
+fn run_in_savepoint(
+    conn: &Connection,
+    ctx: &WriterContext,
+    job: Job,
+    completions: &mut Vec<Completion>,
+    after_commit: &mut Vec<AfterCommit>,
+) {
+    if let Err(error) = exec(conn, "SAVEPOINT job") {
+        // Dropping the job answers its caller with `WriteAbandoned`.
+        tracing::error!(%error, "cannot open a savepoint; write abandoned");
+        return;
+    }
+    let mut tx = WriteTx::new(conn, ctx);
+    let outcome = catch_unwind(AssertUnwindSafe(|| job(&mut tx)));
+    let keep = matches!(&outcome, Ok(JobOutcome { keep: true, .. }));
+    let pending = std::mem::take(&mut tx.after_commit);
+    let end = if keep {
+        after_commit.extend(pending);
+        exec(conn, "RELEASE job")
+    } else {
+        ctx.run_folds().forget_all();
+        exec(conn, "ROLLBACK TO job").and_then(|()| exec(conn, "RELEASE job"))
+    };
+    if let Err(error) = end {
+        tracing::error!(%error, "cannot close a savepoint");
+    }
+    match outcome {
+        Ok(outcome) => completions.push(outcome.complete),
+        Err(_) => tracing::error!("a write panicked; its changes were rolled back"),
     }
 }
 

@@ -15,4 +15,5 @@ mod message_tree;
 mod open_and_migrate;
 mod roundtrip_property;
 mod search_and_delete;
+mod shared_commits;
 mod spending;
