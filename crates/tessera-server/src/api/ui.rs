@@ -76,6 +76,15 @@ fn object_body(body: Result<Bytes, BytesRejection>) -> Result<Map<String, Value>
     }
 }
 
+/// Refuses a body with any field but `allowed`, naming the first other one, then `hint` (how
+/// the body should look).
+fn only_field(body: &Map<String, Value>, allowed: &str, hint: &str) -> Result<(), ApiError> {
+    match body.keys().find(|k| k.as_str() != allowed) {
+        Some(field) => Err(bad_request(format!("unknown field `{field}`{hint}"))),
+        None => Ok(()),
+    }
+}
+
 fn bad_request(message: impl Into<String>) -> ApiError {
     ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
 }

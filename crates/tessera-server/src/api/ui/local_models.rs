@@ -18,7 +18,7 @@ use tessera_app::views::local_models::{
 use tessera_app::{error_chain, App};
 use tessera_protocol::error_codes::ErrorCode;
 
-use super::{bad_request, kind_of, object_body};
+use super::{bad_request, kind_of, object_body, only_field};
 use crate::api::ApiError;
 
 pub(super) fn routes() -> Router<crate::api::ApiState> {
@@ -196,11 +196,7 @@ async fn set_context(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<LocalContextSet>, ApiError> {
     let body = object_body(body)?;
-    if let Some(field) = body.keys().find(|k| k.as_str() != "tokens") {
-        return Err(bad_request(format!(
-            "unknown field `{field}` (the context takes `tokens`)"
-        )));
-    }
+    only_field(&body, "tokens", " (the context takes `tokens`)")?;
     let tokens = match body.get("tokens") {
         Some(Value::Null) => None,
         Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64(),

@@ -14,7 +14,7 @@ use tessera_app::App;
 use tessera_protocol::settings_api::ProviderCheck;
 
 use super::providers::providers_error;
-use super::{bad_request, json_body, kind_of};
+use super::{bad_request, json_body, kind_of, only_field};
 use crate::api::ApiError;
 
 /// The model to check, from an optional body `{"model": "…"}`.
@@ -26,11 +26,7 @@ fn asked_model(body: Result<Bytes, BytesRejection>) -> Result<Option<String>, Ap
     match json_body(body)? {
         Value::Null => Ok(None),
         Value::Object(mut map) => {
-            if let Some(field) = map.keys().find(|k| k.as_str() != "model") {
-                return Err(bad_request(format!(
-                    "unknown field `{field}`: send {{\"model\": \"…\"}} or nothing"
-                )));
-            }
+            only_field(&map, "model", ": send {\"model\": \"…\"} or nothing")?;
             match map.remove("model") {
                 None | Some(Value::Null) => Ok(None),
                 Some(Value::String(model)) if !model.trim().is_empty() => {

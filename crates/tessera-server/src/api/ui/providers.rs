@@ -19,7 +19,7 @@ use tessera_protocol::error_codes::ErrorCode;
 use tessera_providers::http::redact_userinfo;
 use tessera_providers::ProviderError;
 
-use super::{bad_request, kind_of, model_status, object_body, refresh_model};
+use super::{bad_request, kind_of, model_status, object_body, only_field, refresh_model};
 use crate::api::ApiError;
 use tessera_app::views::providers::{
     DefaultProviderSet, KeyRemoved, KeyStored, LocalProviders, ProviderList, ProviderModels,
@@ -210,11 +210,7 @@ async fn set_key(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<KeyStored>, ApiError> {
     let body = object_body(body)?;
-    if let Some(field) = body.keys().find(|k| k.as_str() != "key") {
-        return Err(bad_request(format!(
-            "unknown field `{field}`: send {{\"key\": \"…\"}}"
-        )));
-    }
+    only_field(&body, "key", ": send {\"key\": \"…\"}")?;
     let key = match body.get("key") {
         Some(Value::String(key)) => key,
         Some(other) => {

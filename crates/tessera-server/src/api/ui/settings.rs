@@ -15,7 +15,7 @@ use tessera_protocol::error_codes::ErrorCode;
 use tessera_protocol::settings_api::{SettingValues, SettingsView};
 
 use super::providers::providers_error;
-use super::{bad_request, kind_of, object_body, refresh_model};
+use super::{bad_request, kind_of, object_body, only_field, refresh_model};
 use crate::api::ApiError;
 
 const PER_DAY: &str = "spending_limit_per_day_usd";
@@ -83,11 +83,7 @@ async fn change(
         )));
     }
     let mut body = object_body(body)?;
-    if let Some(field) = body.keys().find(|k| k.as_str() != "value") {
-        return Err(bad_request(format!(
-            "unknown field `{field}`: send {{\"value\": …}}"
-        )));
-    }
+    only_field(&body, "value", ": send {\"value\": …}")?;
     let Some(value) = body.remove("value") else {
         return Err(bad_request("send {\"value\": …}"));
     };
