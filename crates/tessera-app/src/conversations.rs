@@ -76,6 +76,9 @@ impl App {
         filter: &ConversationFilter,
         search: Option<&str>,
     ) -> Result<Vec<ConversationSummary>, CoreError> {
+        if search.is_some() {
+            self.engine.store().catch_up_search_index()?;
+        }
         Ok(self.engine.store().read(|r| match search {
             None => r
                 .conversations(filter)?

@@ -429,7 +429,7 @@ fn write_plan(tx: &mut WriteTx<'_>, plan: Plan) -> Result<ImportReport> {
     // Messages first: an evidence that copies one (an answer kept to be cited) is then known
     // as such, and found through the message's index rows.
     for message in &plan.messages {
-        messages::insert(conn, message)?;
+        messages::insert(tx, message)?;
     }
     for (evidence, refs) in &plan.evidences {
         for r in refs {

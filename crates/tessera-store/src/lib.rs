@@ -59,6 +59,7 @@ pub mod model_turns;
 mod plain_text;
 mod refs;
 pub mod search;
+mod search_backlog;
 mod search_pieces;
 pub use tessera_protocol::context_doc::selector;
 pub mod provider_settings;

@@ -257,7 +257,7 @@ impl Store {
             };
             conversations::insert(tx.conn, &conversation, &DocExtras::default())?;
             for message in &stored {
-                messages::insert(tx.conn, message)?;
+                messages::insert(tx, message)?;
             }
             conversations::set_times(
                 tx.conn,

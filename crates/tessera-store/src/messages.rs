@@ -10,7 +10,7 @@ use tessera_protocol::wire::{JsonObject, Timestamp};
 
 use crate::error::{Entity, Result, StoreError};
 use crate::tx::{ReadTx, WriteTx};
-use crate::{clock, conversations, ids, refs, search_pieces, sql, Store};
+use crate::{clock, conversations, ids, refs, search_backlog, sql, Store};
 
 pub(crate) const SCHEMA_V1: &str = "
 CREATE TABLE messages (
@@ -215,9 +215,10 @@ pub(crate) fn branch(
 }
 
 /// Inserts a message exactly as given (the parent must exist already); indexes it for search.
-pub(crate) fn insert(conn: &Connection, stored: &StoredMessage) -> Result<()> {
+pub(crate) fn insert(tx: &WriteTx<'_>, stored: &StoredMessage) -> Result<()> {
     let m = &stored.message;
-    let pk = conn
+    let pk = tx
+        .conn
         .prepare_cached(
             "INSERT INTO messages (conversation_id, id, parent_id, depth, role, author_json,
                  content, at, refs_json, extra_json)
@@ -239,7 +240,7 @@ pub(crate) fn insert(conn: &Connection, stored: &StoredMessage) -> Result<()> {
             ],
             |row| row.get::<_, i64>(0),
         )?;
-    search_pieces::index_message(conn, pk, &m.content)
+    search_backlog::index_message(tx, pk, &m.content)
 }
 
 impl ReadTx<'_> {
@@ -362,7 +363,7 @@ impl WriteTx<'_> {
             depth: sql::to_u64("message depth", depth)?,
             message,
         };
-        insert(self.conn, &stored)?;
+        insert(self, &stored)?;
         if new.activate {
             conversations::set_active_leaf(self.conn, conversation_id, Some(&stored.id))?;
         }

@@ -17,7 +17,7 @@ use crate::layout::DataPaths;
 use crate::{
     app_settings, attachments, blocks, consents, context_state, conversation_model, conversations,
     events, evidences, interactions, messages, model_turns, provider_settings, search,
-    search_pieces, summary, tasks, tool_calls, usage,
+    search_backlog, search_pieces, summary, tasks, tool_calls, usage,
 };
 
 /// `PRAGMA application_id` of a Tessera database: "TESS".
@@ -106,10 +106,15 @@ const MIGRATIONS: &[Migration] = &[
         name: "streamed deltas written together share a row",
         apply: |conn| Ok(conn.execute_batch(events::SCHEMA_V7)?),
     },
+    Migration {
+        version: 8,
+        name: "long messages are indexed for search after they are stored",
+        apply: |conn| Ok(conn.execute_batch(search_backlog::SCHEMA_V8)?),
+    },
 ];
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// What opening did to the schema: from and to which version, and the backup taken.
 #[derive(Debug)]

@@ -214,6 +214,9 @@ impl ReadTx<'_> {
     /// quotes and FTS5 operators in it are searched for literally. Without a conversation,
     /// the newest [`RANKED_WINDOW`] matching messages and evidences are ranked; within one
     /// conversation, all of its matches are.
+    ///
+    /// A long message stored moments ago may not be indexed yet: call
+    /// [`Store::catch_up_search_index`] before the read (as [`Store::search`] does).
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
         let Some(expression) = match_expression(query) else {
             return Ok(Vec::new());
@@ -332,7 +335,8 @@ impl ReadTx<'_> {
     /// The conversations whose title holds every word of `query` (ignoring ASCII case) or
     /// one of whose messages (on any branch) does, Chinese included, in the order of the list
     /// (pinned first, then the most recently updated) within `filter`. Each says which of its
-    /// messages matched last. A blank query finds nothing.
+    /// messages matched last. A blank query finds nothing. Call
+    /// [`Store::catch_up_search_index`] before the read (see [`ReadTx::search`]).
     pub fn search_conversations(
         &self,
         query: &str,
@@ -443,11 +447,13 @@ impl Store {
         query: &str,
         filter: &ConversationFilter,
     ) -> Result<Vec<ConversationMatch>> {
+        self.catch_up_search_index()?;
         self.read(|r| r.search_conversations(query, filter))
     }
 
     /// Full-text search; see [`ReadTx::search`].
     pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
+        self.catch_up_search_index()?;
         self.read(|r| r.search(query, options))
     }
 }

@@ -2,6 +2,7 @@
 
 use std::marker::PhantomData;
 use std::path::Path;
+use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Arc, Mutex};
 
 use rusqlite::{Connection, OpenFlags};
@@ -10,9 +11,9 @@ use crate::checkpoint::Checkpointer;
 use crate::error::{Result, StoreError};
 use crate::layout::DataPaths;
 use crate::lock::DataFolderLock;
-use crate::migrate;
 use crate::tx::{ReadTx, WriteTx, WriterContext};
 use crate::writer::{Completion, Job, JobOutcome, Queued, Writer};
+use crate::{migrate, search_backlog};
 
 /// How long a connection waits for a lock held by another connection before giving up.
 const BUSY_TIMEOUT_MS: u64 = 5_000;
@@ -61,6 +62,9 @@ impl Store {
         }
         let conn = open_writer_connection(&paths.database)?;
         let ctx = Arc::new(WriterContext::new(paths.clone()));
+        // A process that ended before indexing them left texts listed for indexing.
+        ctx.search_backlog
+            .store(search_backlog::any(&conn)?, Ordering::Release);
         let writer = Writer::start(conn, Arc::clone(&ctx))?;
         let checkpointer = Checkpointer::start(&paths.database, Arc::clone(&ctx))?;
         let store = Store {

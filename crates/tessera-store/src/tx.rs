@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -55,6 +56,8 @@ pub(crate) struct WriterContext {
     /// Held by the writer for each transaction, and by the checkpoint thread when it must copy
     /// the WAL's last frames with no write in between (see `checkpoint`).
     pub write_gate: Mutex<()>,
+    /// Whether `search_backlog` may list texts to index (see `search_backlog`).
+    pub search_backlog: AtomicBool,
 }
 
 impl WriterContext {
@@ -64,6 +67,7 @@ impl WriterContext {
             pins: AttachmentPins::default(),
             run_folds: Mutex::default(),
             write_gate: Mutex::default(),
+            search_backlog: AtomicBool::new(false),
         }
     }
 

@@ -3,15 +3,18 @@
 //! write does not undo the others),
 //! and every caller is answered only after the commit. A big write (one that changes a great
 //! many rows) runs in a transaction of its own instead, without a savepoint: a savepoint keeps
-//! the original of every page the write changes in memory until the commit.
+//! the original of every page the write changes in memory until the commit. With nothing to
+//! do for a moment, the writer indexes the long texts left for later (see `search_backlog`).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 
 use rusqlite::Connection;
 
 use crate::error::{Result, StoreError};
+use crate::search_backlog::INDEX_WHEN_IDLE_AFTER;
 use crate::tx::{AfterCommit, WriteTx, WriterContext};
 
 /// How many queued writes may share one transaction.
@@ -83,6 +86,17 @@ fn run(conn: &Connection, ctx: &WriterContext, receiver: &mpsc::Receiver<Queued>
     loop {
         let first = match next.take() {
             Some(queued) => queued,
+            None if ctx.search_backlog.load(Ordering::Acquire) => {
+                match receiver.recv_timeout(INDEX_WHEN_IDLE_AFTER) {
+                    Ok(queued) => queued,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        let _gate = ctx.write_gate();
+                        run_alone(conn, ctx, index_one_listed_text());
+                        continue;
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+            }
             None => match receiver.recv() {
                 Ok(queued) => queued,
                 Err(_) => break,
@@ -95,6 +109,23 @@ fn run(conn: &Connection, ctx: &WriterContext, receiver: &mpsc::Receiver<Queued>
             run_batch(conn, ctx, first.job, receiver, &mut next);
         }
     }
+}
+
+/// Indexes one text listed for indexing later (see `search_backlog`). A failure stops the
+/// idle indexing until the next listed text, rather than retrying it forever; the next search
+/// tries again and reports it.
+fn index_one_listed_text() -> Job {
+    Box::new(|tx| {
+        let result = tx.index_search_backlog(1);
+        if let Err(error) = &result {
+            tracing::warn!(%error, "cannot index a stored text for search");
+            tx.ctx.search_backlog.store(false, Ordering::Release);
+        }
+        JobOutcome {
+            keep: result.is_ok(),
+            complete: Box::new(|_| {}),
+        }
+    })
 }
 
 /// One write in a transaction of its own: what it changed is undone by rolling the

@@ -335,6 +335,7 @@ async fn search(
     let call_id = ctx.call_id.clone();
     let q = query.clone();
     let hits = blocking(move || {
+        store.catch_up_search_index()?;
         let found = store.read(|r| find(r, &conversation_id, &q, all, limit))?;
         let mut seen = HashSet::new();
         let mut hits = Vec::new();

@@ -15,6 +15,8 @@ use tessera_engine::builtin_tools::{calc, calculator, NAMES};
 use tessera_engine::executor::{CollectingSink, Executor, ExecutorOptions};
 use tessera_protocol::context_doc::{BlockType, Priority};
 use tessera_protocol::mcp_cp::ToolCallRequest;
+use tessera_protocol::request::Role;
+use tessera_store::{text_message, NewMessage};
 use tokio_util::sync::CancellationToken;
 
 #[test]
@@ -249,6 +251,27 @@ async fn search_finds_a_chinese_word_and_makes_citable_evidences() {
         .await
         .unwrap();
     assert_eq!(none["count"], 0);
+}
+
+#[tokio::test]
+async fn search_finds_a_long_answer_stored_a_moment_before() {
+    let w = world();
+    // A long answer is indexed after it is stored (see the store's `search_backlog`).
+    let filler: String = (0..20_000).map(|i| format!("w{i} ")).collect();
+    let answer = w
+        .store
+        .append_message(
+            "conv_a",
+            NewMessage::new(text_message(Role::Assistant, format!("{filler} 退订"))),
+        )
+        .unwrap();
+    let found = w
+        .call("search_context", json!({"query": "退订"}))
+        .await
+        .unwrap();
+    assert_eq!(found["count"], 1, "{found}");
+    assert_eq!(found["hits"][0]["id"], answer.id.as_str());
+    assert_eq!(found["hits"][0]["role"], "assistant");
 }
 
 #[tokio::test]

@@ -39,6 +39,14 @@ fn seed(data: &Path) {
         ],
     );
     support::seed_conversation(&store, "old", "Archived notes", &["Oslo again, archived"]);
+    // A long answer is indexed after it is stored; this store closes before it idles.
+    let long: String = (0..20_000).map(|i| format!("w{i} ")).collect();
+    support::seed_conversation(
+        &store,
+        "long",
+        "Long answer",
+        &["Write a lot", &format!("{long} 退订完成")],
+    );
     store
         .update_conversation(
             "old",
@@ -118,6 +126,12 @@ async fn search_finds_conversations_by_message_and_title_chinese_too() {
     assert_eq!(highlighted(&found[0]).to_lowercase(), "oslo");
     assert!(search(&api, "Oslo penguins").await.is_empty());
 
+    // A long answer stored by a process that ended at once.
+    assert_eq!(ids(&search(&api, "退订 w19999").await), ["long"]);
+    let found = search(&api, "退订").await;
+    assert_eq!(ids(&found), ["long"]);
+    assert_eq!(highlighted(&found[0]), "退订");
+
     // A title alone is enough (no message then).
     let found = search(&api, "renewal").await;
     assert_eq!(ids(&found), ["title"]);
@@ -133,7 +147,7 @@ async fn search_finds_conversations_by_message_and_title_chinese_too() {
 
     // Quotes and operators are text to find, never syntax; a blank query is the whole list.
     assert!(search(&api, "\"Oslo NEAR(").await.is_empty());
-    assert_eq!(search(&api, "   ").await.len(), 5);
+    assert_eq!(search(&api, "   ").await.len(), 6);
     assert_eq!(
         api.get("/conversations?query=x")
             .await

@@ -15,5 +15,6 @@ mod message_tree;
 mod open_and_migrate;
 mod roundtrip_property;
 mod search_and_delete;
+mod search_backlog;
 mod shared_commits;
 mod spending;
