@@ -14,10 +14,12 @@ pub mod close;
 mod context;
 mod drive;
 pub(crate) mod limits;
+mod read_ahead;
 pub mod resume;
 mod round;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -249,6 +251,9 @@ pub(crate) struct Recorder<'a> {
 #[derive(Default)]
 struct Landing {
     state: Mutex<Landed>,
+    /// Answers landed so far: the recorder looks at it for every streamed event, and takes
+    /// the lock only once an answer it has not handed on is there.
+    count: AtomicU64,
     /// For a synchronous wait.
     landed: Condvar,
     /// For an asynchronous one.
@@ -267,6 +272,7 @@ impl Landing {
         let mut state = lock(&self.state);
         state.answers.insert(ticket, answer);
         let sync_waiter = state.sync_waiter;
+        self.count.fetch_add(1, Ordering::Release);
         drop(state);
         if sync_waiter {
             self.landed.notify_all();
@@ -378,7 +384,9 @@ impl<'a> Recorder<'a> {
     /// Hands on the events of the oldest write if it committed (then the waiting events
     /// follow as the next write); false when its answer has not come yet.
     fn hand_on_landed(&mut self) -> Result<bool, TurnError> {
-        if !self.pending() {
+        // Every write before `handed_on` has landed and been handed on: until more have
+        // landed, the oldest one's answer cannot be there.
+        if !self.pending() || self.landing.count.load(Ordering::Acquire) <= self.handed_on {
             return Ok(false);
         }
         let Some(answer) = lock(&self.landing.state).answers.remove(&self.handed_on) else {

@@ -22,11 +22,44 @@ struct Chunk<'a> {
     #[serde(borrow, default)]
     model: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
-    choices: Option<Vec<Choice<'a>>>,
+    choices: OurChoice<'a>,
     #[serde(default)]
     usage: Option<WireUsage>,
     #[serde(default)]
     error: Option<Value>,
+}
+
+/// The chunk's choice 0, the only one asked for (others are not ours to show). Kept without
+/// a `Vec`: this is decoded for every streamed delta.
+#[derive(Default)]
+struct OurChoice<'a>(Option<Choice<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for OurChoice<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Choices<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Choices<'a> {
+            type Value = OurChoice<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of choices")
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(OurChoice(None))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut ours = None;
+                while let Some(choice) = seq.next_element::<Choice<'a>>()? {
+                    if choice.index == 0 && ours.is_none() {
+                        ours = Some(choice);
+                    }
+                }
+                Ok(OurChoice(ours))
+            }
+        }
+        deserializer.deserialize_any(Choices(std::marker::PhantomData))
+    }
 }
 
 #[derive(Deserialize)]
@@ -202,10 +235,7 @@ impl Decoder {
                 model: chunk.model.map(Cow::into_owned).filter(|s| !s.is_empty()),
             });
         }
-        for choice in chunk.choices.into_iter().flatten() {
-            if choice.index != 0 {
-                continue; // we ask for one choice; others are not ours to show
-            }
+        if let Some(choice) = chunk.choices.0 {
             if let Some(delta) = choice.delta {
                 self.delta(delta, out)?;
             }
@@ -528,4 +558,44 @@ pub fn decode_response(provider: &str, body: &Value) -> Result<Vec<StreamItem>, 
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn texts(chunks: &[&str]) -> Result<Vec<String>, ProviderError> {
+        let mut decoder = Decoder::new("test");
+        let mut out = Vec::new();
+        for chunk in chunks {
+            decoder.feed(chunk, &mut out)?;
+        }
+        Ok(out
+            .into_iter()
+            .filter_map(|item| match item {
+                StreamItem::TextDelta { text } => Some(text),
+                _ => None,
+            })
+            .collect())
+    }
+
+    #[test]
+    fn only_choice_0_is_shown_wherever_it_is_in_the_list() {
+        let chunks = [
+            r#"{"choices":[{"index":1,"delta":{"content":"theirs"}},{"index":0,"delta":{"content":"ours"}}]}"#,
+            r#"{"choices":[{"index":0,"delta":{"content":" too"}},{"index":2,"delta":{"content":"x"}}]}"#,
+            r#"{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}}"#,
+            r#"{"choices":null}"#,
+            r#"{"id":"c"}"#,
+        ];
+        assert_eq!(texts(&chunks).unwrap(), ["ours", " too"]);
+    }
+
+    #[test]
+    fn choices_that_are_not_a_list_are_a_decode_error() {
+        let error = texts(&[r#"{"choices":"ours"}"#]).unwrap_err();
+        assert!(error.to_string().contains("a list of choices"), "{error}");
+    }
 }
