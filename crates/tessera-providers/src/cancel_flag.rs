@@ -15,7 +15,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use futures_util::task::AtomicWaker;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
-pub(crate) struct CancelFlag {
+pub struct CancelFlag {
     cancelled: Pin<Box<WaitForCancellationFutureOwned>>,
     shared: Arc<Shared>,
     /// The token's future was polled with `shared` as its waker (and was not ready).
@@ -44,7 +44,7 @@ impl Wake for Shared {
 }
 
 impl CancelFlag {
-    pub(crate) fn new(token: CancellationToken) -> Self {
+    pub fn new(token: CancellationToken) -> Self {
         Self {
             cancelled: Box::pin(token.cancelled_owned()),
             shared: Arc::default(),
@@ -54,7 +54,7 @@ impl CancelFlag {
     }
 
     /// Whether the call was cancelled: one atomic load once armed (the first call arms it).
-    pub(crate) fn is_cancelled(&mut self) -> bool {
+    pub fn is_cancelled(&mut self) -> bool {
         if self.seen {
             return true;
         }
@@ -71,7 +71,7 @@ impl CancelFlag {
     }
 
     /// Ready once cancelled; otherwise `cx`'s task is woken when it is.
-    pub(crate) fn poll_cancelled(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+    pub fn poll_cancelled(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         // Registered before the check, so a cancel between the two is not missed.
         self.shared.task.register(cx.waker());
         if self.is_cancelled() {
@@ -82,7 +82,7 @@ impl CancelFlag {
     }
 
     /// Waits until cancelled.
-    pub(crate) async fn cancelled(&mut self) {
+    pub async fn cancelled(&mut self) {
         std::future::poll_fn(|cx| self.poll_cancelled(cx)).await;
     }
 }

@@ -11,7 +11,7 @@
 //! - [`models`]: listing a provider's models; finding a local Ollama.
 
 pub mod anthropic;
-mod cancel_flag;
+pub mod cancel_flag;
 pub mod capabilities;
 pub mod client;
 pub mod config;

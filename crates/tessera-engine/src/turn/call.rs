@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::tools::images::without_inline_images;
 
+use super::read_ahead::ReadAhead;
 use super::{new_id, Recorder, TurnError, TurnOptions};
 
 /// What one model call gave.
@@ -55,7 +56,7 @@ pub(super) async fn call_model(
     )?;
     let started_at = Timestamp::now();
     recorder.shaper.next_call();
-    let mut stream = client.stream(request, cancel);
+    let mut stream = ReadAhead::start(client.stream(request, cancel.clone()), cancel);
     let mut acc = Accumulator::new();
     let mut error = None;
     // Events are queued for the store as items come; each is handed on once committed, also
@@ -88,6 +89,10 @@ pub(super) async fn call_model(
             None => break,
         }
     }
+    let stream = stream
+        .finish()
+        .await
+        .ok_or_else(|| TurnError::Internal("the task reading the model's answer stopped".into()))?;
     // Everything streamed is stored and handed on before the call counts as done.
     recorder.drain().await?;
     let response = acc.into_response();

@@ -319,6 +319,20 @@ async fn an_invalid_argument_goes_back_to_the_model_as_the_tool_error() {
     );
 }
 
+/// The person's message of the long-answer turns, to model `m`.
+fn talk_a_lot(options: &TurnOptions) -> TurnInput<'_> {
+    TurnInput {
+        attachments: &[],
+        message_id: None,
+        conversation: None,
+        text: "Talk a lot",
+        said: Default::default(),
+        model: "m",
+        options,
+        run_id: None,
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_long_answer_is_seen_in_seq_order_and_only_once_stored() {
     let provider = ScriptedProvider::start().await.unwrap();
@@ -330,19 +344,11 @@ async fn a_long_answer_is_seen_in_seq_order_and_only_once_stored() {
     let reader = Arc::clone(&store);
     let mut seen: Vec<StoredEvent> = Vec::new();
     let mut unstored = Vec::new();
+    let options = TurnOptions::default();
     let outcome = run_turn(
         &store,
         &client(&provider, WireKind::Openai),
-        TurnInput {
-            attachments: &[],
-            message_id: None,
-            conversation: None,
-            text: "Talk a lot",
-            said: Default::default(),
-            model: "m",
-            options: &TurnOptions::default(),
-            run_id: None,
-        },
+        talk_a_lot(&options),
         CancellationToken::new(),
         |e| {
             // Each event is in the store by the time anyone sees it.
@@ -376,6 +382,80 @@ async fn a_long_answer_is_seen_in_seq_order_and_only_once_stored() {
     );
 }
 
+/// A turn of `deltas` words whose event callback runs `on_event` for each delta it sees
+/// (the number seen so far); its outcome (or error) and the words seen.
+async fn long_turn(
+    deltas: usize,
+    cancel: CancellationToken,
+    mut on_event: impl FnMut(usize) + Send,
+) -> (
+    Result<tessera_engine::turn::TurnOutcome, tessera_engine::turn::TurnError>,
+    Vec<String>,
+    String,
+) {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let words: Vec<String> = (0..deltas).map(|i| format!("w{i} ")).collect();
+    let pieces: Vec<&str> = words.iter().map(String::as_str).collect();
+    provider.push(Reply::openai_text("m", &pieces));
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let mut seen = Vec::new();
+    let options = TurnOptions::default();
+    let outcome = run_turn(
+        &store,
+        &client(&provider, WireKind::Openai),
+        talk_a_lot(&options),
+        cancel,
+        |e| {
+            if let EventBody::LlmMessage(p) = &e.event.body {
+                if let Some(d) = &p.delta {
+                    seen.push(d.clone());
+                    on_event(seen.len());
+                }
+            }
+        },
+    )
+    .await;
+    (outcome, seen, words.concat())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answer_read_far_ahead_of_a_slow_turn_arrives_whole_and_in_order() {
+    // The model's answer is read on a task of its own while the turn stores it: with the turn
+    // held up at first, the reader fills its queue (4,096 items) and must wait for room.
+    let (outcome, seen, expected) = long_turn(12_000, CancellationToken::new(), |n| {
+        if n == 1 {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+    })
+    .await;
+    let outcome = outcome.unwrap();
+    assert_eq!(outcome.state, SystemState::Completed, "{:?}", outcome.error);
+    assert_eq!(outcome.response.text, expected);
+    assert_eq!(seen.len(), 12_000);
+    assert_eq!(seen.concat(), expected);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancel_while_the_reader_waits_for_room_ends_the_turn() {
+    let cancel = CancellationToken::new();
+    let token = cancel.clone();
+    let turn = long_turn(12_000, cancel, move |n| {
+        if n == 1 {
+            // The reader fills its queue meanwhile, and waits.
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            token.cancel();
+        }
+    });
+    let (outcome, seen, expected) = tokio::time::timeout(std::time::Duration::from_secs(60), turn)
+        .await
+        .expect("the cancelled turn ended");
+    let outcome = outcome.unwrap();
+    assert_eq!(outcome.state, SystemState::Cancelled, "{:?}", outcome.error);
+    assert!(seen.len() < 12_000, "stopped early: {}", seen.len());
+    assert!(expected.starts_with(&seen.concat()));
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_store_failure_mid_answer_ends_the_turn_with_the_store_error() {
     let provider = ScriptedProvider::start().await.unwrap();
@@ -386,19 +466,11 @@ async fn a_store_failure_mid_answer_ends_the_turn_with_the_store_error() {
     let store = Arc::new(Store::open(dir.path()).unwrap());
     let writer = Arc::clone(&store);
     let mut seen: Vec<StoredEvent> = Vec::new();
+    let options = TurnOptions::default();
     let result = run_turn(
         &store,
         &client(&provider, WireKind::Openai),
-        TurnInput {
-            attachments: &[],
-            message_id: None,
-            conversation: None,
-            text: "Talk a lot",
-            said: Default::default(),
-            model: "m",
-            options: &TurnOptions::default(),
-            run_id: None,
-        },
+        talk_a_lot(&options),
         CancellationToken::new(),
         |e| {
             let c = e.event.conversation_id.clone();
