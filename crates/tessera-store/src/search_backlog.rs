@@ -19,7 +19,7 @@ use rusqlite::OptionalExtension;
 
 use crate::error::Result;
 use crate::search_pieces;
-use crate::tx::WriteTx;
+use crate::tx::{AfterCommit, WriteTx};
 use crate::Store;
 
 pub(crate) const SCHEMA_V8: &str = "
@@ -70,7 +70,7 @@ impl WriteTx<'_> {
                 .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))
                 .optional()?;
             let Some((pk, text)) = listed else {
-                self.ctx.search_backlog.store(false, Ordering::Release);
+                self.after_commit.push(AfterCommit::SearchBacklogEmpty);
                 return Ok(true);
             };
             search_pieces::index_message(self.conn, pk, &text)?;
@@ -78,7 +78,8 @@ impl WriteTx<'_> {
         }
         let empty = !any(self.conn)?;
         if empty {
-            self.ctx.search_backlog.store(false, Ordering::Release);
+            // Only once committed: a failed commit lists them all again.
+            self.after_commit.push(AfterCommit::SearchBacklogEmpty);
         }
         Ok(empty)
     }

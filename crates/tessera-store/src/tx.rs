@@ -45,6 +45,8 @@ impl<'a> WriteTx<'a> {
 #[derive(Debug)]
 pub(crate) enum AfterCommit {
     RemoveFile(PathBuf),
+    /// The write indexed every text `search_backlog` listed: none is left once it is durable.
+    SearchBacklogEmpty,
 }
 
 /// What the writer thread shares with the rest of the store.

@@ -7,9 +7,10 @@
 //! do for a moment, the writer indexes the long texts left for later (see `search_backlog`).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use rusqlite::Connection;
 
@@ -83,15 +84,24 @@ impl Drop for Writer {
 fn run(conn: &Connection, ctx: &WriterContext, receiver: &mpsc::Receiver<Queued>) {
     // A write that must run alone, met while gathering a batch: it goes next.
     let mut next: Option<Queued> = None;
+    let idle_failed = Arc::new(AtomicBool::new(false));
+    let mut idle_wait = INDEX_WHEN_IDLE_AFTER;
     loop {
         let first = match next.take() {
             Some(queued) => queued,
             None if ctx.search_backlog.load(Ordering::Acquire) => {
-                match receiver.recv_timeout(INDEX_WHEN_IDLE_AFTER) {
+                match receiver.recv_timeout(idle_wait) {
                     Ok(queued) => queued,
                     Err(mpsc::RecvTimeoutError::Timeout) => {
                         let _gate = ctx.write_gate();
-                        run_alone(conn, ctx, index_one_listed_text());
+                        run_alone(conn, ctx, index_one_listed_text(Arc::clone(&idle_failed)));
+                        // A failure (a full disk) is tried again less and less often; the text
+                        // stays listed, and the next search tries too and reports it.
+                        idle_wait = if idle_failed.swap(false, Ordering::AcqRel) {
+                            (idle_wait * 2).min(MAX_IDLE_RETRY)
+                        } else {
+                            INDEX_WHEN_IDLE_AFTER
+                        };
                         continue;
                     }
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
@@ -111,19 +121,26 @@ fn run(conn: &Connection, ctx: &WriterContext, receiver: &mpsc::Receiver<Queued>
     }
 }
 
-/// Indexes one text listed for indexing later (see `search_backlog`). A failure stops the
-/// idle indexing until the next listed text, rather than retrying it forever; the next search
-/// tries again and reports it.
-fn index_one_listed_text() -> Job {
-    Box::new(|tx| {
+/// The longest the idle writer waits before it tries again to index a text it failed to.
+const MAX_IDLE_RETRY: Duration = Duration::from_secs(60);
+
+/// Indexes one text listed for indexing later (see `search_backlog`); `failed` is raised if
+/// it could not (the write or its commit failed).
+fn index_one_listed_text(failed: Arc<AtomicBool>) -> Job {
+    Box::new(move |tx| {
         let result = tx.index_search_backlog(1);
         if let Err(error) = &result {
             tracing::warn!(%error, "cannot index a stored text for search");
-            tx.ctx.search_backlog.store(false, Ordering::Release);
+            failed.store(true, Ordering::Release);
         }
         JobOutcome {
             keep: result.is_ok(),
-            complete: Box::new(|_| {}),
+            complete: Box::new(move |commit_error| {
+                if let Some(error) = commit_error {
+                    tracing::warn!(%error, "cannot index a stored text for search");
+                    failed.store(true, Ordering::Release);
+                }
+            }),
         }
     })
 }
@@ -158,7 +175,7 @@ fn run_alone(conn: &Connection, ctx: &WriterContext, job: Job) {
     }
     match exec(conn, "COMMIT") {
         Ok(()) => {
-            run_after_commit(after_commit);
+            run_after_commit(ctx, after_commit);
             (outcome.complete)(None);
             // A write that runs alone is a big one: the pages it read need not stay cached.
             if let Err(error) = conn.execute_batch("PRAGMA shrink_memory") {
@@ -207,7 +224,7 @@ fn run_batch(
     }
     match exec(conn, "COMMIT") {
         Ok(()) => {
-            run_after_commit(after_commit);
+            run_after_commit(ctx, after_commit);
             for complete in completions {
                 complete(None);
             }
@@ -262,9 +279,13 @@ fn exec(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
     conn.prepare_cached(sql)?.execute([]).map(drop)
 }
 
-fn run_after_commit(actions: Vec<AfterCommit>) {
+fn run_after_commit(ctx: &WriterContext, actions: Vec<AfterCommit>) {
     for action in actions {
         match action {
+            // On the writer thread, before any later write could list a text again.
+            AfterCommit::SearchBacklogEmpty => {
+                ctx.search_backlog.store(false, Ordering::Release);
+            }
             AfterCommit::RemoveFile(path) => {
                 if let Err(error) = std::fs::remove_file(&path) {
                     if error.kind() != std::io::ErrorKind::NotFound {

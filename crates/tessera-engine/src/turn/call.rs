@@ -56,7 +56,7 @@ pub(super) async fn call_model(
     )?;
     let started_at = Timestamp::now();
     recorder.shaper.next_call();
-    let mut stream = ReadAhead::start(client.stream(request, cancel.clone()), cancel);
+    let mut stream = ReadAhead::start(client.stream(request, cancel.clone()), cancel, &config.name);
     let mut acc = Accumulator::new();
     let mut error = None;
     // Events are queued for the store as items come; each is handed on once committed, also

@@ -45,12 +45,21 @@ pub(super) struct ReadAhead {
 }
 
 impl ReadAhead {
-    /// Starts reading `stream` on a task of its own.
-    pub(super) fn start(mut stream: ResponseStream, cancel: CancellationToken) -> Self {
+    /// Starts reading `stream` (from provider `provider`) on a task of its own.
+    pub(super) fn start(
+        mut stream: ResponseStream,
+        cancel: CancellationToken,
+        provider: &str,
+    ) -> Self {
         let shared = Arc::new(Shared::default());
         let task = tokio::spawn({
             let shared = Arc::clone(&shared);
+            let guard = PanicGuard {
+                shared: Arc::clone(&shared),
+                provider: provider.to_owned(),
+            };
             async move {
+                let _guard = guard;
                 loop {
                     let item = stream.next().await;
                     let last = !matches!(item, Some(Ok(_)));
@@ -133,6 +142,25 @@ impl Drop for ReadAhead {
     fn drop(&mut self) {
         if let Some(task) = self.task.take() {
             task.abort();
+        }
+    }
+}
+
+/// Ends the queue with an error if the task panics (a bug in decoding an answer), so that the
+/// turn ends with it instead of waiting for items that never come.
+struct PanicGuard {
+    shared: Arc<Shared>,
+    provider: String,
+}
+
+impl Drop for PanicGuard {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            lock(&self.shared.queue).push_back(Some(Err(ProviderError::Decode {
+                provider: std::mem::take(&mut self.provider),
+                message: "reading the answer failed unexpectedly".into(),
+            })));
+            self.shared.filled.notify_one();
         }
     }
 }
