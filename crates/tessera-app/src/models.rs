@@ -39,6 +39,9 @@ impl ModelOverrides {
 pub enum ModelError {
     #[error("--base-url needs --kind openai|anthropic")]
     BaseUrlWithoutKind,
+    /// The ad-hoc provider's URL is not an http(s) URL with a host (the message says how).
+    #[error("{0}")]
+    BadBaseUrl(String),
     #[error(
         "no provider: pass --provider NAME (saved, or one of {presets}) or --kind \
          openai|anthropic --base-url URL"
@@ -70,6 +73,9 @@ pub fn resolve_provider(
             .base_url
             .clone()
             .unwrap_or_else(|| kind.default_base_url().to_owned());
+        // Refused here, before any call: a request to it would fail only after its retries.
+        let base = crate::providers::checks::check_url("--base-url", &base)
+            .map_err(|err| ModelError::BadBaseUrl(err.to_string()))?;
         // Unnamed: the key comes from the kind's well-known variable (or the provider's).
         return Ok(ProviderConfig::new(
             overrides.provider.clone().unwrap_or_default(),

@@ -221,6 +221,37 @@ async fn usage_errors_name_what_is_missing() {
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(err.contains("DEEPSEEK_API_KEY"), "{err}");
+
+    // An ad-hoc URL that is not one is refused before any call (not after three retries).
+    for (url, says) in [
+        ("/d/5/v1", "--base-url `/d/5/v1` is not a URL"),
+        (
+            "ftp://example.com/v1",
+            "must start with http:// or https://",
+        ),
+    ] {
+        let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tessera"))
+            .arg("--data-dir")
+            .arg(data.path())
+            .args([
+                "chat",
+                "--kind",
+                "openai",
+                "--base-url",
+                url,
+                "--model",
+                "m",
+            ])
+            .arg("hi")
+            .env("OPENAI_API_KEY", "k")
+            .output()
+            .await
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = text(&out.stderr);
+        assert!(err.contains(says), "{err}");
+        assert!(!err.contains("retrying"), "{err}");
+    }
     assert!(provider.calls().is_empty());
 }
 
