@@ -119,24 +119,28 @@ pub(crate) fn is_delta(event: &Event) -> bool {
     }
 }
 
-/// Gives out the conversation's next `n` seqs; the first of them.
+/// Gives out the conversation's next `n` seqs; the first of them. Read, then written: an
+/// `UPDATE … RETURNING` builds a temporary table for its answer, which cost more than the
+/// update itself (this runs for every write of events).
 fn next_seqs(conn: &Connection, conversation_id: &str, n: u64) -> Result<u64> {
-    let seq: i64 = conn
-        .prepare_cached(
-            "UPDATE conversations SET next_event_seq = next_event_seq + ?2 WHERE id = ?1
-             RETURNING next_event_seq - ?2",
-        )?
-        .query_row(
-            params![conversation_id, sql::to_i64("event count", n)?],
-            |row| row.get(0),
-        )
+    let next: i64 = conn
+        .prepare_cached("SELECT next_event_seq FROM conversations WHERE id = ?1")?
+        .query_row([conversation_id], |row| row.get(0))
         .optional()?
         .ok_or_else(|| StoreError::NotFound {
             entity: Entity::Conversation,
             conversation_id: None,
             id: conversation_id.to_owned(),
         })?;
-    sql::to_u64("event seq", seq)
+    let after = next
+        .checked_add(sql::to_i64("event count", n)?)
+        .ok_or_else(|| StoreError::Corrupt {
+            what: "event seq",
+            message: format!("{next} + {n} is out of range"),
+        })?;
+    conn.prepare_cached("UPDATE conversations SET next_event_seq = ?2 WHERE id = ?1")?
+        .execute(params![conversation_id, after])?;
+    sql::to_u64("event seq", next)
 }
 
 /// A row of the log as read: `(seq, run_id, folded_to, batch_to, event_json)`.

@@ -201,32 +201,33 @@ fn upsert_indexed(
     attachment_refs: &[AttachmentRef],
     indexed: bool,
 ) -> Result<()> {
-    let pk: i64 = conn
-        .prepare_cached(
-            "INSERT INTO evidences (conversation_id, evidence_id, evidence_type, source_json,
+    conn.prepare_cached(
+        "INSERT INTO evidences (conversation_id, evidence_id, evidence_type, source_json,
                  content_json, confidence, metadata_json, links_json, extra_json)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
              ON CONFLICT (conversation_id, evidence_id) DO UPDATE SET
                  evidence_type = excluded.evidence_type, source_json = excluded.source_json,
                  content_json = excluded.content_json, confidence = excluded.confidence,
                  metadata_json = excluded.metadata_json, links_json = excluded.links_json,
-                 extra_json = excluded.extra_json
-             RETURNING pk",
-        )?
-        .query_row(
-            params![
-                conversation_id,
-                evidence.evidence_id,
-                sql::enum_text("evidence type", &evidence.evidence_type)?,
-                sql::json("evidence source", &evidence.source)?,
-                sql::opt_json("evidence content", evidence.content.as_ref())?,
-                evidence.confidence.as_ref().map(ToString::to_string),
-                sql::opt_json("evidence metadata", evidence.metadata.as_ref())?,
-                sql::opt_json("evidence links", evidence.links.as_ref())?,
-                sql::extra_json(&evidence.extra)?,
-            ],
-            |row| row.get(0),
-        )?;
+                 extra_json = excluded.extra_json",
+    )?
+    .execute(params![
+        conversation_id,
+        evidence.evidence_id,
+        sql::enum_text("evidence type", &evidence.evidence_type)?,
+        sql::json("evidence source", &evidence.source)?,
+        sql::opt_json("evidence content", evidence.content.as_ref())?,
+        evidence.confidence.as_ref().map(ToString::to_string),
+        sql::opt_json("evidence metadata", evidence.metadata.as_ref())?,
+        sql::opt_json("evidence links", evidence.links.as_ref())?,
+        sql::extra_json(&evidence.extra)?,
+    ])?;
+    // Looked up rather than returned: `RETURNING` builds a temporary table for its answer.
+    let pk: i64 = conn
+        .prepare_cached("SELECT pk FROM evidences WHERE conversation_id = ?1 AND evidence_id = ?2")?
+        .query_row(params![conversation_id, evidence.evidence_id], |row| {
+            row.get(0)
+        })?;
     let text = if indexed {
         search_text(evidence.content.as_ref())
     } else {

@@ -217,29 +217,26 @@ pub(crate) fn branch(
 /// Inserts a message exactly as given (the parent must exist already); indexes it for search.
 pub(crate) fn insert(tx: &WriteTx<'_>, stored: &StoredMessage) -> Result<()> {
     let m = &stored.message;
-    let pk = tx
-        .conn
+    tx.conn
         .prepare_cached(
             "INSERT INTO messages (conversation_id, id, parent_id, depth, role, author_json,
                  content, at, refs_json, extra_json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-             RETURNING pk",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         )?
-        .query_row(
-            params![
-                stored.conversation_id,
-                stored.id,
-                stored.parent_id,
-                sql::to_i64("message depth", stored.depth)?,
-                m.role.as_str(),
-                sql::opt_json("message author", m.author.as_ref())?,
-                m.content,
-                m.at.as_ref().map(Timestamp::as_str),
-                sql::opt_json("message refs", m.refs.as_ref())?,
-                sql::extra_json(&m.extra)?,
-            ],
-            |row| row.get::<_, i64>(0),
-        )?;
+        .execute(params![
+            stored.conversation_id,
+            stored.id,
+            stored.parent_id,
+            sql::to_i64("message depth", stored.depth)?,
+            m.role.as_str(),
+            sql::opt_json("message author", m.author.as_ref())?,
+            m.content,
+            m.at.as_ref().map(Timestamp::as_str),
+            sql::opt_json("message refs", m.refs.as_ref())?,
+            sql::extra_json(&m.extra)?,
+        ])?;
+    // The row just inserted (`RETURNING` would build a temporary table for its answer).
+    let pk = tx.conn.last_insert_rowid();
     search_backlog::index_message(tx, pk, &m.content)
 }
 
