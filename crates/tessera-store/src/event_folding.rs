@@ -54,6 +54,18 @@ fn key(event: &Event) -> StreamKey {
     )
 }
 
+/// Whether deltas `a` and `b` are of one stream ([`key`]'s parts, compared without copying).
+fn same_stream(a: &Event, b: &Event) -> bool {
+    let block = |event: &Event| match &event.body {
+        EventBody::LlmThinking(p) => p.block.or(event.index),
+        EventBody::LlmMessage(p) => p.block.or(event.index),
+        _ => event.index,
+    };
+    std::mem::discriminant(&a.body) == std::mem::discriminant(&b.body)
+        && a.message_id == b.message_id
+        && block(a) == block(b)
+}
+
 /// Whether `event` is a whole `llm/thinking` or `llm/message` event (it ends the stream of
 /// deltas before it).
 fn is_whole_text(event: &Event) -> bool {
@@ -79,9 +91,14 @@ impl Stream {
     }
 
     fn push(&mut self, seq: u64, event: &Event) {
+        self.push_piece(seq, event);
+        self.last_ts = event.meta.as_ref().and_then(|m| m.ts.clone());
+    }
+
+    /// A delta's text and place, without its time (the last of a stretch gives that).
+    fn push_piece(&mut self, seq: u64, event: &Event) {
         self.to = seq;
         self.last_index = event.index.or(self.last_index);
-        self.last_ts = event.meta.as_ref().and_then(|m| m.ts.clone());
         match &event.body {
             EventBody::LlmThinking(piece) => {
                 self.content
@@ -160,6 +177,47 @@ impl Streams {
         }
     }
 
+    /// [`Streams::see`] for the events of one row, in seq order. The deltas of one stream
+    /// next to each other (a whole row, mostly) are looked up and timed once, not per delta.
+    fn see_all(&mut self, stored: &[StoredEvent]) {
+        let mut start = 0;
+        while let Some(first) = stored.get(start) {
+            if !is_delta(&first.event) {
+                self.see(first.seq, &first.event);
+                start += 1;
+                continue;
+            }
+            let mut end = start + 1;
+            while stored
+                .get(end)
+                .is_some_and(|s| is_delta(&s.event) && same_stream(&first.event, &s.event))
+            {
+                end += 1;
+            }
+            let stretch = &stored[start..end];
+            let stream = match self.open.entry(key(&first.event)) {
+                std::collections::hash_map::Entry::Occupied(open) => open.into_mut(),
+                std::collections::hash_map::Entry::Vacant(new) => {
+                    new.insert(Stream::start(first.seq, &first.event))
+                }
+            };
+            // `start` took the first delta if it began the stream; pushing it again would
+            // repeat its text.
+            let rest = if stream.from == first.seq {
+                &stretch[1..]
+            } else {
+                stretch
+            };
+            for s in rest {
+                stream.push_piece(s.seq, &s.event);
+            }
+            if let Some(last) = stretch.last() {
+                stream.last_ts = last.event.meta.as_ref().and_then(|m| m.ts.clone());
+            }
+            start = end;
+        }
+    }
+
     fn into_streams(self) -> Vec<Stream> {
         let mut all = self.finished;
         all.extend(self.open.into_values());
@@ -223,9 +281,7 @@ impl RunFolds {
         if is_delta(&first.event) {
             run.rows.push(pk);
         }
-        for event in stored {
-            run.streams.see(event.seq, &event.event);
-        }
+        run.streams.see_all(stored);
     }
 
     /// Forgets every run: a write was rolled back, so what was seen may not be in the log.
@@ -249,11 +305,24 @@ impl WriteTx<'_> {
             Some(run) if run.rows == rows => run.streams,
             _ => self.read_streams(conversation_id, run_id)?,
         };
-        let mut delete = self
+        // The rows `delta_rows` listed, in one statement.
+        let deleted = self
             .conn
-            .prepare_cached("DELETE FROM events WHERE pk = ?1")?;
-        for pk in rows {
-            delete.execute([pk])?;
+            .prepare_cached(
+                "DELETE FROM events
+                 WHERE conversation_id = ?1 AND run_id = ?2 AND domain = 'llm'
+                     AND event_type IN ('thinking', 'message') AND folded_to IS NULL
+                     AND is_delta = 1",
+            )?
+            .execute([conversation_id, run_id])?;
+        if deleted != rows.len() {
+            return Err(crate::error::StoreError::Corrupt {
+                what: "event log",
+                message: format!(
+                    "folding run {run_id} deleted {deleted} rows of deltas, not {}",
+                    rows.len()
+                ),
+            });
         }
         let mut ranges = Vec::new();
         for stream in streams.into_streams() {
