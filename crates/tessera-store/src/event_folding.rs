@@ -42,28 +42,28 @@ type StreamKey = (String, Option<String>, Option<u64>);
 /// A delta's stream: its type, message and block. Events stored before the block moved into
 /// the payload carried it as `index`.
 fn key(event: &Event) -> StreamKey {
+    (
+        event.body.event_type().to_owned(),
+        event.message_id.clone(),
+        stream_block(event),
+    )
+}
+
+/// The block part of a delta's [`key`].
+fn stream_block(event: &Event) -> Option<u64> {
     let block = match &event.body {
         EventBody::LlmThinking(p) => p.block,
         EventBody::LlmMessage(p) => p.block,
         _ => None,
     };
-    (
-        event.body.event_type().to_owned(),
-        event.message_id.clone(),
-        block.or(event.index),
-    )
+    block.or(event.index)
 }
 
-/// Whether deltas `a` and `b` are of one stream ([`key`]'s parts, compared without copying).
+/// Whether deltas `a` and `b` are of one stream: their [`key`]s compared without copying.
 fn same_stream(a: &Event, b: &Event) -> bool {
-    let block = |event: &Event| match &event.body {
-        EventBody::LlmThinking(p) => p.block.or(event.index),
-        EventBody::LlmMessage(p) => p.block.or(event.index),
-        _ => event.index,
-    };
-    std::mem::discriminant(&a.body) == std::mem::discriminant(&b.body)
+    a.body.event_type() == b.body.event_type()
         && a.message_id == b.message_id
-        && block(a) == block(b)
+        && stream_block(a) == stream_block(b)
 }
 
 /// Whether `event` is a whole `llm/thinking` or `llm/message` event (it ends the stream of
