@@ -96,6 +96,8 @@ async function withApp(tool, extraEnv, failedShot, body) {
     throw new Error(`${error.message}\nthe window showed:\n${shown}`);
   } finally {
     await driver.quit();
+    // One app per data folder: the next test's `provider add` waits for this one to be gone.
+    await until('the app to close', () => appPid(data) === null, 15_000);
   }
 }
 

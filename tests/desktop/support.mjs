@@ -74,14 +74,30 @@ export class Driver {
     return this.call('GET', this.s(`/element/${await this.find(css)}/text`));
   }
   async click(css) {
-    await this.call('POST', this.s(`/element/${await this.find(css)}/click`), {});
+    await this.clickElement(await this.find(css));
   }
   async clickButton(label) {
     const v = await this.call('POST', this.s('/element'), {
       using: 'xpath',
       value: `//button[normalize-space()='${label}']`,
     });
-    await this.call('POST', this.s(`/element/${Object.values(v)[0]}/click`), {});
+    await this.clickElement(Object.values(v)[0]);
+  }
+  /** Clicks once the element has stopped moving, as a hand waits for what it aims at: the
+   * app scrolls a form into view smoothly, and WebDriver refuses a click ("element not
+   * interactable") when the element scrolled away between its own scroll and the click. */
+  async clickElement(element) {
+    const ref = { 'element-6066-11e4-a52e-4f735466cecf': element };
+    const where = () =>
+      this.exec('const r = arguments[0].getBoundingClientRect(); return [r.x, r.y, r.width, r.height].join(" ");', [ref]);
+    let last = await where();
+    for (let i = 0; i < 50; i += 1) {
+      await sleep(80);
+      const now = await where();
+      if (now === last) break;
+      last = now;
+    }
+    await this.call('POST', this.s(`/element/${element}/click`), {});
   }
   async type(css, text) {
     await this.call('POST', this.s(`/element/${await this.find(css)}/value`), { text });

@@ -45,6 +45,24 @@ function renderForm(request: FormRequestPayload, onAnswer: (a: Answer) => Promis
 }
 
 describe('form card', () => {
+  it('comes into view title first, smoothly, and at once for a person who asked for less motion', () => {
+    const scrolled = vi.fn();
+    Element.prototype.scrollIntoView = scrolled;
+    renderForm(EVERY_KIND, vi.fn());
+    expect(scrolled).toHaveBeenLastCalledWith({ block: 'start', behavior: 'smooth' });
+    cleanup();
+    window.matchMedia = ((query: string) => ({ matches: query.includes('prefers-reduced-motion: reduce') }) as MediaQueryList);
+    try {
+      renderForm(EVERY_KIND, vi.fn());
+      expect(scrolled).toHaveBeenLastCalledWith({ block: 'start', behavior: 'auto' });
+      expect(scrolled.mock.contexts.at(-1)).toHaveTextContent('Your trip');
+    } finally {
+      // jsdom has neither: the other tests run as they did.
+      delete (window as { matchMedia?: unknown }).matchMedia;
+      delete (Element.prototype as { scrollIntoView?: unknown }).scrollIntoView;
+    }
+  });
+
   it('renders every field kind of the schema subset, with who asked and the defaults', () => {
     const { form } = renderForm(EVERY_KIND, vi.fn());
     expect(within(form).getByText('Asked by Planner')).toBeInTheDocument();

@@ -4,6 +4,7 @@ import type { FormAction } from '../../generated/FormAction';
 import type { FormRequestPayload } from '../../generated/FormRequestPayload';
 import { ApiError, type Answer } from '../../transport/client';
 import { fieldsOf, initialDraft, validate, type Draft, type Field, type FieldError } from './schema';
+import { prefersReducedMotion } from '../../webtools/highlight';
 
 export interface FormCardProps {
   request: FormRequestPayload;
@@ -37,9 +38,10 @@ export function FormCard({ request, onAnswer }: FormCardProps) {
   const formRef = useRef<HTMLFormElement | null>(null);
   const titleRef = useRef<HTMLHeadingElement | null>(null);
 
-  // A form that appears is brought into view, its title first, so the person sees it was asked.
+  // A form that appears is brought into view, its title first, so the person sees it was asked;
+  // at once for a person who asked the system for less motion.
   useEffect(() => {
-    titleRef.current?.scrollIntoView?.({ block: 'start', behavior: 'smooth' });
+    titleRef.current?.scrollIntoView?.({ block: 'start', behavior: prefersReducedMotion() ? 'auto' : 'smooth' });
   }, []);
 
   const idOf = (name: string) => `${baseId}-${name}`;
