@@ -1,5 +1,5 @@
 // An MCP server of ours for what the npm servers cannot show: a server that dies mid-session
-// (`exit_now`), a destructive tool (`forget_all`, logs when it runs), a tool without annotations
+// (`exit_now`), one whose tools change while it runs (`add_tool` adds `added`), a destructive tool (`forget_all`, logs when it runs), a tool without annotations
 // (`unclaimed`, logs when it runs), and a call that waits until the client cancels it (`wait`), which it logs, so a
 // test can see that the cancellation reached the server.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -37,6 +37,19 @@ server.registerTool(
   async () => {
     process.stderr.write("forget_all: ran\n");
     return { content: [{ type: "text", text: "forgot everything" }] };
+  },
+);
+
+server.registerTool(
+  "add_tool",
+  { description: "Adds the tool `added` (the SDK tells the client its list changed).", annotations: { readOnlyHint: true } },
+  async () => {
+    server.registerTool(
+      "added",
+      { description: "Added while the server ran.", annotations: { readOnlyHint: true } },
+      async () => ({ content: [{ type: "text", text: "added ran" }] }),
+    );
+    return { content: [{ type: "text", text: "added" }] };
   },
 );
 

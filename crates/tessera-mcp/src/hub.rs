@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
-use tessera_engine::sync::{lock, read, write};
+use tessera_engine::sync::{read, write};
 
 use serde_json::Value;
 use tessera_engine::tools::{SourcedTools, ToolSource};
@@ -15,8 +15,9 @@ use crate::config::{
     self, keyring_account, parse_server, split_secrets, ConfigError, SecretPlace, ServerConfig,
 };
 use crate::log::ServerLog;
+use crate::served::ServedTools;
 use crate::server::ServerSlot;
-use crate::tools::{listing_wait, safety_of, spec_of, tool_name, McpToolHandler};
+use crate::tools::{listing_wait, safety_of, tool_name};
 use tessera_protocol::mcp_api::{McpPrompt, McpResource, McpServerView, McpToolView};
 use tessera_store::Store;
 
@@ -56,6 +57,8 @@ pub struct McpHub {
     slots: RwLock<BTreeMap<String, Arc<ServerSlot>>>,
     /// Logs outlive a slot (a server whose settings change keeps its history).
     server_logs: RwLock<BTreeMap<String, Arc<ServerLog>>>,
+    /// The ready servers' tools as runs get them, kept until a server's list changes.
+    served: ServedTools,
 }
 
 impl std::fmt::Debug for McpHub {
@@ -82,6 +85,7 @@ impl McpHub {
             grants,
             slots: RwLock::new(BTreeMap::new()),
             server_logs: RwLock::new(BTreeMap::new()),
+            served: ServedTools::default(),
         });
         for server in servers {
             hub.install(server);
@@ -402,7 +406,7 @@ pub struct ResourceText {
 impl ToolSource for McpHub {
     fn tools(
         &self,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = SourcedTools> + Send + '_>> {
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Arc<SourcedTools>> + Send + '_>> {
         Box::pin(async move {
             let slots: Vec<_> = self
                 .slots()
@@ -420,21 +424,12 @@ impl ToolSource for McpHub {
                     Err(_) => None,
                 }
             });
-            let mut out: SourcedTools = Vec::new();
-            for (slot, connection) in futures_util::future::join_all(ready)
+            let ready: Vec<_> = futures_util::future::join_all(ready)
                 .await
                 .into_iter()
                 .flatten()
-            {
-                let tools = lock(&connection.tools).clone();
-                for tool in tools {
-                    out.push((
-                        spec_of(&slot, &tool),
-                        McpToolHandler::shared(Arc::clone(&slot), &tool.name),
-                    ));
-                }
-            }
-            out
+                .collect();
+            self.served.get(ready)
         })
     }
 

@@ -11,6 +11,7 @@ mod http;
 pub mod hub;
 pub mod log;
 pub mod resources;
+mod served;
 pub mod server;
 pub mod tools;
 pub mod unavailable;

@@ -57,12 +57,19 @@ const PASSED_ENV: &[&str] = &[
 /// A live connection.
 pub struct Connection {
     pub(crate) service: RunningService<RoleClient, TesseraClient>,
-    pub(crate) tools: Mutex<Vec<rmcp::model::Tool>>,
+    /// Replaced whole when the server lists its tools again: what was built from a list is
+    /// kept while the list is the same `Arc`.
+    pub(crate) tools: Mutex<Arc<Vec<rmcp::model::Tool>>>,
     /// The server's name and version, as it gave them.
     pub(crate) implementation: String,
 }
 
 impl Connection {
+    /// The tools it listed last.
+    pub(crate) fn tools(&self) -> Arc<Vec<rmcp::model::Tool>> {
+        Arc::clone(&lock(&self.tools))
+    }
+
     /// Whether the connection still works: rmcp's own flag only covers a cancel, so the loop
     /// having dropped its end (the process exited, the stream closed) is checked too.
     pub(crate) fn is_closed(&self) -> bool {
@@ -386,7 +393,7 @@ impl ServerSlot {
             .map_err(|e| ConnectError::ListTools(e.to_string()))?;
         Ok(Connection {
             service,
-            tools: Mutex::new(tools),
+            tools: Mutex::new(Arc::new(tools)),
             implementation,
         })
     }
@@ -394,7 +401,7 @@ impl ServerSlot {
     async fn refresh_tools(&self, connection: &Connection) {
         match connection.service.list_all_tools().await {
             Ok(tools) => {
-                *lock(&connection.tools) = tools;
+                *lock(&connection.tools) = Arc::new(tools);
             }
             Err(error) => self
                 .log
@@ -428,7 +435,7 @@ impl ServerSlot {
     /// The tools it has, if it is ready.
     pub fn ready_tools(&self) -> Vec<rmcp::model::Tool> {
         match &*self.phase.borrow() {
-            Phase::Ready(c) => lock(&c.tools).clone(),
+            Phase::Ready(c) => lock(&c.tools).to_vec(),
             _ => Vec::new(),
         }
     }

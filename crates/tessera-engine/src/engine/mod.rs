@@ -297,6 +297,8 @@ pub struct Engine {
     base_tools: Arc<RwLock<Option<Arc<crate::tools::ToolRegistry>>>>,
     /// Tools that come and go while the engine runs (MCP servers), asked at each run's start.
     tool_sources: Arc<RwLock<Vec<Arc<dyn crate::tools::ToolSource>>>>,
+    /// The engine's tools with the sources', kept until either changes.
+    served: Arc<crate::tools::MergedTools>,
     /// Every secret of the data folder (API keys, MCP servers' secrets): the keyring or the
     /// key file, as the person chose.
     secrets: Arc<tessera_secrets::SecretStore>,
@@ -341,6 +343,7 @@ impl Engine {
             picked: Arc::new(Mutex::new(HashMap::new())),
             client_tools: Arc::new(crate::client_tools::ClientTools::new()),
             tool_sources: Arc::new(RwLock::new(Vec::new())),
+            served: Arc::default(),
             base_tools: Arc::new(RwLock::new(None)),
         }
     }
@@ -525,7 +528,7 @@ impl Engine {
         if sources.is_empty() {
             return tools;
         }
-        crate::tools::with_sourced_tools(tools, &sources, None).await
+        self.served.get(tools, &sources).await
     }
 
     /// The consent gate of a run in `conversation_id` that nobody is asked in (a direct

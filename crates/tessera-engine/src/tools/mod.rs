@@ -13,5 +13,5 @@ pub use gate::{Clearance, ConsentGate, RequestedBy, PERMISSION_DENIED};
 pub use handler::{CallReporter, SharedHandler, ToolContext, ToolFailure, ToolFuture, ToolHandler};
 pub use images::{attach_image, ToolImage, TOOL_IMAGES_KEY};
 pub use registry::{RegisteredTool, RegistryError, SchemaProblems, ToolRegistry};
-pub use source::{with_sourced_tools, SourcedTools, ToolSource};
+pub use source::{with_sourced_tools, MergedTools, SourcedTools, ToolSource};
 pub use spec::{default_safety, RetryPolicy, ToolKind, ToolSpec};

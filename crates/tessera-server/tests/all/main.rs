@@ -35,6 +35,7 @@ mod serve_local_models;
 mod serve_local_providers;
 mod serve_mcp;
 mod serve_mcp_cp;
+mod serve_mcp_direct;
 mod serve_mcp_keyring;
 mod serve_provider_check;
 mod serve_remote;
