@@ -1,6 +1,8 @@
 //! Evidences (seed 004 `evidences`): every citable source, with the attachment files it
 //! references.
 
+use std::sync::atomic::AtomicBool;
+
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -9,7 +11,7 @@ use tessera_protocol::context_doc::{Evidence, EvidenceRef};
 use crate::attachments::{self, AttachmentRef};
 use crate::error::{Entity, Result, StoreError};
 use crate::tx::{ReadTx, WriteTx};
-use crate::{conversations, refs, search_pieces, sql, Store};
+use crate::{conversations, refs, search_backlog, sql, Store};
 
 pub(crate) const SCHEMA_V1: &str = "
 CREATE TABLE evidences (
@@ -151,12 +153,14 @@ pub(crate) fn search_text(content: Option<&Value>) -> String {
     out.join("\n")
 }
 
-/// Inserts or replaces an evidence (keeping its place in the order) and its attachment refs.
+/// Inserts or replaces an evidence (keeping its place in the order) and its attachment refs;
+/// its text is indexed now, or listed to be indexed `later` (given the writer's flag).
 pub(crate) fn upsert(
     conn: &Connection,
     conversation_id: &str,
     evidence: &Evidence,
     attachment_refs: &[AttachmentRef],
+    later: Option<&AtomicBool>,
 ) -> Result<()> {
     let indexed = !copies_stored_message(
         conn,
@@ -164,7 +168,14 @@ pub(crate) fn upsert(
         evidence.source.uri.as_deref(),
         evidence.content.as_ref(),
     )?;
-    upsert_indexed(conn, conversation_id, evidence, attachment_refs, indexed)
+    upsert_indexed(
+        conn,
+        conversation_id,
+        evidence,
+        attachment_refs,
+        indexed,
+        later,
+    )
 }
 
 /// Whether an evidence (its source's URI and its content) is a copy of a stored message: the
@@ -200,6 +211,7 @@ fn upsert_indexed(
     evidence: &Evidence,
     attachment_refs: &[AttachmentRef],
     indexed: bool,
+    later: Option<&AtomicBool>,
 ) -> Result<()> {
     conn.prepare_cached(
         "INSERT INTO evidences (conversation_id, evidence_id, evidence_type, source_json,
@@ -228,12 +240,8 @@ fn upsert_indexed(
         .query_row(params![conversation_id, evidence.evidence_id], |row| {
             row.get(0)
         })?;
-    let text = if indexed {
-        search_text(evidence.content.as_ref())
-    } else {
-        String::new()
-    };
-    search_pieces::index_evidence(conn, pk, &text)?;
+    let text = indexed.then(|| search_text(evidence.content.as_ref()));
+    search_backlog::index_evidence(conn, pk, text.as_deref(), later)?;
     attachments::set_for_evidence(conn, pk, attachment_refs)
 }
 
@@ -281,7 +289,13 @@ impl WriteTx<'_> {
         attachment_refs: &[AttachmentRef],
     ) -> Result<()> {
         conversations::ensure_exists(self.conn, conversation_id)?;
-        upsert(self.conn, conversation_id, evidence, attachment_refs)?;
+        upsert(
+            self.conn,
+            conversation_id,
+            evidence,
+            attachment_refs,
+            Some(&self.ctx.search_backlog),
+        )?;
         for r in attachment_refs {
             self.ctx.pins.unpin(&r.sha256);
         }
@@ -298,7 +312,7 @@ impl WriteTx<'_> {
         evidence: &Evidence,
     ) -> Result<()> {
         conversations::ensure_exists(self.conn, conversation_id)?;
-        upsert_indexed(self.conn, conversation_id, evidence, &[], false)?;
+        upsert_indexed(self.conn, conversation_id, evidence, &[], false, None)?;
         conversations::touch(self.conn, conversation_id)
     }
 }

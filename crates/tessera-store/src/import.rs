@@ -436,7 +436,7 @@ fn write_plan(tx: &mut WriteTx<'_>, plan: Plan) -> Result<ImportReport> {
             // The document carries the reference, not the bytes.
             attachments::record(conn, &r.sha256, 0, r.mime_type.as_deref())?;
         }
-        evidences::upsert(conn, &id, evidence, refs)?;
+        evidences::upsert(conn, &id, evidence, refs, None)?;
         for r in refs {
             tx.ctx.pins.unpin(&r.sha256);
         }

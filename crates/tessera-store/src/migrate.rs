@@ -111,10 +111,15 @@ const MIGRATIONS: &[Migration] = &[
         name: "long messages are indexed for search after they are stored",
         apply: |conn| Ok(conn.execute_batch(search_backlog::SCHEMA_V8)?),
     },
+    Migration {
+        version: 9,
+        name: "evidences are indexed for search after they are stored",
+        apply: |conn| Ok(conn.execute_batch(search_backlog::SCHEMA_V9)?),
+    },
 ];
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// What opening did to the schema: from and to which version, and the backup taken.
 #[derive(Debug)]

@@ -1,26 +1,31 @@
-//! Long messages are indexed for search after the write that stores them, not inside it.
+//! Long messages and evidences are indexed for search after the write that stores them, not
+//! inside it.
 //!
 //! Indexing a long answer's text is most of the work at the end of a turn: a 20,000-word answer
 //! took the writer as long to index as to store all of its deltas, and the person waited for it
 //! before seeing the turn end. A message longer than [`INDEX_LATER_BYTES`] is listed in
-//! `search_backlog` instead, in the same transaction as the message (so a crash loses nothing),
-//! and indexed:
+//! `search_backlog` instead, in the same transaction as the message (so a crash loses nothing).
+//! So is every evidence with text to index, in `search_backlog_evidences`: an evidence is a
+//! tool's result, written while the caller waits for the call's answer, and indexing it there
+//! was a sixth of the writer's work for a call (FTS5 also writes its pending pieces at every
+//! savepoint after). Listed texts are indexed:
 //! - before any search: every search goes through [`Store::catch_up_search_index`] first, so no
 //!   search misses a stored message;
-//! - when the writer has been idle for [`INDEX_WHEN_IDLE_AFTER`], one text at a time, so a
-//!   long-lived process (the app, `tessera serve`) catches up by itself.
+//! - when the writer has been idle for [`INDEX_WHEN_IDLE_AFTER`], for at most
+//!   [`IDLE_INDEXING_BUDGET`] at a time, so a long-lived process (the app, `tessera serve`)
+//!   catches up by itself without holding up a write that comes meanwhile for long.
 //!
 //! A short command (`tessera chat`) ends before either; the next process catches up.
 
-use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use rusqlite::OptionalExtension;
 
 use crate::error::Result;
-use crate::search_pieces;
 use crate::tx::{AfterCommit, WriteTx};
 use crate::Store;
+use crate::{evidences, search_pieces, sql};
 
 pub(crate) const SCHEMA_V8: &str = "
 CREATE TABLE search_backlog (
@@ -28,11 +33,23 @@ CREATE TABLE search_backlog (
 ) STRICT;
 ";
 
+pub(crate) const SCHEMA_V9: &str = "
+CREATE TABLE search_backlog_evidences (
+    evidence_pk INTEGER PRIMARY KEY REFERENCES evidences (pk) ON DELETE CASCADE
+) STRICT;
+";
+
 /// Texts longer than this are indexed later: indexing one takes a millisecond or more.
 pub(crate) const INDEX_LATER_BYTES: usize = 16 * 1024;
 
-/// How long the writer waits with nothing to do before it indexes a listed text.
+/// How long the writer waits with nothing to do before it indexes listed texts.
 pub(crate) const INDEX_WHEN_IDLE_AFTER: Duration = Duration::from_millis(250);
+
+/// How long an idle writer indexes before it looks for writes again (at least one text).
+pub(crate) const IDLE_INDEXING_BUDGET: Duration = Duration::from_millis(10);
+
+/// How long the writer waits between two rounds of indexing while texts are left.
+pub(crate) const KEEP_INDEXING_AFTER: Duration = Duration::from_millis(1);
 
 /// Indexes message `pk`'s `text` now, or lists it for later if it is long.
 pub(crate) fn index_message(tx: &WriteTx<'_>, pk: i64, text: &str) -> Result<()> {
@@ -46,35 +63,87 @@ pub(crate) fn index_message(tx: &WriteTx<'_>, pk: i64, text: &str) -> Result<()>
     Ok(())
 }
 
+/// Indexes evidence `pk`'s `text` (None: keeps it out of the index): a text to index is
+/// listed for later when `later` (the writer's flag) is given, else indexed now.
+pub(crate) fn index_evidence(
+    conn: &rusqlite::Connection,
+    pk: i64,
+    text: Option<&str>,
+    later: Option<&AtomicBool>,
+) -> Result<()> {
+    if let (Some(text), Some(flag)) = (text, later) {
+        if !text.is_empty() {
+            conn.prepare_cached(
+                "INSERT OR IGNORE INTO search_backlog_evidences (evidence_pk) VALUES (?1)",
+            )?
+            .execute([pk])?;
+            flag.store(true, Ordering::Release);
+            return Ok(());
+        }
+    }
+    // Listed before with a text since replaced: what is indexed now is what holds.
+    conn.prepare_cached("DELETE FROM search_backlog_evidences WHERE evidence_pk = ?1")?
+        .execute([pk])?;
+    search_pieces::index_evidence(conn, pk, text.unwrap_or(""))
+}
+
 /// Whether the database lists any text to index (asked once, when the store opens).
 pub(crate) fn any(conn: &rusqlite::Connection) -> Result<bool> {
     Ok(conn
-        .query_row("SELECT 1 FROM search_backlog LIMIT 1", [], |_| Ok(()))
+        .query_row(
+            "SELECT 1 FROM search_backlog UNION ALL SELECT 1 FROM search_backlog_evidences
+             LIMIT 1",
+            [],
+            |_| Ok(()),
+        )
         .optional()?
         .is_some())
 }
 
 impl WriteTx<'_> {
-    /// Indexes up to `limit` listed texts, oldest first; true when none is left.
-    pub(crate) fn index_search_backlog(&mut self, limit: usize) -> Result<bool> {
-        let mut next = self.conn.prepare_cached(
+    /// Indexes listed texts, oldest message first then oldest evidence, until `budget` has
+    /// passed (after one text at least; None: until none is left); true when none is left.
+    pub(crate) fn index_search_backlog(&mut self, budget: Option<Duration>) -> Result<bool> {
+        let started = Instant::now();
+        let mut next_message = self.conn.prepare_cached(
             "SELECT b.message_pk, m.content FROM search_backlog b
              JOIN messages m ON m.pk = b.message_pk
              ORDER BY b.message_pk LIMIT 1",
         )?;
-        let mut done = self
+        let mut message_done = self
             .conn
             .prepare_cached("DELETE FROM search_backlog WHERE message_pk = ?1")?;
-        for _ in 0..limit {
-            let listed: Option<(i64, String)> = next
+        let mut next_evidence = self.conn.prepare_cached(
+            "SELECT b.evidence_pk, e.content_json FROM search_backlog_evidences b
+             JOIN evidences e ON e.pk = b.evidence_pk
+             ORDER BY b.evidence_pk LIMIT 1",
+        )?;
+        let mut evidence_done = self
+            .conn
+            .prepare_cached("DELETE FROM search_backlog_evidences WHERE evidence_pk = ?1")?;
+        loop {
+            if budget.is_some_and(|budget| started.elapsed() >= budget) {
+                break;
+            }
+            let message: Option<(i64, String)> = next_message
                 .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))
                 .optional()?;
-            let Some((pk, text)) = listed else {
+            if let Some((pk, text)) = message {
+                search_pieces::index_message(self.conn, pk, &text)?;
+                message_done.execute([pk])?;
+                continue;
+            }
+            let evidence: Option<(i64, Option<String>)> = next_evidence
+                .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))
+                .optional()?;
+            let Some((pk, content)) = evidence else {
                 self.after_commit.push(AfterCommit::SearchBacklogEmpty);
                 return Ok(true);
             };
-            search_pieces::index_message(self.conn, pk, &text)?;
-            done.execute([pk])?;
+            let content = sql::opt_parse("evidence content", content)?;
+            let text = evidences::search_text(content.as_ref());
+            search_pieces::index_evidence(self.conn, pk, &text)?;
+            evidence_done.execute([pk])?;
         }
         let empty = !any(self.conn)?;
         if empty {
@@ -92,6 +161,6 @@ impl Store {
         if !self.writer_context().search_backlog.load(Ordering::Acquire) {
             return Ok(());
         }
-        self.write_alone(|tx| tx.index_search_backlog(usize::MAX).map(drop))
+        self.write_alone(|tx| tx.index_search_backlog(None).map(drop))
     }
 }

@@ -4,7 +4,7 @@
 //! and every caller is answered only after the commit. A big write (one that changes a great
 //! many rows) runs in a transaction of its own instead, without a savepoint: a savepoint keeps
 //! the original of every page the write changes in memory until the commit. With nothing to
-//! do for a moment, the writer indexes the long texts left for later (see `search_backlog`).
+//! do for a moment, the writer indexes the texts left for later (see `search_backlog`).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,7 +15,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 use crate::error::{Result, StoreError};
-use crate::search_backlog::INDEX_WHEN_IDLE_AFTER;
+use crate::search_backlog::{IDLE_INDEXING_BUDGET, INDEX_WHEN_IDLE_AFTER, KEEP_INDEXING_AFTER};
 use crate::tx::{AfterCommit, WriteTx, WriterContext};
 
 /// How many queued writes may share one transaction.
@@ -94,11 +94,14 @@ fn run(conn: &Connection, ctx: &WriterContext, receiver: &mpsc::Receiver<Queued>
                     Ok(queued) => queued,
                     Err(mpsc::RecvTimeoutError::Timeout) => {
                         let _gate = ctx.write_gate();
-                        run_alone(conn, ctx, index_one_listed_text(Arc::clone(&idle_failed)));
+                        run_alone(conn, ctx, index_listed_texts(Arc::clone(&idle_failed)));
                         // A failure (a full disk) is tried again less and less often; the text
-                        // stays listed, and the next search tries too and reports it.
+                        // stays listed, and the next search tries too and reports it. Texts
+                        // still listed are indexed on while no write comes.
                         idle_wait = if idle_failed.swap(false, Ordering::AcqRel) {
                             (idle_wait * 2).min(MAX_IDLE_RETRY)
+                        } else if ctx.search_backlog.load(Ordering::Acquire) {
+                            KEEP_INDEXING_AFTER
                         } else {
                             INDEX_WHEN_IDLE_AFTER
                         };
@@ -124,11 +127,11 @@ fn run(conn: &Connection, ctx: &WriterContext, receiver: &mpsc::Receiver<Queued>
 /// The longest the idle writer waits before it tries again to index a text it failed to.
 const MAX_IDLE_RETRY: Duration = Duration::from_secs(60);
 
-/// Indexes one text listed for indexing later (see `search_backlog`); `failed` is raised if
-/// it could not (the write or its commit failed).
-fn index_one_listed_text(failed: Arc<AtomicBool>) -> Job {
+/// Indexes texts listed for indexing later (see `search_backlog`) for a moment; `failed` is
+/// raised if it could not (the write or its commit failed).
+fn index_listed_texts(failed: Arc<AtomicBool>) -> Job {
     Box::new(move |tx| {
-        let result = tx.index_search_backlog(1);
+        let result = tx.index_search_backlog(Some(IDLE_INDEXING_BUDGET));
         if let Err(error) = &result {
             tracing::warn!(%error, "cannot index a stored text for search");
             failed.store(true, Ordering::Release);

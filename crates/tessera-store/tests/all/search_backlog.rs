@@ -1,13 +1,16 @@
-//! Long messages are indexed after the write that stores them: every search still finds them,
-//! an idle writer indexes them by itself, and nothing listed is lost when the process ends.
+//! Long messages and evidences are indexed after the write that stores them: every search
+//! still finds them, an idle writer indexes them by itself, and nothing listed is lost when
+//! the process ends.
 
 use std::time::{Duration, Instant};
 
 use crate::common;
 
-use common::say;
+use common::{evidence, say};
+use serde_json::json;
+use tessera_protocol::context_doc::EvidenceType;
 use tessera_protocol::request::Role;
-use tessera_store::{SearchOptions, Store};
+use tessera_store::{HitKind, SearchOptions, Store};
 
 /// An answer of ~180 KB: long enough to be indexed later.
 fn long_answer(last_word: &str) -> String {
@@ -101,4 +104,107 @@ fn a_listed_answer_leaves_the_list_with_its_conversation() {
     let hits = store.search("omega", &SearchOptions::default()).unwrap();
     assert_eq!(hits.len(), 1);
     assert_eq!(hits[0].id, kept.id);
+}
+
+fn evidences_listed(store: &Store) -> i64 {
+    let conn = rusqlite::Connection::open(&store.paths().database).unwrap();
+    conn.query_row("SELECT count(*) FROM search_backlog_evidences", [], |r| {
+        r.get(0)
+    })
+    .unwrap()
+}
+
+fn evidence_hits(store: &Store, query: &str) -> Vec<String> {
+    store
+        .search(query, &SearchOptions::default())
+        .unwrap()
+        .into_iter()
+        .filter(|h| h.kind == HitKind::Evidence)
+        .map(|h| h.id)
+        .collect()
+}
+
+#[test]
+fn a_tool_result_is_found_right_after_it_is_stored_and_as_it_was_changed_to() {
+    let (_dir, store) = common::open();
+    let c = common::conversation(&store, "tools");
+    let result = |text: &str| {
+        evidence(
+            "ev_weather",
+            EvidenceType::ToolResult,
+            Some(json!({"text": text, "structuredContent": {"celsius": 21}})),
+        )
+    };
+    store
+        .put_evidence(&c, result("sunny over Lisbon"), vec![])
+        .unwrap();
+    assert_eq!(evidences_listed(&store), 1, "listed, not indexed yet");
+    assert!(store
+        .read(|r| r.search("lisbon", &SearchOptions::default()))
+        .unwrap()
+        .is_empty());
+    assert_eq!(evidence_hits(&store, "lisbon"), ["ev_weather"]);
+    assert_eq!(
+        evidence_hits(&store, "21"),
+        ["ev_weather"],
+        "structured content"
+    );
+    assert_eq!(evidences_listed(&store), 0);
+
+    // Changed: listed again; the search finds the new text only.
+    store
+        .put_evidence(&c, result("rain over Porto"), vec![])
+        .unwrap();
+    assert_eq!(evidences_listed(&store), 1);
+    assert_eq!(evidence_hits(&store, "porto"), ["ev_weather"]);
+    assert!(evidence_hits(&store, "lisbon").is_empty());
+    // An evidence with nothing to index is never listed.
+    store
+        .put_evidence(&c, evidence("ev_empty", EvidenceType::Other, None), vec![])
+        .unwrap();
+    assert_eq!(evidences_listed(&store), 0);
+}
+
+#[test]
+fn an_idle_writer_indexes_many_tool_results_by_itself_and_they_go_with_their_conversation() {
+    let (_dir, store) = common::open();
+    let c = common::conversation(&store, "many");
+    let other = common::conversation(&store, "other");
+    for i in 0..300 {
+        let e = evidence(
+            &format!("ev_{i}"),
+            EvidenceType::ToolResult,
+            Some(json!(format!("echo number{i} kiwi"))),
+        );
+        store.put_evidence(&c, e, vec![]).unwrap();
+    }
+    let kept = evidence(
+        "ev_kept",
+        EvidenceType::ToolResult,
+        Some(json!("kiwi kept")),
+    );
+    store.put_evidence(&other, kept, vec![]).unwrap();
+    assert_eq!(evidences_listed(&store), 301);
+    // Several rounds of indexing while idle, not one text per wait.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while evidences_listed(&store) > 0 {
+        assert!(Instant::now() < deadline, "still listed after 20 s idle");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let found = store
+        .read(|r| r.search("number299", &SearchOptions::default()))
+        .unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].id, "ev_299");
+
+    let e = evidence(
+        "ev_late",
+        EvidenceType::ToolResult,
+        Some(json!("late kiwi")),
+    );
+    store.put_evidence(&c, e, vec![]).unwrap();
+    assert_eq!(evidences_listed(&store), 1);
+    store.delete_conversation(&c).unwrap();
+    assert_eq!(evidences_listed(&store), 0, "gone with its conversation");
+    assert_eq!(evidence_hits(&store, "kiwi"), ["ev_kept"]);
 }
