@@ -101,10 +101,12 @@ pub(crate) fn any(conn: &rusqlite::Connection) -> Result<bool> {
 }
 
 impl WriteTx<'_> {
-    /// Indexes listed texts, oldest message first then oldest evidence, until `budget` has
-    /// passed (after one text at least; None: until none is left); true when none is left.
+    /// Indexes listed texts, oldest message first then oldest evidence; true when none is
+    /// left. With a `budget` (the idle writer), after one text at least, it stops once the
+    /// budget has passed or a write is waiting; without, only when none is left.
     pub(crate) fn index_search_backlog(&mut self, budget: Option<Duration>) -> Result<bool> {
         let started = Instant::now();
+        let mut indexed = 0;
         let mut next_message = self.conn.prepare_cached(
             "SELECT b.message_pk, m.content FROM search_backlog b
              JOIN messages m ON m.pk = b.message_pk
@@ -122,9 +124,13 @@ impl WriteTx<'_> {
             .conn
             .prepare_cached("DELETE FROM search_backlog_evidences WHERE evidence_pk = ?1")?;
         loop {
-            if budget.is_some_and(|budget| started.elapsed() >= budget) {
+            let enough = |budget: Duration| {
+                started.elapsed() >= budget || self.ctx.queued.load(Ordering::Acquire) > 0
+            };
+            if indexed > 0 && budget.is_some_and(enough) {
                 break;
             }
+            indexed += 1;
             let message: Option<(i64, String)> = next_message
                 .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))
                 .optional()?;

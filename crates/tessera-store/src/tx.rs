@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -60,6 +60,8 @@ pub(crate) struct WriterContext {
     pub write_gate: Mutex<()>,
     /// Whether `search_backlog` may list texts to index (see `search_backlog`).
     pub search_backlog: AtomicBool,
+    /// Writes queued and not yet taken by the writer: indexing while idle stops for them.
+    pub queued: AtomicUsize,
 }
 
 impl WriterContext {
@@ -70,6 +72,7 @@ impl WriterContext {
             run_folds: Mutex::default(),
             write_gate: Mutex::default(),
             search_backlog: AtomicBool::new(false),
+            queued: AtomicUsize::new(0),
         }
     }
 

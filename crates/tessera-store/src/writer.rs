@@ -43,14 +43,19 @@ pub(crate) struct Queued {
 pub(crate) struct Writer {
     sender: Option<mpsc::Sender<Queued>>,
     thread: Option<JoinHandle<()>>,
+    ctx: Arc<WriterContext>,
 }
 
 impl Writer {
     pub fn start(conn: Connection, ctx: Arc<WriterContext>) -> Result<Self> {
         let (sender, receiver) = mpsc::channel::<Queued>();
+        let inbox = Inbox {
+            receiver,
+            ctx: Arc::clone(&ctx),
+        };
         let thread = std::thread::Builder::new()
             .name("tessera-store-writer".into())
-            .spawn(move || run(&conn, &ctx, &receiver))
+            .spawn(move || run(&conn, &inbox.ctx, &inbox))
             .map_err(StoreError::io(
                 "cannot start the writer thread for",
                 "the store",
@@ -58,14 +63,45 @@ impl Writer {
         Ok(Self {
             sender: Some(sender),
             thread: Some(thread),
+            ctx,
         })
     }
 
     pub fn submit(&self, job: Queued) -> Result<()> {
-        match &self.sender {
-            Some(sender) => sender.send(job).map_err(|_| StoreError::WriteAbandoned),
-            None => Err(StoreError::WriteAbandoned),
-        }
+        let Some(sender) = &self.sender else {
+            return Err(StoreError::WriteAbandoned);
+        };
+        self.ctx.queued.fetch_add(1, Ordering::AcqRel);
+        sender.send(job).map_err(|_| {
+            self.ctx.queued.fetch_sub(1, Ordering::AcqRel);
+            StoreError::WriteAbandoned
+        })
+    }
+}
+
+/// The writer's end of the channel, counting the writes still queued (see
+/// `WriterContext::queued`).
+struct Inbox {
+    receiver: mpsc::Receiver<Queued>,
+    ctx: Arc<WriterContext>,
+}
+
+impl Inbox {
+    fn took(&self, queued: Queued) -> Queued {
+        self.ctx.queued.fetch_sub(1, Ordering::AcqRel);
+        queued
+    }
+
+    fn recv(&self) -> std::result::Result<Queued, mpsc::RecvError> {
+        self.receiver.recv().map(|q| self.took(q))
+    }
+
+    fn recv_timeout(&self, wait: Duration) -> std::result::Result<Queued, mpsc::RecvTimeoutError> {
+        self.receiver.recv_timeout(wait).map(|q| self.took(q))
+    }
+
+    fn try_recv(&self) -> std::result::Result<Queued, mpsc::TryRecvError> {
+        self.receiver.try_recv().map(|q| self.took(q))
     }
 }
 
@@ -81,7 +117,7 @@ impl Drop for Writer {
     }
 }
 
-fn run(conn: &Connection, ctx: &WriterContext, receiver: &mpsc::Receiver<Queued>) {
+fn run(conn: &Connection, ctx: &WriterContext, receiver: &Inbox) {
     // A write that must run alone, met while gathering a batch: it goes next.
     let mut next: Option<Queued> = None;
     let idle_failed = Arc::new(AtomicBool::new(false));
@@ -202,7 +238,7 @@ fn run_batch(
     conn: &Connection,
     ctx: &WriterContext,
     first: Job,
-    receiver: &mpsc::Receiver<Queued>,
+    receiver: &Inbox,
     next: &mut Option<Queued>,
 ) {
     if let Err(error) = exec(conn, "BEGIN IMMEDIATE") {
