@@ -210,6 +210,33 @@ async fn each_timeout_has_its_own_code() {
 }
 
 #[tokio::test]
+async fn a_reader_that_takes_its_time_is_not_a_silent_provider() {
+    // Deltas 50 ms apart, read by a caller that spends 500 ms on each: the provider is never
+    // silent for the idle timeout (200 ms), though the reader is away far longer.
+    let provider = ScriptedProvider::start().await.unwrap();
+    provider.push(
+        Reply::openai_text("m", &["a", "b", "c", "d"]).with_step_delay(Duration::from_millis(50)),
+    );
+    let mut config = common::config(&provider, WireKind::Openai);
+    config.retry.max_retries = 0;
+    config.timeouts.idle_ms = 200;
+    let client = common::client(config);
+    let mut stream = client.stream(common::hello("m"), CancellationToken::new());
+    let mut text = String::new();
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(StreamItem::TextDelta { text: t }) => {
+                text.push_str(&t);
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Ok(_) => {}
+            Err(err) => panic!("{err} after {text:?}"),
+        }
+    }
+    assert_eq!(text, "abcd");
+}
+
+#[tokio::test]
 async fn cancelling_closes_the_stream_at_once() {
     let provider = ScriptedProvider::start().await.unwrap();
     let gate = Gate::new();
