@@ -35,7 +35,7 @@ impl App {
     /// Creates conversation `id` when it does not exist yet, titled by `title`'s first line.
     pub fn ensure_conversation(&self, id: &str, title: &str) -> Result<(), CoreError> {
         let store = self.engine.store();
-        if store.conversation(id)?.is_none() {
+        if !store.conversation_exists(id)? {
             match store.create_conversation(NewConversation {
                 id: Some(id.to_owned()),
                 title: tessera_engine::turn::title_of(title),

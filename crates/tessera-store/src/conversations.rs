@@ -8,7 +8,7 @@ use tessera_protocol::wire::{JsonObject, Timestamp};
 
 use crate::error::{Entity, Result, StoreError};
 use crate::sql;
-use crate::tx::{ReadTx, WriteTx};
+use crate::tx::{AfterCommit, ReadTx, WriteTx};
 use crate::{attachments, clock, ids, Store};
 
 pub(crate) const SCHEMA_V1: &str = "
@@ -106,6 +106,9 @@ impl DocExtras {
         self == &DocExtras::default()
     }
 }
+
+/// How many conversations [`Store::conversation_exists`] remembers.
+const KNOWN_CONVERSATIONS: usize = 4096;
 
 pub(crate) const COLUMNS: &str =
     "id, title, created_at, updated_at, pinned, archived, active_leaf_id, locale, actor_json";
@@ -360,6 +363,8 @@ impl WriteTx<'_> {
             .prepare_cached("DELETE FROM conversations WHERE id = ?1")?
             .execute([id])?;
         let attachments_removed = attachments::release_unreferenced(self, &candidates)?;
+        self.after_commit
+            .push(AfterCommit::ConversationGone(id.to_owned()));
         Ok(DeleteReport {
             attachments_removed,
         })
@@ -370,6 +375,26 @@ impl Store {
     /// Creates a conversation.
     pub fn create_conversation(&self, new: NewConversation) -> Result<Conversation> {
         self.write(move |tx| tx.create_conversation(new))
+    }
+
+    /// Whether the conversation exists, known without a read once seen (a direct tool call
+    /// asks before each call, and a read after the writer's last commit costs a tenth of the
+    /// call's own work). One deleted is asked about again from its commit on.
+    pub fn conversation_exists(&self, id: &str) -> Result<bool> {
+        let known = &self.writer_context().known_conversations;
+        if known.lock().unwrap_or_else(|e| e.into_inner()).contains(id) {
+            return Ok(true);
+        }
+        let exists = self.read(|r| Ok(ensure_exists(r.conn, id).is_ok()))?;
+        if exists {
+            let mut known = known.lock().unwrap_or_else(|e| e.into_inner());
+            // Bounded: a process that touches many conversations reads some of them again.
+            if known.len() >= KNOWN_CONVERSATIONS {
+                known.clear();
+            }
+            known.insert(id.to_owned());
+        }
+        Ok(exists)
     }
 
     /// One conversation.

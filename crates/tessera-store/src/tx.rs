@@ -1,7 +1,7 @@
 //! The handles a read or a write works through. Each table module adds its own methods to
 //! [`ReadTx`] and [`WriteTx`], next to the SQL it owns.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::Mutex;
@@ -47,6 +47,8 @@ pub(crate) enum AfterCommit {
     RemoveFile(PathBuf),
     /// The write indexed every text `search_backlog` listed: none is left once it is durable.
     SearchBacklogEmpty,
+    /// The conversation was deleted: no longer known to exist.
+    ConversationGone(String),
 }
 
 /// What the writer thread shares with the rest of the store.
@@ -62,6 +64,9 @@ pub(crate) struct WriterContext {
     pub search_backlog: AtomicBool,
     /// Writes queued and not yet taken by the writer: indexing while idle stops for them.
     pub queued: AtomicUsize,
+    /// Conversations seen to exist (see `Store::conversation_exists`); one leaves when it is
+    /// deleted, after the commit.
+    pub known_conversations: Mutex<HashSet<String>>,
 }
 
 impl WriterContext {
@@ -73,6 +78,7 @@ impl WriterContext {
             write_gate: Mutex::default(),
             search_backlog: AtomicBool::new(false),
             queued: AtomicUsize::new(0),
+            known_conversations: Mutex::default(),
         }
     }
 

@@ -325,6 +325,12 @@ fn run_after_commit(ctx: &WriterContext, actions: Vec<AfterCommit>) {
             AfterCommit::SearchBacklogEmpty => {
                 ctx.search_backlog.store(false, Ordering::Release);
             }
+            AfterCommit::ConversationGone(id) => {
+                ctx.known_conversations
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id);
+            }
             AfterCommit::RemoveFile(path) => {
                 if let Err(error) = std::fs::remove_file(&path) {
                     if error.kind() != std::io::ErrorKind::NotFound {

@@ -560,3 +560,27 @@ fn broad_queries_rank_the_newest_matches_and_scoped_ones_rank_all() {
         .unwrap();
     assert_eq!(scoped.len(), total);
 }
+
+#[test]
+fn a_conversation_known_to_exist_is_not_once_deleted_and_is_again_once_made_anew() {
+    let (_dir, store) = common::open();
+    let c = common::conversation(&store, "known");
+    assert!(store.conversation_exists(&c).unwrap());
+    assert!(store.conversation_exists(&c).unwrap(), "known now");
+    assert!(!store.conversation_exists("nobody").unwrap());
+    store.delete_conversation(&c).unwrap();
+    assert!(
+        !store.conversation_exists(&c).unwrap(),
+        "gone from its commit on"
+    );
+    // Made again under the same id (as a direct call to a conversation id does).
+    store
+        .create_conversation(tessera_store::NewConversation {
+            id: Some(c.clone()),
+            title: "again".into(),
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(store.conversation_exists(&c).unwrap());
+    assert_eq!(store.conversation(&c).unwrap().unwrap().title, "again");
+}
