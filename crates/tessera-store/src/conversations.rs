@@ -382,17 +382,22 @@ impl Store {
     /// call's own work). One deleted is asked about again from its commit on.
     pub fn conversation_exists(&self, id: &str) -> Result<bool> {
         let known = &self.writer_context().known_conversations;
-        if known.lock().unwrap_or_else(|e| e.into_inner()).contains(id) {
-            return Ok(true);
-        }
-        let exists = self.read(|r| Ok(ensure_exists(r.conn, id).is_ok()))?;
-        if exists {
-            let mut known = known.lock().unwrap_or_else(|e| e.into_inner());
-            // Bounded: a process that touches many conversations reads some of them again.
-            if known.len() >= KNOWN_CONVERSATIONS {
-                known.clear();
+        let deletions = {
+            let known = known.lock().unwrap_or_else(|e| e.into_inner());
+            if known.ids.contains(id) {
+                return Ok(true);
             }
-            known.insert(id.to_owned());
+            known.deletions
+        };
+        let exists = self.read(|r| Ok(ensure_exists(r.conn, id).is_ok()))?;
+        let mut known = known.lock().unwrap_or_else(|e| e.into_inner());
+        // A deletion committed since the read began: what it saw may be gone; read next time.
+        if exists && known.deletions == deletions {
+            // Bounded: a process that touches many conversations reads some of them again.
+            if known.ids.len() >= KNOWN_CONVERSATIONS {
+                known.ids.clear();
+            }
+            known.ids.insert(id.to_owned());
         }
         Ok(exists)
     }

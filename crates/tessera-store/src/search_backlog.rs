@@ -146,7 +146,12 @@ impl WriteTx<'_> {
                 self.after_commit.push(AfterCommit::SearchBacklogEmpty);
                 return Ok(true);
             };
-            let content = sql::opt_parse("evidence content", content)?;
+            // Content that does not parse (a database edited by hand) is left out of the index
+            // rather than holding up every text listed after it, and every search.
+            let content = sql::opt_parse("evidence content", content).unwrap_or_else(|error| {
+                tracing::warn!(%error, evidence = pk, "an evidence is left out of the search index");
+                None
+            });
             let text = evidences::search_text(content.as_ref());
             search_pieces::index_evidence(self.conn, pk, &text)?;
             evidence_done.execute([pk])?;

@@ -66,7 +66,15 @@ pub(crate) struct WriterContext {
     pub queued: AtomicUsize,
     /// Conversations seen to exist (see `Store::conversation_exists`); one leaves when it is
     /// deleted, after the commit.
-    pub known_conversations: Mutex<HashSet<String>>,
+    pub known_conversations: Mutex<KnownConversations>,
+}
+
+/// Conversation ids seen to exist, and how many deletions have committed: an id read before a
+/// deletion that commits meanwhile is not added (it may be the one deleted).
+#[derive(Debug, Default)]
+pub(crate) struct KnownConversations {
+    pub ids: HashSet<String>,
+    pub deletions: u64,
 }
 
 impl WriterContext {

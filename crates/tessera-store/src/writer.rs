@@ -120,22 +120,28 @@ impl Drop for Writer {
 fn run(conn: &Connection, ctx: &WriterContext, receiver: &Inbox) {
     // A write that must run alone, met while gathering a batch: it goes next.
     let mut next: Option<Queued> = None;
-    let idle_failed = Arc::new(AtomicBool::new(false));
+    let indexed = Arc::new(AtomicBool::new(false));
     let mut idle_wait = INDEX_WHEN_IDLE_AFTER;
     loop {
         let first = match next.take() {
             Some(queued) => queued,
             None if ctx.search_backlog.load(Ordering::Acquire) => {
                 match receiver.recv_timeout(idle_wait) {
-                    Ok(queued) => queued,
+                    Ok(queued) => {
+                        // Writes are coming: indexing waits for the next quiet moment again
+                        // (a failure's back-off stays).
+                        idle_wait = idle_wait.max(INDEX_WHEN_IDLE_AFTER);
+                        queued
+                    }
                     Err(mpsc::RecvTimeoutError::Timeout) => {
                         let _gate = ctx.write_gate();
-                        run_alone(conn, ctx, index_listed_texts(Arc::clone(&idle_failed)));
-                        // A failure (a full disk) is tried again less and less often; the text
-                        // stays listed, and the next search tries too and reports it. Texts
-                        // still listed are indexed on while no write comes.
-                        idle_wait = if idle_failed.swap(false, Ordering::AcqRel) {
-                            (idle_wait * 2).min(MAX_IDLE_RETRY)
+                        run_alone(conn, ctx, index_listed_texts(Arc::clone(&indexed)));
+                        // A failure (a full disk; a transaction that could not begin) is tried
+                        // again less and less often; the text stays listed, and the next search
+                        // tries too and reports it. Texts still listed are indexed on while no
+                        // write comes.
+                        idle_wait = if !indexed.swap(false, Ordering::AcqRel) {
+                            (idle_wait.max(INDEX_WHEN_IDLE_AFTER) * 2).min(MAX_IDLE_RETRY)
                         } else if ctx.search_backlog.load(Ordering::Acquire) {
                             KEEP_INDEXING_AFTER
                         } else {
@@ -163,22 +169,21 @@ fn run(conn: &Connection, ctx: &WriterContext, receiver: &Inbox) {
 /// The longest the idle writer waits before it tries again to index a text it failed to.
 const MAX_IDLE_RETRY: Duration = Duration::from_secs(60);
 
-/// Indexes texts listed for indexing later (see `search_backlog`) for a moment; `failed` is
-/// raised if it could not (the write or its commit failed).
-fn index_listed_texts(failed: Arc<AtomicBool>) -> Job {
+/// Indexes texts listed for indexing later (see `search_backlog`) for a moment; `indexed` is
+/// raised only once what it indexed has committed (not when the write, its transaction or its
+/// commit failed, nor when it panicked).
+fn index_listed_texts(indexed: Arc<AtomicBool>) -> Job {
     Box::new(move |tx| {
         let result = tx.index_search_backlog(Some(IDLE_INDEXING_BUDGET));
         if let Err(error) = &result {
             tracing::warn!(%error, "cannot index a stored text for search");
-            failed.store(true, Ordering::Release);
         }
+        let ok = result.is_ok();
         JobOutcome {
-            keep: result.is_ok(),
-            complete: Box::new(move |commit_error| {
-                if let Some(error) = commit_error {
-                    tracing::warn!(%error, "cannot index a stored text for search");
-                    failed.store(true, Ordering::Release);
-                }
+            keep: ok,
+            complete: Box::new(move |commit_error| match commit_error {
+                Some(error) => tracing::warn!(%error, "cannot index a stored text for search"),
+                None => indexed.store(ok, Ordering::Release),
             }),
         }
     })
@@ -326,10 +331,12 @@ fn run_after_commit(ctx: &WriterContext, actions: Vec<AfterCommit>) {
                 ctx.search_backlog.store(false, Ordering::Release);
             }
             AfterCommit::ConversationGone(id) => {
-                ctx.known_conversations
+                let mut known = ctx
+                    .known_conversations
                     .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&id);
+                    .unwrap_or_else(|e| e.into_inner());
+                known.ids.remove(&id);
+                known.deletions += 1;
             }
             AfterCommit::RemoveFile(path) => {
                 if let Err(error) = std::fs::remove_file(&path) {

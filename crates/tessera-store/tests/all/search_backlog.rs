@@ -208,3 +208,31 @@ fn an_idle_writer_indexes_many_tool_results_by_itself_and_they_go_with_their_con
     assert_eq!(evidences_listed(&store), 0, "gone with its conversation");
     assert_eq!(evidence_hits(&store, "kiwi"), ["ev_kept"]);
 }
+
+#[test]
+fn a_listed_evidence_whose_content_no_longer_parses_holds_up_no_other_text() {
+    let (_dir, store) = common::open();
+    let c = common::conversation(&store, "edited");
+    let first = evidence(
+        "ev_bad",
+        EvidenceType::ToolResult,
+        Some(json!("plum first")),
+    );
+    store.put_evidence(&c, first, vec![]).unwrap();
+    let second = evidence(
+        "ev_good",
+        EvidenceType::ToolResult,
+        Some(json!("plum second")),
+    );
+    store.put_evidence(&c, second, vec![]).unwrap();
+    // The database edited by hand while the first was listed.
+    let conn = rusqlite::Connection::open(&store.paths().database).unwrap();
+    conn.execute(
+        "UPDATE evidences SET content_json = '{not json' WHERE evidence_id = 'ev_bad'",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    assert_eq!(evidence_hits(&store, "plum"), ["ev_good"]);
+    assert_eq!(evidences_listed(&store), 0);
+}
