@@ -18,10 +18,15 @@ fn long_answer(last_word: &str) -> String {
     format!("alpha {filler} {last_word}")
 }
 
-fn listed(store: &Store) -> i64 {
+/// Rows in `table`, read past the store.
+fn rows(store: &Store, table: &str) -> i64 {
     let conn = rusqlite::Connection::open(&store.paths().database).unwrap();
-    conn.query_row("SELECT count(*) FROM search_backlog", [], |r| r.get(0))
+    conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
         .unwrap()
+}
+
+fn listed(store: &Store) -> i64 {
+    rows(store, "search_backlog")
 }
 
 /// What a read finds without first catching the index up.
@@ -107,11 +112,7 @@ fn a_listed_answer_leaves_the_list_with_its_conversation() {
 }
 
 fn evidences_listed(store: &Store) -> i64 {
-    let conn = rusqlite::Connection::open(&store.paths().database).unwrap();
-    conn.query_row("SELECT count(*) FROM search_backlog_evidences", [], |r| {
-        r.get(0)
-    })
-    .unwrap()
+    rows(store, "search_backlog_evidences")
 }
 
 fn evidence_hits(store: &Store, query: &str) -> Vec<String> {
