@@ -2,20 +2,19 @@
 //! the first output, fallback on overload, the three timeouts, and cancellation that closes the
 //! connection at once.
 
-use std::collections::VecDeque;
-use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use futures_util::{stream, Stream, StreamExt};
+use futures_util::Stream;
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::cancel_flag::CancelFlag;
+use crate::item_queue::ItemQueue;
+use crate::wake_flag::WakeFlag;
 
 use crate::config::{ProviderConfig, WireKind};
 use crate::error::{ProviderError, Result};
@@ -226,6 +225,8 @@ enum State {
         got_event: bool,
         /// Fires at the first-byte, then the idle deadline (checked against `last`).
         timer: Pin<Box<tokio::time::Sleep>>,
+        /// How each wait looks at `timer`: polled again only after it woke us (or was reset).
+        timer_flag: WakeFlag,
         /// When the stream last began to wait for the provider (after the events before it were
         /// taken), or when the request was sent: the silence the timeouts measure starts there.
         last: tokio::time::Instant,
@@ -245,7 +246,7 @@ pub struct ResponseStream {
     streaming: bool,
     state: State,
     decoder: Decoder,
-    pending: VecDeque<StreamItem>,
+    pending: ItemQueue,
     scratch: Vec<StreamItem>,
     /// An error to report once the items decoded before it have been delivered.
     deferred: Option<ProviderError>,
@@ -272,7 +273,7 @@ impl ResponseStream {
             streaming,
             state: State::Idle,
             decoder,
-            pending: VecDeque::new(),
+            pending: ItemQueue::default(),
             scratch: Vec::new(),
             deferred: None,
             retries: 0,
@@ -341,7 +342,7 @@ impl ResponseStream {
     /// The next item, an error (after which the stream ends), or None at the end.
     pub async fn next(&mut self) -> Option<Result<StreamItem>> {
         loop {
-            if let Some(item) = self.pending.pop_front() {
+            if let Some(item) = self.pending.pop() {
                 if item.is_output() && !self.output_started {
                     self.output_started = true;
                     self.first_output = Some(self.started.elapsed());
@@ -381,6 +382,7 @@ impl ResponseStream {
                                 events,
                                 got_event: false,
                                 timer: Box::pin(tokio::time::sleep_until(sent + first_byte)),
+                                timer_flag: WakeFlag::new(),
                                 last: sent,
                                 fresh: false,
                             }
@@ -394,6 +396,7 @@ impl ResponseStream {
                     events,
                     got_event,
                     timer,
+                    timer_flag,
                     last,
                     fresh,
                 } => {
@@ -403,7 +406,8 @@ impl ResponseStream {
                     // cancel (checked above, one atomic load) nor the timer needs polling, and
                     // the clock is read once per wait, not per delta. One timer serves the whole
                     // stream, re-armed only when it fires early (a reset per delta would cost a
-                    // timer-wheel update per delta).
+                    // timer-wheel update per delta). Neither is polled again until it woke us
+                    // (`WakeFlag`): a wait with nothing new from them is two atomic loads.
                     let next = std::future::poll_fn(|cx| {
                         if let Poll::Ready(next) = events.as_mut().poll_next(cx) {
                             return Poll::Ready(Woken::Event(next));
@@ -414,7 +418,7 @@ impl ResponseStream {
                         if cancel_flag.poll_cancelled(cx).is_ready() {
                             return Poll::Ready(Woken::Cancelled);
                         }
-                        if timer.as_mut().poll(cx).is_ready() {
+                        if timer_flag.poll(timer.as_mut(), cx).is_ready() {
                             return Poll::Ready(Woken::Timer);
                         }
                         Poll::Pending
@@ -438,6 +442,7 @@ impl ResponseStream {
                             let deadline = *last + limit;
                             if tokio::time::Instant::now() < deadline {
                                 timer.as_mut().reset(deadline);
+                                timer_flag.disarm();
                                 continue;
                             }
                             let provider = self.client.inner.config.name.clone();
@@ -456,7 +461,7 @@ impl ResponseStream {
                         }
                         Some(None) => {
                             let result = self.decoder.finish(&mut self.scratch);
-                            self.pending.extend(self.scratch.drain(..));
+                            self.pending.take_from(&mut self.scratch);
                             match result {
                                 Ok(()) => self.state = State::Done,
                                 Err(err) => self.fail(err),
@@ -474,9 +479,10 @@ impl ResponseStream {
                                 timer
                                     .as_mut()
                                     .reset(tokio::time::Instant::now() + timeouts.idle());
+                                timer_flag.disarm();
                             }
                             let result = self.decoder.feed(&event.data, &mut self.scratch);
-                            self.pending.extend(self.scratch.drain(..));
+                            self.pending.take_from(&mut self.scratch);
                             match result {
                                 Err(err) => self.fail(err),
                                 Ok(()) if self.decoder.is_done() => self.state = State::Done,
@@ -494,7 +500,7 @@ impl ResponseStream {
     fn fail(&mut self, err: ProviderError) {
         // Every error (and the retry notice made from it) passes here: scrub the key once.
         let err = err.map_text(|text| self.client.redact(text));
-        let nothing_shown = !self.output_started && !self.pending.iter().any(StreamItem::is_output);
+        let nothing_shown = !self.output_started && !self.pending.has_output();
         let config = &self.client.inner.config;
         if nothing_shown && err.is_overload() {
             if let Some(fallback) = config.fallback_model.clone() {
@@ -502,9 +508,8 @@ impl ResponseStream {
                     tracing::warn!(provider = %config.name, from = %self.request.model, to = %fallback, "overloaded; switching to the fallback model");
                     let from = std::mem::replace(&mut self.request.model, fallback.clone());
                     self.fell_back_from = Some(from.clone());
-                    self.pending.clear();
                     self.pending
-                        .push_back(StreamItem::FallbackModel { from, to: fallback });
+                        .replace_with(StreamItem::FallbackModel { from, to: fallback });
                     self.reset(State::Idle);
                     return;
                 }
@@ -514,8 +519,7 @@ impl ResponseStream {
             let delay = retry::backoff(&config.retry, self.retries, err.retry_after());
             self.retries += 1;
             tracing::warn!(provider = %config.name, attempt = self.retries, delay_ms = delay.as_millis() as u64, code = err.code(), "model call failed before any output; retrying");
-            self.pending.clear();
-            self.pending.push_back(StreamItem::Retrying {
+            self.pending.replace_with(StreamItem::Retrying {
                 attempt: self.retries,
                 delay_ms: delay.as_millis() as u64,
                 code: err.code().to_owned(),
@@ -526,7 +530,7 @@ impl ResponseStream {
         }
         // Calls that had begun are reported incomplete (never run) before the error.
         let _ = self.decoder.finish(&mut self.scratch);
-        self.pending.extend(self.scratch.drain(..));
+        self.pending.take_from(&mut self.scratch);
         self.state = State::Done;
         // The worker of a model on this machine is what failed, not a network.
         self.deferred = Some(if self.client.inner.source.is_some() {
@@ -669,13 +673,11 @@ impl ResponseStream {
             return Ok(None);
         }
         // An event the server did not end with a blank line before closing is still an event
-        // (two recorded Anthropic streams end that way): end the body with one.
-        let body = response
-            .bytes_stream()
-            .chain(stream::once(async { Ok(Bytes::from_static(b"\n\n")) }));
-        Ok(Some(Box::pin(crate::sse::SseStream::new(Box::pin(
-            crate::limits::bounded_body(body),
-        )))))
+        // (two recorded Anthropic streams end that way).
+        let body = crate::limits::body_for_events(response.bytes_stream());
+        Ok(Some(Box::pin(
+            crate::sse::SseStream::new(Box::pin(body)).keeping_an_unended_last_event(),
+        )))
     }
 
     fn transport_error(&self, err: reqwest::Error) -> ProviderError {

@@ -19,6 +19,7 @@ pub mod cost;
 pub mod endpoint;
 pub mod error;
 pub mod http;
+mod item_queue;
 pub mod keys;
 pub mod limits;
 pub mod models;
@@ -28,6 +29,7 @@ pub mod request;
 mod retry;
 pub mod sse;
 pub mod stream;
+mod wake_flag;
 
 pub use client::{ProviderClient, ResponseStream};
 pub use config::{ProviderConfig, WireKind};

@@ -4,7 +4,7 @@
 //! with an error naming the limit; what arrived before stays shown and stored.
 
 use bytes::Bytes;
-use futures_util::{Stream, StreamExt};
+use futures_util::{Stream, TryStreamExt};
 
 /// The longest line of an event stream (one `data:` line holds one chunk, a few KB).
 pub const MAX_LINE_BYTES: usize = 8 * 1024 * 1024;
@@ -26,47 +26,15 @@ pub enum BodyError {
     EventTooLong,
 }
 
-/// Counts what the event-stream parser would buffer: the line not yet ended, the event not yet
-/// closed by a blank line.
-#[derive(Debug, Default)]
-struct Pending {
-    line: usize,
-    event: usize,
-}
-
-impl Pending {
-    fn take(&mut self, chunk: &[u8]) -> Result<(), BodyError> {
-        let mut start = 0;
-        for at in memchr::memchr_iter(b'\n', chunk) {
-            let line = self.line + (at - start);
-            let blank = line == 0 || (line == 1 && chunk.get(at.wrapping_sub(1)) == Some(&b'\r'));
-            self.event = if blank { 0 } else { self.event + line + 1 };
-            self.line = 0;
-            start = at + 1;
-        }
-        self.line += chunk.len() - start;
-        if self.line > MAX_LINE_BYTES {
-            return Err(BodyError::LineTooLong);
-        }
-        if self.event + self.line > MAX_EVENT_BYTES {
-            return Err(BodyError::EventTooLong);
-        }
-        Ok(())
-    }
-}
-
-/// `body` failing once a line or an event passes its limit.
-pub fn bounded_body<S>(body: S) -> impl Stream<Item = Result<Bytes, BodyError>>
+/// A response's body as the event-stream parser reads it ([`crate::sse::SseStream`], which
+/// holds the line and event limits as it finds each line).
+pub fn body_for_events<S>(
+    body: S,
+) -> futures_util::stream::MapErr<S, fn(reqwest::Error) -> BodyError>
 where
     S: Stream<Item = Result<Bytes, reqwest::Error>>,
 {
-    body.scan(Pending::default(), |pending, chunk| {
-        let item = match chunk {
-            Err(e) => Err(BodyError::Http(e)),
-            Ok(bytes) => pending.take(&bytes).map(|()| bytes),
-        };
-        std::future::ready(Some(item))
-    })
+    body.map_err(BodyError::Http as fn(reqwest::Error) -> BodyError)
 }
 
 #[cfg(test)]
@@ -144,29 +112,5 @@ mod tests {
             .find_map(Result::err)
             .expect("refused");
         assert!(refused.to_string().contains("more than 256"), "{refused}");
-    }
-
-    #[test]
-    fn ordinary_events_pass_and_endless_ones_stop() {
-        let mut p = Pending::default();
-        for _ in 0..10_000 {
-            assert!(p.take(b"data: {\"x\": 1}\n\n").is_ok());
-        }
-        assert_eq!(p.event, 0);
-        // A line split over chunks, with CRLF endings.
-        let mut p = Pending::default();
-        assert!(p.take(b"data: ab").is_ok());
-        assert!(p.take(b"cd\r\n\r\n").is_ok());
-        assert_eq!((p.line, p.event), (0, 0));
-        // A line that never ends.
-        let mut p = Pending::default();
-        let chunk = vec![b'x'; 1024 * 1024];
-        let ended = (0..9).map(|_| p.take(&chunk)).find_map(Result::err);
-        assert!(matches!(ended, Some(BodyError::LineTooLong)), "{ended:?}");
-        // Lines that never make an event end.
-        let mut p = Pending::default();
-        let line = [vec![b'x'; 1024 * 1024 - 1], vec![b'\n']].concat();
-        let ended = (0..17).map(|_| p.take(&line)).find_map(Result::err);
-        assert!(matches!(ended, Some(BodyError::EventTooLong)), "{ended:?}");
     }
 }

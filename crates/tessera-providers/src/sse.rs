@@ -14,7 +14,7 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
 
-use crate::limits::BodyError;
+use crate::limits::{BodyError, MAX_EVENT_BYTES, MAX_LINE_BYTES};
 
 /// One event's `data`, its lines joined with `\n`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,12 +39,18 @@ pub struct SseStream<S> {
     at: usize,
     /// The data of the event being read.
     data: Vec<u8>,
+    /// Bytes of the lines the event being read has had so far (each with its ending): with the
+    /// line not yet ended, what the limits count. Counted here, where each line is found
+    /// anyway, rather than in a second pass over every byte.
+    event_bytes: usize,
     has_data: bool,
     /// A line ended with `\r`: a `\n` right after it belongs to the same ending.
     after_cr: bool,
     /// Whether the first bytes were seen (a byte-order mark there is skipped).
     started: bool,
     ended: bool,
+    /// At the end of the body, an event not closed by a blank line is closed (kept).
+    close_at_end: bool,
 }
 
 impl<S> SseStream<S> {
@@ -54,11 +60,20 @@ impl<S> SseStream<S> {
             buffer: Vec::new(),
             at: 0,
             data: Vec::new(),
+            event_bytes: 0,
             has_data: false,
             after_cr: false,
             started: false,
             ended: false,
+            close_at_end: false,
         }
+    }
+
+    /// Keeps an event the body ends without a blank line (some servers close that way), as if
+    /// the body had ended with one.
+    pub fn keeping_an_unended_last_event(mut self) -> Self {
+        self.close_at_end = true;
+        self
     }
 
     fn push(&mut self, chunk: &[u8]) {
@@ -92,6 +107,7 @@ impl<S> SseStream<S> {
             self.at = line_end + 1;
             let line = &self.buffer[start..line_end];
             if line.is_empty() {
+                self.event_bytes = 0;
                 if !self.has_data {
                     continue;
                 }
@@ -103,6 +119,7 @@ impl<S> SseStream<S> {
                         .map_err(|_| SseError::Utf8),
                 );
             }
+            self.event_bytes += line.len() + 1;
             if line[0] == b':' {
                 continue;
             }
@@ -137,8 +154,21 @@ where
             }
             if self.ended {
                 // An event the body did not close with a blank line is dropped, as the
-                // standard says (the caller ends the body with one when it wants it kept).
+                // standard says, unless the caller asked to keep it.
                 return Poll::Ready(None);
+            }
+            // What is held until more comes: a line not yet ended, an event not yet closed.
+            let line = self.buffer.len() - self.at;
+            let limit = if line > MAX_LINE_BYTES {
+                Some(BodyError::LineTooLong)
+            } else if self.event_bytes + line > MAX_EVENT_BYTES {
+                Some(BodyError::EventTooLong)
+            } else {
+                None
+            };
+            if let Some(error) = limit {
+                self.ended = true;
+                return Poll::Ready(Some(Err(error.into())));
             }
             match self.body.poll_next_unpin(cx) {
                 Poll::Pending => return Poll::Pending,
@@ -146,6 +176,10 @@ where
                 Poll::Ready(Some(Err(error))) => {
                     self.ended = true;
                     return Poll::Ready(Some(Err(error.into())));
+                }
+                Poll::Ready(None) if self.close_at_end => {
+                    self.close_at_end = false;
+                    self.push(b"\n\n");
                 }
                 Poll::Ready(None) => self.ended = true,
             }
@@ -161,6 +195,11 @@ mod tests {
 
     /// The data of every event of `chunks`.
     fn events(chunks: &[&[u8]]) -> Vec<String> {
+        events_with(chunks, false)
+    }
+
+    /// The same, keeping an event the body ends without a blank line when `keep`.
+    fn events_with(chunks: &[&[u8]], keep: bool) -> Vec<String> {
         let body = futures_util::stream::iter(
             chunks
                 .iter()
@@ -168,6 +207,9 @@ mod tests {
                 .collect::<Vec<_>>(),
         );
         let mut stream = SseStream::new(body);
+        if keep {
+            stream = stream.keeping_an_unended_last_event();
+        }
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
@@ -203,6 +245,76 @@ mod tests {
     #[test]
     fn an_event_not_closed_before_the_end_is_dropped() {
         assert_eq!(events(&[b"data: whole\n\ndata: cut"]), ["whole"]);
+    }
+
+    #[test]
+    fn an_event_not_closed_before_the_end_is_kept_when_asked() {
+        let keep = |chunks: &[&[u8]]| events_with(chunks, true);
+        assert_eq!(keep(&[b"data: whole\n\ndata: cut"]), ["whole", "cut"]);
+        assert_eq!(keep(&[b"data: a\n", b"data: b"]), ["a\nb"]);
+        // A last line that ended with its line ending but no blank line after it.
+        assert_eq!(keep(&[b"data: cr\r"]), ["cr"]);
+        // Nothing is made up where every event was closed, or where there was none.
+        assert_eq!(keep(&[b"data: one\n\n"]), ["one"]);
+        assert!(keep(&[b": only a comment"]).is_empty());
+        assert!(keep(&[]).is_empty());
+    }
+
+    /// The events of `chunks`, then the error that ended them, if one did.
+    fn until_error(chunks: Vec<Vec<u8>>) -> (usize, Option<SseError>) {
+        let body = futures_util::stream::iter(
+            chunks
+                .into_iter()
+                .map(|c| Ok::<_, BodyError>(Bytes::from(c))),
+        );
+        let mut stream = SseStream::new(body);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let mut events = 0;
+            while let Some(event) = stream.next().await {
+                match event {
+                    Ok(_) => events += 1,
+                    Err(error) => return (events, Some(error)),
+                }
+            }
+            (events, None)
+        })
+    }
+
+    #[test]
+    fn ordinary_events_pass_and_endless_ones_stop() {
+        let one = b"data: {\"x\": 1}\n\n".to_vec();
+        assert_eq!(until_error(vec![one; 10_000]).0, 10_000);
+        // A line split over chunks, with CRLF endings; comment lines between events.
+        let split = vec![
+            b"data: ab".to_vec(),
+            b"cd\r\n\r\n".to_vec(),
+            b": ping\n\n".to_vec(),
+        ];
+        assert!(matches!(until_error(split), (1, None)));
+        // A line that never ends: stopped once it passes its limit, the events before it kept.
+        let mut chunks = vec![b"data: before\n\ndata: ".to_vec()];
+        chunks.extend((0..9).map(|_| vec![b'x'; 1024 * 1024]));
+        let (events, ended) = until_error(chunks);
+        assert_eq!(events, 1);
+        assert!(
+            matches!(ended, Some(SseError::Body(BodyError::LineTooLong))),
+            "{ended:?}"
+        );
+        // Lines that never make an event end, data or not.
+        for start in [&b"data: "[..], b": "] {
+            let line = [start, &vec![b'x'; 1024 * 1024 - 1 - start.len()], b"\n"].concat();
+            let (_, ended) = until_error(vec![line; 17]);
+            assert!(
+                matches!(ended, Some(SseError::Body(BodyError::EventTooLong))),
+                "{ended:?}"
+            );
+        }
+        // The same lines closed by blank lines are ordinary events.
+        let line = [&b"data: "[..], &vec![b'x'; 1024 * 1024], b"\n\n"].concat();
+        assert!(matches!(until_error(vec![line; 17]), (17, None)));
     }
 
     #[test]
