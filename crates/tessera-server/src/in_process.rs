@@ -154,6 +154,12 @@ fn split(response: axum::response::Response) -> (ApiResponseHead, BodyText) {
     (head, BodyText::new(response.into_body(), binary))
 }
 
+/// While text keeps coming, the shortest time between two text frames; a frame after a pause
+/// goes at once. Each frame costs the page a script of its own (Tauri evaluates one per channel
+/// message) and a turn of its event-stream reader: a fast answer's hundred events a second
+/// arrive as at most one frame a display frame, which the page draws no faster anyway.
+pub const TEXT_FRAME_INTERVAL: std::time::Duration = std::time::Duration::from_millis(16);
+
 /// A response body, as the frames the shell carries: UTF-8 text chunks for a text body (a chunk
 /// boundary may fall inside a character; its first bytes wait for the next chunk, so every
 /// chunk handed out is whole text), byte chunks for any other.
@@ -163,6 +169,10 @@ pub struct BodyText {
     done: bool,
     /// Not text: handed out as bytes.
     binary: bool,
+    /// When the last text frame was handed out.
+    last_text: Option<tokio::time::Instant>,
+    /// The break that ended text gathered into a frame, handed out next.
+    broke: Option<String>,
 }
 
 impl BodyText {
@@ -172,16 +182,39 @@ impl BodyText {
             pending: Vec::new(),
             done: false,
             binary,
+            last_text: None,
+            broke: None,
         }
     }
 
-    /// The next frame of the body (`chunk`, `bytes` or `error`); `None` once it has ended.
+    /// The next frame of the body (`chunk`, `bytes` or `error`); `None` once it has ended. Text
+    /// that comes within `TEXT_FRAME_INTERVAL` of the last text frame waits for the rest of
+    /// that interval and goes with what else arrives meanwhile, in order.
     pub async fn next_frame(&mut self) -> Option<BodyFrame> {
         if !self.binary {
-            return Some(match self.next().await? {
-                Ok(text) => BodyFrame::Chunk { text },
-                Err(message) => BodyFrame::Error { message },
-            });
+            if let Some(message) = self.broke.take() {
+                return Some(BodyFrame::Error { message });
+            }
+            let mut text = match self.next().await? {
+                Ok(text) => text,
+                Err(message) => return Some(BodyFrame::Error { message }),
+            };
+            if let Some(last) = self.last_text {
+                let due = last + TEXT_FRAME_INTERVAL;
+                // `next` keeps what it read in `self` across its waits: a wait cut by the
+                // deadline loses nothing.
+                while let Ok(Some(more)) = tokio::time::timeout_at(due, self.next()).await {
+                    match more {
+                        Ok(more) => text.push_str(&more),
+                        Err(message) => {
+                            self.broke = Some(message);
+                            break;
+                        }
+                    }
+                }
+            }
+            self.last_text = Some(tokio::time::Instant::now());
+            return Some(BodyFrame::Chunk { text });
         }
         use base64::Engine as _;
         while !self.done {

@@ -39,6 +39,20 @@ async fn whole_body(api: &InProcessApi, req: ApiRequest) -> (u16, Vec<String>) {
     (head.status, chunks)
 }
 
+/// The answer's text in an event stream's `text`, and its events.
+fn answer_of(text: &str) -> (String, Vec<support::stream::SseEvent>) {
+    let events: Vec<_> = text
+        .split("\n\n")
+        .filter_map(support::stream::parse_block)
+        .collect();
+    let answer = events
+        .iter()
+        .filter(|(_, _, e)| e["domain"] == "llm" && e["type"] == "message")
+        .filter_map(|(_, _, e)| e["payload"]["delta"].as_str())
+        .collect();
+    (answer, events)
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_message_streams_its_answer_through_the_in_process_router() {
     let provider = ScriptedProvider::start().await.unwrap();
@@ -81,15 +95,7 @@ async fn a_message_streams_its_answer_through_the_in_process_router() {
         chunks > 1,
         "the events arrive as they happen, not as one body"
     );
-    let events: Vec<_> = text
-        .split("\n\n")
-        .filter_map(support::stream::parse_block)
-        .collect();
-    let answer: String = events
-        .iter()
-        .filter(|(_, _, e)| e["domain"] == "llm" && e["type"] == "message")
-        .filter_map(|(_, _, e)| e["payload"]["delta"].as_str())
-        .collect();
+    let (answer, events) = answer_of(&text);
     assert_eq!(answer, "Hello from the shell");
     assert_eq!(events.last().unwrap().1, "done");
 
@@ -99,6 +105,59 @@ async fn a_message_streams_its_answer_through_the_in_process_router() {
     assert_eq!(status, 200);
     let detail: Value = serde_json::from_str(&chunks.concat()).unwrap();
     assert_eq!(detail["messages"].as_array().unwrap().len(), 2);
+}
+
+/// A fast answer (a delta every 2 ms) reaches the shell as at most one text frame per
+/// `TEXT_FRAME_INTERVAL` while it keeps coming: each frame costs the page a script of its own.
+/// Every event still arrives whole and in order, and a frame after a pause is not held back.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fast_answer_arrives_in_frames_gathered_per_display_frame() {
+    use tessera_server::in_process::{BodyFrame, TEXT_FRAME_INTERVAL};
+    let provider = ScriptedProvider::start().await.unwrap();
+    let deltas: Vec<String> = (0..200).map(|i| format!("w{i} ")).collect();
+    let pieces: Vec<&str> = deltas.iter().map(String::as_str).collect();
+    provider.push(
+        Reply::openai_text("m", &pieces).with_step_delay(std::time::Duration::from_millis(2)),
+    );
+    let data = tempfile::tempdir().unwrap();
+    let api = api_over(data.path(), &provider).await;
+    let (head, mut body) = api
+        .call(request(
+            "POST",
+            "/v1/messages",
+            &[("accept", "text/event-stream")],
+            Some(support::stream::user_input("ctx_frames", "Hi")),
+        ))
+        .await;
+    assert_eq!(head.status, 200);
+    let started = tokio::time::Instant::now();
+    let mut frames = Vec::new();
+    let mut text = String::new();
+    while let Some(frame) = body.next_frame().await {
+        match frame {
+            BodyFrame::Chunk { text: piece } => {
+                frames.push(started.elapsed());
+                text.push_str(&piece);
+            }
+            other => panic!("the event stream came as {other:?}"),
+        }
+    }
+    let (answer, events) = answer_of(&text);
+    assert_eq!(answer, deltas.concat());
+    assert_eq!(events.last().unwrap().1, "done");
+    // Frames handed out less than the interval apart: none (a little slack for the clock),
+    // but for the last, which goes as soon as the body ends.
+    let close = frames[..frames.len() - 1]
+        .windows(2)
+        .filter(|w| w[1] - w[0] + std::time::Duration::from_millis(1) < TEXT_FRAME_INTERVAL)
+        .count();
+    assert_eq!(close, 0, "frames at {frames:?}");
+    assert!(
+        frames.len() * 3 < events.len(),
+        "{} frames for {} events",
+        frames.len(),
+        events.len()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
