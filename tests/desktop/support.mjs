@@ -55,10 +55,10 @@ export class Driver {
     }
     return json.value;
   }
-  async newSession(args = []) {
+  async newSession(args = [], application = app) {
     const value = await this.call('POST', '/session', {
       capabilities: {
-        alwaysMatch: { browserName: 'wry', 'tauri:options': { application: app, args } },
+        alwaysMatch: { browserName: 'wry', 'tauri:options': { application, args } },
       },
     });
     this.session = value.sessionId;
