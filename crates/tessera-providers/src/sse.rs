@@ -178,7 +178,8 @@ where
                     return Poll::Ready(Some(Err(error.into())));
                 }
                 Poll::Ready(None) if self.close_at_end => {
-                    self.close_at_end = false;
+                    // The body is not polled again once it has ended.
+                    self.ended = true;
                     self.push(b"\n\n");
                 }
                 Poll::Ready(None) => self.ended = true,
@@ -281,6 +282,46 @@ mod tests {
             }
             (events, None)
         })
+    }
+
+    #[test]
+    fn a_body_that_has_ended_is_not_polled_again() {
+        /// Gives its chunks, then the end once: polled after that, it panics.
+        struct EndsOnce(Vec<Bytes>, bool);
+        impl Stream for EndsOnce {
+            type Item = Result<Bytes, BodyError>;
+            fn poll_next(
+                mut self: Pin<&mut Self>,
+                _: &mut Context<'_>,
+            ) -> Poll<Option<Self::Item>> {
+                assert!(!self.1, "polled after its end");
+                if self.0.is_empty() {
+                    self.1 = true;
+                    return Poll::Ready(None);
+                }
+                Poll::Ready(Some(Ok(self.0.remove(0))))
+            }
+        }
+        for keep in [false, true] {
+            let body = EndsOnce(vec![Bytes::from_static(b"data: a\n\ndata: b")], false);
+            let mut stream = SseStream::new(body);
+            if keep {
+                stream = stream.keeping_an_unended_last_event();
+            }
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .unwrap();
+            let got = runtime.block_on(async move {
+                let mut out = Vec::new();
+                while let Some(event) = stream.next().await {
+                    out.push(event.unwrap().data);
+                }
+                // Asked again after its end: still the end, without the body.
+                assert!(stream.next().await.is_none());
+                out
+            });
+            assert_eq!(got, if keep { vec!["a", "b"] } else { vec!["a"] });
+        }
     }
 
     #[test]

@@ -37,8 +37,15 @@ impl Wake for Shared {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
+        // The task's waker is taken before the flag is raised: a task that sees the flag looks
+        // again and registers anew after the take, and one that does not is woken by it. Taken
+        // after, it could take a registration made since (the task saw the flag, polled, and
+        // registered), leaving none for the next wake.
+        let task = self.task.take();
         self.woken.store(true, Ordering::Release);
-        self.task.wake();
+        if let Some(task) = task {
+            task.wake();
+        }
     }
 }
 
