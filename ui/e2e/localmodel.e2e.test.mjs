@@ -202,11 +202,18 @@ describe('a model on this computer', { skip }, () => {
     });
 
     const tool = log.getByRole('region', { name: 'Tool request_form' });
+    // The call's end first: right after the form is answered, before the run's resumption is
+    // drawn, the answer so far is not busy either (the run was waiting for the person).
+    await page.waitForFunction(
+      (card) => !['preparing', 'called', 'queued', 'running'].includes(card?.getAttribute('data-phase') ?? 'called'),
+      await tool.elementHandle(),
+      { timeout: 180_000 },
+    );
+    assert.equal(await tool.getAttribute('data-phase'), 'success');
     await page.waitForFunction(() => {
       const last = [...document.querySelectorAll('[data-testid="assistant-message"]')].at(-1);
       return last && last.getAttribute('aria-busy') === 'false';
     }, null, { timeout: 180_000 });
-    assert.equal(await tool.getAttribute('data-phase'), 'success');
     // What was answered reads as the form's labels and values.
     const summary = tool.getByRole('region', { name: /^Your answers: / });
     await summary.waitFor({ timeout: 10_000 });
