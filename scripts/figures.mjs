@@ -497,7 +497,8 @@ async function streamOnly() {
     const share = (100 * (run.webAfter.cpuMs - run.webBefore.cpuMs)) / run.streamed;
     busy[i % 2].push(share);
     const rate = way.frames ? `, ${((run.stall.frames * 1000) / run.streamed).toFixed(0)} frames a second` : '';
-    console.log(`  round ${i + 1}, ${way.name}: ${share.toFixed(1)} % busy, longest task ${run.stall.longest.toFixed(0)} ms${rate}`);
+    const faults = ((run.webAfter.faults - run.webBefore.faults) * 1000) / run.streamed;
+    console.log(`  round ${i + 1}, ${way.name}: ${share.toFixed(1)} % busy, ${faults.toFixed(0)} page faults a second, longest task ${run.stall.longest.toFixed(0)} ms${rate}`);
   }
   const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
   console.log(`the web process's main thread while it streamed, median (target <= 25 %): ${ways.map((w, i) => `${median(busy[i]).toFixed(1)} % ${w.name}`).join(', ')}`);
