@@ -201,26 +201,41 @@ mod tests {
 
     /// The same, keeping an event the body ends without a blank line when `keep`.
     fn events_with(chunks: &[&[u8]], keep: bool) -> Vec<String> {
-        let body = futures_util::stream::iter(
-            chunks
-                .iter()
-                .map(|c| Ok::<_, BodyError>(Bytes::copy_from_slice(c)))
-                .collect::<Vec<_>>(),
-        );
+        events_of(
+            futures_util::stream::iter(
+                chunks
+                    .iter()
+                    .map(|c| Ok::<_, BodyError>(Bytes::copy_from_slice(c)))
+                    .collect::<Vec<_>>(),
+            ),
+            keep,
+        )
+    }
+
+    /// The data of every event of `body`; asked again after its end, the stream still ends.
+    fn events_of<S>(body: S, keep: bool) -> Vec<String>
+    where
+        S: Stream<Item = Result<Bytes, BodyError>> + Unpin,
+    {
         let mut stream = SseStream::new(body);
         if keep {
             stream = stream.keeping_an_unended_last_event();
         }
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        runtime.block_on(async move {
+        block_on(async move {
             let mut out = Vec::new();
             while let Some(event) = stream.next().await {
                 out.push(event.unwrap().data);
             }
+            assert!(stream.next().await.is_none());
             out
         })
+    }
+
+    fn block_on<F: std::future::Future>(future: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(future)
     }
 
     #[test]
@@ -269,10 +284,7 @@ mod tests {
                 .map(|c| Ok::<_, BodyError>(Bytes::from(c))),
         );
         let mut stream = SseStream::new(body);
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        runtime.block_on(async move {
+        block_on(async move {
             let mut events = 0;
             while let Some(event) = stream.next().await {
                 match event {
@@ -304,23 +316,8 @@ mod tests {
         }
         for keep in [false, true] {
             let body = EndsOnce(vec![Bytes::from_static(b"data: a\n\ndata: b")], false);
-            let mut stream = SseStream::new(body);
-            if keep {
-                stream = stream.keeping_an_unended_last_event();
-            }
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .build()
-                .unwrap();
-            let got = runtime.block_on(async move {
-                let mut out = Vec::new();
-                while let Some(event) = stream.next().await {
-                    out.push(event.unwrap().data);
-                }
-                // Asked again after its end: still the end, without the body.
-                assert!(stream.next().await.is_none());
-                out
-            });
-            assert_eq!(got, if keep { vec!["a", "b"] } else { vec!["a"] });
+            let want = if keep { vec!["a", "b"] } else { vec!["a"] };
+            assert_eq!(events_of(body, keep), want);
         }
     }
 
@@ -363,10 +360,7 @@ mod tests {
         let body = futures_util::stream::iter(vec![Ok::<_, BodyError>(Bytes::from_static(
             b"data: \xff\n\n",
         ))]);
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .unwrap();
-        let first = runtime.block_on(async { SseStream::new(body).next().await });
+        let first = block_on(async { SseStream::new(body).next().await });
         assert!(matches!(first, Some(Err(SseError::Utf8))));
     }
 
