@@ -39,6 +39,26 @@ async fn whole_body(api: &InProcessApi, req: ApiRequest) -> (u16, Vec<String>) {
     (head.status, chunks)
 }
 
+/// "Hi" sent to conversation `ctx` with an event stream asked for (and `headers` besides).
+async fn send_hi(
+    api: &InProcessApi,
+    ctx: &str,
+    headers: &[(&str, &str)],
+) -> (
+    tessera_server::in_process::ApiResponseHead,
+    tessera_server::in_process::BodyText,
+) {
+    let mut all = vec![("accept", "text/event-stream")];
+    all.extend_from_slice(headers);
+    api.call(request(
+        "POST",
+        "/v1/messages",
+        &all,
+        Some(support::stream::user_input(ctx, "Hi")),
+    ))
+    .await
+}
+
 /// The answer's text in an event stream's `text`, and its events.
 fn answer_of(text: &str) -> (String, Vec<support::stream::SseEvent>) {
     let events: Vec<_> = text
@@ -61,18 +81,15 @@ async fn a_message_streams_its_answer_through_the_in_process_router() {
     let api = api_over(data.path(), &provider).await;
 
     // A forged token and Host from the webview are replaced by the shell's own.
-    let (head, mut body) = api
-        .call(request(
-            "POST",
-            "/v1/messages",
-            &[
-                ("accept", "text/event-stream"),
-                ("authorization", "Bearer not-the-token"),
-                ("host", "evil.example"),
-            ],
-            Some(support::stream::user_input("ctx_ipc", "Hi")),
-        ))
-        .await;
+    let (head, mut body) = send_hi(
+        &api,
+        "ctx_ipc",
+        &[
+            ("authorization", "Bearer not-the-token"),
+            ("host", "evil.example"),
+        ],
+    )
+    .await;
     assert_eq!(head.status, 200);
     let header = |name: &str| {
         head.headers
@@ -121,14 +138,7 @@ async fn a_fast_answer_arrives_in_frames_gathered_per_display_frame() {
     );
     let data = tempfile::tempdir().unwrap();
     let api = api_over(data.path(), &provider).await;
-    let (head, mut body) = api
-        .call(request(
-            "POST",
-            "/v1/messages",
-            &[("accept", "text/event-stream")],
-            Some(support::stream::user_input("ctx_frames", "Hi")),
-        ))
-        .await;
+    let (head, mut body) = send_hi(&api, "ctx_frames", &[]).await;
     assert_eq!(head.status, 200);
     let started = tokio::time::Instant::now();
     let mut frames = Vec::new();
