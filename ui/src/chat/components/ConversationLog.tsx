@@ -1,4 +1,4 @@
-import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
+import { memo, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ChatSession } from '../useChatSession';
 import type { StoredMessage } from '../../transport/client';
@@ -179,16 +179,18 @@ export function ConversationLog({ session, extra, setup }: { session: ChatSessio
   const lastText = chat.lastSeq;
   const streaming = session.runningId !== null;
   const formCount = Object.keys(chat.forms).length;
-  useEffect(() => {
+  useLayoutEffect(() => {
     const grew = count !== shownCount.current;
     shownCount.current = count;
     // A new form brings its own title into view (FormCard): the end of the log, below it,
     // must not take the view back.
     const newForm = formCount > shownForms.current;
     shownForms.current = formCount;
-    // In the next frame, where the page is laid out anyway: scrolling now would lay a long
-    // answer out a second time, inside the task that has just rendered it.
-    const frame = requestAnimationFrame(() => {
+    // Before the page draws what was just rendered: a jump in a frame of its own drew the new text
+    // once where it was written and again where the jump took it (a whole view, twice), ~a tenth
+    // of the page's busy time while a fast answer streams (`make figures`). Reading where the end
+    // is lays the page out now, which the frame would have done anyway.
+    const follow = () => {
       const end = endRef.current;
       const log = end?.closest<HTMLElement>('[role="log"]');
       const conversation = end?.parentElement;
@@ -237,8 +239,8 @@ export function ConversationLog({ session, extra, setup }: { session: ChatSessio
         lastJump.current = { at: now, height };
       }
       followedTo.current = log.scrollTop;
-    });
-    return () => cancelAnimationFrame(frame);
+    };
+    follow();
   }, [count, lastText, streaming, formCount]);
 
   const { segments, virtualised, watchConversation, watchRow } = useVirtualRows(rows, {
