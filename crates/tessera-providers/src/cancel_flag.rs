@@ -30,6 +30,7 @@ impl CancelFlag {
     }
 
     /// Whether the call was cancelled: one atomic load once armed (the first call arms it).
+    #[inline]
     pub fn is_cancelled(&mut self) -> bool {
         if !self.seen {
             self.seen = self.flag.check(self.cancelled.as_mut()).is_ready();
@@ -38,6 +39,7 @@ impl CancelFlag {
     }
 
     /// Ready once cancelled; otherwise `cx`'s task is woken when it is.
+    #[inline]
     pub fn poll_cancelled(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         if !self.seen {
             self.seen = self.flag.poll(self.cancelled.as_mut(), cx).is_ready();

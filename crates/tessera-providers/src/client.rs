@@ -172,6 +172,15 @@ impl ProviderClient {
     }
 }
 
+/// How many times the timer looks whether events came within one idle timeout: a timeout comes at
+/// most this fraction of it late.
+const CHECKS_PER_TIMEOUT: u32 = 8;
+
+/// How often the timer looks whether events came, for a timeout of `limit`.
+fn check_period(limit: Duration) -> Duration {
+    limit / CHECKS_PER_TIMEOUT
+}
+
 /// What ended a wait for the next event.
 enum Woken {
     Event(Option<std::result::Result<crate::sse::SseEvent, crate::sse::SseError>>),
@@ -223,14 +232,16 @@ enum State {
     Streaming {
         events: Events,
         got_event: bool,
-        /// Fires at the first-byte, then the idle deadline (checked against `last`).
+        /// Fires at the first-byte deadline, then every `CHECKS_PER_TIMEOUT`th of the idle time
+        /// (checked against `quiet_since`).
         timer: Pin<Box<tokio::time::Sleep>>,
         /// How each wait looks at `timer`: polled again only after it woke us (or was reset).
         timer_flag: WakeFlag,
-        /// When the stream last began to wait for the provider (after the events before it were
-        /// taken), or when the request was sent: the silence the timeouts measure starts there.
-        last: tokio::time::Instant,
-        /// Events were taken since `last` was set.
+        /// When the request was sent, then the timer's last check that found events taken since
+        /// the one before: the provider has been silent at least since then (the last event came
+        /// at most a check's period before), so a timeout is never early and at most that late.
+        quiet_since: tokio::time::Instant,
+        /// Events were taken since the timer's last check.
         fresh: bool,
     },
     Done,
@@ -383,7 +394,7 @@ impl ResponseStream {
                                 got_event: false,
                                 timer: Box::pin(tokio::time::sleep_until(sent + first_byte)),
                                 timer_flag: WakeFlag::new(),
-                                last: sent,
+                                quiet_since: sent,
                                 fresh: false,
                             }
                         }
@@ -397,23 +408,21 @@ impl ResponseStream {
                     got_event,
                     timer,
                     timer_flag,
-                    last,
+                    quiet_since,
                     fresh,
                 } => {
                     let timeouts = self.client.inner.config.timeouts;
                     let cancel_flag = &mut self.cancel_flag;
                     // The events first: while they are ready (a burst read at once), neither the
-                    // cancel (checked above, one atomic load) nor the timer needs polling, and
-                    // the clock is read once per wait, not per delta. One timer serves the whole
-                    // stream, re-armed only when it fires early (a reset per delta would cost a
-                    // timer-wheel update per delta). Neither is polled again until it woke us
-                    // (`WakeFlag`): a wait with nothing new from them is two atomic loads.
+                    // cancel (checked above, one atomic load) nor the timer needs polling. One
+                    // timer serves the whole stream, checking every few seconds whether events
+                    // came (a reset per delta would cost a timer-wheel update per delta, and a
+                    // clock read per wait was a tenth of what the layer adds to a delta). Neither
+                    // is polled again until it woke us (`WakeFlag`): a wait with nothing new from
+                    // them is two atomic loads.
                     let next = std::future::poll_fn(|cx| {
                         if let Poll::Ready(next) = events.as_mut().poll_next(cx) {
                             return Poll::Ready(Woken::Event(next));
-                        }
-                        if std::mem::take(fresh) {
-                            *last = tokio::time::Instant::now();
                         }
                         if cancel_flag.poll_cancelled(cx).is_ready() {
                             return Poll::Ready(Woken::Cancelled);
@@ -439,9 +448,15 @@ impl ResponseStream {
                             } else {
                                 timeouts.first_byte()
                             };
-                            let deadline = *last + limit;
-                            if tokio::time::Instant::now() < deadline {
-                                timer.as_mut().reset(deadline);
+                            let now = tokio::time::Instant::now();
+                            if std::mem::take(fresh) {
+                                *quiet_since = now;
+                            }
+                            let deadline = *quiet_since + limit;
+                            if now < deadline {
+                                timer
+                                    .as_mut()
+                                    .reset(deadline.min(now + check_period(limit)));
                                 timer_flag.disarm();
                                 continue;
                             }
@@ -476,9 +491,10 @@ impl ResponseStream {
                             *fresh = true;
                             if !*got_event {
                                 *got_event = true;
-                                timer
-                                    .as_mut()
-                                    .reset(tokio::time::Instant::now() + timeouts.idle());
+                                let now = tokio::time::Instant::now();
+                                *quiet_since = now;
+                                *fresh = false;
+                                timer.as_mut().reset(now + check_period(timeouts.idle()));
                                 timer_flag.disarm();
                             }
                             let result = self.decoder.feed(&event.data, &mut self.scratch);

@@ -22,6 +22,11 @@ impl ItemQueue {
     /// Puts `decoded` (in order) after the items already waiting, and leaves it empty.
     pub(crate) fn take_from(&mut self, decoded: &mut Vec<StreamItem>) {
         decoded.reverse();
+        // The usual case: the queue was emptied before the next event was decoded.
+        if self.items.is_empty() {
+            std::mem::swap(&mut self.items, decoded);
+            return;
+        }
         decoded.append(&mut self.items);
         std::mem::swap(&mut self.items, decoded);
     }

@@ -66,10 +66,15 @@ impl WakeFlag {
 
     /// `future`'s output if it is ready; it is polled only when it woke us since its last poll
     /// (or was never polled, or changed). No task is woken when it becomes ready: see `poll`.
+    #[inline]
     pub fn check<F: Future + ?Sized>(&mut self, future: Pin<&mut F>) -> Poll<F::Output> {
         if self.armed && !self.shared.woken.load(Ordering::Acquire) {
             return Poll::Pending;
         }
+        self.look(future)
+    }
+
+    fn look<F: Future + ?Sized>(&mut self, future: Pin<&mut F>) -> Poll<F::Output> {
         self.shared.woken.store(false, Ordering::Release);
         // A wake that takes the task's waker comes with the flag: register it again.
         self.registered = None;
@@ -79,7 +84,27 @@ impl WakeFlag {
     }
 
     /// As `check`, and `cx`'s task is woken when `future` has something new.
+    #[inline]
     pub fn poll<F: Future + ?Sized>(
+        &mut self,
+        future: Pin<&mut F>,
+        cx: &mut Context<'_>,
+    ) -> Poll<F::Output> {
+        // The usual wait: this task is registered (no wake has taken it since: a wake raises the
+        // flag, and a look forgets the registration) and nothing woke us.
+        if self.armed
+            && !self.shared.woken.load(Ordering::Acquire)
+            && self
+                .registered
+                .as_ref()
+                .is_some_and(|w| w.will_wake(cx.waker()))
+        {
+            return Poll::Pending;
+        }
+        self.poll_again(future, cx)
+    }
+
+    fn poll_again<F: Future + ?Sized>(
         &mut self,
         future: Pin<&mut F>,
         cx: &mut Context<'_>,

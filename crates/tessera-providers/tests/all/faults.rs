@@ -171,6 +171,32 @@ async fn a_reset_before_any_output_is_retried() {
 }
 
 #[tokio::test]
+async fn a_stream_slower_than_the_timer_checks_but_never_idle_that_long_is_not_cut() {
+    // Events 120 ms apart for about 1.3 s, with an idle timeout of 200 ms: the timer looks every
+    // 25 ms, and each look finds an event since the one before or a silence shorter than 200 ms.
+    let provider = ScriptedProvider::start().await.unwrap();
+    let deltas: Vec<String> = (0..10).map(|i| format!("{i} ")).collect();
+    let refs: Vec<&str> = deltas.iter().map(String::as_str).collect();
+    let mut reply = Reply::openai_text("m", &refs);
+    if let tessera_testkit::scripted::Body::Sse(steps) = &mut reply.body {
+        let paced: Vec<Step> = std::mem::take(steps)
+            .into_iter()
+            .flat_map(|step| [Step::DelayMs(120), step])
+            .collect();
+        *steps = paced;
+    }
+    provider.push(reply);
+    let mut config = common::config(&provider, WireKind::Openai);
+    config.retry.max_retries = 0;
+    config.timeouts.idle_ms = 200;
+    let began = std::time::Instant::now();
+    let o = common::run(&common::client(config), common::hello("m")).await;
+    assert!(o.error.is_none(), "{:?}", o.error);
+    assert_eq!(o.response.text, deltas.concat());
+    assert!(began.elapsed() >= Duration::from_millis(1_200));
+}
+
+#[tokio::test]
 async fn each_timeout_has_its_own_code() {
     let provider = ScriptedProvider::start().await.unwrap();
     // First byte: the reply waits longer than allowed.
