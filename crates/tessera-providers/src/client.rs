@@ -491,9 +491,11 @@ impl ResponseStream {
                             *fresh = true;
                             if !*got_event {
                                 *got_event = true;
+                                // `fresh` stays raised: the first check counts the silence
+                                // from itself, not from this event (the caller may take a while
+                                // to ask for the next).
                                 let now = tokio::time::Instant::now();
                                 *quiet_since = now;
-                                *fresh = false;
                                 timer.as_mut().reset(now + check_period(timeouts.idle()));
                                 timer_flag.disarm();
                             }

@@ -109,14 +109,23 @@ impl WakeFlag {
         future: Pin<&mut F>,
         cx: &mut Context<'_>,
     ) -> Poll<F::Output> {
-        // The task is registered before the look, so a wake between the two is not missed.
-        self.register(cx);
-        let out = self.check(future);
-        if out.is_pending() {
-            // The look may have found the flag raised (and the waker taken by that wake).
+        if self.armed && !self.shared.woken.load(Ordering::Acquire) {
+            // Another task waits, and nothing woke us: it takes the registration. A wake since
+            // the load took the waker before it (or this one) and raised the flag: look then.
             self.register(cx);
+            if !self.shared.woken.load(Ordering::Acquire) {
+                return Poll::Pending;
+            }
         }
-        out
+        // A look. The flag is lowered, then the task registered, then the future polled: a wake
+        // before the registration is seen by this poll of the future, one after it finds the
+        // task. (A wake takes the waker it finds: a registration kept from before the wake that
+        // raised the flag is gone, whatever `registered` says.)
+        self.shared.woken.store(false, Ordering::Release);
+        self.register(cx);
+        self.armed = true;
+        let waker = Waker::from(Arc::clone(&self.shared));
+        future.poll(&mut Context::from_waker(&waker))
     }
 
     /// The future was replaced or changed (a timer reset): the next look polls it.
@@ -125,15 +134,14 @@ impl WakeFlag {
     }
 
     fn register(&mut self, cx: &Context<'_>) {
-        if self
+        self.shared.task.register(cx.waker());
+        if !self
             .registered
             .as_ref()
             .is_some_and(|w| w.will_wake(cx.waker()))
         {
-            return;
+            self.registered = Some(cx.waker().clone());
         }
-        self.shared.task.register(cx.waker());
-        self.registered = Some(cx.waker().clone());
     }
 }
 
@@ -180,6 +188,55 @@ mod tests {
         flag.disarm();
         assert!(flag.check(Pin::new(&mut future)).is_pending());
         assert_eq!(future.0, 2);
+    }
+
+    /// A waker counting its wakes.
+    struct Counter(std::sync::atomic::AtomicUsize);
+    impl Wake for Counter {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_wake_while_the_future_is_looked_at_after_another_wake_finds_the_task() {
+        // The future wakes whoever polled it from inside its second poll: a timer firing on
+        // another thread just as it is looked at, after a wake that took the task's waker.
+        struct WakesWhenPolled {
+            polls: usize,
+            waker: Option<Waker>,
+        }
+        impl Future for WakesWhenPolled {
+            type Output = ();
+            fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+                self.polls += 1;
+                self.waker = Some(cx.waker().clone());
+                if self.polls == 2 {
+                    cx.waker().wake_by_ref();
+                }
+                Poll::Pending
+            }
+        }
+        let counter = Arc::new(Counter(std::sync::atomic::AtomicUsize::new(0)));
+        let task = Waker::from(Arc::clone(&counter));
+        let mut cx = Context::from_waker(&task);
+        let mut flag = WakeFlag::new();
+        let mut future = WakesWhenPolled {
+            polls: 0,
+            waker: None,
+        };
+        assert!(flag.poll(Pin::new(&mut future), &mut cx).is_pending());
+        // A wake with nothing behind it takes the task's waker.
+        future.waker.clone().unwrap().wake();
+        assert_eq!(counter.0.load(Ordering::SeqCst), 1);
+        // The task looks again; the future wakes during that look: the task is woken again.
+        assert!(flag.poll(Pin::new(&mut future), &mut cx).is_pending());
+        assert_eq!(future.polls, 2);
+        assert_eq!(
+            counter.0.load(Ordering::SeqCst),
+            2,
+            "the second wake was lost"
+        );
     }
 
     #[tokio::test]

@@ -123,8 +123,8 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
     if (next === chatRef.current) return;
     chatRef.current = next;
     pacer.current ??= createDrawPacer(() => {
-      markdownClient().deliverHeld();
       dispatch({ type: 'chatDrawn', chat: chatRef.current });
+      markdownClient().deliverHeld();
     });
     pacer.current.request();
   }, []);
