@@ -61,10 +61,9 @@ export function drawInterval(pace: number): number {
 
 /**
  * `request()` asks for a drawing; `draw` runs once for every burst of requests, paced as above,
- * and always after the last request (it reads the newest state itself). `due()`: whether a
- * drawing is on its way.
+ * and always after the last request (it reads the newest state itself).
  */
-export function createDrawPacer(draw: () => void): { request: () => void; due: () => boolean } {
+export function createDrawPacer(draw: () => void): { request: () => void } {
   let scheduled = false;
   let last = Number.NEGATIVE_INFINITY;
   let pace = 0;
@@ -79,8 +78,6 @@ export function createDrawPacer(draw: () => void): { request: () => void; due: (
     draw();
   };
   return {
-    /** Whether a drawing is on its way. */
-    due: () => scheduled,
     request() {
       requests += 1;
       if (scheduled) return;
