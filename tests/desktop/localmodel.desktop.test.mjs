@@ -160,7 +160,9 @@ const FILL_FORM = `
 
 test('asks for a form through the model on this computer, and goes on with the answer', { skip }, async () => {
   // The first test left the downloaded model as the default. A random model fills each string
-  // of the form's call to its longest: room for the call.
+  // of the form's call to its longest: room for the call. Its app may still be closing, and
+  // holds the folder's lock until it has (the command line would be refused: seen once).
+  await until('the first test\'s app gone from the data folder', () => appPid(data) === null, 30_000);
   setLongestAnswer(1500);
   await withApp('request_form', {}, 'desktop-local-form-failed.png', async (driver) => {
     await until('the composer', () => driver.find('[data-testid="composer-input"]'), 30_000);
