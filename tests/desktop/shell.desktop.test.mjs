@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startScriptedProvider, pushReplies, textReply, toolCallReply, modelCalls, MODEL } from '../../ui/e2e/scripted.mjs';
 import { decodePng } from './png.mjs';
-import { app, appPid, startDriver, until } from './support.mjs';
+import { app, appPid, sleep, startDriver, until } from './support.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const resultsDir = join(here, '..', '..', 'target-test-results');
@@ -162,6 +162,116 @@ async function shown(driver, error, name) {
   const text = await driver.exec('return document.body.innerText').catch(() => '');
   return new Error(`${error.message}\nthe window showed:\n${text}`);
 }
+
+/** The lines of text in the log's view, by the page's layout: `[top, bottom]` in window pixels. */
+const LOG_LINES = `
+  const log = document.querySelector('[data-testid="message-list"]');
+  const box = log.getBoundingClientRect();
+  const lines = [];
+  const walker = document.createTreeWalker(log, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.data.trim()) continue;
+    range.selectNodeContents(node);
+    for (const r of range.getClientRects()) {
+      if (r.width > 0 && r.bottom > box.top && r.top < box.bottom) lines.push([r.top, r.bottom]);
+    }
+  }
+  return { box: [box.left, box.top, box.right, box.bottom], lines, x: window.screenX, y: window.screenY + window.outerHeight - window.innerHeight };`;
+
+/**
+ * The page's lines in the log's view against the window's pixels: lines the window shows no
+ * ink for (`missing`, lines cut to a few pixels at the view's edge left out), rows of ink where
+ * the page has no line (`stray`), and the lowest row of ink.
+ */
+function windowAgainstPage(layout, { width, rgb }) {
+  const [left, top, right, bottom] = layout.box.map(Math.round);
+  const inked = (y) => {
+    const row = (layout.y + y) * width;
+    // Text's darkest pixels; the scroll bar at the right edge is left out.
+    for (let x = left + 4; x < right - 16; x++) {
+      const at = (row + layout.x + x) * 3;
+      if (Math.max(rgb[at], rgb[at + 1], rgb[at + 2]) < 140) return true;
+    }
+    return false;
+  };
+  const lines = layout.lines.map(([t, b]) => [Math.max(top, Math.floor(t)), Math.min(bottom - 1, Math.ceil(b))]).filter(([t, b]) => b - t >= 8);
+  const missing = lines.filter(([t, b]) => {
+    for (let y = t; y <= b; y++) if (inked(y)) return false;
+    return true;
+  });
+  const stray = [];
+  let lowestInk = null;
+  for (let y = top; y < bottom; y++) {
+    if (!inked(y)) continue;
+    lowestInk = y;
+    if (!layout.lines.some(([t, b]) => y >= t - 2 && y <= b + 2)) stray.push(y);
+  }
+  return { lines, missing, stray, lowestInk, lowestLine: lines.length ? Math.max(...lines.map(([, b]) => b)) : null };
+}
+
+test('a fast answer is drawn in the window as it streams, where the page has it', async () => {
+  // About 4,500 words at some 1,000 a second, with a pause of a few seconds in the middle. What
+  // the window shows is read off the X display, as a person sees it, against the page's layout:
+  // a build whose window kept the lines drawn at the log's last jump while the page's text grew
+  // below them passed every test that reads the DOM. Every word differs: a jump changes pixels.
+  const pieces = [];
+  let part = 0;
+  const addPart = () => {
+    part += 1;
+    pieces.push(`\n\nPart ${part}\n\n`);
+    for (let i = 0; i < 60; i++) pieces.push(`p${part}w${i} `);
+  };
+  while (pieces.length < 3000) addPart();
+  const lastBeforePause = `p${part}w59`;
+  pieces.push({ pause_ms: 6000 });
+  while (pieces.length < 4500) addPart();
+  const { driver } = await chatApp([textReply(pieces, 1)]);
+  const streaming = () => driver.exec('return document.querySelector(\'[data-testid="assistant-message"] [data-testid="usage"]\') === null;');
+  try {
+    await driver.type('[data-testid="composer-input"]', 'Write a long answer\uE007');
+    await until('the answer under way', async () => (await lastAnswer(driver)).length > 3000);
+    // While it streams, the window's lowest text is where the page's was just before or just
+    // after the window was read (the log may have jumped in between).
+    const first = driver.display().rgb;
+    const samples = [];
+    for (let i = 0; i < 6; i++) {
+      const before = await driver.exec(LOG_LINES);
+      const display = driver.display();
+      const after = await driver.exec(LOG_LINES);
+      const ink = windowAgainstPage(before, display).lowestInk;
+      const [b, a] = [windowAgainstPage(before, display).lowestLine, windowAgainstPage(after, display).lowestLine];
+      samples.push({ ink, page: [b, a], kept: ink !== null && b !== null && a !== null && ink >= Math.min(b, a) - 6 && ink <= Math.max(b, a) + 6 });
+      await sleep(150);
+    }
+    assert.ok(samples.filter((s) => s.kept).length >= 4, `the window's lowest text against the page's: ${JSON.stringify(samples)}`);
+    const second = driver.display().rgb;
+    let changed = 0;
+    for (let i = 0; i + 2 < first.length; i += 3) {
+      if (first[i] !== second[i] || first[i + 1] !== second[i + 1] || first[i + 2] !== second[i + 2]) changed += 1;
+    }
+    // A blinking caret and the answer's busy mark change a few hundred pixels at most.
+    assert.ok(changed > 5000, `a second into a fast answer, only ${changed} pixels of the window changed`);
+
+    // In the pause the page's text stands still: the window shows each of its lines in view,
+    // and nothing where the page has none (the room the log keeps below a streaming answer).
+    await until('the pause in the answer', async () => (await lastAnswer(driver)).includes(lastBeforePause), 60_000);
+    assert.equal(await streaming(), true, 'the answer was still streaming at the pause');
+    await sleep(1500);
+    const layout = await driver.exec(LOG_LINES);
+    const { lines, missing, stray } = windowAgainstPage(layout, driver.display());
+    await driver.screenshot(join(resultsDir, 'desktop-fast-answer-pause.png'));
+    assert.ok(lines.length > 5, `${lines.length} lines of the answer in view at the pause`);
+    assert.deepEqual(missing, [], 'lines of the page in view that the window does not show');
+    assert.ok(stray.length <= 4, `the window shows ink at ${stray.length} rows where the page has no line: ${stray.slice(0, 10)}`);
+    await until('the end of the answer', async () => !(await streaming()), 120_000);
+  } catch (error) {
+    throw await shown(driver, error, 'desktop-fast-answer');
+  } finally {
+    await driver.quit();
+    stop(driver.child);
+  }
+});
 
 test('a file picked through the dialog reaches the model as its content, never as a path', async () => {
   const folder = dataDir();

@@ -126,11 +126,13 @@ export class Driver {
   /** What the X display shows, as a PNG: WebDriver's own screenshot never returns from a
    * webview that draws without GL (the app's choice on a machine without a GPU, like Xvfb). */
   async screenshot(file) {
-    const { width, height, rgb } = decodeXwd(
-      execFileSync('xwd', ['-root', '-silent'], { maxBuffer: 64 * 1024 * 1024 }),
-    );
+    const { width, height, rgb } = this.display();
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, encodePng(width, height, rgb));
+  }
+  /** The X display's pixels now: `{ width, height, rgb }`. */
+  display() {
+    return decodeXwd(execFileSync('xwd', ['-root', '-silent'], { maxBuffer: 64 * 1024 * 1024 }));
   }
   async quit() {
     if (this.session) await this.call('DELETE', this.s('')).catch(() => {});

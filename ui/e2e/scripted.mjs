@@ -80,6 +80,10 @@ function usage(prompt, completion) {
 function sse(chunks, delayMs = 0) {
   const steps = [];
   for (const c of chunks) {
+    if (c.pause_ms !== undefined) {
+      steps.push({ delay_ms: c.pause_ms });
+      continue;
+    }
     if (delayMs > 0) steps.push({ delay_ms: delayMs });
     steps.push({ raw: `data: ${JSON.stringify(c)}\n\n` });
   }
@@ -87,12 +91,15 @@ function sse(chunks, delayMs = 0) {
   return { status: 200, headers: [], body: { sse: steps }, delay_ms: 0 };
 }
 
-/** A streamed text answer, one delta per piece, `delayMs` before each chunk. */
+/**
+ * A streamed text answer, one delta per piece, `delayMs` before each chunk; a piece
+ * `{ pause_ms }` is a pause in the stream instead.
+ */
 export function textReply(pieces, delayMs = 0) {
   return sse(
     [
       chunk({ role: 'assistant', content: '' }),
-      ...pieces.map((p) => chunk({ content: p })),
+      ...pieces.map((p) => (typeof p === 'string' ? chunk({ content: p }) : p)),
       chunk({}, 'stop'),
       usage(12, pieces.length),
     ],
