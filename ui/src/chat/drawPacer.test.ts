@@ -16,6 +16,15 @@ describe('createDrawPacer', () => {
     expect(draw).toHaveBeenCalledTimes(1);
   });
 
+  it('says whether a drawing is on its way: from a request to the drawing', () => {
+    const pacer = createDrawPacer(() => undefined);
+    expect(pacer.due()).toBe(false);
+    pacer.request();
+    expect(pacer.due()).toBe(true);
+    vi.advanceTimersByTime(FRAME_FALLBACK_MS);
+    expect(pacer.due()).toBe(false);
+  });
+
   /** Requests every `everyMs` for `forMs`, then 200 ms of nothing: when each drawing was. */
   function stream(pacer: { request(): void }, everyMs: number, forMs: number) {
     for (let t = 0; t < forMs; t += everyMs) {

@@ -61,9 +61,10 @@ export function drawInterval(pace: number): number {
 
 /**
  * `request()` asks for a drawing; `draw` runs once for every burst of requests, paced as above,
- * and always after the last request (it reads the newest state itself).
+ * and always after the last request (it reads the newest state itself). `due()`: whether a
+ * drawing is on its way.
  */
-export function createDrawPacer(draw: () => void): { request: () => void } {
+export function createDrawPacer(draw: () => void): { request: () => void; due: () => boolean } {
   let scheduled = false;
   let last = Number.NEGATIVE_INFINITY;
   let pace = 0;
@@ -78,6 +79,8 @@ export function createDrawPacer(draw: () => void): { request: () => void } {
     draw();
   };
   return {
+    /** Whether a drawing is on its way. */
+    due: () => scheduled,
     request() {
       requests += 1;
       if (scheduled) return;

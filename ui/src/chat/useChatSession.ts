@@ -24,6 +24,7 @@ import {
 } from '../transport/client';
 import { readItem, sessionStore, writeItem } from '../storage';
 import { activeRun, closeInteraction, initialChatState, reduce, withPendingInteractions, type ChatState } from './reducer';
+import { markdownClient } from './components/markdownClient';
 import { createDrawPacer } from './drawPacer';
 import { initialSessionState, sessionReducer, type BranchDetail, type LocalTurn, type SessionState } from './sessionState';
 import { describeError } from '../transport/describeError';
@@ -101,8 +102,12 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
   const generation = useRef(0);
   const followAbort = useRef<AbortController | null>(null);
 
-  /** Draws what streamed events changed (`drawPacer.ts`). */
+  /**
+   * Draws what streamed events changed (`drawPacer.ts`); the Markdown parses that came since the
+   * last drawing are handed to their blocks in the same render (markdownClient.ts, `drawnWith`).
+   */
   const pacer = useRef<ReturnType<typeof createDrawPacer> | null>(null);
+  useEffect(() => markdownClient().drawnWith(() => pacer.current?.due() ?? false), []);
 
   const setChatState = useCallback((next: ChatState) => {
     if (next === chatRef.current) return;
@@ -117,7 +122,10 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
   const setChatStateSoon = useCallback((next: ChatState) => {
     if (next === chatRef.current) return;
     chatRef.current = next;
-    pacer.current ??= createDrawPacer(() => dispatch({ type: 'chatDrawn', chat: chatRef.current }));
+    pacer.current ??= createDrawPacer(() => {
+      dispatch({ type: 'chatDrawn', chat: chatRef.current });
+      markdownClient().deliverHeld();
+    });
     pacer.current.request();
   }, []);
 

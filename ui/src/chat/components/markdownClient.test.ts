@@ -211,6 +211,34 @@ describe('MarkdownClient', () => {
     expect(delivered).toHaveLength(1);
   });
 
+  it('holds answers past HOLD_MS while a drawing is on its way, which hands them over; none due, they come on their own', () => {
+    vi.useFakeTimers();
+    const { worker, client, delivered, ask } = setup();
+    let due = true;
+    const undo = client.drawnWith(() => due);
+    ask(1, '# One');
+    worker.answer();
+    // A fast stream is drawn every 100 ms: the answer waits for the drawing, however long.
+    vi.advanceTimersByTime(HOLD_MS * 5);
+    expect(delivered).toEqual([]);
+    // The drawing hands it over in its own render.
+    client.deliverHeld();
+    expect(delivered.map(([id, parsed]) => [id, treeOf(parsed)])).toEqual([[1, parseMarkdownBlock('# One', true)]]);
+    // No drawing due (the stream paused or ended): an answer comes after HOLD_MS as before.
+    due = false;
+    ask(2, 'Two');
+    worker.answer();
+    vi.advanceTimersByTime(HOLD_MS);
+    expect(delivered.map(([id]) => id)).toEqual([1, 2]);
+    // A drawing that stops being due (the chat left the page) holds nothing back.
+    due = true;
+    ask(3, 'Three');
+    worker.answer();
+    undo();
+    vi.advanceTimersByTime(HOLD_MS);
+    expect(delivered.map(([id]) => id)).toEqual([1, 2, 3]);
+  });
+
   it('forgets a text on request (a growing block’s earlier text)', () => {
     const { client, ask, answer } = setup();
     ask(1, 'grow');
