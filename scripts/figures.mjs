@@ -498,7 +498,8 @@ async function streamOnly() {
     busy[i % 2].push(share);
     const rate = way.frames ? `, ${((run.stall.frames * 1000) / run.streamed).toFixed(0)} frames a second` : '';
     const faults = ((run.webAfter.faults - run.webBefore.faults) * 1000) / run.streamed;
-    console.log(`  round ${i + 1}, ${way.name}: ${share.toFixed(1)} % busy, ${faults.toFixed(0)} page faults a second, longest task ${run.stall.longest.toFixed(0)} ms${rate}`);
+    const jumps = (run.stall.jumps * 1000) / run.streamed;
+    console.log(`  round ${i + 1}, ${way.name}: ${share.toFixed(1)} % busy, ${faults.toFixed(0)} page faults a second, longest task ${run.stall.longest.toFixed(0)} ms, the log jumped ${jumps.toFixed(0)} times a second${rate}`);
   }
   const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
   console.log(`the web process's main thread while it streamed, median (target <= 25 %): ${ways.map((w, i) => `${median(busy[i]).toFixed(1)} % ${w.name}`).join(', ')}`);

@@ -1,6 +1,7 @@
 """The official Python MCP client as bench/mcp's peer: CALLS `echo` calls to server-everything
-over stdio, 10 at a time and one at a time, and SINGLES single calls. Prints one JSON line.
-Usage: python_client.py SERVER_EVERYTHING_JS CALLS SINGLES"""
+over stdio, 10 at a time and one at a time (the median of REPEATS batches each), and SINGLES
+single calls. Prints one JSON line.
+Usage: python_client.py SERVER_EVERYTHING_JS CALLS SINGLES [REPEATS]"""
 
 import asyncio
 import json
@@ -29,13 +30,14 @@ async def calls_per_second(session, calls, at_once):
 
 async def main():
     script, calls, singles = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    repeats = int(sys.argv[4]) if len(sys.argv) > 4 else 3
     params = StdioServerParameters(command="node", args=[script, "stdio"])
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             await calls_per_second(session, 20, 10)  # warm-up
-            concurrent = statistics.median([await calls_per_second(session, calls, 10) for _ in range(3)])
-            sequential = statistics.median([await calls_per_second(session, calls, 1) for _ in range(3)])
+            concurrent = statistics.median([await calls_per_second(session, calls, 10) for _ in range(repeats)])
+            sequential = statistics.median([await calls_per_second(session, calls, 1) for _ in range(repeats)])
             times = []
             for i in range(singles):
                 start = time.perf_counter()
