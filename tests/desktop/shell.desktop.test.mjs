@@ -211,16 +211,19 @@ function windowAgainstPage(layout, { width, rgb }) {
 }
 
 test('a fast answer is drawn in the window as it streams, where the page has it', async () => {
-  // About 4,500 words at some 1,000 a second, with a pause of a few seconds in the middle. What
-  // the window shows is read off the X display, as a person sees it, against the page's layout:
-  // a build whose window kept the lines drawn at the log's last jump while the page's text grew
-  // below them passed every test that reads the DOM. Every word differs: a jump changes pixels.
+  // About 4,500 words and lines of code at some 1,000 a second, with a pause of a few seconds in
+  // the middle. What the window shows is read off the X display, as a person sees it, against
+  // the page's layout, which no test of the DOM can do. Every word differs: a jump changes pixels.
   const pieces = [];
   let part = 0;
   const addPart = () => {
     part += 1;
     pieces.push(`\n\nPart ${part}\n\n`);
     for (let i = 0; i < 60; i++) pieces.push(`p${part}w${i} `);
+    // Code grows the answer a line a piece: a drawing adds more than the room left below it.
+    pieces.push('\n\n```rust\n');
+    for (let i = 0; i < 20; i++) pieces.push(`let p${part}x${i} = ${i};\n`);
+    pieces.push('```\n');
   };
   while (pieces.length < 3000) addPart();
   const lastBeforePause = `p${part}w59`;
@@ -259,11 +262,15 @@ test('a fast answer is drawn in the window as it streams, where the page has it'
     assert.equal(await streaming(), true, 'the answer was still streaming at the pause');
     await sleep(1500);
     const layout = await driver.exec(LOG_LINES);
-    const { lines, missing, stray } = windowAgainstPage(layout, driver.display());
+    const { lines, missing, stray, lowestLine } = windowAgainstPage(layout, driver.display());
     await driver.screenshot(join(resultsDir, 'desktop-fast-answer-pause.png'));
     assert.ok(lines.length > 5, `${lines.length} lines of the answer in view at the pause`);
     assert.deepEqual(missing, [], 'lines of the page in view that the window does not show');
     assert.ok(stray.length <= 4, `the window shows ink at ${stray.length} rows where the page has no line: ${stray.slice(0, 10)}`);
+    // The log's last jump left the newest text a quarter of the view down at least (follow.ts),
+    // with what came before it above: not at the view's top edge over an empty view.
+    const [, viewTop, , viewBottom] = layout.box;
+    assert.ok(lowestLine - viewTop >= 0.2 * (viewBottom - viewTop), `the newest text ends ${Math.round(lowestLine - viewTop)} px into a view ${Math.round(viewBottom - viewTop)} px tall`);
     await until('the end of the answer', async () => !(await streaming()), 120_000);
   } catch (error) {
     throw await shown(driver, error, 'desktop-fast-answer');

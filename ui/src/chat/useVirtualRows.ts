@@ -261,6 +261,11 @@ class VirtualLog {
       return;
     }
     const top = log.scrollTop - this.origin;
+    // While an answer streams, a view below every row as they were is in the room the log keeps
+    // below the answer, where its follow put it in the commit that grew the answer
+    // (ConversationLog.tsx): kept from the rows' old end, it went down by all they grew, which the
+    // room cut short, and the newest text sat at the view's top edge.
+    if (this.streaming && top >= (rowTops(before.heights, this.snap.gap).at(-1) ?? 0) - this.snap.gap) return;
     const to = anchoredViewTop(before, after, this.snap.gap, top);
     if (Math.abs(to - top) < 0.5) return;
     const was = log.scrollTop;
