@@ -223,11 +223,11 @@ export function ConversationLog({ session, extra, setup }: { session: ChatSessio
         // Something new in the log (a message sent, an answer begun, a form): show the end.
         lastJump.current = null;
         reserve(contentHeight());
-        end?.scrollIntoView?.({ block: 'end' });
-        // The log's true end, below the marker's margin. Short of it, the long log took the
-        // jump for the person scrolling up and stopped keeping the end as rows grew: a long
-        // conversation opened 47 px short of its end, 2 runs in 15 (e2e/longlog).
+        // The log's true end, below the marker's margin. Short of it (the marker scrolled into
+        // view), the long log took the jump for the person scrolling up and stopped keeping the
+        // end as rows grew: a long conversation opened 47 px short of its end, 2 runs in 15.
         if (log) log.scrollTop = log.scrollHeight;
+        else end?.scrollIntoView?.({ block: 'end' });
         followedTo.current = log ? log.scrollTop : null;
         return;
       }
