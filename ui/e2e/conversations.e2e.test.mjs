@@ -4,10 +4,57 @@
 // over); regenerate and edit-and-resend, the earlier versions kept and switchable.
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
-import { RESULTS_DIR, sendMessage, suiteStack } from './harness.mjs';
+import { chromium } from 'playwright-core';
+import { RESULTS_DIR, SCREENS_DIR, openPage, sendMessage, stopChild, suiteStack } from './harness.mjs';
 import { modelCalls, pushReplies, textReply } from './scripted.mjs';
+
+/**
+ * Chromium with overlay scrollbars, drawn over the page as WebKitGTK draws its own (the
+ * headless browser of the other tests draws none): a headed browser on an X server of its own.
+ */
+async function overlayScrollbarBrowser() {
+  const xvfb = spawn('Xvfb', ['-displayfd', '1', '-screen', '0', '1400x1000x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const display = await new Promise((resolve, reject) => {
+    xvfb.on('error', reject);
+    xvfb.stdout.setEncoding('utf8');
+    xvfb.stdout.once('data', (n) => resolve(`:${n.trim()}`));
+  });
+  try {
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_BIN || '/usr/bin/chromium',
+      headless: false,
+      env: { ...process.env, DISPLAY: display },
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--enable-features=OverlayScrollbar'],
+    });
+    return { browser, stop: async () => (await browser.close().catch(() => {}), await stopChild(xvfb)) };
+  } catch (error) {
+    await stopChild(xvfb);
+    throw error;
+  }
+}
+
+/** Where at `box` (its centre, and 1 px inside each edge) the pointer does not reach `element`. */
+function outOfReach(element) {
+  return element.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    const points = {
+      centre: [r.left + r.width / 2, r.top + r.height / 2],
+      left: [r.left + 1, r.top + r.height / 2],
+      right: [r.right - 1, r.top + r.height / 2],
+      top: [r.left + r.width / 2, r.top + 1],
+      bottom: [r.left + r.width / 2, r.bottom - 1],
+    };
+    return Object.entries(points)
+      .filter(([, [x, y]]) => {
+        const hit = document.elementFromPoint(x, y);
+        return !hit || !el.contains(hit);
+      })
+      .map(([name]) => name);
+  });
+}
 
 describe('conversations and their versions', () => {
   const suite = suiteStack();
@@ -141,5 +188,79 @@ describe('conversations and their versions', () => {
     await log.getByText('Second answer.').waitFor({ timeout: 10_000 });
     assert.match((await question.textContent()) ?? '', /Tell me something1 \/ 2/);
     assert.deepEqual(errors, []);
+  });
+
+  test('a scrolled list: every "…" button and every item of its menu are in reach, lower rows too', async () => {
+    for (let n = 1; n <= 28; n++) {
+      const title = `Trip ${String(n).padStart(2, '0')}`;
+      const response = await fetch(new URL('/v1/conversations/import', stack.url), {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          schema_version: '1.0',
+          meta: { tessera: { title } },
+          session: { session_id: `trip-${n}`, messages: [{ role: 'user', content: `${title}?` }], task_state: { todo_list: { tasks: [] } } },
+          evidences: {},
+          context_blocks: [],
+        }),
+      });
+      assert.equal(response.status, 201, await response.text());
+    }
+    const overlay = await overlayScrollbarBrowser();
+    try {
+      for (const viewport of [
+        { width: 800, height: 600 },
+        { width: 1280, height: 900 },
+      ]) {
+        const { context, page, errors } = await openPage(overlay.browser, stack.url);
+        await page.setViewportSize(viewport);
+        const sidebar = page.getByRole('navigation', { name: 'Conversations' });
+        const list = sidebar.getByTestId('conversation-list');
+        await sidebar.getByRole('button', { name: 'Trip 01', exact: true }).waitFor({ timeout: 10_000 });
+        assert.ok(await list.evaluate((el) => el.scrollHeight > el.clientHeight + 100), 'the list scrolls');
+
+        // A row at the top, and the lowest row once the list is scrolled to its end.
+        for (const title of ['Trip 28', 'Trip 01']) {
+          const row = sidebar.getByTestId('conversation-row').filter({ has: page.getByRole('button', { name: title, exact: true }) });
+          await row.scrollIntoViewIfNeeded();
+          await row.hover();
+          const button = row.getByRole('button', { name: `Actions for ${title}` });
+          assert.deepEqual(await outOfReach(button), [], `${viewport.width}×${viewport.height}: the "…" of ${title} is under the pointer everywhere on it`);
+          // Clicked near its right edge, where the scrollbar lay.
+          const box = await button.boundingBox();
+          await page.mouse.click(box.x + box.width - 3, box.y + box.height / 2);
+          const menu = sidebar.getByRole('menu', { name: `Actions for ${title}` });
+          await menu.waitFor();
+          const m = await menu.boundingBox();
+          assert.ok(m.y >= 0 && m.y + m.height <= viewport.height && m.x >= 0 && m.x + m.width <= viewport.width, `the menu of ${title} is in the window: ${JSON.stringify(m)}`);
+          const items = menu.getByRole('menuitem');
+          assert.equal(await items.count(), 6);
+          for (const item of await items.all()) {
+            assert.deepEqual(await outOfReach(item), [], `${title}: "${await item.textContent()}" is under the pointer`);
+          }
+          if (title === 'Trip 01' && viewport.width === 800) await page.screenshot({ path: path.join(SCREENS_DIR, 'conversations-lower-menu.png') });
+          // By keyboard too: the last item is Delete, focused and shown.
+          await page.keyboard.press('End');
+          const last = menu.getByRole('menuitem', { name: 'Delete' });
+          assert.ok(await last.evaluate((el) => el === document.activeElement), 'End reaches Delete');
+          await page.keyboard.press('Escape');
+          await menu.waitFor({ state: 'detached' });
+          assert.ok(await button.evaluate((el) => el === document.activeElement), 'Escape gives the focus back to the button');
+        }
+
+        // The lowest row's Delete, by mouse, deletes (and is undone).
+        const lowest = sidebar.getByRole('button', { name: 'Actions for Trip 01' });
+        await lowest.click();
+        await sidebar.getByRole('menu', { name: 'Actions for Trip 01' }).getByRole('menuitem', { name: 'Delete' }).click();
+        const notice = sidebar.getByTestId('undo-notice');
+        await notice.waitFor();
+        await notice.getByRole('button', { name: 'Undo' }).click();
+        await sidebar.getByRole('button', { name: 'Trip 01', exact: true }).waitFor();
+        assert.deepEqual(errors, []);
+        await context.close();
+      }
+    } finally {
+      await overlay.stop();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MoreIcon, PinIcon } from '../components/icons';
 import type { ListRow } from './useConversationList';
@@ -24,6 +24,24 @@ function Snippet({ match }: { match: NonNullable<ListRow['match']> }) {
       {chars.slice(end).join('')}
     </span>
   );
+}
+
+/** Room kept between a menu and the window's edge. */
+const EDGE = 8;
+
+/**
+ * Places an open menu (`position: fixed`, so the list's scrolling box does not clip it) under
+ * its button, or above it where the window has no room below, right-aligned with the button.
+ */
+function placeMenu(menu: HTMLElement, button: HTMLElement) {
+  const at = button.getBoundingClientRect();
+  const height = menu.offsetHeight;
+  const width = menu.offsetWidth;
+  const below = at.bottom + 2;
+  const top = below + height <= window.innerHeight - EDGE ? below : Math.max(EDGE, at.top - 2 - height);
+  const left = Math.min(Math.max(EDGE, at.right - width), window.innerWidth - EDGE - width);
+  menu.style.top = `${top}px`;
+  menu.style.left = `${Math.max(EDGE, left)}px`;
 }
 
 /** The title field of an inline rename: Enter (or leaving it) saves, Escape cancels. */
@@ -88,6 +106,21 @@ export function ConversationItem({ row, selected, onSelect, onRename, onAction }
     document.addEventListener('mousedown', close);
     menu.current?.querySelector<HTMLButtonElement>('[role="menuitem"]')?.focus();
     return () => document.removeEventListener('mousedown', close);
+  }, [menuOpen]);
+
+  // Placed before it is first drawn, and again when the list scrolls or the window changes.
+  useLayoutEffect(() => {
+    if (!menuOpen) return;
+    const place = () => {
+      if (menu.current && menuButton.current) placeMenu(menu.current, menuButton.current);
+    };
+    place();
+    window.addEventListener('resize', place);
+    window.addEventListener('scroll', place, true);
+    return () => {
+      window.removeEventListener('resize', place);
+      window.removeEventListener('scroll', place, true);
+    };
   }, [menuOpen]);
 
   const closeMenu = (focusButton: boolean) => {
@@ -173,7 +206,7 @@ export function ConversationItem({ row, selected, onSelect, onRename, onAction }
         </button>
       )}
       {menuOpen && (
-        <div ref={menu} className="menu" role="menu" aria-label={t('conversations.actionsFor', { title })} onKeyDown={onMenuKey} data-testid="conversation-menu">
+        <div ref={menu} className="menu conversation-menu" role="menu" aria-label={t('conversations.actionsFor', { title })} onKeyDown={onMenuKey} data-testid="conversation-menu">
           {item('rename', t('conversations.rename'))}
           {item('pin', row.pinned ? t('conversations.unpin') : t('conversations.pin'))}
           {item('archive', row.archived ? t('conversations.unarchive') : t('conversations.archive'))}
