@@ -13,6 +13,8 @@ import { LanguageSelect, ThemeSelect } from './components/Settings';
 import { Sidebar } from './conversations/Sidebar';
 import { LazyPart } from './lazy/ChunkBoundary';
 import { ConversationPane, SettingsPage, preloadConversationPane } from './lazy/pages';
+import { OpenSettingsContext } from './settings/openSettings';
+import type { SectionId } from './settings/SettingsPage';
 import { applyTheme, readThemeChoice, saveThemeChoice, type ThemeChoice } from './theme';
 import type { TesseraClient } from './transport/client';
 import { WebToolsAnnouncer } from './webtools/announcer';
@@ -29,6 +31,12 @@ export function App({ client = null }: AppProps) {
   const [theme, setTheme] = useState<ThemeChoice>(() => readThemeChoice());
   const [stopError, setStopError] = useState<string | null>(null);
   const [view, setView] = useState<'chat' | 'settings'>('chat');
+  /** The section Settings opens at; bumped with each opening so it opens there again. */
+  const [settingsAt, setSettingsAt] = useState<{ section: SectionId; n: number }>({ section: 'general', n: 0 });
+  const openSettings = useCallback((section: SectionId) => {
+    setSettingsAt((at) => ({ section, n: at.n + 1 }));
+    setView('settings');
+  }, []);
   const composerRef = useRef<HTMLTextAreaElement | null>(null);
   const announcer = useMemo(() => (client ? new WebToolsAnnouncer(client) : null), [client]);
   const session = useChatSession(client, { beforeSend: announcer?.ensure });
@@ -57,7 +65,7 @@ export function App({ client = null }: AppProps) {
       const key = event.key.toLowerCase();
       if (mod && event.key === ',') {
         event.preventDefault();
-        setView('settings');
+        openSettings('general');
       } else if (mod && !event.shiftKey && key === 'n') {
         event.preventDefault();
         setView('chat');
@@ -87,7 +95,7 @@ export function App({ client = null }: AppProps) {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [t]);
+  }, [t, openSettings]);
 
   // Back in the chat, the keyboard is where the person types.
   const viewRef = useRef(view);
@@ -134,12 +142,12 @@ export function App({ client = null }: AppProps) {
       <div className="header-controls" role="group" aria-label={t('settings.label')}>
         <LanguageSelect />
         <ThemeSelect value={theme} onChange={changeTheme} />
-        <button type="button" className="icon-button" aria-label={t('nav.openSettings')} aria-keyshortcuts="Control+Comma" title={`${t('nav.openSettings')} (Ctrl+,)`} data-testid="open-settings" onClick={() => setView('settings')}>
+        <button type="button" className="icon-button" aria-label={t('nav.openSettings')} aria-keyshortcuts="Control+Comma" title={`${t('nav.openSettings')} (Ctrl+,)`} data-testid="open-settings" onClick={() => openSettings('general')}>
           <SettingsIcon />
         </button>
       </div>
     ),
-    [t, theme, changeTheme],
+    [t, theme, changeTheme, openSettings],
   );
 
   // Made once per change, so the composer (memoized) is not drawn again while an answer streams.
@@ -152,8 +160,8 @@ export function App({ client = null }: AppProps) {
   );
 
   const firstRun = useMemo(
-    () => (client ? <FirstRun client={client} onOpenSettings={() => setView('settings')} onReady={() => setModelsChanged((n) => n + 1)} /> : null),
-    [client],
+    () => (client ? <FirstRun client={client} onOpenSettings={() => openSettings('providers')} onReady={() => setModelsChanged((n) => n + 1)} /> : null),
+    [client, openSettings],
   );
 
   const current = useMemo(
@@ -200,6 +208,8 @@ export function App({ client = null }: AppProps) {
       <div className="app-shell" data-testid="app-shell">
         <LazyPart>
           <SettingsPage
+            key={settingsAt.n}
+            initialSection={settingsAt.section}
             client={client}
             theme={theme}
             onThemeChange={changeTheme}
@@ -212,63 +222,65 @@ export function App({ client = null }: AppProps) {
   }
 
   return (
-    <div className="app-shell" data-testid="app-shell">
-      <a
-        className="skip-link"
-        href="#composer-input"
-        onClick={(event) => {
-          // Focus without touching the URL fragment.
-          event.preventDefault();
-          focusComposer();
-        }}
-      >
-        {t('app.skipToComposer')}
-      </a>
-      <Sidebar
-        onNewConversation={startNewConversation}
-        client={client}
-        onRefresh={session.refreshList}
-        conversations={session.conversations}
-        selectedId={session.selectedId}
-        onSelect={selectConversation}
-        error={session.listError}
-        onIntent={preloadConversationPane}
-      />
-      <ChatView
-        title={current?.title || t('chat.newConversationTitle')}
-        headerControls={headerControls}
-        draft={draft}
-        onDraftChange={setDraft}
-        connection={session.connection}
-        connectionError={session.connectionError}
-        onSend={sendDraft}
-        running={session.runningId !== null}
-        waiting={Object.keys(session.chat.forms).length > 0 || Object.keys(session.chat.consents).length > 0}
-        onStop={stopRun}
-        status={status}
-        setup={firstRun}
-        composerRef={composerRef}
-        modelPicker={modelPicker}
-      >
-        {hasContent ? (
-          <LazyPart quiet>
-            <ConversationPane client={client} session={session} setup={firstRun} />
-          </LazyPart>
-        ) : undefined}
-      </ChatView>
-      {shortcutsOpen && <ShortcutsSheet onClose={() => setShortcutsOpen(false)} />}
-      <p className="visually-hidden" aria-live="polite" data-testid="shortcut-note">
-        {shortcutNote}
-      </p>
-      <FontWarmup />
-      <WebToolsHost
-        client={client}
-        announcer={announcer}
-        conversationId={session.selectedId}
-        chat={session.chat}
-        connection={session.connection}
-        reconnecting={session.reconnecting}
-      />
-    </div>
+    <OpenSettingsContext.Provider value={openSettings}>
+      <div className="app-shell" data-testid="app-shell">
+        <a
+          className="skip-link"
+          href="#composer-input"
+          onClick={(event) => {
+            // Focus without touching the URL fragment.
+            event.preventDefault();
+            focusComposer();
+          }}
+        >
+          {t('app.skipToComposer')}
+        </a>
+        <Sidebar
+          onNewConversation={startNewConversation}
+          client={client}
+          onRefresh={session.refreshList}
+          conversations={session.conversations}
+          selectedId={session.selectedId}
+          onSelect={selectConversation}
+          error={session.listError}
+          onIntent={preloadConversationPane}
+        />
+        <ChatView
+          title={current?.title || t('chat.newConversationTitle')}
+          headerControls={headerControls}
+          draft={draft}
+          onDraftChange={setDraft}
+          connection={session.connection}
+          connectionError={session.connectionError}
+          onSend={sendDraft}
+          running={session.runningId !== null}
+          waiting={Object.keys(session.chat.forms).length > 0 || Object.keys(session.chat.consents).length > 0}
+          onStop={stopRun}
+          status={status}
+          setup={firstRun}
+          composerRef={composerRef}
+          modelPicker={modelPicker}
+        >
+          {hasContent ? (
+            <LazyPart quiet>
+              <ConversationPane client={client} session={session} setup={firstRun} />
+            </LazyPart>
+          ) : undefined}
+        </ChatView>
+        {shortcutsOpen && <ShortcutsSheet onClose={() => setShortcutsOpen(false)} />}
+        <p className="visually-hidden" aria-live="polite" data-testid="shortcut-note">
+          {shortcutNote}
+        </p>
+        <FontWarmup />
+        <WebToolsHost
+          client={client}
+          announcer={announcer}
+          conversationId={session.selectedId}
+          chat={session.chat}
+          connection={session.connection}
+          reconnecting={session.reconnecting}
+        />
+      </div>
+    </OpenSettingsContext.Provider>
   );
 }

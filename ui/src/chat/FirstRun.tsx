@@ -1,13 +1,18 @@
 import { useCallback, useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SettingsApi, type ProviderConfig, type ProviderRow } from '../settings/api';
-import type { TesseraClient } from '../transport/client';
+import { ApiError, type TesseraClient } from '../transport/client';
 import { describeError } from '../transport/describeError';
 import { FirstRunOffer } from '../localModels/FirstRunOffer';
 
 /** The providers a new person most likely has an account with, in this order. */
 const PRESETS = ['openai', 'anthropic', 'deepseek', 'qwen', 'moonshot'] as const;
 
+/** A provider by the name people know it by; one of the person's own by the name they gave it. */
+function useProviderName(): (name: string) => string {
+  const { t, i18n } = useTranslation();
+  return (name) => (i18n.exists(`providerNames.${name}`) ? t(`providerNames.${name}` as 'providerNames.openai') : name);
+}
 
 /**
  * With no model set up, the empty chat says so and sets one up without leaving it: pick a
@@ -16,6 +21,7 @@ const PRESETS = ['openai', 'anthropic', 'deepseek', 'qwen', 'moonshot'] as const
  */
 export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraClient; onOpenSettings: () => void; onReady?: () => void }) {
   const { t } = useTranslation();
+  const nameOf = useProviderName();
   const api = useMemo(() => SettingsApi.of(client), [client]);
   const [ready, setReady] = useState<boolean | null>(null);
   const [rows, setRows] = useState<ProviderRow[]>([]);
@@ -24,6 +30,8 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
   const [key, setKey] = useState('');
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
+  /** Saving the key met a keyring that cannot be used: the key file is offered. */
+  const [keyringDown, setKeyringDown] = useState(false);
   const [done, setDone] = useState<string | null>(null);
   /** The key works: the models to pick from, and the one picked. */
   const [models, setModels] = useState<string[] | null>(null);
@@ -84,13 +92,24 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
     }
   };
 
-  const setUp = async (event: FormEvent) => {
-    event.preventDefault();
+  const setUp = async (event: FormEvent | null, keyFileFirst = false) => {
+    event?.preventDefault();
     if (!chosen || !key.trim()) return;
     setBusy(true);
     setProblem(null);
     try {
-      await api.setKey(chosen.name, key.trim());
+      if (keyFileFirst) await api.chooseSecretStore('file');
+      setKeyringDown(false);
+      try {
+        await api.setKey(chosen.name, key.trim());
+      } catch (error) {
+        // No keyring here (no Secret Service, a locked one): said plainly, with the way out.
+        if (error instanceof ApiError && error.code === 'KEYRING_UNAVAILABLE') {
+          setKeyringDown(true);
+          return;
+        }
+        throw error;
+      }
       setKey('');
       const check = await api.check(chosen.name);
       if (!check.ok) {
@@ -120,7 +139,7 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
     try {
       if (model !== chosen.default_model) await api.saveProvider({ ...chosen.config, default_model: model });
       await api.makeDefault(chosen.name);
-      setDone(`${chosen.name} · ${model}`);
+      setDone(`${nameOf(chosen.name)} · ${model}`);
       onReady?.();
     } catch (error) {
       setProblem(describeError(error, false));
@@ -162,8 +181,16 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
       {chosen === null ? (
         <div className="first-run-choices" role="group" aria-label={t('firstRun.pick')}>
           {presets.map((row) => (
-            <button key={row.name} type="button" className="button button-secondary" onClick={() => setChosen(row)}>
-              {row.name}
+            <button
+              key={row.name}
+              type="button"
+              className="button button-secondary"
+              onClick={() => {
+                setProblem(null);
+                setChosen(row);
+              }}
+            >
+              {nameOf(row.name)}
             </button>
           ))}
           <button type="button" className="button link-button" onClick={onOpenSettings}>
@@ -171,9 +198,9 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
           </button>
         </div>
       ) : models !== null ? (
-        <form className="first-run-key" aria-label={t('firstRun.modelOf', { name: chosen.name })} onSubmit={(e) => void start(e)} data-testid="first-run-model">
+        <form className="first-run-key" aria-label={t('firstRun.modelOf', { name: nameOf(chosen.name) })} onSubmit={(e) => void start(e)} data-testid="first-run-model">
           <p className="notice notice-ok" role="status">
-            {t('firstRun.keyWorks', { name: chosen.name })}
+            {t('firstRun.keyWorks', { name: nameOf(chosen.name) })}
           </p>
           <label htmlFor={`${keyId}-model`}>{t('firstRun.modelLabel')}</label>
           <select id={`${keyId}-model`} className="settings-input" value={model} onChange={(e) => setModel(e.target.value)}>
@@ -196,9 +223,9 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
           </div>
         </form>
       ) : (
-        <form className="first-run-key" aria-label={t('firstRun.keyOf', { name: chosen.name })} onSubmit={(e) => void setUp(e)}>
+        <form className="first-run-key" aria-label={t('firstRun.keyOf', { name: nameOf(chosen.name) })} onSubmit={(e) => void setUp(e)}>
           <p className="first-run-provider" aria-hidden="true">
-            {t('firstRun.keyOf', { name: chosen.name })}
+            {t('firstRun.keyOf', { name: nameOf(chosen.name) })}
           </p>
           <label htmlFor={keyId}>{t('firstRun.keyLabel')}</label>
           <input id={keyId} className="settings-input" type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} />
@@ -208,11 +235,32 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
               {problem}
             </p>
           )}
+          {keyringDown && (
+            <div className="notice notice-warning" role="alert" data-testid="first-run-keyring">
+              <p>{t('firstRun.keyringDown')}</p>
+              <p className="settings-hint">{t('firstRun.keyFileOffer')}</p>
+              <div className="settings-actions">
+                <button type="button" className="button button-secondary" disabled={busy || !key.trim()} onClick={() => void setUp(null, true)}>
+                  {busy ? t('firstRun.savingToFile') : t('firstRun.useKeyFile')}
+                </button>
+              </div>
+            </div>
+          )}
           <div className="settings-actions">
             <button type="submit" className="button button-primary" disabled={busy || !key.trim()}>
               {busy ? t('firstRun.testing') : t('firstRun.saveAndTest')}
             </button>
-            <button type="button" className="button button-secondary" disabled={busy} onClick={() => setChosen(null)}>
+            <button
+              type="button"
+              className="button button-secondary"
+              disabled={busy}
+              onClick={() => {
+                setProblem(null);
+                setKeyringDown(false);
+                setKey('');
+                setChosen(null);
+              }}
+            >
               {t('firstRun.back')}
             </button>
           </div>

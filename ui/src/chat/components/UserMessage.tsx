@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import type { ApiErrorCode } from '../../transport/client';
 import { useTranslation } from 'react-i18next';
 import { sizeLabel } from '../../components/attachments';
+import { useOpenSettings } from '../../settings/openSettings';
 import type { MessageAttachment } from '../../generated/MessageAttachment';
 import type { StoredMessage } from '../../generated/StoredMessage';
 import { ToolImageThumb } from './ToolImages';
@@ -50,6 +51,23 @@ function Attached({ attachments, files }: { attachments: MessageAttachment[]; fi
 }
 
 /** What the person said; `children` go under it (controls such as Edit). */
+/** `text` with the place "Settings → Providers" in it made a link there. */
+function WithProvidersLink({ text, open }: { text: string; open: ReturnType<typeof useOpenSettings> }) {
+  const { t } = useTranslation();
+  const place = t('chat.providersPlace');
+  const at = text.indexOf(place);
+  if (!open || at < 0) return <>{text}</>;
+  return (
+    <>
+      {text.slice(0, at)}
+      <button type="button" className="link-button" onClick={() => open('providers')} data-testid="open-providers">
+        {place}
+      </button>
+      {text.slice(at + place.length)}
+    </>
+  );
+}
+
 export function UserMessage({
   text,
   error,
@@ -71,6 +89,7 @@ export function UserMessage({
   children?: ReactNode;
 }) {
   const { t, i18n } = useTranslation();
+  const openSettings = useOpenSettings();
   // The engine's refusals by their code; a run's own (a spending limit met on sending) too.
   const section = errorCode === undefined ? undefined : ['apiErrors', 'engineErrors'].find((s) => i18n.exists(`${s}.${errorCode}`));
   const known = section !== undefined;
@@ -83,7 +102,7 @@ export function UserMessage({
         <p className="notice notice-error" role="alert">
           {known ? (
             <>
-              {t('chat.sendFailed', { error: t(`${section}.${errorCode}` as 'apiErrors.NO_MODEL') })}
+              <WithProvidersLink text={t('chat.sendFailed', { error: t(`${section}.${errorCode}` as 'apiErrors.NO_MODEL') })} open={openSettings} />
               {/* The engine's words for NO_MODEL name command-line flags: not for the app. */}
               {errorCode !== 'NO_MODEL' && (
                 <span className="notice-detail" data-testid="engine-detail">

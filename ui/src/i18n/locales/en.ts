@@ -99,6 +99,7 @@ const en = {
     retry: 'Retry',
     retryFailed: 'Could not retry: {{error}}',
     sendAgain: 'Send again',
+    providersPlace: 'Settings → Providers',
     retrying: 'Retrying: {{message}}',
     notice: '{{message}} ({{code}})',
     usage: '{{prompt}} in / {{completion}} out tokens · {{latency}} ms',
@@ -225,6 +226,18 @@ const en = {
     modelLabel: 'Model',
     modelHint: 'The model that answers by default; you can switch under the message box at any time.',
     start: 'Start chatting',
+    keyringDown: 'Your system keyring cannot be reached, so the key could not be saved there.',
+    keyFileOffer: 'Tessera can keep keys in a key file in its data folder instead. It is less safe: any program running under your account can read it.',
+    useKeyFile: 'Use a key file and save the key',
+    savingToFile: 'Saving…',
+  },
+  /** Providers by the names people know them by (the built-in presets). */
+  providerNames: {
+    openai: 'OpenAI',
+    anthropic: 'Anthropic',
+    deepseek: 'DeepSeek',
+    qwen: 'Qwen',
+    moonshot: 'Moonshot AI (Kimi)',
   },
   /** Why a request was refused, by the engine's error code (`ErrorCode`, generated from Rust). */
   apiErrors: {
