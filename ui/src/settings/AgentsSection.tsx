@@ -13,10 +13,17 @@ interface Editing {
   errors: DraftErrors;
 }
 
+/** A list as the server answers it; `builtin`: the names that stay whatever is saved. */
+interface Listed<T extends Agent> {
+  items: T[];
+  custom: boolean;
+  builtin: string[];
+}
+
 interface Store<T extends Agent> {
-  load: () => Promise<{ items: T[]; custom: boolean }>;
-  save: (items: T[]) => Promise<{ items: T[]; custom: boolean }>;
-  reset: () => Promise<{ items: T[]; custom: boolean }>;
+  load: () => Promise<Listed<T>>;
+  save: (items: T[]) => Promise<Listed<T>>;
+  reset: () => Promise<Listed<T>>;
   draftOf: (item: T | null) => AgentDraft;
   /** The item from the draft, or why it cannot be made. */
   fromDraft: (draft: AgentDraft, base: T | null) => T | string;
@@ -28,6 +35,7 @@ function AgentList<T extends Agent>({ kind, store, tools }: { kind: AgentKind; s
   const { t } = useTranslation();
   const [items, setItems] = useState<T[] | null>(null);
   const [custom, setCustom] = useState(false);
+  const [builtin, setBuiltin] = useState<string[]>([]);
   const [editing, setEditing] = useState<Editing | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
@@ -42,6 +50,7 @@ function AgentList<T extends Agent>({ kind, store, tools }: { kind: AgentKind; s
         if (!live) return;
         setItems(answer.items);
         setCustom(answer.custom);
+        setBuiltin(answer.builtin);
       },
       (err: unknown) => live && setError(t('settings.loadFailed', { error: messageOf(err) })),
     );
@@ -59,6 +68,7 @@ function AgentList<T extends Agent>({ kind, store, tools }: { kind: AgentKind; s
       const answer = await store.save(next);
       setItems(answer.items);
       setCustom(answer.custom);
+      setBuiltin(answer.builtin);
       setEditing(null);
       setNote(done);
       return answer.items;
@@ -100,13 +110,16 @@ function AgentList<T extends Agent>({ kind, store, tools }: { kind: AgentKind; s
 
   const remove = async (name: string) => {
     if (!items || !window.confirm(t('agents.deleteConfirm', { name }))) return;
-    const after = await apply(
+    await apply(
       items.filter((i) => i.name !== name),
       t('agents.deleted', { name }),
       null,
     );
-    if (after?.some((i) => i.name === name)) setNote(t('agents.builtinStays', { name }));
   };
+
+  // Why an item's Delete could do nothing: there must be a profile; a built-in specialist stays.
+  const undeletable = (name: string) =>
+    kind === 'profile' ? (items?.length ?? 0) <= 1 && t('agents.onlyProfile') : builtin.includes(name) && t('agents.builtinKept');
 
   const reset = async () => {
     if (!window.confirm(t('agents.restoreConfirm'))) return;
@@ -116,6 +129,7 @@ function AgentList<T extends Agent>({ kind, store, tools }: { kind: AgentKind; s
       const answer = await store.reset();
       setItems(answer.items);
       setCustom(answer.custom);
+      setBuiltin(answer.builtin);
       setEditing(null);
       setNote(t('agents.restored'));
     } catch (err) {
@@ -148,21 +162,38 @@ function AgentList<T extends Agent>({ kind, store, tools }: { kind: AgentKind; s
       )}
       {items && (
         <ul className="settings-list" aria-label={t(kind === 'profile' ? 'agents.profiles' : 'agents.specialists')}>
-          {items.map((item) => (
-            <li key={item.name} className="settings-list-row">
-              <span className="settings-list-label">
-                <span className="settings-list-name">{item.title || item.name}</span>
-                <span className="settings-hint">{item.name}</span>
-              </span>
-              {'default' in item && item.default && <span className="settings-badge">{t('agents.defaultBadge')}</span>}
-              <button type="button" className="button button-secondary button-small" aria-label={t('agents.editLabel', { name: item.name })} onClick={() => setEditing({ name: item.name, errors: {} })}>
-                {t('agents.edit')}
-              </button>
-              <button type="button" className="button button-secondary button-small button-danger" disabled={busy} aria-label={t('agents.deleteLabel', { name: item.name })} onClick={() => void remove(item.name)}>
-                {t('agents.delete')}
-              </button>
-            </li>
-          ))}
+          {items.map((item) => {
+            const kept = undeletable(item.name);
+            const whyId = `${headingId}-${item.name}-kept`;
+            return (
+              <li key={item.name} className="settings-list-row">
+                <span className="settings-list-label">
+                  <span className="settings-list-name">{item.title || item.name}</span>
+                  <span className="settings-hint">{item.name}</span>
+                  {kept && (
+                    <span id={whyId} className="settings-hint">
+                      {kept}
+                    </span>
+                  )}
+                </span>
+                {'default' in item && item.default && <span className="settings-badge">{t('agents.defaultBadge')}</span>}
+                {kind === 'specialist' && builtin.includes(item.name) && <span className="settings-badge">{t('agents.builtinBadge')}</span>}
+                <button type="button" className="button button-secondary button-small" aria-label={t('agents.editLabel', { name: item.name })} onClick={() => setEditing({ name: item.name, errors: {} })}>
+                  {t('agents.edit')}
+                </button>
+                <button
+                  type="button"
+                  className="button button-secondary button-small button-danger"
+                  disabled={busy || Boolean(kept)}
+                  aria-label={t('agents.deleteLabel', { name: item.name })}
+                  aria-describedby={kept ? whyId : undefined}
+                  onClick={() => void remove(item.name)}
+                >
+                  {t('agents.delete')}
+                </button>
+              </li>
+            );
+          })}
         </ul>
       )}
       <div className="settings-actions">
@@ -196,15 +227,15 @@ function profileStore(a: SettingsApi): Store<Profile> {
   return {
     load: async () => {
       const r = await a.profiles();
-      return { items: r.profiles, custom: r.custom };
+      return { items: r.profiles, custom: r.custom, builtin: [] };
     },
     save: async (items) => {
       const r = await a.saveProfiles(items);
-      return { items: r.profiles, custom: r.custom };
+      return { items: r.profiles, custom: r.custom, builtin: [] };
     },
     reset: async () => {
       const r = await a.resetProfiles();
-      return { items: r.profiles, custom: r.custom };
+      return { items: r.profiles, custom: r.custom, builtin: [] };
     },
     draftOf: draftOfProfile,
     fromDraft: profileOfDraft,
@@ -217,15 +248,15 @@ function specialistStore(a: SettingsApi): Store<SpecialistSpec> {
   return {
     load: async () => {
       const r = await a.specialists();
-      return { items: r.specialists, custom: r.custom };
+      return { items: r.specialists, custom: r.custom, builtin: r.builtin ?? [] };
     },
     save: async (items) => {
       const r = await a.saveSpecialists(items);
-      return { items: r.specialists, custom: r.custom };
+      return { items: r.specialists, custom: r.custom, builtin: r.builtin ?? [] };
     },
     reset: async () => {
       const r = await a.resetSpecialists();
-      return { items: r.specialists, custom: r.custom };
+      return { items: r.specialists, custom: r.custom, builtin: r.builtin ?? [] };
     },
     draftOf: draftOfSpecialist,
     fromDraft: specialistOfDraft,

@@ -19,6 +19,9 @@ const LIMIT_LABELS = {
   spending_limit_per_conversation_usd: 'general.limitPerConversation',
 } as const satisfies Record<LimitKey, string>;
 
+/** What the engine takes for a limit: `5`, `$2.50`, `none`. */
+const AMOUNT = /^(?:\$?\s*(?:\d+(?:\.\d*)?|\.\d+)|none)$/i;
+
 function LimitForm({ api, settingKey, value, onSaved }: { api: SettingsApi; settingKey: LimitKey; value: number | null; onSaved: (s: SettingsView) => void }) {
   const { t } = useTranslation();
   const [text, setText] = useState(value === null ? '' : String(value));
@@ -28,13 +31,19 @@ function LimitForm({ api, settingKey, value, onSaved }: { api: SettingsApi; sett
 
   useEffect(() => setText(value === null ? '' : String(value)), [value]);
 
+  const label = t(LIMIT_LABELS[settingKey]);
+
   const submit = async (event: FormEvent) => {
     event.preventDefault();
+    const trimmed = text.trim();
+    setSaved(false);
+    if (trimmed !== '' && !AMOUNT.test(trimmed)) {
+      setError(t('general.notAnAmount', { label }));
+      return;
+    }
     setBusy(true);
     setError(null);
-    setSaved(false);
     try {
-      const trimmed = text.trim();
       onSaved(await api.changeSetting(settingKey, trimmed === '' ? null : trimmed));
       setSaved(true);
     } catch (err) {
@@ -46,7 +55,7 @@ function LimitForm({ api, settingKey, value, onSaved }: { api: SettingsApi; sett
 
   return (
     <form className="settings-inline-form" onSubmit={(e) => void submit(e)}>
-      <Field label={t(LIMIT_LABELS[settingKey])} error={error} hint={t('general.limitHint')}>
+      <Field label={label} error={error} hint={t('general.limitHint')}>
         <input
           className="settings-input"
           inputMode="decimal"

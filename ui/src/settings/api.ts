@@ -215,15 +215,15 @@ export class SettingsApi {
     return this.json({ method: 'DELETE', path: routes.profiles() });
   }
 
-  specialists(): Promise<{ specialists: SpecialistSpec[]; custom: boolean }> {
+  specialists(): Promise<{ specialists: SpecialistSpec[]; custom: boolean; builtin?: string[] }> {
     return this.json({ method: 'GET', path: routes.specialists() });
   }
 
-  saveSpecialists(specialists: SpecialistSpec[]): Promise<{ specialists: SpecialistSpec[]; custom: boolean }> {
+  saveSpecialists(specialists: SpecialistSpec[]): Promise<{ specialists: SpecialistSpec[]; custom: boolean; builtin?: string[] }> {
     return this.json({ method: 'PUT', path: routes.specialists(), body: specialists });
   }
 
-  resetSpecialists(): Promise<{ specialists: SpecialistSpec[]; custom: boolean }> {
+  resetSpecialists(): Promise<{ specialists: SpecialistSpec[]; custom: boolean; builtin?: string[] }> {
     return this.json({ method: 'DELETE', path: routes.specialists() });
   }
 

@@ -82,25 +82,32 @@ describe('settings navigation', () => {
   it('General switches the whole UI to Chinese at once, and shows a limit the server refused next to it', async () => {
     const { user, requests } = await openSettings({
       'PUT /v1/settings/spending_limit_per_day_usd': (r) =>
-        (r.body as { value: unknown }).value === 'lots'
-          ? error(400, 'INVALID_VALUE', 'spending_limit_per_day_usd `lots` is not an amount in USD')
+        (r.body as { value: unknown }).value === '7'
+          ? error(400, 'INVALID_VALUE', 'The daily spending limit must be an amount of 0 US dollars or more, like 5 or 2.50, not “7”')
           : Response.json({ settings: { spending_limit_per_day_usd: 5, spending_limit_per_conversation_usd: 2, default_provider: null }, spent_today_usd: 0.125 }),
     });
     expect(await screen.findByTestId('spent-today')).toHaveTextContent('Spent today (estimated): $0.1250');
     const daily = screen.getByRole('textbox', { name: 'Daily limit (USD)' });
     expect(screen.getByRole('textbox', { name: 'Limit per conversation (USD)' })).toHaveValue('2');
 
-    await user.type(daily, 'lots');
+    // Not an amount: said at once, by the field's name, in plain words; nothing is sent.
+    await user.type(daily, 'five');
     await user.keyboard('{Enter}');
-    expect(await screen.findByText('spending_limit_per_day_usd `lots` is not an amount in USD')).toBeInTheDocument();
+    expect(await screen.findByText('Daily limit (USD): enter an amount in US dollars, like 5 or 2.50 (empty for no limit).')).toBeInTheDocument();
     expect(daily).toHaveAttribute('aria-invalid', 'true');
-    expect(daily).toHaveAccessibleDescription(expect.stringContaining('is not an amount in USD'));
+    expect(screen.queryByText(/spending_limit_per_day_usd/)).not.toBeInTheDocument();
+
+    // What the server refuses is shown at the field too.
+    await user.clear(daily);
+    await user.type(daily, '7');
+    await user.keyboard('{Enter}');
+    await waitFor(() => expect(daily).toHaveAccessibleDescription(expect.stringContaining('The daily spending limit must be an amount of 0 US dollars or more')));
 
     await user.clear(daily);
     await user.type(daily, '5{Enter}');
     expect(await screen.findByText('Saved')).toBeInTheDocument();
     expect(daily).not.toHaveAttribute('aria-invalid');
-    expect(requests.filter((r) => r.method === 'PUT').map((r) => r.body)).toEqual([{ value: 'lots' }, { value: '5' }]);
+    expect(requests.filter((r) => r.method === 'PUT').map((r) => r.body)).toEqual([{ value: '7' }, { value: '5' }]);
 
     await user.selectOptions(screen.getByRole('combobox', { name: 'Language' }), 'zh-CN');
     expect(screen.getByRole('heading', { level: 1, name: '设置' })).toBeInTheDocument();
@@ -293,6 +300,35 @@ describe('agents', () => {
       { name: 'translator', title: 'Translator', description: 'Translates', system_prompt: '', tools: [], max_turns: 2, role: 'answer' },
     ]);
     expect(screen.getByRole('button', { name: 'Restore the built-ins' })).toBeInTheDocument();
+  });
+});
+
+describe('agents that cannot be deleted', () => {
+  beforeEach(() => setBrowserLanguages('en-US', 'en'));
+
+  it('the only profile and a built-in specialist offer no Delete, and say why; others can be deleted', async () => {
+    const specialist = (name: string) => ({ name, title: name, description: 'd', system_prompt: 's', tools: [], max_turns: 3, role: 'answer' });
+    const { user, requests } = await openSettings({
+      'GET /v1/specialists': () => Response.json({ specialists: [specialist('researcher'), specialist('translator')], custom: true, builtin: ['researcher', 'planner'] }),
+      'PUT /v1/specialists': () => Response.json({ specialists: [specialist('researcher')], custom: true, builtin: ['researcher', 'planner'] }),
+    });
+    await openSection(user, 'Agents');
+    const profileDelete = await screen.findByRole('button', { name: 'Delete general' });
+    expect(profileDelete).toBeDisabled();
+    expect(profileDelete).toHaveAccessibleDescription('The only profile: add another before deleting it.');
+
+    const builtinDelete = await screen.findByRole('button', { name: 'Delete researcher' });
+    expect(builtinDelete).toBeDisabled();
+    expect(builtinDelete).toHaveAccessibleDescription('Built in: it can be changed, not deleted.');
+    expect(screen.getByRole('button', { name: 'Edit researcher' })).toBeEnabled();
+
+    const ownDelete = screen.getByRole('button', { name: 'Delete translator' });
+    expect(ownDelete).toBeEnabled();
+    expect(ownDelete).not.toHaveAccessibleDescription();
+    vi.spyOn(window, 'confirm').mockReturnValue(true);
+    await user.click(ownDelete);
+    expect(await screen.findByText('translator deleted.')).toBeInTheDocument();
+    expect(requests.filter((r) => r.method === 'PUT').map((r) => r.body)).toEqual([[specialist('researcher')]]);
   });
 });
 
