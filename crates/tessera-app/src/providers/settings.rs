@@ -20,6 +20,16 @@ pub fn clear_default(store: &Store) -> Outcome<bool> {
     Ok(store.delete_app_setting(DEFAULT_PROVIDER_SETTING)?)
 }
 
+/// A limit as a person knows it: the API's setting keys by what they are (the settings page
+/// shows these words), a command-line flag as typed.
+fn limit_name(flag: &str) -> &str {
+    match flag {
+        "spending_limit_per_day_usd" => "The daily spending limit",
+        "spending_limit_per_conversation_usd" => "The spending limit per conversation",
+        other => other,
+    }
+}
+
 /// `5`, `$5`, `0.5` → Some; `none` → None.
 pub fn parse_limit(flag: &str, text: &str) -> Outcome<Option<f64>> {
     let text = text.trim();
@@ -28,7 +38,8 @@ pub fn parse_limit(flag: &str, text: &str) -> Outcome<Option<f64>> {
     }
     let value: f64 = text.trim_start_matches('$').trim().parse().map_err(|_| {
         invalid(format!(
-            "{flag} `{text}`: expected an amount in USD, or `none`"
+            "{} must be an amount in US dollars, like 5 or 2.50 (or none for no limit), not “{text}”",
+            limit_name(flag)
         ))
     })?;
     check_limit(flag, text, value)?;
@@ -43,9 +54,10 @@ pub fn check_limit(flag: &str, text: &str, value: f64) -> Outcome {
     };
     probe.validate().map_err(|err| match err {
         ProviderError::Config(_) => invalid(format!(
-            "{flag} `{text}`: a limit is an amount of 0 USD or more"
+            "{} must be an amount of 0 US dollars or more, like 5 or 2.50, not “{text}”",
+            limit_name(flag)
         )),
-        other => invalid(format!("{flag}: {other}")),
+        other => invalid(format!("{}: {other}", limit_name(flag))),
     })
 }
 

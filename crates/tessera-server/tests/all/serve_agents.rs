@@ -49,6 +49,8 @@ async fn specialists_and_profiles_are_edited_checked_and_reset() {
         .map(|s| s["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["researcher", "planner"]);
+    // Named as built in: the settings page offers no Delete for them.
+    assert_eq!(body["builtin"], json!(["researcher", "planner"]));
     let tools = tool_names(api.get("/tools").await.ok(200));
     assert!(tools.contains(&"invoke_researcher".to_owned()), "{tools:?}");
     assert!(tools.contains(&"invoke_planner".to_owned()), "{tools:?}");

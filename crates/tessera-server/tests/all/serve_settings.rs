@@ -219,7 +219,12 @@ async fn settings_take_limits_as_the_command_line_does_and_refuse_unknown_keys()
     for value in [json!(-1), json!("lots"), json!("NaN")] {
         let refused = api.put(day, &json!({"value": value})).await;
         let message = refused.error(400, "INVALID_VALUE");
-        assert!(message.contains("spending_limit_per_day_usd"), "{message}");
+        // Said as a person would: the limit by its name, what to write instead.
+        assert!(
+            message.starts_with("The daily spending limit must be an amount")
+                && message.contains("like 5 or 2.50"),
+            "{message}"
+        );
     }
     api.put(day, &json!({"value": true}))
         .await

@@ -132,10 +132,14 @@ async fn reset_profiles(State(app): State<App>) -> Result<Json<Value>, ApiError>
     ))
 }
 
+/// With the names of the built-in specialists: saving a list without one keeps it, so the
+/// settings page offers no Delete for them.
 fn specialists_view(specs: &[specialists::SpecialistSpec], custom: bool) -> Value {
+    let builtin: Vec<String> = specialists::builtin().into_iter().map(|s| s.name).collect();
     json!({
         "specialists": serde_json::to_value(specs).unwrap_or(Value::Null),
         "custom": custom,
+        "builtin": builtin,
     })
 }
 
