@@ -67,7 +67,7 @@ describe('the screens a person meets', () => {
         await page.screenshot({ path: shot('first-run') });
 
         // A provider with a key: the key step.
-        await panel.getByRole('button', { name: 'deepseek', exact: true }).click();
+        await panel.getByRole('button', { name: 'DeepSeek', exact: true }).click();
         await panel.locator('input[type="password"]').waitFor();
         await page.screenshot({ path: shot('setup-key') });
         await panel.getByRole('button', { name: variant.locale === 'zh-CN' ? '返回' : 'Back' }).click();

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SettingsApi, type ProviderConfig, type ProviderRow } from '../settings/api';
 import { ApiError, type TesseraClient } from '../transport/client';
@@ -32,6 +32,7 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
   const [problem, setProblem] = useState<string | null>(null);
   /** Saving the key met a keyring that cannot be used: the key file is offered. */
   const [keyringDown, setKeyringDown] = useState(false);
+  const useKeyFile = useRef<HTMLButtonElement | null>(null);
   const [done, setDone] = useState<string | null>(null);
   /** The key works: the models to pick from, and the one picked. */
   const [models, setModels] = useState<string[] | null>(null);
@@ -65,6 +66,14 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
   useEffect(() => {
     void load();
   }, [load]);
+
+  // The way out is the next thing to do: brought into view (clear of the composer below the
+  // panel) and given the keyboard.
+  useEffect(() => {
+    if (!keyringDown) return;
+    useKeyFile.current?.scrollIntoView?.({ block: 'center' });
+    useKeyFile.current?.focus({ preventScroll: true });
+  }, [keyringDown]);
 
   if (done) {
     return (
@@ -240,7 +249,7 @@ export function FirstRun({ client, onOpenSettings, onReady }: { client: TesseraC
               <p>{t('firstRun.keyringDown')}</p>
               <p className="settings-hint">{t('firstRun.keyFileOffer')}</p>
               <div className="settings-actions">
-                <button type="button" className="button button-secondary" disabled={busy || !key.trim()} onClick={() => void setUp(null, true)}>
+                <button ref={useKeyFile} type="button" className="button button-secondary" disabled={busy || !key.trim()} onClick={() => void setUp(null, true)}>
                   {busy ? t('firstRun.savingToFile') : t('firstRun.useKeyFile')}
                 </button>
               </div>
