@@ -260,7 +260,7 @@ describe('chatting with the engine', () => {
     await email.press('Enter');
     await page.getByText('Booked for 2 nights.').waitFor({ timeout: 15_000 });
     await card.waitFor({ state: 'detached', timeout: 10_000 });
-    const tool = page.getByRole('region', { name: 'Tool request_form' });
+    const tool = page.getByRole('region', { name: 'Form: Your trip' });
     assert.equal(await tool.getAttribute('data-phase'), 'success');
     // What was answered reads as the form's labels and values, not JSON.
     const summary = tool.getByRole('region', { name: 'Your answers: Your trip' });

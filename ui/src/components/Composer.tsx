@@ -1,4 +1,4 @@
-import { memo, useEffect, useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ConnectionState } from '../transport/connection';
 import { readFiles, sizeLabel, type PendingFile, type Refusal } from './attachments';
@@ -13,7 +13,7 @@ export interface ComposerProps {
   onSend?: ((text: string, files: PendingFile[]) => void) | undefined;
   /** A run is answering: Send waits and Stop cancels it. */
   running?: boolean | undefined;
-  /** The run waits for the person (a form or a consent). */
+  /** The run waits for the person (a form or a consent): stopping it asks first. */
   waiting?: boolean | undefined;
   onStop?: (() => void) | undefined;
   inputRef: RefObject<HTMLTextAreaElement | null>;
@@ -22,6 +22,9 @@ export interface ComposerProps {
 }
 
 const MAX_INPUT_HEIGHT_PX = 200;
+
+/** What a waiting run asked the person for. */
+type WaitingKind = 'form' | 'consent';
 
 const REFUSAL_KEYS = { tooBig: 'composer.refusedTooBig', tooMany: 'composer.refusedTooMany', unreadable: 'composer.refusedUnreadable' } as const;
 
@@ -61,18 +64,55 @@ export const Composer = memo(function Composer({ draft, onDraftChange, connectio
     if (el.scrollHeight > 0) el.style.height = `${Math.min(el.scrollHeight, MAX_INPUT_HEIGHT_PX)}px`;
   }, [draft, inputRef]);
 
-  // Esc stops a running answer, wherever the focus is, unless a dialog or menu takes the key.
+  // Stopping a run that waits for the person cancels what they were asked: asked first, in place.
+  const [asking, setAsking] = useState<WaitingKind | null>(null);
+  const askedFrom = useRef<HTMLElement | null>(null);
+  const confirmStopRef = useRef<HTMLButtonElement | null>(null);
+  const [nudged, setNudged] = useState(false);
+  // The question and the nudge belong to this wait: gone when the run stops waiting.
+  const waitingNow = Boolean(running && waiting);
+  const [seenWaiting, setSeenWaiting] = useState(waitingNow);
+  if (seenWaiting !== waitingNow) {
+    setSeenWaiting(waitingNow);
+    setAsking(null);
+    setNudged(false);
+  }
+  const stop = useCallback(() => {
+    if (!onStop) return;
+    if (!waiting) {
+      onStop();
+      return;
+    }
+    askedFrom.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    setAsking(document.querySelector('form.form-card') ? 'form' : 'consent');
+  }, [onStop, waiting]);
+  const keepWaiting = useCallback(() => {
+    setAsking(null);
+    // Back where the keyboard was before the question.
+    const back = askedFrom.current;
+    requestAnimationFrame(() => (back?.isConnected ? back : inputRef.current)?.focus());
+  }, [inputRef]);
+
+  useEffect(() => {
+    if (asking) confirmStopRef.current?.focus();
+  }, [asking]);
+
+  // Esc stops a running answer wherever the focus is, except where the key belongs to what has
+  // the focus: a form being filled in (its fields, its lists) or a dialog or menu.
   useEffect(() => {
     if (!running || !onStop) return;
     const onKey = (event: globalThis.KeyboardEvent) => {
       if (event.key !== 'Escape' || event.defaultPrevented) return;
-      if (document.querySelector('[role="dialog"], [role="menu"]')) return;
+      if (document.querySelector('[role="dialog"], [role="menu"], dialog[open]')) return;
+      const target = event.target instanceof Element ? event.target : null;
+      if (target?.closest('form.form-card, [role="dialog"], [role="alertdialog"], [role="menu"], [role="listbox"], dialog')) return;
       event.preventDefault();
-      onStop();
+      if (asking) keepWaiting();
+      else stop();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [running, onStop]);
+  }, [running, onStop, asking, stop, keepWaiting]);
 
   const send = () => {
     if (!canSend || !onSend) return;
@@ -87,6 +127,8 @@ export const Composer = memo(function Composer({ draft, onDraftChange, connectio
     // An Enter that confirms an IME candidate (Chinese, Japanese…) must not send.
     if (event.nativeEvent.isComposing || event.keyCode === 229) return;
     event.preventDefault();
+    // Nothing can be sent while the run waits: the status under the box says why, brought forward.
+    if (waitingNow) setNudged(true);
     send();
   };
 
@@ -100,7 +142,7 @@ export const Composer = memo(function Composer({ draft, onDraftChange, connectio
         : connected
           ? running
             ? waiting
-              ? t('chat.waiting')
+              ? t('composer.waitingHint')
               : t('composer.running')
             : ''
           : t('composer.notConnected');
@@ -183,7 +225,7 @@ export const Composer = memo(function Composer({ draft, onDraftChange, connectio
           onPaste={onPaste}
         />
         {running && onStop ? (
-          <button type="button" className="button stop-button" data-testid="stop-button" aria-keyshortcuts="Escape" title={t('chat.stopHint')} onClick={onStop}>
+          <button type="button" className="button stop-button" data-testid="stop-button" aria-keyshortcuts="Escape" title={t('chat.stopHint')} aria-expanded={waiting ? asking !== null : undefined} onClick={stop}>
             <StopIcon />
             <span>{t('chat.stop')}</span>
           </button>
@@ -199,6 +241,36 @@ export const Composer = memo(function Composer({ draft, onDraftChange, connectio
           <span>{t('composer.send')}</span>
         </button>
       </div>
+      {asking && (
+        <div
+          className="inline-confirm composer-stop-confirm"
+          role="group"
+          aria-labelledby="composer-stop-question"
+          data-testid="stop-confirm"
+          onKeyDown={(event) => {
+            if (event.key !== 'Escape') return;
+            event.preventDefault();
+            event.stopPropagation();
+            keepWaiting();
+          }}
+        >
+          <span id="composer-stop-question">{t(asking === 'form' ? 'composer.stopFormQuestion' : 'composer.stopConsentQuestion')}</span>
+          <button
+            ref={confirmStopRef}
+            type="button"
+            className="button button-secondary button-small button-danger"
+            onClick={() => {
+              setAsking(null);
+              onStop?.();
+            }}
+          >
+            {t(asking === 'form' ? 'composer.stopFormConfirm' : 'composer.stopConsentConfirm')}
+          </button>
+          <button type="button" className="button button-secondary button-small" onClick={keepWaiting}>
+            {t(asking === 'form' ? 'composer.keepForm' : 'composer.keepConsent')}
+          </button>
+        </div>
+      )}
       {refused.length > 0 && (
         <p className="notice notice-error composer-refused" role="alert" data-testid="attach-refused">
           {refused.map((r) => t(REFUSAL_KEYS[r.reason], { name: r.name })).join(' ')}
@@ -206,7 +278,7 @@ export const Composer = memo(function Composer({ draft, onDraftChange, connectio
       )}
       <div className="composer-footer">
         {modelPicker}
-        <p id="composer-status" className="composer-status" role="status" data-state={connection}>
+        <p id="composer-status" className="composer-status" role="status" data-state={connection} data-nudged={nudged || undefined}>
           {status && <span className="status-dot" aria-hidden="true" />}
           {status}
         </p>

@@ -126,9 +126,15 @@ export function AssistantMessageView({
         </div>
       )}
       {run?.state === 'cancelled' && (
-        <p className="notice" data-testid="run-cancelled">
-          {t('chat.runCancelled')}
-        </p>
+        <div className="notice run-cancelled" data-testid="run-cancelled">
+          <p>{t('chat.runCancelled')}</p>
+          {/* Stopped before anything was kept (a form never answered): asked again in one click. */}
+          {onRetry && (
+            <button type="button" className="button button-small button-secondary" data-testid="retry-answer" onClick={onRetry}>
+              {t('chat.retry')}
+            </button>
+          )}
+        </div>
       )}
       {usage && (
         <p className="message-usage" data-testid="usage">

@@ -16,6 +16,35 @@ function valuesOf(result: JsonValue | undefined): Obj | null {
   return isObj(values) ? values : result['action'] === undefined ? result : null;
 }
 
+/**
+ * The fields a `request_form` call asked for, by their titles: from its JSON Schema, or from the
+ * `fields` list the model is offered (name, label, kind, options), which the engine turns into
+ * that schema only for the form it shows; the call's arguments keep the list.
+ */
+export function formFieldsOf(args: JsonValue | undefined): Field[] {
+  if (!isObj(args)) return [];
+  if (isObj(args['schema'])) return fieldsOf(args['schema']);
+  const list = args['fields'];
+  if (!Array.isArray(list)) return [];
+  const properties: Obj = {};
+  for (const f of list) {
+    if (!isObj(f) || typeof f['name'] !== 'string') continue;
+    const property: Obj = { title: typeof f['label'] === 'string' ? f['label'] : f['name'] };
+    const options = f['options'];
+    if (Array.isArray(options)) {
+      if (f['kind'] === 'choices') Object.assign(property, { type: 'array', items: { type: 'string', enum: options } });
+      else Object.assign(property, { type: 'string', enum: options });
+    } else property['type'] = f['kind'] === 'yes_no' ? 'boolean' : f['kind'] === 'number' || f['kind'] === 'integer' ? f['kind'] : 'string';
+    properties[f['name']] = property;
+  }
+  return fieldsOf({ type: 'object', properties });
+}
+
+/** The title the model gave its form, if any. */
+export function formTitleOf(args: JsonValue | undefined): string | null {
+  return isObj(args) && typeof args['title'] === 'string' && args['title'].trim() ? args['title'] : null;
+}
+
 /** A value as a person reads it: choices by their labels, yes/no, lists joined. */
 function shown(field: Field | undefined, value: JsonValue, yes: string, no: string): string {
   const label = (v: JsonValue) => {
@@ -38,11 +67,10 @@ export function FormSummary({ args, result }: { args: JsonValue | undefined; res
   const { t } = useTranslation();
   const values = valuesOf(result);
   if (!values) return null;
-  const schema = isObj(args) && isObj(args['schema']) ? args['schema'] : null;
-  const fields = schema ? fieldsOf(schema) : [];
+  const fields = formFieldsOf(args);
   const names = [...fields.map((f) => f.name).filter((n) => n in values), ...Object.keys(values).filter((n) => !fields.some((f) => f.name === n))];
   if (names.length === 0) return null;
-  const title = isObj(args) && typeof args['title'] === 'string' ? args['title'] : t('form.answers');
+  const title = formTitleOf(args) ?? t('form.answers');
   return (
     <section className="form-summary" aria-label={t('form.answersTo', { title })} data-testid="form-summary">
       <h4 className="tool-card-heading">{t('form.answersTo', { title })}</h4>
