@@ -18,6 +18,7 @@ TEST_PACKAGES=(
   xvfb xauth x11-xserver-utils x11-apps openbox webkit2gtk-driver chromium dbus dbus-x11 gnome-keyring libsecret-tools openssl
   fonts-wqy-microhei locales
   iproute2 util-linux
+  xdotool xclip python3-gi gir1.2-gtk-3.0
 )
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }

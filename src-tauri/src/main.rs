@@ -6,15 +6,19 @@
 //! decides nothing itself.
 
 mod cli;
+mod clipboard;
 mod diagnostics;
+mod drops;
 mod engine_host;
 mod export;
 mod ipc;
+mod links;
 mod logs;
 mod native;
+mod one_window;
 mod webview_tuning;
 
-use tauri::{Manager, RunEvent};
+use tauri::{DragDropEvent, Manager, RunEvent, WindowEvent};
 use tessera_server::data_dir::default_data_dir;
 
 /// When the process started, for the start-up figure.
@@ -55,6 +59,13 @@ fn main() {
         eprintln!("tessera-desktop: no home folder to keep data in; pass --data-dir DIR");
         std::process::exit(2);
     };
+    if one_window::ask_the_open_one(&data_dir) {
+        println!(
+            "Tessera is already open on {}: its window was brought forward.",
+            data_dir.display()
+        );
+        return;
+    }
     let _log_flush = logs::init(&data_dir);
     tracing::info!(version = env!("CARGO_PKG_VERSION"), data = %data_dir.display(), "starting");
 
@@ -63,30 +74,29 @@ fn main() {
     let host = tauri::async_runtime::block_on(engine_host::EngineHost::open(
         &data_dir,
         cli.model,
-        native::tools(dialog.clone()),
+        native::tools(dialog.clone(), native::own_windows(app_slot.clone())),
     ));
-    let mut builder = tauri::Builder::default();
-    // With the usual data folder, a second start hands over to the window already open. An
-    // app started on a folder of its own (--data-dir, TESSERA_DATA_DIR) runs beside it: the
-    // folder's lock still keeps two engines off one folder, with a message naming the owner.
-    if cli.data_dir.is_none() {
-        builder = builder.plugin(tauri_plugin_single_instance::init(|app, _argv, _cwd| {
-            if let Some(window) = app.get_webview_window("main") {
-                let _ = window.unminimize();
-                let _ = window.show();
-                let _ = window.set_focus();
-            }
-        }));
-    }
-    let app = builder
+    let engine_opened = matches!(host, engine_host::EngineHost::Ready { .. });
+    let listen_dir = data_dir.clone();
+    let app = tauri::Builder::default()
         .plugin(tauri_plugin_window_state::Builder::default().build())
         .plugin(tauri_plugin_dialog::init())
         .setup(move |app| {
             let _ = app_slot.set(app.handle().clone());
+            // Only the app that holds the folder answers later starts on it.
+            if engine_opened {
+                one_window::listen(&listen_dir, app.handle().clone());
+            }
             webview_tuning::tune(app);
             Ok(())
         })
+        .on_window_event(|window, event| {
+            if let WindowEvent::DragDrop(DragDropEvent::Drop { paths, .. }) = event {
+                window.state::<drops::Drops>().record(paths);
+            }
+        })
         .manage(host)
+        .manage(drops::Drops::default())
         .manage(ipc::Pumps::default())
         .manage(diagnostics::DataDir(data_dir))
         .manage(native::Dialogs(dialog))
@@ -95,6 +105,11 @@ fn main() {
             ipc::api_abort,
             diagnostics::diagnostics,
             export::save_export,
+            drops::dropped_files,
+            drops::dropped_file,
+            links::open_link,
+            clipboard::copy_text,
+            clipboard::pasted_image,
             ui_ready
         ])
         .build(tauri::generate_context!());

@@ -9,7 +9,10 @@ use tauri::{AppHandle, Manager};
 use tauri_plugin_dialog::DialogExt;
 use tessera_app::ToolPlugin;
 use tessera_native::dialog::{DialogError, DialogFuture};
-use tessera_native::{CommandDialog, FileDialog, NativeEnv, PickRequest, SaveRequest};
+use tessera_native::own_windows::WindowsFuture;
+use tessera_native::{
+    CommandDialog, FileDialog, HiddenWindows, NativeEnv, OwnWindows, PickRequest, SaveRequest,
+};
 
 /// The app handle, known once the window exists (the engine opens before it).
 pub type AppSlot = Arc<OnceLock<AppHandle>>;
@@ -98,15 +101,89 @@ pub fn file_dialog(app: AppSlot) -> Arc<dyn FileDialog> {
     }
 }
 
+/// The app's windows, hidden while the screen is captured (tessera-native's `own_windows`).
+struct TauriWindows {
+    app: AppSlot,
+}
+
+/// A window taken off the screen, with what putting it back needs.
+struct Taken {
+    window: tauri::WebviewWindow,
+    position: Option<tauri::PhysicalPosition<i32>>,
+    focused: bool,
+}
+
+struct Hidden(Vec<Taken>);
+
+impl OwnWindows for TauriWindows {
+    fn hide(&self) -> WindowsFuture<Option<Box<dyn HiddenWindows>>> {
+        let app = self.app.get().cloned();
+        Box::pin(async move {
+            let app = app?;
+            let mut taken = Vec::new();
+            for window in app.webview_windows().into_values() {
+                let on_screen =
+                    window.is_visible().unwrap_or(false) && !window.is_minimized().unwrap_or(false);
+                if !on_screen {
+                    continue;
+                }
+                let position = window.outer_position().ok();
+                let focused = window.is_focused().unwrap_or(false);
+                match window.hide() {
+                    Ok(()) => taken.push(Taken {
+                        window,
+                        position,
+                        focused,
+                    }),
+                    Err(error) => {
+                        tracing::warn!(%error, "a window could not be hidden for a capture")
+                    }
+                }
+            }
+            if taken.is_empty() {
+                None
+            } else {
+                Some(Box::new(Hidden(taken)) as Box<dyn HiddenWindows>)
+            }
+        })
+    }
+}
+
+impl HiddenWindows for Hidden {
+    fn restore(self: Box<Self>) -> WindowsFuture<()> {
+        Box::pin(async move {
+            for taken in self.0 {
+                if let Err(error) = taken.window.show() {
+                    tracing::warn!(%error, "a window hidden for a capture could not be shown again");
+                    continue;
+                }
+                // A window manager may place a window shown again anew: back where it stood.
+                if let Some(position) = taken.position {
+                    let _ = taken.window.set_position(position);
+                }
+                if taken.focused {
+                    let _ = taken.window.set_focus();
+                }
+            }
+        })
+    }
+}
+
+/// The app's windows as the native tools see them.
+pub fn own_windows(app: AppSlot) -> Arc<dyn OwnWindows> {
+    Arc::new(TauriWindows { app })
+}
+
 /// The app's file dialogs, for the shell's own commands (an export's save dialog).
 pub struct Dialogs(pub Arc<dyn FileDialog>);
 
 /// The registration the engine runs for every model it builds.
-pub fn tools(dialog: Arc<dyn FileDialog>) -> ToolPlugin {
+pub fn tools(dialog: Arc<dyn FileDialog>, windows: Arc<dyn OwnWindows>) -> ToolPlugin {
     Arc::new(move |registry, store| {
         let env = NativeEnv {
             store: store.clone(),
             dialog: dialog.clone(),
+            windows: windows.clone(),
         };
         let availability = tessera_native::register_native_tools(registry, &env)?;
         for (tool, reason) in &availability.unavailable {

@@ -1,54 +1,19 @@
 // The installed desktop app, driven like a person would see it: tauri-driver in front of
 // WebKitWebDriver, under Xvfb (see the Makefile's test-desktop). No fixed ports: free ones are
 // picked per run; everything started here is ended by pid.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { execFileSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startScriptedProvider, pushReplies, textReply, toolCallReply, modelCalls, MODEL } from '../../ui/e2e/scripted.mjs';
 import { decodePng } from './png.mjs';
-import { app, appPid, sleep, startDriver, until } from './support.mjs';
+import { app, sleep, until } from './support.mjs';
+import { desktopSuite, lastAnswer, resultsDir, shown, stop } from './suite.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const resultsDir = join(here, '..', '..', 'target-test-results');
-
-const children = [];
-
-function stop(child) {
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-}
-
-before(() => {
-  assert.ok(existsSync(app), `the desktop app is not installed at ${app} (run make desktop-install)`);
-});
-
-after(() => {
-  for (const c of children) stop(c);
-  for (const d of temporary) {
-    // An app the driver left behind would hold its folder (and the display) for the next suite.
-    const pid = appPid(d);
-    if (pid) process.kill(pid, 'SIGKILL');
-    rmSync(d, { recursive: true, force: true });
-  }
-});
-
-/** A data folder of its own per app start, so no test sees another's conversations. */
-function dataDir() {
-  const dir = mkdtempSync(join(tmpdir(), 'tessera-desktop-'));
-  temporary.push(dir);
-  return dir;
-}
-const temporary = [];
-
-async function openApp(lang, args = ['--data-dir', dataDir()], env = {}) {
-  const driver = await startDriver(children, lang, env);
-  await driver.newSession(args);
-  await until('the chat layout', () => driver.find('[data-testid="app-shell"]'));
-  return driver;
-}
+const { children, dataDir, openApp, chatApp } = desktopSuite();
 
 test('the installed app opens its window with the chat layout, in English', async () => {
   const driver = await openApp('en_US.UTF-8');
@@ -137,31 +102,6 @@ test('a message gets a streamed answer from the engine the app hosts (the API ov
     stop(driver.child);
   }
 });
-
-/** The app over the scripted provider with its own data folder; `replies` queued first. */
-async function chatApp(replies, env = {}, model = MODEL) {
-  const provider = await startScriptedProvider((child) => children.push(child));
-  await pushReplies(provider.url, replies);
-  const data = dataDir();
-  const driver = await openApp(
-    'en_US.UTF-8',
-    ['--data-dir', data, '--kind', 'openai', '--base-url', `${provider.url}/v1`, '--model', model],
-    env,
-  );
-  return { provider, data, driver };
-}
-
-async function lastAnswer(driver) {
-  return driver.exec(
-    'const a = document.querySelectorAll(\'[data-testid="assistant-message"]\'); return a.length ? a[a.length - 1].textContent : "";',
-  );
-}
-
-async function shown(driver, error, name) {
-  await driver.screenshot(join(resultsDir, `${name}-failed.png`)).catch(() => {});
-  const text = await driver.exec('return document.body.innerText').catch(() => '');
-  return new Error(`${error.message}\nthe window showed:\n${text}`);
-}
 
 /** The lines of text in the log's view, by the page's layout: `[top, bottom]` in window pixels. */
 const LOG_LINES = `
@@ -315,8 +255,14 @@ test('a file picked through the dialog reaches the model as its content, never a
 });
 
 test('a screen capture with consent is a PNG of the screen, shown in the chat and sent to the model', async () => {
-  // A known colour on the root window; the app's window covers the top left only.
-  execFileSync('xsetroot', ['-solid', '#12ab34']);
+  // A known colour over the screen, as a wallpaper (the app's window, started after it, covers
+  // the top left only).
+  const backdrop = spawn('/usr/bin/python3', [join(here, 'helpers', 'backdrop.py'), '12ab34', 1280, 900], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(backdrop);
+  await new Promise((resolve, reject) => {
+    backdrop.stdout.on('data', (chunk) => String(chunk).includes('ready') && resolve());
+    backdrop.on('exit', (code) => reject(new Error(`the backdrop ended (${code})`)));
+  });
   // A model name of a family that takes images, so the screenshot goes to it as one.
   const { provider, data, driver } = await chatApp(
     [toolCallReply('call_shot', 'screen_capture', { target: 'screen' }), textReply(['The screen is green.'])],
@@ -327,6 +273,8 @@ test('a screen capture with consent is a PNG of the screen, shown in the chat an
     await driver.type('[data-testid="composer-input"]', 'What is on my screen?\uE007');
     await until('the consent dialog', () => driver.find('[data-testid="consent-dialog"]'));
     assert.equal(await driver.text('[data-testid="consent-tool"]'), 'screen_capture');
+    const [x, y] = await driver.exec('return [window.screenX, window.screenY]');
+    const appAt = { x, y };
     await driver.clickButton('Allow once');
     await until('the answer after the capture', async () => (await lastAnswer(driver)).includes('The screen is green.'));
 
@@ -337,6 +285,21 @@ test('a screen capture with consent is a PNG of the screen, shown in the chat an
     const png = decodePng(readFileSync(join(data, 'attachments', sha)));
     assert.deepEqual([png.width, png.height], [1280, 900]);
     assert.deepEqual(png.pixel(1270, 890), [0x12, 0xab, 0x34], 'the stored PNG shows the screen');
+    // What was under Tessera, not Tessera: the consent dialog the person had just answered was
+    // in every capture, over the app, and the model was sent that.
+    let ours = 0;
+    for (let y = 0; y < png.height; y += 4) {
+      for (let x = 0; x < png.width; x += 4) {
+        const [r, g, b] = png.pixel(x, y);
+        if (r !== 0x12 || g !== 0xab || b !== 0x34) ours += 1;
+      }
+    }
+    assert.equal(ours, 0, `the capture shows the screen without Tessera's window (${ours} sampled pixels are not the screen's colour)`);
+    // And the window is back where it was once the capture is taken.
+    const after = driver.display();
+    const at = (x, y) => [...after.rgb.subarray((y * after.width + x) * 3, (y * after.width + x) * 3 + 3)];
+    assert.notDeepEqual(at(appAt.x + 20, appAt.y + 20), [0x12, 0xab, 0x34], 'the window is shown again after the capture');
+    assert.deepEqual(await driver.exec('return [window.screenX, window.screenY]'), [appAt.x, appAt.y], 'the window is back where it stood');
 
     const dataUrl = /data:image\/png;base64,([A-Za-z0-9+/=]+)/.exec(sent)?.[1];
     assert.ok(dataUrl, 'the model received the screenshot as an image');
@@ -368,6 +331,7 @@ test('a screen capture with consent is a PNG of the screen, shown in the chat an
   } finally {
     await driver.quit();
     stop(driver.child);
+    stop(backdrop);
   }
 });
 

@@ -2,6 +2,7 @@
 //! so it asks first; writing replaces what they copied, so it asks too.
 
 use std::pin::Pin;
+use std::sync::{Mutex, PoisonError};
 
 use serde_json::{json, Value};
 use tessera_engine::tools::{RetryPolicy, ToolContext, ToolFailure, ToolKind, ToolSpec};
@@ -12,6 +13,50 @@ pub const WRITE_NAME: &str = "clipboard_write";
 const MAX_TEXT: usize = 1_000_000;
 
 type Fut = Pin<Box<dyn std::future::Future<Output = Result<Value, ToolFailure>> + Send>>;
+
+/// The clipboard this process owns. On X11 what a program copies stays in that program until
+/// another copies something: a `Clipboard` dropped right after `set_text` took the text with it
+/// where no clipboard manager keeps it, and the person's paste found nothing. So one is kept for
+/// the life of the process.
+static HELD: Mutex<Option<arboard::Clipboard>> = Mutex::new(None);
+
+fn with_held<T>(
+    work: impl FnOnce(&mut arboard::Clipboard) -> Result<T, arboard::Error>,
+) -> Result<T, arboard::Error> {
+    let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
+    let clipboard = match held.as_mut() {
+        Some(clipboard) => clipboard,
+        None => held.insert(arboard::Clipboard::new()?),
+    };
+    work(clipboard)
+}
+
+/// Puts `text` on the clipboard, where the person's next paste in any program finds it.
+/// Blocking (an X round trip): call it off the async threads.
+pub fn write_text(text: String) -> Result<(), ToolFailure> {
+    with_held(|c| c.set_text(text)).map_err(failed)
+}
+
+/// The picture on the clipboard as PNG, or None when it holds none. Blocking.
+pub fn read_image_png() -> Result<Option<Vec<u8>>, ToolFailure> {
+    let image = match with_held(|c| c.get_image()) {
+        Ok(image) => image,
+        Err(arboard::Error::ContentNotAvailable) => return Ok(None),
+        Err(other) => return Err(failed(other)),
+    };
+    let (width, height) = (
+        u32::try_from(image.width).unwrap_or(u32::MAX),
+        u32::try_from(image.height).unwrap_or(u32::MAX),
+    );
+    let rgba =
+        image::RgbaImage::from_raw(width, height, image.bytes.into_owned()).ok_or_else(|| {
+            ToolFailure::new(
+                "CLIPBOARD_FAILED",
+                "the clipboard's picture has a wrong size",
+            )
+        })?;
+    crate::images::encode_png(&rgba).map(Some)
+}
 
 /// Whether a clipboard is reachable (an X display or Wayland).
 pub fn probe() -> Result<(), crate::NotHere> {
@@ -78,12 +123,7 @@ async fn blocking<T: Send + 'static>(
 pub fn read_handler() -> impl Fn(Value, ToolContext) -> Fut + Send + Sync {
     |_args: Value, _ctx: ToolContext| {
         Box::pin(async move {
-            let text = blocking(|| {
-                arboard::Clipboard::new()
-                    .and_then(|mut c| c.get_text())
-                    .map_err(failed)
-            })
-            .await?;
+            let text = blocking(|| with_held(|c| c.get_text()).map_err(failed)).await?;
             let chars = text.chars().count();
             if chars > MAX_TEXT {
                 return Err(ToolFailure::new(
@@ -105,12 +145,7 @@ pub fn write_handler() -> impl Fn(Value, ToolContext) -> Fut + Send + Sync {
                 .unwrap_or_default()
                 .to_owned();
             let chars = text.chars().count();
-            blocking(move || {
-                arboard::Clipboard::new()
-                    .and_then(|mut c| c.set_text(text))
-                    .map_err(failed)
-            })
-            .await?;
+            blocking(move || write_text(text)).await?;
             Ok(json!({"written": true, "characters": chars}))
         }) as Fut
     }

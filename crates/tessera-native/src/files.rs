@@ -279,7 +279,7 @@ async fn read_picked(
 }
 
 /// The file's bytes, or None when it holds more than `max`.
-pub(crate) async fn read_at_most(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+pub async fn read_at_most(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
     use tokio::io::AsyncReadExt;
     let file = tokio::fs::File::open(path).await?;
     let mut bytes = Vec::new();
@@ -389,7 +389,14 @@ mod tests {
         let dialog = Arc::new(crate::CommandDialog {
             program: "/bin/false".into(),
         });
-        (dir, NativeEnv { store, dialog })
+        (
+            dir,
+            NativeEnv {
+                store,
+                dialog,
+                windows: Arc::new(crate::NoWindows),
+            },
+        )
     }
 
     #[tokio::test]

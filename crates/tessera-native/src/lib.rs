@@ -15,6 +15,7 @@ pub mod image_resize;
 pub mod images;
 pub mod not_here;
 pub mod notification;
+pub mod own_windows;
 pub mod portal;
 pub mod screen;
 
@@ -25,12 +26,15 @@ use tessera_store::Store;
 
 pub use dialog::{CommandDialog, FileDialog, FileFilter, PickRequest, SaveRequest};
 pub use not_here::{LeftOut, NotHere};
+pub use own_windows::{HiddenWindows, NoWindows, OwnWindows};
 
 /// What the native tools need from the app around them.
 #[derive(Clone)]
 pub struct NativeEnv {
     pub store: Arc<Store>,
     pub dialog: Arc<dyn FileDialog>,
+    /// The app's windows, hidden while the screen is captured.
+    pub windows: Arc<dyn OwnWindows>,
 }
 
 /// Which native tools this machine can run, and why the others cannot.
@@ -49,7 +53,10 @@ pub fn register_native_tools(
     let mut out = Availability::default();
     match screen::probe() {
         Ok(()) => {
-            tools.register(screen::spec(), screen::handler(env.store.clone()))?;
+            tools.register(
+                screen::spec(),
+                screen::handler(env.store.clone(), env.windows.clone()),
+            )?;
             out.available.push(screen::NAME);
         }
         Err(reason) => out.unavailable.push((screen::NAME, reason)),

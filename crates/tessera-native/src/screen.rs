@@ -4,16 +4,18 @@
 //! the person picks the window or region in the desktop's own dialog.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use tessera_engine::tools::{RetryPolicy, ToolContext, ToolFailure, ToolKind, ToolSpec};
 use tessera_protocol::mcp_cp::{PermissionLevel, Runtime};
 use tessera_store::Store;
 use x11rb::connection::Connection;
-use x11rb::protocol::xproto::{AtomEnum, ConnectionExt, ImageFormat, ImageOrder, Window};
+use x11rb::protocol::xproto::{AtomEnum, ConnectionExt, ImageFormat, ImageOrder, MapState, Window};
 use x11rb::rust_connection::RustConnection;
 
 use crate::images;
+use crate::own_windows::{HiddenWindows, OwnWindows, GONE_TIMEOUT, REPAINT};
 
 pub const NAME: &str = "screen_capture";
 
@@ -77,6 +79,7 @@ pub fn probe() -> Result<(), crate::NotHere> {
 
 pub fn handler(
     store: Arc<Store>,
+    windows: Arc<dyn OwnWindows>,
 ) -> impl Fn(
     Value,
     ToolContext,
@@ -86,25 +89,15 @@ pub fn handler(
        + Sync {
     move |args: Value, _ctx: ToolContext| {
         let store = store.clone();
+        let windows = windows.clone();
         Box::pin(async move {
             let target = Target::from_args(&args)?;
-            let (image, what) = if crate::portal::wayland_session() {
-                // The portal's dialog lets the person choose a window or a region.
-                let interactive = target != Target::Screen;
-                let image =
-                    crate::portal::capture(interactive, None, crate::portal::PORTAL_TIMEOUT)
-                        .await?;
-                let what = if interactive {
-                    "what the person chose in the desktop's screenshot dialog"
-                } else {
-                    "the whole screen"
-                };
-                (image, what.to_owned())
-            } else {
-                tokio::task::spawn_blocking(move || capture(&target))
-                    .await
-                    .map_err(|error| ToolFailure::new("CAPTURE_FAILED", error.to_string()))??
-            };
+            let hidden = hide_own_windows(windows.as_ref()).await;
+            let taken = take(target).await;
+            if let Some(hidden) = hidden {
+                hidden.restore().await;
+            }
+            let (image, what) = taken?;
             let size = image.dimensions();
             let png = images::encode_png(&image)?;
             let entry = images::attach(&store, &png, "image/png", size, "screenshot.png")?;
@@ -116,6 +109,130 @@ pub fn handler(
             }))
         })
     }
+}
+
+/// The app's windows off the screen, and the screen redrawn without them.
+async fn hide_own_windows(windows: &dyn OwnWindows) -> Option<Box<dyn HiddenWindows>> {
+    let hidden = windows.hide().await?;
+    if !crate::portal::wayland_session() {
+        let pid = std::process::id();
+        let gone = tokio::task::spawn_blocking(move || wait_until_gone(pid, GONE_TIMEOUT)).await;
+        match gone {
+            Ok(Ok(true)) => {}
+            Ok(Ok(false)) => {
+                tracing::warn!("the app's windows were still on the screen when it was captured")
+            }
+            Ok(Err(error)) => tracing::warn!(%error, "the app's windows could not be watched"),
+            Err(error) => tracing::warn!(%error, "the app's windows could not be watched"),
+        }
+    }
+    tokio::time::sleep(REPAINT).await;
+    Some(hidden)
+}
+
+async fn take(target: Target) -> Result<(image::RgbaImage, String), ToolFailure> {
+    if crate::portal::wayland_session() {
+        // The portal's dialog lets the person choose a window or a region.
+        let interactive = target != Target::Screen;
+        let image =
+            crate::portal::capture(interactive, None, crate::portal::PORTAL_TIMEOUT).await?;
+        let what = if interactive {
+            "what the person chose in the desktop's screenshot dialog"
+        } else {
+            "the whole screen"
+        };
+        Ok((image, what.to_owned()))
+    } else {
+        tokio::task::spawn_blocking(move || capture(&target))
+            .await
+            .map_err(|error| ToolFailure::new("CAPTURE_FAILED", error.to_string()))?
+    }
+}
+
+/// Waits until no window of process `pid` is viewable on the X display (a reparenting window
+/// manager unmaps its frame after the app unmaps the window); false at `timeout`.
+pub fn wait_until_gone(pid: u32, timeout: Duration) -> Result<bool, ToolFailure> {
+    let (conn, screen_num) = x11rb::connect(None).map_err(x_error)?;
+    let root = conn
+        .setup()
+        .roots
+        .get(screen_num)
+        .ok_or_else(|| ToolFailure::new("CAPTURE_FAILED", "the X display has no such screen"))?
+        .root;
+    let pid_atom = conn
+        .intern_atom(false, b"_NET_WM_PID")
+        .map_err(x_error)?
+        .reply()
+        .map_err(x_error)?
+        .atom;
+    let deadline = Instant::now() + timeout;
+    loop {
+        if !shows_window_of(&conn, root, pid_atom, pid)? {
+            return Ok(true);
+        }
+        if Instant::now() >= deadline {
+            return Ok(false);
+        }
+        std::thread::sleep(Duration::from_millis(15));
+    }
+}
+
+/// Whether a viewable top-level window (or the frame a window manager put around it) belongs
+/// to `pid`.
+fn shows_window_of(
+    conn: &RustConnection,
+    root: Window,
+    pid_atom: u32,
+    pid: u32,
+) -> Result<bool, ToolFailure> {
+    let top = conn
+        .query_tree(root)
+        .map_err(x_error)?
+        .reply()
+        .map_err(x_error)?
+        .children;
+    for window in top {
+        let Ok(attributes) = conn.get_window_attributes(window).map_err(x_error)?.reply() else {
+            continue; // gone meanwhile
+        };
+        if attributes.map_state != MapState::VIEWABLE {
+            continue;
+        }
+        if belongs_to(conn, window, pid_atom, pid, 3)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+fn belongs_to(
+    conn: &RustConnection,
+    window: Window,
+    pid_atom: u32,
+    pid: u32,
+    depth: u8,
+) -> Result<bool, ToolFailure> {
+    let owner = conn
+        .get_property(false, window, pid_atom, AtomEnum::CARDINAL, 0, 1)
+        .map_err(x_error)?
+        .reply()
+        .ok()
+        .and_then(|reply| reply.value32().and_then(|mut v| v.next()));
+    if owner == Some(pid) {
+        return Ok(true);
+    }
+    if depth == 0 {
+        return Ok(false);
+    }
+    let Ok(tree) = conn.query_tree(window).map_err(x_error)?.reply() else {
+        return Ok(false);
+    };
+    for child in tree.children {
+        if belongs_to(conn, child, pid_atom, pid, depth - 1)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 #[derive(Debug, Clone, PartialEq)]

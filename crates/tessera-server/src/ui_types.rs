@@ -45,4 +45,6 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     collector.add::<tessera_app::views::local_models::LocalModelChosen>();
     collector.add::<tessera_app::views::local_models::LocalContextSet>();
     collector.add::<tessera_app::views::local_models::WorkerView>();
+    // The desktop shell's commands for files dropped on the window.
+    collector.add::<tessera_app::views::desktop::DroppedFile>();
 }

@@ -2,6 +2,8 @@ import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type C
 import { useTranslation } from 'react-i18next';
 import type { ConnectionState } from '../transport/connection';
 import { readFiles, sizeLabel, type PendingFile, type Refusal } from './attachments';
+import { useNativeDrop } from './nativeDrop';
+import { pastedImage } from './clipboard';
 import { PaperclipIcon, SendIcon, StopIcon } from './icons';
 
 export interface ComposerProps {
@@ -38,12 +40,14 @@ export const Composer = memo(function Composer({ draft, onDraftChange, connectio
   const picker = useRef<HTMLInputElement | null>(null);
   const canSend = connected && !running && (draft.trim().length > 0 || files.length > 0);
 
-  const attach = async (list: readonly File[]) => {
-    if (list.length === 0) return;
+  const attach = async (list: readonly File[], refusedBefore: Refusal[] = []) => {
+    if (list.length === 0 && refusedBefore.length === 0) return;
     const { read, refused } = await readFiles(list, files.length);
     setFiles((current) => [...current, ...read]);
-    setRefused(refused);
+    setRefused([...refusedBefore, ...refused]);
   };
+  // Files dropped from another application on the desktop window, anywhere on it.
+  useNativeDrop(setDragging, (dropped, refusedByShell) => void attach(dropped, refusedByShell));
   const onDrop = (event: DragEvent) => {
     event.preventDefault();
     setDragging(false);
@@ -51,9 +55,18 @@ export const Composer = memo(function Composer({ draft, onDraftChange, connectio
   };
   const onPaste = (event: ClipboardEvent) => {
     const pasted = Array.from(event.clipboardData.files);
-    if (pasted.length === 0) return; // text pastes as text
+    if (pasted.length > 0) {
+      event.preventDefault();
+      void attach(pasted);
+      return;
+    }
+    // WebKitGTK gives a pasted picture no file: with no text pasted, the shell reads it.
+    if (event.clipboardData.getData('text/plain') !== '') return; // text pastes as text
     event.preventDefault();
-    void attach(pasted);
+    void pastedImage().then(
+      (image) => (image ? attach([image]) : undefined),
+      () => setRefused([{ name: t('composer.pastedPicture'), reason: 'unreadable' }]),
+    );
   };
 
   // Grow with the text up to a limit, then scroll (set through CSSOM: fine under a strict CSP).

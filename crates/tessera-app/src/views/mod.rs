@@ -4,6 +4,7 @@
 
 pub mod agents;
 pub mod conversations;
+pub mod desktop;
 pub mod interactions;
 pub mod local_models;
 pub mod providers;

@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import type { Components } from 'react-markdown';
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import { copyText } from '../../components/clipboard';
+import { AnswerLink } from './AnswerLink';
 import { markdownClient, type Parsed } from './markdownClient';
 import { splitGrowing } from './markdownBlocks';
 import { useBlockWindow, type BlockChanges } from './useBlockWindow';
@@ -54,20 +55,11 @@ function CodeBlock({ language, ...props }: ComponentPropsWithoutRef<'pre'> & { l
   );
 }
 
-/** Links open outside the app, never in its window. */
-function Link({ href, children, ...rest }: ComponentPropsWithoutRef<'a'>) {
-  return (
-    <a href={href} target="_blank" rel="noopener noreferrer nofollow" {...rest}>
-      {children}
-    </a>
-  );
-}
-
 // Typed as react-markdown types them: hast-util-to-jsx-runtime's own types name the global `JSX`
 // namespace, which React 19's types no longer declare.
 const components: Components = {
   pre: ({ node, ...props }) => <CodeBlock language={languageOf(node)} {...props} />,
-  a: ({ node: _node, ...props }) => <Link {...props} />,
+  a: ({ node: _node, ...props }) => <AnswerLink {...props} />,
 };
 
 /** A parsed block's tree as React elements, as react-markdown draws it. */
