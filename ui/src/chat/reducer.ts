@@ -77,6 +77,8 @@ export interface RunError {
   code: string;
   message: string;
   retryable: boolean;
+  /** A retry on its way: which attempt, and in how long (the engine's `detail`). */
+  retry?: { attempt: number; delayMs: number };
 }
 
 export interface AssistantMessage {
@@ -499,6 +501,8 @@ function applySystem(state: ChatState, event: EventOf<'system'>): ChatState {
     case 'error': {
       const p = event.payload;
       const error: RunError = { code: p.code, message: p.message, retryable: p.retryable === true };
+      const detail = p.detail as { attempt?: unknown; delay_ms?: unknown } | null | undefined;
+      if (error.retryable && typeof detail?.attempt === 'number' && typeof detail.delay_ms === 'number') error.retry = { attempt: detail.attempt, delayMs: detail.delay_ms };
       if (error.retryable) return withMessage(state, event, (m) => ({ ...m, notices: [...m.notices, error] }));
       const s = withRun(state, event, (r) => ({ ...r, fatal: error, state: 'failed' }));
       return withMessage(s, event, (m) => m);

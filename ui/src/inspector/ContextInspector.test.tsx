@@ -93,18 +93,18 @@ describe('context inspector', () => {
     const evidences = within(dialog).getByRole('region', { name: 'Evidence used' });
     const hit = within(evidences).getByTestId('used-evidence');
     expect(hit).toHaveTextContent('ev_hit');
-    expect(hit).toHaveTextContent('rag doc from rag · search_context');
+    expect(hit).toHaveTextContent('document passage from a document search · search_context');
     expect(hit).toHaveTextContent('cited in the answer');
     const trimmed = within(dialog).getByRole('region', { name: 'Left out' });
     const [weather, big] = within(trimmed).getAllByTestId('trimmed-block');
     expect(weather).toHaveTextContent('blk_weather');
     expect(weather).toHaveTextContent('expired');
-    expect(weather).toHaveTextContent('ev_weather tool result from tool · weather_lookup');
+    expect(weather).toHaveTextContent('ev_weather tool result from a tool · weather_lookup');
     expect(weather).not.toHaveTextContent('cited');
     expect(big).toHaveTextContent('did not fit in the budget');
     expect(big).toHaveTextContent('90,000 tokens');
     const messages = within(dialog).getByRole('region', { name: 'Messages' });
-    expect(within(messages).getByTestId('citing-message')).toHaveTextContent('Message 3 (user) draws on:ev_said user input from user · message');
+    expect(within(messages).getByTestId('citing-message')).toHaveTextContent('Message 3 (user) draws on:ev_said your message from you · message');
     expect(within(trimmed).getByTestId('trimmed-messages')).toHaveTextContent('Message 2 · did not fit in the budget · 700 tokens');
     // Seed 004 冲突决策: which evidence was kept, and why.
     const conflicts = within(dialog).getByRole('region', { name: 'Conflicting evidence' });

@@ -4,6 +4,8 @@ import { Overlay } from '../components/Overlay';
 import { useModalFocus } from '../components/useModalFocus';
 import type { ContextBlock } from '../generated/ContextBlock';
 import type { Evidence } from '../generated/Evidence';
+import type { EvidenceType } from '../generated/EvidenceType';
+import type { SourceKind } from '../generated/SourceKind';
 import type { RunContext } from '../generated/RunContext';
 import { getRunContext } from '../permissions/api';
 import type { TesseraClient } from '../transport/client';
@@ -40,6 +42,24 @@ const REASON = {
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 
+const EVIDENCE_TYPE = {
+  rag_doc: 'inspector.typeRagDoc',
+  tool_result: 'inspector.typeToolResult',
+  skill_output: 'inspector.typeSkillOutput',
+  llm_output: 'inspector.typeLlmOutput',
+  user_input: 'inspector.typeUserInput',
+  other: 'inspector.typeOther',
+} as const satisfies Record<EvidenceType, string>;
+
+const SOURCE_KIND = {
+  rag: 'inspector.kindRag',
+  tool: 'inspector.kindTool',
+  skill: 'inspector.kindSkill',
+  llm: 'inspector.kindLlm',
+  user: 'inspector.kindUser',
+  system: 'inspector.kindSystem',
+} as const satisfies Record<SourceKind, string>;
+
 /** "tool result · weather_lookup": what an evidence is and where it came from. */
 function EvidenceSource({ evidence, cited }: { evidence: Evidence | undefined; cited: boolean }) {
   const { t } = useTranslation();
@@ -47,8 +67,16 @@ function EvidenceSource({ evidence, cited }: { evidence: Evidence | undefined; c
   const origin = [evidence.source.name, evidence.source.uri].filter(Boolean).join(' · ');
   return (
     <span className="inspector-source">
-      {t('inspector.source', { type: evidence.type.replace(/_/g, ' '), kind: evidence.source.kind })}
-      {origin && <> · {origin}</>}
+      {t('inspector.source', {
+        type: evidence.type in EVIDENCE_TYPE ? t(EVIDENCE_TYPE[evidence.type]) : evidence.type.replace(/_/g, ' '),
+        kind: evidence.source.kind in SOURCE_KIND ? t(SOURCE_KIND[evidence.source.kind]) : evidence.source.kind,
+      })}
+      {origin && (
+        <>
+          {' · '}
+          <code>{origin}</code>
+        </>
+      )}
       {cited && <span className="badge badge-good inspector-cited">{t('inspector.cited')}</span>}
     </span>
   );

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { agentTitle } from '../i18n/builtinNames';
 import type { AgentProblem, Profile, SettingsApi, SpecialistSpec, ToolInfo } from './api';
 import { problemsOf } from './api';
 import { AgentForm, draftOfProfile, draftOfSpecialist, formField, profileOfDraft, specialistOfDraft, type AgentDraft, type AgentKind, type DraftErrors } from './AgentForm';
@@ -165,11 +166,12 @@ function AgentList<T extends Agent>({ kind, store, tools }: { kind: AgentKind; s
           {items.map((item) => {
             const kept = undeletable(item.name);
             const whyId = `${headingId}-${item.name}-kept`;
+            const title = agentTitle(t, item.name, item.title);
             return (
               <li key={item.name} className="settings-list-row">
                 <span className="settings-list-label">
-                  <span className="settings-list-name">{item.title || item.name}</span>
-                  <span className="settings-hint">{item.name}</span>
+                  <span className="settings-list-name">{title}</span>
+                  <code className="settings-hint">{item.name}</code>
                   {kept && (
                     <span id={whyId} className="settings-hint">
                       {kept}
@@ -178,14 +180,14 @@ function AgentList<T extends Agent>({ kind, store, tools }: { kind: AgentKind; s
                 </span>
                 {'default' in item && item.default && <span className="settings-badge">{t('agents.defaultBadge')}</span>}
                 {kind === 'specialist' && builtin.includes(item.name) && <span className="settings-badge">{t('agents.builtinBadge')}</span>}
-                <button type="button" className="button button-secondary button-small" aria-label={t('agents.editLabel', { name: item.name })} onClick={() => setEditing({ name: item.name, errors: {} })}>
+                <button type="button" className="button button-secondary button-small" aria-label={t('agents.editLabel', { name: title })} onClick={() => setEditing({ name: item.name, errors: {} })}>
                   {t('agents.edit')}
                 </button>
                 <button
                   type="button"
                   className="button button-secondary button-small button-danger"
                   disabled={busy || Boolean(kept)}
-                  aria-label={t('agents.deleteLabel', { name: item.name })}
+                  aria-label={t('agents.deleteLabel', { name: title })}
                   aria-describedby={kept ? whyId : undefined}
                   onClick={() => void remove(item.name)}
                 >

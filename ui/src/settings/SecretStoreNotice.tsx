@@ -68,7 +68,12 @@ export function SecretStoreNotice({ api, onChanged }: Props) {
       ) : (
         <>
           <p>{t('secrets.keyringUnreachable')}</p>
-          {view.keyring.reason && <p className="settings-hint">{view.keyring.reason}</p>}
+          {/* The system's own words, kept as the detail under the sentence above. */}
+          {view.keyring.reason && (
+            <p className="settings-hint" lang="en">
+              {view.keyring.reason}
+            </p>
+          )}
           <p className="settings-hint">{t('secrets.fileOffer')}</p>
         </>
       )}

@@ -210,6 +210,23 @@ describe('providers', () => {
     expect(requests.filter((r) => r.path === '/v1/providers/local/key').map((r) => r.body)).toEqual([{ key: 'sk-secret-123' }, { key: 'sk-secret-123' }]);
   });
 
+  it('a test that found no key goes once a key is stored: no "There is no API key" under "Key stored."', async () => {
+    const { user } = await openSettings({
+      'POST /v1/providers/local/check': () => Response.json({ provider: 'local', ok: false, model: 'm', latency_ms: 1, models: null, problem: 'missing_key', message: null }),
+      'PUT /v1/providers/local/key': () => Response.json({ provider: 'local', stored: true, env_override: null, not_required: false, model: { ready: false } }),
+    });
+    await openSection(user, 'Providers');
+    await user.click(await screen.findByRole('button', { name: /local/ }));
+    const detail = screen.getByTestId('provider-detail');
+    await user.click(within(detail).getByRole('button', { name: 'Test the connection' }));
+    expect(await within(detail).findByTestId('check-result')).toHaveTextContent('There is no API key for this provider yet.');
+
+    const keyForm = screen.getByRole('form', { name: 'API key of local' });
+    await user.type(within(keyForm).getByLabelText('API key'), 'sk-new{Enter}');
+    expect(await within(keyForm).findByText('Key stored.')).toBeInTheDocument();
+    expect(screen.queryByText(/There is no API key/)).not.toBeInTheDocument();
+  });
+
   it('tests the connection, lists the models, and picks the default model', async () => {
     let verdict: object = { provider: 'local', ok: true, model: 'm', latency_ms: 42, models: 2, problem: null, message: null };
     const { user, requests } = await openSettings({
@@ -247,7 +264,7 @@ describe('agents', () => {
         }),
     });
     await openSection(user, 'Agents');
-    await user.click(await screen.findByRole('button', { name: 'Edit general' }));
+    await user.click(await screen.findByRole('button', { name: 'Edit General' }));
     const form = screen.getByRole('form', { name: 'Edit general' });
     expect(within(form).getByRole('textbox', { name: 'System prompt' })).toHaveValue('Be helpful.');
     await user.click(within(form).getByRole('checkbox', { name: 'All tools' }));
@@ -313,7 +330,7 @@ describe('agents that cannot be deleted', () => {
       'PUT /v1/specialists': () => Response.json({ specialists: [specialist('researcher')], custom: true, builtin: ['researcher', 'planner'] }),
     });
     await openSection(user, 'Agents');
-    const profileDelete = await screen.findByRole('button', { name: 'Delete general' });
+    const profileDelete = await screen.findByRole('button', { name: 'Delete General' });
     expect(profileDelete).toBeDisabled();
     expect(profileDelete).toHaveAccessibleDescription('The only profile: add another before deleting it.');
 

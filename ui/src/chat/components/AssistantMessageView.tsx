@@ -2,7 +2,7 @@ import { Fragment, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ContextButton } from '../../inspector/ContextInspector';
 import { PlanGraph } from '../plan/PlanGraph';
-import { isLive, type AssistantMessage, type ChatState, type RunInfo } from '../reducer';
+import { isLive, type AssistantMessage, type ChatState, type RunError, type RunInfo } from '../reducer';
 import { copyText } from '../../components/clipboard';
 import { Markdown } from './Markdown';
 import { ThinkingView } from './ThinkingView';
@@ -55,9 +55,35 @@ export function EngineError({ code, message }: { code: string; message: string }
   return (
     <>
       {t(key as 'engineErrors.network_error')}
-      <span className="notice-detail" data-testid="engine-detail">
+      {/* The engine's own words (English), kept beside their translation for a bug report. */}
+      <span className="notice-detail" data-testid="engine-detail" lang="en">
         {message} ({code})
       </span>
+    </>
+  );
+}
+
+/**
+ * A retry on its way: when and which attempt, and why in the UI's language when the code is one
+ * it knows, the engine's own words beside as the detail.
+ */
+function RetryNotice({ notice }: { notice: RunError }) {
+  const { t, i18n } = useTranslation();
+  if (!notice.retry) return <>{t('chat.retrying', { message: notice.message })}</>;
+  const { attempt, delayMs } = notice.retry;
+  // The engine appends this tail to the provider's words; it is said here in the UI's language.
+  const tail = ` (retrying in ${delayMs} ms, attempt ${attempt})`;
+  const words = notice.message.endsWith(tail) ? notice.message.slice(0, -tail.length) : notice.message;
+  const key = `engineErrors.${notice.code}`;
+  const known = i18n.exists(key);
+  return (
+    <>
+      {t('chat.retryingIn', { seconds: Math.max(1, Math.ceil(delayMs / 1000)), attempt, reason: known ? t(key as 'engineErrors.network_error') : words })}
+      {known && (
+        <span className="notice-detail" lang="en">
+          {words}
+        </span>
+      )}
     </>
   );
 }
@@ -75,7 +101,7 @@ export function AssistantMessageView({
   /** Offered on a failed answer when nothing else is under way. */
   onRetry?: (() => void) | undefined;
 }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const live = run !== undefined && !run.done && (run.state === 'running' || run.state === 'initializing' || run.state === 'resumed');
   const empty = message.parts.length === 0;
   const usage = message.usage;
@@ -110,7 +136,13 @@ export function AssistantMessageView({
       {empty && live && <p className="message-pending">{t('chat.working')}</p>}
       {shownNotices(message.notices).map((n, i) => (
         <p key={i} className="notice" role="note" data-testid={n.retryable ? 'retry-notice' : undefined}>
-          {n.retryable ? t('chat.retrying', { message: n.message }) : t('chat.notice', { message: n.message, code: n.code })}
+          {n.retryable ? (
+            <RetryNotice notice={n} />
+          ) : i18n.exists(`engineErrors.${n.code}`) ? (
+            <EngineError code={n.code} message={n.message} />
+          ) : (
+            t('chat.notice', { message: n.message, code: n.code })
+          )}
         </p>
       ))}
       {run?.fatal && (

@@ -48,6 +48,23 @@ export function reasonText(t: TFunction, reason: RiskReason): string {
   }
 }
 
+/**
+ * One thing the call touches, as the engine words it ("reads screen", "writes outbox"): the verb
+ * in the UI's language, the resource as its name.
+ */
+function touchText(t: TFunction, item: string) {
+  const match = /^(reads|writes) (.+)$/.exec(item);
+  if (!match?.[2]) return item;
+  const [before, after] = t(match[1] === 'reads' ? 'consent.touchReads' : 'consent.touchWrites', { resource: '\u0000' }).split('\u0000');
+  return (
+    <>
+      {before}
+      <code>{match[2]}</code>
+      {after}
+    </>
+  );
+}
+
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 /**
@@ -142,7 +159,7 @@ export function ConsentDialog({ request, onDecide, onClose }: ConsentDialogProps
               {request.touches.length > 0 ? (
                 <ul className="consent-touches" data-testid="consent-touches">
                   {request.touches.map((item) => (
-                    <li key={item}>{item}</li>
+                    <li key={item}>{touchText(t, item)}</li>
                   ))}
                 </ul>
               ) : (

@@ -1,5 +1,6 @@
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { agentTitle } from '../../i18n/builtinNames';
 import type { FormAction } from '../../generated/FormAction';
 import type { FormRequestPayload } from '../../generated/FormRequestPayload';
 import { ApiError, type Answer } from '../../transport/client';
@@ -109,7 +110,7 @@ export function FormCard({ request, onAnswer }: FormCardProps) {
     ? t('form.askedByAgent')
     : requester.kind === 'mcp_server'
       ? t('form.askedByMcpServer', { name: requester.name })
-      : t('form.askedBy', { name: requester.name });
+      : t('form.askedBy', { name: agentTitle(t, undefined, requester.name) });
   // A URL elicitation: the page accepting opens, shown as text so nothing follows it before then.
   const url = typeof request['url'] === 'string' ? request['url'] : null;
   const description = url && request.description?.endsWith(url) ? request.description.slice(0, -url.length).trimEnd() : request.description;
