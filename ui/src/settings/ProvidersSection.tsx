@@ -177,7 +177,19 @@ function ProviderDetail({ api, row, onChanged, onRemoved }: DetailProps) {
           onCancel={() => setEditing(false)}
         />
       )}
-      {row.requires_key && <KeyForm api={api} name={row.name} hasKey={row.has_key} envVars={row.key_env_vars} onChanged={() => onChanged()} />}
+      {row.requires_key && (
+        <KeyForm
+          api={api}
+          name={row.name}
+          hasKey={row.has_key}
+          envVars={row.key_env_vars}
+          onChanged={() => {
+            // A test made with the old key (or none) says nothing true about the new one.
+            setCheck(null);
+            onChanged();
+          }}
+        />
+      )}
     </section>
   );
 }

@@ -98,8 +98,9 @@ export function ToolCardView({ card, tools }: { card: ToolCard; tools: ChatState
               {t('tool.turn', { turn: card.agent.turn, max: card.agent.maxTurns })}
             </span>
           )}
-          {card.progress && (
-            <span className="tool-card-meta">
+          {/* Progress says what is under way: once the call ended, nothing is. */}
+          {card.progress && !finished && (
+            <span className="tool-card-meta" data-testid="tool-progress">
               {card.progress.total !== undefined
                 ? t('tool.progress', { progress: card.progress.progress, total: card.progress.total })
                 : card.progress.progress}
