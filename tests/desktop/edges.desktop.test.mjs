@@ -147,7 +147,7 @@ test('a picture copied in another application and pasted with Ctrl+V is attached
   }
 });
 
-test('what the app copies can be pasted elsewhere: a code block\'s Copy, and clipboard_write with consent', async () => {
+test('what the app copies can be pasted elsewhere: a code block\'s Copy, clipboard_write with consent, Copy diagnostics', async () => {
   const { driver } = await chatApp([
     textReply(['Run this:\n\n```sh\necho copied-from-code\n```\n']),
     toolCallReply('call_clip', 'clipboard_write', { text: 'written by the agent' }),
@@ -167,6 +167,16 @@ test('what the app copies can be pasted elsewhere: a code block\'s Copy, and cli
     // manager runs here: the app itself must keep what it copied).
     await sleep(500);
     assert.equal(clipboardText(), 'written by the agent');
+
+    // Settings › General › Copy diagnostics, for a bug report.
+    await driver.click('[data-testid="open-settings"]');
+    await until('the settings sections', () => driver.find('nav[aria-label="Settings sections"]'));
+    await driver.exec(
+      'const nav = document.querySelector(\'nav[aria-label="Settings sections"]\');' +
+        '[...nav.querySelectorAll("button")].find((b) => b.textContent.trim() === "General").click();',
+    );
+    await driver.click('[data-testid="copy-diagnostics"]');
+    await until('the diagnostics on the clipboard', () => clipboardText().includes('"providers"'), 10000);
   } catch (error) {
     throw await shown(driver, error, 'desktop-clipboard');
   } finally {

@@ -1,3 +1,4 @@
+import type { TFunction } from 'i18next';
 import { createContext, useContext, useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Overlay } from '../components/Overlay';
@@ -88,7 +89,7 @@ function versionText(version: unknown): string {
   return typeof version === 'string' ? version : JSON.stringify(version);
 }
 
-function reasonText(t: ReturnType<typeof useTranslation>['t'], reason: DropReason): string {
+function reasonText(t: TFunction, reason: DropReason): string {
   return reason in REASON ? t(REASON[reason]) : reason;
 }
 

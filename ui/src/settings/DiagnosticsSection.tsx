@@ -1,3 +1,4 @@
+import { copyText } from '../components/clipboard';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { inDesktopShell, shellDiagnostics } from '../transport/ipc';
@@ -33,7 +34,7 @@ export function DiagnosticsSection({ api }: { api: SettingsApi | null }) {
     }
     setText(report);
     try {
-      await navigator.clipboard.writeText(report);
+      await copyText(report);
       setStatus('copied');
     } catch {
       // No clipboard access here: the report is shown to copy by hand.

@@ -36,7 +36,8 @@ export function AnswerLink({ href, children, ...rest }: ComponentPropsWithoutRef
     if (asking) openRef.current?.focus();
   }, [asking]);
 
-  if (!href) return <span {...rest}>{children}</span>;
+  // A link the sanitiser took the address from (`javascript:`…) stays inert text in its place.
+  if (!href) return <a {...rest}>{children}</a>;
 
   const open = async () => {
     setFailure(null);
