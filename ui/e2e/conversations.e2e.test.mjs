@@ -190,6 +190,85 @@ describe('conversations and their versions', () => {
     assert.deepEqual(errors, []);
   });
 
+  test('Edit opens its box wholly in the log\'s view, clear of the header and the composer', async () => {
+    const messages = [];
+    for (let t = 1; t <= 14; t++) {
+      messages.push({ role: 'user', content: `Question ${t}: how does stage ${t} handle a late batch?` });
+      messages.push({ role: 'assistant', content: `Answer ${t}: ${'A late batch costs a comparison, or a merge when it is very late. '.repeat(6)}` });
+    }
+    const response = await fetch(new URL('/v1/conversations/import', stack.url), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        schema_version: '1.0',
+        meta: { tessera: { title: 'Stages' } },
+        session: { session_id: 'edit-in-view', messages, task_state: { todo_list: { tasks: [] } } },
+        evidences: {},
+        context_blocks: [],
+      }),
+    });
+    assert.equal(response.status, 201, await response.text());
+    const { page, errors } = await open();
+    await page.getByRole('navigation', { name: 'Conversations' }).getByRole('button', { name: 'Stages', exact: true }).click();
+    const log = page.getByRole('log', { name: 'Messages' });
+    await log.getByText('Answer 14:').waitFor({ timeout: 15_000 });
+    assert.ok(await log.evaluate((el) => el.scrollHeight > 3 * el.clientHeight), 'the conversation scrolls');
+
+    // A question near the top, its Edit just under the header (the question above it, out of
+    // sight); one near the end, its Edit just over the composer (the box is taller than the
+    // question: it reaches below).
+    for (const [n, where] of [
+      [2, 'top'],
+      [13, 'bottom'],
+    ]) {
+      const question = log.getByTestId('user-message').filter({ hasText: `Question ${n}:` });
+      if (n === 2) {
+        await log.evaluate((el) => (el.scrollTop = 0));
+      }
+      await question.waitFor({ timeout: 10_000 });
+      await question.evaluate((el, at) => {
+        const list = el.closest('[role="log"]');
+        const view = list.getBoundingClientRect();
+        const edit = el.querySelector('[data-testid="edit-message"]').getBoundingClientRect();
+        list.scrollTop += at === 'top' ? edit.top - view.top - 2 : edit.bottom - view.bottom + 2;
+      }, where);
+      await page.waitForTimeout(300);
+      await question.getByRole('button', { name: 'Edit' }).click();
+      const box = log.getByTestId('user-message-edit');
+      const field = box.getByRole('textbox', { name: 'Edit your message' });
+      await field.waitFor();
+      await page.waitForTimeout(300);
+      assert.ok(await field.evaluate((el) => el === document.activeElement), 'the field has the focus');
+      const seen = await box.evaluate((el) => {
+        const view = el.closest('[role="log"]').getBoundingClientRect();
+        const r = el.getBoundingClientRect();
+        // The box's top and bottom edges, and each corner of its field and buttons, are the
+        // box's own under the pointer (not the header's, the composer's or nothing).
+        const parts = [el.querySelector('textarea'), ...el.querySelectorAll('button')].flatMap((part) => {
+          const p = part.getBoundingClientRect();
+          return [
+            [p.left + 2, p.top + 2],
+            [p.right - 2, p.top + 2],
+            [p.left + 2, p.bottom - 2],
+            [p.right - 2, p.bottom - 2],
+          ];
+        });
+        const edges = [
+          [r.left + r.width / 2, r.top + 1],
+          [r.left + r.width / 2, r.bottom - 1],
+        ];
+        const covered = [...edges, ...parts].filter(([x, y]) => !el.contains(document.elementFromPoint(x, y))).map((p) => p.map(Math.round));
+        return { view: [view.top, view.bottom], box: [r.top, r.bottom], covered };
+      });
+      assert.ok(seen.box[0] >= seen.view[0] && seen.box[1] <= seen.view[1], `question ${n}: the box ${JSON.stringify(seen.box)} is within the log's view ${JSON.stringify(seen.view)}`);
+      assert.deepEqual(seen.covered, [], `question ${n}: nothing covers the box (${JSON.stringify(seen)})`);
+      await page.screenshot({ path: path.join(RESULTS_DIR, `conversations-edit-${where}.png`) });
+      await field.press('Escape');
+      await box.waitFor({ state: 'detached' });
+    }
+    assert.deepEqual(errors, []);
+  });
+
   test('a scrolled list: every "…" button and every item of its menu are in reach, lower rows too', async () => {
     for (let n = 1; n <= 28; n++) {
       const title = `Trip ${String(n).padStart(2, '0')}`;

@@ -38,6 +38,21 @@ export function BranchSwitcher({ session, id, disabled }: { session: ChatSession
   );
 }
 
+/** Room kept between an opened edit box and the edges of the log's view. */
+const REVEAL_MARGIN = 12;
+
+/** Scrolls the log so that all of `box` is in its view (its top first, when it is taller). */
+function revealInLog(box: HTMLElement) {
+  const log = box.closest<HTMLElement>('[role="log"]');
+  if (!log) return;
+  const view = log.getBoundingClientRect();
+  const r = box.getBoundingClientRect();
+  let by = 0;
+  if (r.bottom > view.bottom - REVEAL_MARGIN) by = r.bottom - view.bottom + REVEAL_MARGIN;
+  if (r.top - by < view.top + REVEAL_MARGIN) by = r.top - view.top - REVEAL_MARGIN;
+  if (Math.abs(by) >= 1) log.scrollTop += by;
+}
+
 /** A stored message of the person's: its versions, and Edit, which resends it on a branch of its own. */
 export function StoredUserMessage({ session, stored, busy }: { session: ChatSession; stored: StoredMessage; busy: boolean }) {
   const { t } = useTranslation();
@@ -47,8 +62,18 @@ export function StoredUserMessage({ session, stored, busy }: { session: ChatSess
   useEffect(() => {
     if (!editing) return;
     const input = field.current;
-    input?.focus();
+    // The field alone was scrolled to only when none of it showed: a box opened from a question
+    // cut by the log's top edge sat under the header, its buttons under the composer at the
+    // bottom. All of it is brought into view, now and once the log has measured the taller row.
+    input?.focus({ preventScroll: true });
     input?.setSelectionRange(input.value.length, input.value.length);
+    const box = input?.closest<HTMLElement>('[data-testid="user-message-edit"]');
+    if (!box) return;
+    revealInLog(box);
+    let frame = requestAnimationFrame(() => {
+      frame = requestAnimationFrame(() => revealInLog(box));
+    });
+    return () => cancelAnimationFrame(frame);
   }, [editing]);
 
   if (editing) {
