@@ -99,6 +99,8 @@ export interface RunInfo {
   /** The fatal error that ended the run. */
   fatal?: RunError;
   done: boolean;
+  /** The person's message the run answers (its first `running` says), once known. */
+  question?: string;
 }
 
 export interface PendingForm {
@@ -483,7 +485,8 @@ function applySystem(state: ChatState, event: EventOf<'system'>): ChatState {
   switch (event.type) {
     case 'status': {
       const runState = event.payload.state;
-      let s = withRun(state, event, (r) => (r.state === runState ? r : { ...r, state: runState }));
+      const question = event.payload.user_message_id;
+      let s = withRun(state, event, (r) => (r.state === runState && (!question || r.question === question) ? r : { ...r, state: runState, ...(question ? { question } : {}) }));
       if (event.message_id) s = withMessage(s, event, (m) => m);
       // A business rule's refusal (spending limit, quota) that failed the run is why it failed.
       const refusal = event.message_id ? s.messages[event.message_id]?.notices.filter((n) => !n.retryable).at(-1) : undefined;

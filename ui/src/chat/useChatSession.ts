@@ -416,12 +416,14 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       const conversationId = selectedRef.current;
       if (!client || !conversationId) return;
       const kept = historyRef.current.some((m) => m.id === messageId);
+      // An answer that failed before anything was kept is not stored: its run named the
+      // question it answered (an older server did not: then the branch's last message).
+      const runId = chatRef.current.messages[messageId]?.runId;
+      const question = runId ? chatRef.current.runs[runId]?.question : undefined;
       await runStream(
         conversationId,
         null,
-        // An answer that failed before anything was kept is not stored: the last message is
-        // what it answered.
-        () => client.regenerate(conversationId, kept ? messageId : undefined),
+        () => client.regenerate(conversationId, kept ? messageId : question),
         () => {
           if (kept) cutHistory(messageId);
         },

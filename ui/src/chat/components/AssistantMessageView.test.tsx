@@ -36,6 +36,20 @@ describe('an assistant message', () => {
     expect(screen.queryByTestId('copy-answer')).not.toBeInTheDocument();
   });
 
+  it('says no more that it is retrying once the run has ended (after the final failure, or the answer)', () => {
+    const retries = [
+      { code: 'rate_limited', message: 'busy (retrying in 2000 ms, attempt 3)', retryable: true },
+      { code: 'rate_limited', message: 'busy (retrying in 4000 ms, attempt 3)', retryable: true },
+    ];
+    show(
+      { id: 'm6', runId: 'r6', parts: [], notices: retries },
+      { id: 'r6', messageId: 'm6', state: 'failed', done: true, fatal: { code: 'rate_limited', message: 'busy', retryable: false } },
+    );
+    expect(screen.getByTestId('run-error')).toHaveTextContent('busy');
+    expect(screen.queryByTestId('retry-notice')).toBeNull();
+    expect(screen.queryByText(/Retrying/)).toBeNull();
+  });
+
   it('offers to copy a finished answer', () => {
     show(
       { id: 'm2', runId: 'r2', parts: [{ kind: 'text', key: 't', text: '**Done**' }], notices: [] },

@@ -8,9 +8,13 @@ import { Markdown } from './Markdown';
 import { ThinkingView } from './ThinkingView';
 import { ToolCardView } from './ToolCardView';
 
-/** Retries are one line that updates (the latest), not a stack; other notices all show. */
-function shownNotices(notices: AssistantMessage['notices']): AssistantMessage['notices'] {
-  const lastRetry = notices.filter((n) => n.retryable).at(-1);
+/**
+ * Retries are one line that updates (the latest), not a stack, and go once the run has ended
+ * (a "retrying" under the final failure, or under the answer, is no longer true); other notices
+ * all show.
+ */
+function shownNotices(notices: AssistantMessage['notices'], runEnded: boolean): AssistantMessage['notices'] {
+  const lastRetry = runEnded ? undefined : notices.filter((n) => n.retryable).at(-1);
   return notices.filter((n) => !n.retryable || n === lastRetry);
 }
 
@@ -134,7 +138,7 @@ export function AssistantMessageView({
         return <Markdown key={part.key} text={part.text} />;
       })}
       {empty && live && <p className="message-pending">{t('chat.working')}</p>}
-      {shownNotices(message.notices).map((n, i) => (
+      {shownNotices(message.notices, runEnded).map((n, i) => (
         <p key={i} className="notice" role="note" data-testid={n.retryable ? 'retry-notice' : undefined}>
           {n.retryable ? (
             <RetryNotice notice={n} />

@@ -11,6 +11,7 @@ import { UserMessage } from './UserMessage';
 import { aheadFor, followBy, roomBelow } from '../follow';
 import { useVirtualRows, type RowSpec } from '../useVirtualRows';
 import { estimateHeight } from '../virtualLog';
+import { placeUnkept } from '../unkeptAnswers';
 
 /** A row of the log: what it shows, built only when it is in the page. */
 interface Row extends RowSpec {
@@ -54,7 +55,9 @@ function isCleared(message: unknown): boolean {
 /**
  * The messages of the conversation: the stored ones of the branch shown (with their versions,
  * Edit and Regenerate), with what their runs' events add (tool cards, thinking, usage), then
- * the turns still being answered, in order. Messages of other branches are not shown.
+ * the turns still being answered, in order. Messages of other branches are not shown; an answer
+ * of which nothing was kept shows under its question while it is that question's last word
+ * (unkeptAnswers.ts).
  *
  * A long conversation is drawn in part (useVirtualRows.ts): the rows near the view are in the
  * page, the others are spacers of their height. The turns being answered, forms and consents
@@ -75,13 +78,22 @@ export function ConversationLog({ session, extra, setup }: { session: ChatSessio
   const lastId = localTurns.length === 0 && !busy ? history.at(-1)?.id : undefined;
 
   const [retryError, setRetryError] = useState<string | null>(null);
+  /** A Retry pressed and not over yet: a second press would answer the question twice. */
+  const [retrying, setRetrying] = useState(false);
   const retryOf = (id: string) =>
-    busy
+    busy || retrying
       ? undefined
       : () => {
           setRetryError(null);
-          session.retry(id).catch((err: unknown) => setRetryError(err instanceof Error ? err.message : String(err)));
+          setRetrying(true);
+          session
+            .retry(id)
+            .catch((err: unknown) => setRetryError(err instanceof Error ? err.message : String(err)))
+            .finally(() => setRetrying(false));
         };
+  // Retry answers again the question that ends the branch shown; a failure further up is history.
+  const endsBranch = (id: string) => localTurns.length === 0 && history.at(-1)?.id === id;
+  const unkept = placeUnkept(chat, history, session.offBranch, new Set(localTurns.flatMap((t) => (t.runId ? [t.runId] : []))));
 
   // The log's rows, in order: each stored message of the branch shown (an answer with its
   // versions and Regenerate under it), then the turns still being answered. `items` counts
@@ -110,6 +122,19 @@ export function ConversationLog({ session, extra, setup }: { session: ChatSessio
         estimate: estimateOf(stored),
         render: () => [<StoredQuestion key={stored.id} session={session} stored={stored} busy={busy} />, cleared],
       });
+      // What became of the question when nothing of its answer was kept (a failure, a stop).
+      const unkeptId = unkept.under.get(stored.id);
+      const message = unkeptId ? chat.messages[unkeptId] : undefined;
+      if (unkeptId && message) {
+        shown.add(unkeptId);
+        items += 1;
+        const run = message.runId ? chat.runs[message.runId] : undefined;
+        rows.push({
+          key: unkeptId,
+          estimate: 80,
+          render: () => <AssistantMessageView key={unkeptId} message={message} tools={chat.tools} run={run} onRetry={endsBranch(stored.id) ? retryOf(unkeptId) : undefined} />,
+        });
+      }
     } else if (role === 'assistant') {
       items += 1;
       const live = chat.messages[stored.id];
@@ -121,7 +146,7 @@ export function ConversationLog({ session, extra, setup }: { session: ChatSessio
         pinned: run !== undefined && !run.done,
         render: () => [
           live ? (
-            <AssistantMessageView key={stored.id} message={live} tools={chat.tools} run={run} onRetry={retryOf(stored.id)} />
+            <AssistantMessageView key={stored.id} message={live} tools={chat.tools} run={run} onRetry={endsBranch(stored.id) ? retryOf(stored.id) : undefined} />
           ) : (
             <StoredAnswer key={stored.id} stored={stored} />
           ),
@@ -137,7 +162,7 @@ export function ConversationLog({ session, extra, setup }: { session: ChatSessio
   // The turns being answered, always in the page.
   const turnsShown = new Set<string>();
   for (const id of chat.messageOrder) {
-    if (shown.has(id) || session.offBranch.has(id)) continue;
+    if (shown.has(id) || session.offBranch.has(id) || unkept.hidden.has(id)) continue;
     const message = chat.messages[id];
     if (!message) continue;
     const turn = localTurns.find((t) => t.runId !== null && t.runId === message.runId);
