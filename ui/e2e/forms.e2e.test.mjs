@@ -105,4 +105,57 @@ describe('a form the model asks for', () => {
     await page.screenshot({ path: path.join(RESULTS_DIR, 'form-answered.png') });
     assert.deepEqual(errors, []);
   });
+  test('a cleared error keeps its room: nothing under the pointer moves, and the click after a date is picked lands', async () => {
+    const TRIP = {
+      title: 'Trip details',
+      fields: [
+        { name: 'start', label: 'Arrival date', kind: 'date', required: true },
+        { name: 'guest', label: 'Guest name', kind: 'text', required: true },
+        { name: 'vegetarian', label: 'Vegetarian menu', kind: 'yes_no' },
+      ],
+    };
+    await pushReplies(stack.providerUrl, [toolCallReply('call_t', 'request_form', TRIP), textReply(['Noted.'])]);
+    const { page, errors } = await suite.open('en-US');
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    await sendMessage(page, 'Plan the trip');
+    const form = page.getByRole('form', { name: 'Trip details' });
+    await form.waitFor({ timeout: 15_000 });
+    await form.getByRole('button', { name: 'Submit' }).click();
+    await form.getByTestId('field-error').nth(1).waitFor();
+    await page.waitForTimeout(600);
+
+    /** Where the fields and the buttons are, in the window. */
+    const places = () =>
+      form.evaluate((el) =>
+        [...el.querySelectorAll('input, button')].map((c) => {
+          const r = c.getBoundingClientRect();
+          return { what: c.getAttribute('aria-label') ?? c.id ?? c.textContent, top: Math.round(r.top * 10) / 10, left: Math.round(r.left * 10) / 10 };
+        }),
+      );
+    const date = form.getByLabel('Arrival date');
+    const guest = form.getByRole('textbox', { name: 'Guest name' });
+    const before = await places();
+    const guestBox = await guest.boundingBox();
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'form-errors-shown.png') });
+
+    // The date picked (typed into Chromium's date input, as its calendar sets it): its error
+    // goes, and nothing below it moves.
+    await date.click();
+    await page.keyboard.type('03152027');
+    assert.equal(await date.inputValue(), '2027-03-15');
+    assert.equal(await date.getAttribute('aria-invalid'), null, 'the date is no longer marked wrong');
+    await page.waitForTimeout(100);
+    assert.deepEqual(await places(), before, 'the fields stayed where they were');
+    assert.doesNotMatch(await form.evaluate((el) => el.innerText), /Arrival date \*\s*This field is required/);
+
+    // The next click, where the guest field was when the pointer set out for it, lands in it.
+    await page.mouse.click(guestBox.x + guestBox.width / 2, guestBox.y + guestBox.height / 2);
+    assert.ok(await guest.evaluate((el) => el === document.activeElement), 'the click after the date reached the guest field');
+    await page.keyboard.type('Ada');
+    assert.deepEqual(await places(), before, 'the fields stayed where they were once the second error went');
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'form-errors-cleared.png') });
+    await form.getByRole('button', { name: 'Submit' }).click();
+    await page.getByText('Noted.').waitFor({ timeout: 15_000 });
+    assert.deepEqual(errors, []);
+  });
 });

@@ -5,6 +5,7 @@ import type { FormAction } from '../../generated/FormAction';
 import type { FormRequestPayload } from '../../generated/FormRequestPayload';
 import { ApiError, type Answer } from '../../transport/client';
 import { fieldsOf, initialDraft, validate, type Draft, type Field, type FieldError } from './schema';
+import { clearFormDraft, restoreFormDraft, saveFormDraft } from './formDrafts';
 import { prefersReducedMotion } from '../../webtools/highlight';
 
 export interface FormCardProps {
@@ -13,7 +14,14 @@ export interface FormCardProps {
   onAnswer: (answer: Answer) => Promise<void>;
 }
 
-type Shown = { kind: 'local'; error: FieldError } | { kind: 'server'; message: string };
+type Shown = ({ kind: 'local'; error: FieldError } | { kind: 'server'; message: string }) & {
+  /**
+   * Answered since: the line keeps its room, unseen, until the next Submit. Taken away, every
+   * field under it moved up under the pointer, and the click meant for the next field (right
+   * after a date was picked) landed on something else.
+   */
+  cleared?: boolean;
+};
 
 function Hint({ field }: { field: Field }) {
   const { t } = useTranslation();
@@ -32,7 +40,8 @@ export function FormCard({ request, onAnswer }: FormCardProps) {
   const { t } = useTranslation();
   const baseId = useId();
   const fields = useMemo(() => fieldsOf(request.schema), [request.schema]);
-  const [draft, setDraft] = useState<Draft>(() => initialDraft(fields));
+  const [draft, setDraft] = useState<Draft>(() => restoreFormDraft(request.form_id, initialDraft(fields)));
+  const shownFirst = useRef(draft);
   const [errors, setErrors] = useState<Record<string, Shown>>({});
   const [busy, setBusy] = useState<FormAction | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
@@ -44,6 +53,12 @@ export function FormCard({ request, onAnswer }: FormCardProps) {
   useEffect(() => {
     titleRef.current?.scrollIntoView?.({ block: 'start', behavior: prefersReducedMotion() ? 'auto' : 'smooth' });
   }, []);
+
+  // Kept as the person types, so a restart of the app finds it again; a form only looked at
+  // leaves nothing behind.
+  useEffect(() => {
+    if (draft !== shownFirst.current) saveFormDraft(request.form_id, draft);
+  }, [draft, request.form_id]);
 
   const idOf = (name: string) => `${baseId}-${name}`;
   const errorText = (shown: Shown) => {
@@ -64,6 +79,7 @@ export function FormCard({ request, onAnswer }: FormCardProps) {
     setFailure(null);
     try {
       await onAnswer(answer);
+      clearFormDraft(request.form_id);
     } catch (error) {
       if (error instanceof ApiError && error.status === 422) {
         const byField = error.fieldErrors();
@@ -98,10 +114,9 @@ export function FormCard({ request, onAnswer }: FormCardProps) {
   const set = (name: string, value: string | boolean | number[]) => {
     setDraft((d) => ({ ...d, [name]: value }));
     setErrors((e) => {
-      if (!(name in e)) return e;
-      const copy = { ...e };
-      delete copy[name];
-      return copy;
+      const was = e[name];
+      if (!was || was.cleared) return e;
+      return { ...e, [name]: { ...was, cleared: true } };
     });
   };
 
@@ -138,7 +153,8 @@ export function FormCard({ request, onAnswer }: FormCardProps) {
       )}
       {fields.map((field) => {
         const id = idOf(field.name);
-        const error = errors[field.name];
+        const kept = errors[field.name];
+        const error = kept?.cleared ? undefined : kept;
         const hintId = `${id}-hint`;
         const errorId = `${id}-error`;
         const describedBy = [error ? errorId : '', `${hintId}`].filter(Boolean).join(' ');
@@ -156,6 +172,10 @@ export function FormCard({ request, onAnswer }: FormCardProps) {
         const errorLine = error ? (
           <p id={errorId} className="form-error" data-testid="field-error">
             {errorText(error)}
+          </p>
+        ) : kept ? (
+          <p className="form-error form-error-cleared" aria-hidden="true">
+            {errorText(kept)}
           </p>
         ) : null;
         const hintLine = (
