@@ -16,6 +16,7 @@ mod links;
 mod logs;
 mod native;
 mod one_window;
+mod pick;
 mod webview_tuning;
 
 use tauri::{DragDropEvent, Manager, RunEvent, WindowEvent};
@@ -105,6 +106,7 @@ fn main() {
             ipc::api_abort,
             diagnostics::diagnostics,
             export::save_export,
+            pick::pick_gguf_file,
             drops::dropped_files,
             drops::dropped_file,
             links::open_link,

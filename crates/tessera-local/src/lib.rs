@@ -5,6 +5,7 @@
 //!   its family (Qwen/Hermes, Llama 3.x, Mistral) parsed back out of the text it writes.
 //!
 //! - [`download`]: model files from Hugging Face (or `HF_ENDPOINT`), resumable and checked.
+//! - [`hub_settings`]: a mirror and a proxy for downloads, checked before they are kept.
 //! - [`catalogue`]: the recommended models, and which suits this machine.
 //! - [`library`]: the models folder: what is on disk, whole or part way, and deleting.
 //!
@@ -15,6 +16,7 @@ pub mod catalogue;
 pub mod chat_format;
 pub mod disk;
 pub mod download;
+pub mod hub_settings;
 pub mod library;
 pub mod runtime;
 pub mod worker;

@@ -44,6 +44,8 @@ pub enum LibraryError {
     UnknownModel(String),
     #[error(transparent)]
     Download(#[from] DownloadError),
+    #[error(transparent)]
+    HubSetting(#[from] crate::hub_settings::HubSettingError),
 }
 
 fn catalogue_ids() -> String {

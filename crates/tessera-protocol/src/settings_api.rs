@@ -64,6 +64,14 @@ pub struct SettingValues {
     pub spending_limit_per_day_usd: Option<f64>,
     pub spending_limit_per_conversation_usd: Option<f64>,
     pub default_provider: Option<String>,
+    /// Where model downloads come from instead of Hugging Face (a mirror such as
+    /// `https://hf-mirror.com`); null: `HF_ENDPOINT`, or Hugging Face.
+    #[serde(default)]
+    pub model_hub_address: Option<String>,
+    /// The proxy model downloads go through (`http://host:port`); null: the on-device
+    /// provider's proxy, or the system's.
+    #[serde(default)]
+    pub model_hub_proxy: Option<String>,
 }
 
 /// `GET /v1/settings` and the answer of `PUT /v1/settings/{key}`.

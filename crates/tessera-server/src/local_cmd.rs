@@ -15,14 +15,18 @@ pub enum LocalCommand {
     /// The recommended models (the one for this machine marked) and the models on disk.
     List,
     /// Download a model into the data folder's `models` folder: a catalogue id
-    /// (`tessera local list`) or OWNER/REPO:FILE.gguf of Hugging Face. HF_ENDPOINT picks
-    /// another hub. Ctrl-C pauses; the same command resumes.
+    /// (`tessera local list`) or OWNER/REPO:FILE.gguf of Hugging Face. --hub or HF_ENDPOINT
+    /// picks another hub. Ctrl-C pauses; the same command resumes.
     Pull {
         /// A catalogue id, or OWNER/REPO:FILE.gguf.
         model: String,
         /// The branch, tag or commit of the repository.
         #[arg(long, default_value = "main")]
         revision: String,
+        /// The hub to download from (a mirror such as https://hf-mirror.com); default:
+        /// HF_ENDPOINT, else Hugging Face.
+        #[arg(long, value_name = "URL")]
+        hub: Option<String>,
         /// A proxy for the download (`none` for none); default: the system's (HTTPS_PROXY).
         #[arg(long)]
         proxy: Option<String>,
@@ -32,6 +36,17 @@ pub enum LocalCommand {
     },
     /// Delete a downloaded model (or what a stopped download of it left), by file name.
     Rm { file: String },
+    /// Show, or set, where the app downloads models from: a hub address (a mirror) and a proxy,
+    /// as Settings → Models on this computer sets them.
+    Hub {
+        /// The hub's address, e.g. https://hf-mirror.com; `none` for HF_ENDPOINT or Hugging Face.
+        #[arg(long, value_name = "URL|none")]
+        address: Option<String>,
+        /// The proxy downloads go through, e.g. http://127.0.0.1:7890; `none` for the on-device
+        /// provider's or the system's.
+        #[arg(long, value_name = "URL|none")]
+        proxy: Option<String>,
+    },
     /// Serve a GGUF model on 127.0.0.1 with the OpenAI chat-completions wire (tools too), for
     /// any OpenAI client: prints the base URL and the key to use. Runs the `tessera-llama`
     /// worker (beside this program, or TESSERA_LLAMA_BIN).
@@ -72,13 +87,22 @@ pub fn main(data_dir: Option<PathBuf>, command: LocalCommand) -> std::process::E
             threads,
             token,
         } => return serve(&library, &model, port, ctx, threads, token),
+        LocalCommand::Hub { address, proxy } => return hub(&dir, address, proxy),
         LocalCommand::Pull {
             model,
             revision,
+            hub,
             proxy,
             ca_certs,
         } => match tokio::runtime::Runtime::new() {
-            Ok(runtime) => runtime.block_on(pull(&library, &model, &revision, proxy, ca_certs)),
+            Ok(runtime) => runtime.block_on(pull(
+                &library,
+                &model,
+                &revision,
+                hub.as_deref(),
+                proxy,
+                ca_certs,
+            )),
             Err(err) => {
                 eprintln!("tessera local: cannot start the async runtime: {err}");
                 return std::process::ExitCode::from(2);
@@ -206,15 +230,70 @@ fn list(library: &Library) -> Result<(), LibraryError> {
     Ok(())
 }
 
+/// `tessera local hub`: the app's hub address and download proxy, shown or set (checked as the
+/// settings page checks them; `none` clears one).
+fn hub(
+    dir: &std::path::Path,
+    address: Option<String>,
+    proxy: Option<String>,
+) -> std::process::ExitCode {
+    let app = match tessera_app::App::open_for_command(dir, Default::default()) {
+        Ok(app) => app,
+        Err(err) => {
+            eprintln!("tessera local hub: {}", tessera_app::error_chain(&err));
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let local = app.local_models();
+    fn cleared(text: &str) -> Option<&str> {
+        (!text.trim().eq_ignore_ascii_case("none")).then_some(text)
+    }
+    let mut outcome = Ok(());
+    if let Some(text) = &address {
+        outcome = local.set_hub_address(cleared(text)).map(drop);
+    }
+    if let (Some(text), Ok(())) = (&proxy, &outcome) {
+        outcome = local.set_hub_proxy(cleared(text)).map(drop);
+    }
+    let shown = outcome.and_then(|()| local.hub_settings());
+    match shown {
+        Ok(settings) => {
+            let address = settings.address.as_deref().map_or_else(
+                || format!("none (downloads come from {})", settings.endpoint()),
+                str::to_owned,
+            );
+            println!("hub address: {address}");
+            println!(
+                "proxy:       {}",
+                settings
+                    .proxy
+                    .as_deref()
+                    .unwrap_or("none (the on-device provider's, or the system's)")
+            );
+            std::process::ExitCode::SUCCESS
+        }
+        Err(err) => {
+            eprintln!("tessera local hub: {}", tessera_app::error_chain(&err));
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
 async fn pull(
     library: &Library,
     spec: &str,
     revision: &str,
+    endpoint: Option<&str>,
     proxy: Option<String>,
     ca_certs: Vec<PathBuf>,
 ) -> Result<(), LibraryError> {
     let file = hub_file_for(spec, revision)?;
-    let hub = Hub::new(&Hub::endpoint_from_env(), || {
+    let endpoint = match endpoint {
+        Some(text) => tessera_local::hub_settings::check_hub_address(text)?
+            .unwrap_or_else(Hub::endpoint_from_env),
+        None => Hub::endpoint_from_env(),
+    };
+    let hub = Hub::new(&endpoint, || {
         tessera_providers::http::network_builder(
             "downloads",
             proxy.as_deref(),

@@ -7,4 +7,9 @@ export type DownloadCancelled = { file: string,
 /**
  * The partial file's bytes, deleted.
  */
-freed_bytes: number, };
+freed_bytes: number, 
+/**
+ * The partial file's bytes, kept for a later download of the same model to go on from
+ * (`?keep_partial=true`).
+ */
+kept_bytes: number, };

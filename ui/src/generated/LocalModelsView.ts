@@ -21,9 +21,17 @@ used_bytes: number,
  */
 free_bytes: number | null, 
 /**
- * Where downloads come from (`HF_ENDPOINT`, or Hugging Face).
+ * Where downloads come from: `hub_address`, else `HF_ENDPOINT`, else Hugging Face.
  */
 hub: string, 
+/**
+ * The hub address a person set (a mirror), if any (`PUT /v1/settings/model_hub_address`).
+ */
+hub_address: string | null, 
+/**
+ * The proxy a person set for downloads, if any (`PUT /v1/settings/model_hub_proxy`).
+ */
+hub_proxy: string | null, 
 /**
  * The worker program that runs them, and whether it is there: without it a model can be
  * downloaded but not used.

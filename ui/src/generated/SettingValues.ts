@@ -3,4 +3,14 @@
 /**
  * The settings the UI may change, by key (null: not set).
  */
-export type SettingValues = { spending_limit_per_day_usd: number | null, spending_limit_per_conversation_usd: number | null, default_provider: string | null, };
+export type SettingValues = { spending_limit_per_day_usd: number | null, spending_limit_per_conversation_usd: number | null, default_provider: string | null, 
+/**
+ * Where model downloads come from instead of Hugging Face (a mirror such as
+ * `https://hf-mirror.com`); null: `HF_ENDPOINT`, or Hugging Face.
+ */
+model_hub_address: string | null, 
+/**
+ * The proxy model downloads go through (`http://host:port`); null: the on-device
+ * provider's proxy, or the system's.
+ */
+model_hub_proxy: string | null, };

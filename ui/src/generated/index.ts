@@ -52,6 +52,8 @@ export type { DebugLogPayload } from "./DebugLogPayload";
 export type { DefaultProviderSet } from "./DefaultProviderSet";
 export type { DonePayload } from "./DonePayload";
 export type { DownloadCancelled } from "./DownloadCancelled";
+export type { DownloadFailure } from "./DownloadFailure";
+export type { DownloadFailureCode } from "./DownloadFailureCode";
 export type { DownloadPhase } from "./DownloadPhase";
 export type { DownloadView } from "./DownloadView";
 export type { DropReason } from "./DropReason";

@@ -1,9 +1,10 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SettingsApi } from '../settings/api';
 import { ErrorNotice } from '../settings/fields';
 import { DownloadProgress } from './DownloadProgress';
 import { formatBytes } from './format';
+import { HubSettings } from './HubSettings';
 import { useLocalActions } from './useLocalActions';
 import { useLocalModels } from './useLocalModels';
 
@@ -17,6 +18,9 @@ export function FirstRunOffer({ api, onReady, busy: parentBusy }: { api: Setting
   const { view, reload } = useLocalModels(api);
   const { busy, problem, act, downloadActions } = useLocalActions(api, reload);
   const announced = useRef(false);
+  // The hub address and proxy, shown here when a failed download asks for them (the same
+  // fields as Settings → Models on this computer), so a blocked hub is not a dead end.
+  const [hubShown, setHubShown] = useState(0);
 
   // The download this offer started has ended and made its model the default.
   const ready = view?.files.find((f) => f.default)?.file ?? null;
@@ -52,7 +56,10 @@ export function FirstRunOffer({ api, onReady, busy: parentBusy }: { api: Setting
           </p>
         </>
       )}
-      {download && <DownloadProgress download={download} actions={actions} busy={disabled} />}
+      {download && <DownloadProgress download={download} actions={actions} busy={disabled} onUseMirror={() => setHubShown((n) => n + 1)} />}
+      {hubShown > 0 && (
+        <HubSettings api={api} address={view.hub_address} proxy={view.hub_proxy} hub={view.hub} onSaved={() => void reload()} focusSignal={hubShown} />
+      )}
       <ErrorNotice message={problem} />
     </div>
   );

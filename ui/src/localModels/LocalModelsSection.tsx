@@ -1,12 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { LocalModelsView, SettingsApi } from '../settings/api';
-import { ErrorNotice, Field } from '../settings/fields';
+import { ErrorNotice, Field, messageOf } from '../settings/fields';
 import { DownloadProgress } from './DownloadProgress';
 import { formatBytes } from './format';
 import { useLocalActions } from './useLocalActions';
 import { useLocalModels } from './useLocalModels';
 import { ContextChoice } from './ContextChoice';
+import { HubSettings } from './HubSettings';
+import { canBrowseFiles, pickGgufFile } from './pickFile';
 import { WorkerNotice } from './WorkerNotice';
 
 type Catalogue = LocalModelsView['catalogue'][number];
@@ -30,8 +32,12 @@ export function LocalModelsSection({ api }: { api: SettingsApi | null }) {
   const [confirming, setConfirming] = useState<string | null>(null);
   const [custom, setCustom] = useState('');
   const [ownFile, setOwnFile] = useState('');
+  // The file's outcome is said beside its field, not at the top of a long page.
+  const [ownFileNote, setOwnFileNote] = useState<string | null>(null);
+  const [ownFileProblem, setOwnFileProblem] = useState<string | null>(null);
+  const [hubFocus, setHubFocus] = useState(0);
 
-  const actions = downloadActions((file) => t('localModels.cancelled', { file }));
+  const actions = downloadActions((file, kept) => (kept ? t('localModels.cancelledKept', { file }) : t('localModels.cancelled', { file })));
   if (!api || !actions) return <p className="settings-hint">{t('settings.notConnected')}</p>;
   const lang = i18n.language;
 
@@ -56,11 +62,41 @@ export function LocalModelsSection({ api }: { api: SettingsApi | null }) {
     download(model);
   };
 
+  const chooseOwnFile = async (path: string) => {
+    setOwnFileNote(null);
+    setOwnFileProblem(null);
+    let used = false;
+    await act(async () => {
+      try {
+        await api.useGgufFile(path);
+        used = true;
+      } catch (error) {
+        setOwnFileProblem(messageOf(error));
+      }
+    });
+    if (used) {
+      setOwnFile('');
+      setOwnFileNote(t('localModels.nowDefault', { file: path }));
+    }
+  };
+
   const submitOwnFile = (event: FormEvent) => {
     event.preventDefault();
     const path = ownFile.trim();
-    if (!path) return;
-    void act(() => api.useGgufFile(path), t('localModels.nowDefault', { file: path })).then((ok) => ok && setOwnFile(''));
+    if (path) void chooseOwnFile(path);
+  };
+
+  const browse = async () => {
+    setOwnFileProblem(null);
+    try {
+      const path = await pickGgufFile(t('localModels.browseTitle'), t('localModels.browseFilter'));
+      if (path) {
+        setOwnFile(path);
+        setOwnFileNote(null);
+      }
+    } catch (error) {
+      setOwnFileProblem(messageOf(error));
+    }
   };
 
   if (!view) {
@@ -107,7 +143,7 @@ export function LocalModelsSection({ api }: { api: SettingsApi | null }) {
       {!downloading(file.file) &&
         (confirming === file.file ? (
           <>
-            <button type="button" className="button button-danger" disabled={busy} onClick={() => (file.partial ? actions.cancel(file.file) : remove(file.file))}>
+            <button type="button" className="button button-danger" disabled={busy} onClick={() => (file.partial ? actions.cancel(file.file, false) : remove(file.file))}>
               {t('localModels.confirmDelete', { size: formatBytes(file.bytes, lang) })}
             </button>
             <button type="button" className="button button-secondary" onClick={() => setConfirming(null)}>
@@ -137,7 +173,7 @@ export function LocalModelsSection({ api }: { api: SettingsApi | null }) {
         <section className="settings-group" aria-label={t('localModels.downloads')}>
           <h3 className="settings-group-title">{t('localModels.downloads')}</h3>
           {view.downloads.map((d) => (
-            <DownloadProgress key={d.file} download={d} actions={actions} busy={busy} />
+            <DownloadProgress key={d.file} download={d} actions={actions} busy={busy} onUseMirror={() => setHubFocus((n) => n + 1)} />
           ))}
         </section>
       )}
@@ -203,17 +239,37 @@ export function LocalModelsSection({ api }: { api: SettingsApi | null }) {
             </button>
           </div>
         </form>
-        <form onSubmit={submitOwnFile} className="local-custom">
-          <Field label={t('localModels.fileLabel')} hint={t('localModels.fileHint')}>
+        <form onSubmit={submitOwnFile} className="local-custom" data-testid="local-own-file">
+          <Field label={t('localModels.fileLabel')} hint={canBrowseFiles() ? t('localModels.fileHintBrowse') : t('localModels.fileHint')}>
             <input className="settings-input" value={ownFile} placeholder="/home/…/model.gguf" onChange={(e) => setOwnFile(e.target.value)} />
           </Field>
           <div className="settings-actions">
+            {canBrowseFiles() && (
+              <button type="button" className="button button-secondary" disabled={busy} onClick={() => void browse()}>
+                {t('localModels.browse')}
+              </button>
+            )}
             <button type="submit" className="button button-secondary" disabled={busy || !ownFile.trim()}>
               {t('localModels.useFile')}
             </button>
           </div>
+          <ErrorNotice message={ownFileProblem} />
+          {ownFileNote && (
+            <p className="settings-saved" role="status">
+              {ownFileNote}
+            </p>
+          )}
         </form>
       </section>
+
+      <HubSettings
+        api={api}
+        address={view.hub_address}
+        proxy={view.hub_proxy}
+        hub={view.hub}
+        onSaved={() => void reload()}
+        focusSignal={hubFocus}
+      />
     </div>
   );
 }

@@ -45,6 +45,8 @@ function listing(over: Partial<LocalModelsView> = {}): LocalModelsView {
     used_bytes: 0,
     free_bytes: 50_000_000_000,
     hub: 'https://huggingface.co',
+    hub_address: null,
+    hub_proxy: null,
     worker_program: '/usr/bin/tessera-llama',
     worker_found: true,
     worker: { state: 'not_running' },
@@ -63,6 +65,7 @@ const download = (over: Partial<LocalModelsView['downloads'][number]>) => ({
   bytes_per_second: 20_000_000,
   seconds_left: 34,
   problem: null,
+  failure: null,
   use_when_done: true,
   ...over,
 });

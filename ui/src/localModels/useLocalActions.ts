@@ -31,11 +31,11 @@ export function useLocalActions(api: SettingsApi | null, reload: () => Promise<u
   };
 
   /** Pause, resume and cancel of a download; `cancelled` says what a cancel did. */
-  const downloadActions = (cancelled?: (file: string) => string): DownloadActions | null =>
+  const downloadActions = (cancelled?: (file: string, keptPartial: boolean) => string): DownloadActions | null =>
     api && {
       pause: (file) => void act(() => api.pauseDownload(file)),
       resume: (file) => void act(() => api.resumeDownload(file)),
-      cancel: (file) => void act(() => api.cancelDownload(file), cancelled?.(file)),
+      cancel: (file, keepPartial) => void act(() => api.cancelDownload(file, keepPartial), cancelled?.(file, keepPartial)),
     };
 
   return { busy, problem, note, act, downloadActions };

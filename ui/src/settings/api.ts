@@ -128,9 +128,13 @@ export class SettingsApi {
     return this.json({ method: 'POST', path: routes.localDownloadResume(file), body: {} });
   }
 
-  /** Stops a download and deletes what it wrote. */
-  cancelDownload(file: string): Promise<DownloadCancelled> {
-    return this.json({ method: 'DELETE', path: routes.localDownload(file) });
+  /**
+   * Stops a download and deletes what it wrote; with `keepPartial` what it wrote stays, and the
+   * next download of the same model goes on from there.
+   */
+  cancelDownload(file: string, keepPartial = false): Promise<DownloadCancelled> {
+    const path = routes.localDownload(file);
+    return this.json({ method: 'DELETE', path: keepPartial ? `${path}?keep_partial=true` : path });
   }
 
   removeLocalModel(file: string): Promise<LocalFileRemoved> {

@@ -1,5 +1,6 @@
 //! The downloads the app runs in the background: one per file, with its progress for the UI to
-//! read, paused (the bytes kept) or cancelled (the bytes deleted) at any time. They end with the
+//! read, paused (the bytes kept), cancelled keeping its bytes (it leaves the list, its partial
+//! file stays) or cancelled deleting them, at any time. They end with the
 //! app; the partial file they leave is resumed by the next download of the same model.
 
 use std::collections::HashMap;
@@ -8,12 +9,14 @@ use std::sync::{Mutex, PoisonError};
 use tessera_local::download::{HubFile, Phase, Progress};
 use tokio_util::sync::CancellationToken;
 
-use crate::views::local_models::{DownloadPhase, DownloadView};
+use crate::views::local_models::{DownloadFailure, DownloadPhase, DownloadView};
 
 /// How a download was stopped, when it was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Stop {
     Pause,
+    /// It leaves the list; its partial file stays, for a later download to go on from.
+    CancelKeeping,
     Cancel,
 }
 
@@ -76,13 +79,13 @@ impl Downloads {
         file: HubFile,
         use_when_done: bool,
         kept: u64,
-    ) -> Result<Ticket, DownloadView> {
+    ) -> Result<Ticket, Box<DownloadView>> {
         let file_name = file.file_name().to_owned();
         let mut jobs = self.jobs();
         if let Some(job) = jobs.get_mut(&file_name) {
             if job.running.is_some() {
                 job.view.use_when_done |= use_when_done;
-                return Err(job.view.clone());
+                return Err(Box::new(job.view.clone()));
             }
         }
         let generation = self
@@ -102,6 +105,7 @@ impl Downloads {
                     bytes_per_second: 0.0,
                     seconds_left: None,
                     problem: None,
+                    failure: None,
                     use_when_done,
                 },
                 file,
@@ -157,8 +161,14 @@ impl Downloads {
         let Some(running) = jobs.get_mut(file_name).and_then(|j| j.running.as_mut()) else {
             return false;
         };
-        // A cancel wins over an earlier pause that has not landed yet.
-        if running.stop != Some(Stop::Cancel) {
+        // A cancel wins over an earlier pause that has not landed yet, and deleting over keeping.
+        let rank = |stop: Option<Stop>| match stop {
+            None => 0,
+            Some(Stop::Pause) => 1,
+            Some(Stop::CancelKeeping) => 2,
+            Some(Stop::Cancel) => 3,
+        };
+        if rank(Some(how)) > rank(running.stop) {
             running.stop = Some(how);
         }
         running.token.cancel();
@@ -175,10 +185,15 @@ impl Downloads {
     }
 
     /// The start ended: paused or failed (`problem`), it stays listed, resumable.
-    pub(super) fn halted(&self, ticket: &Ticket, phase: DownloadPhase, problem: Option<String>) {
+    pub(super) fn halted(
+        &self,
+        ticket: &Ticket,
+        phase: DownloadPhase,
+        problem: Option<(String, DownloadFailure)>,
+    ) {
         self.update(ticket, |job| {
             job.view.phase = phase;
-            job.view.problem = problem;
+            (job.view.problem, job.view.failure) = problem.unzip();
             job.view.bytes_per_second = 0.0;
             job.view.seconds_left = None;
             job.running = None;

@@ -1,7 +1,9 @@
 //! Models on this machine, for the settings page and the first-run offer: the catalogue, the
 //! files in the data folder's `models` folder, downloads in the background (progress, pause,
 //! resume, cancel), delete, and making one the model new runs use (the `on-device` provider).
-//! `tessera local` does the same from the command line with the same pieces.
+//! `tessera local` does the same from the command line with the same pieces. Downloads come
+//! from the hub address a person set (a mirror), else `HF_ENDPOINT`, else Hugging Face, through
+//! the proxy a person set for them, else the on-device provider's, else the system's.
 
 mod downloads;
 
@@ -11,6 +13,7 @@ use std::time::Duration;
 
 use tessera_local::catalogue::{self, CatalogueModel, Tier, CATALOGUE};
 use tessera_local::download::{self, DownloadError, Hub};
+use tessera_local::hub_settings::{check_hub_address, check_hub_proxy, HubSettingError};
 use tessera_local::library::{hub_file_for, Library, LibraryError};
 use tessera_local::runtime::WorkerState;
 use tessera_providers::presets;
@@ -18,8 +21,9 @@ use thiserror::Error;
 
 use crate::providers::ProvidersError;
 use crate::views::local_models::{
-    CatalogueEntry, DownloadCancelled, DownloadPhase, DownloadView, LocalContextSet, LocalFile,
-    LocalFileRemoved, LocalModelChosen, LocalModelsView, ModelTier, WorkerView,
+    CatalogueEntry, DownloadCancelled, DownloadFailure, DownloadFailureCode, DownloadPhase,
+    DownloadView, LocalContextSet, LocalFile, LocalFileRemoved, LocalModelChosen, LocalModelsView,
+    ModelTier, WorkerView,
 };
 use crate::App;
 use tessera_engine::local_models::ContextError;
@@ -29,6 +33,11 @@ use downloads::Stop;
 
 /// The provider local models are offered through.
 pub const ON_DEVICE: &str = "on-device";
+
+/// The app setting (JSON text) holding the hub address a person set: a mirror.
+pub const HUB_ADDRESS_SETTING: &str = "model_hub_address";
+/// The app setting (JSON text) holding the proxy a person set for downloads.
+pub const HUB_PROXY_SETTING: &str = "model_hub_proxy";
 
 /// How long downloads wait for the hub to accept a connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
@@ -49,6 +58,10 @@ pub enum LocalModelsError {
     NotAModel { file: String, why: String },
     #[error(transparent)]
     Context(#[from] tessera_engine::local_models::ContextError),
+    #[error(transparent)]
+    HubSetting(#[from] HubSettingError),
+    #[error(transparent)]
+    Store(#[from] crate::StoreError),
 }
 
 impl LocalModelsError {
@@ -72,6 +85,7 @@ impl LocalModelsError {
             self,
             Self::Library(LibraryError::BadName(_) | LibraryError::UnknownModel(_))
                 | Self::Context(tessera_engine::local_models::ContextError::OutOfRange(_))
+                | Self::HubSetting(_)
         )
     }
 }
@@ -115,6 +129,7 @@ impl LocalModels<'_> {
             })
             .collect();
         let worker_program = tessera_local::worker::worker_binary();
+        let saved = self.hub_settings()?;
         Ok(LocalModelsView {
             catalogue,
             files,
@@ -122,7 +137,9 @@ impl LocalModels<'_> {
             used_bytes: on_disk.iter().map(|m| m.bytes).sum(),
             free_bytes: tessera_local::disk::free_bytes(existing_ancestor(library.dir())).ok(),
             folder: library.dir().to_owned(),
-            hub: Hub::endpoint_from_env(),
+            hub: saved.endpoint(),
+            hub_address: saved.address,
+            hub_proxy: saved.proxy,
             worker_found: program_found(&worker_program),
             worker_program,
             worker: worker_view(self.app.engine().local_models().state().await),
@@ -157,7 +174,7 @@ impl LocalModels<'_> {
         if target.exists() {
             return Err(LocalModelsError::AlreadyThere(file.file_name().to_owned()));
         }
-        let hub = self.hub()?;
+        let (hub, proxy) = self.hub()?;
         let kept = download::partial_size(&target).unwrap_or(0);
         let ticket =
             match self
@@ -166,7 +183,7 @@ impl LocalModels<'_> {
                 .start(model.to_owned(), file.clone(), use_when_done, kept)
             {
                 Ok(ticket) => ticket,
-                Err(running) => return Ok(running),
+                Err(running) => return Ok(*running),
             };
         let view = self
             .app
@@ -202,11 +219,19 @@ impl LocalModels<'_> {
                         }
                         downloads.finished(&ticket);
                     }
+                    Some(Stop::CancelKeeping) => {
+                        downloads.finished(&ticket);
+                    }
                     _ => downloads.halted(&ticket, DownloadPhase::Paused, None),
                 },
                 Err(err) => {
                     tracing::warn!(file = %ticket.file_name, "download failed: {err}");
-                    downloads.halted(&ticket, DownloadPhase::Failed, Some(err.to_string()));
+                    let failure = failure_of(&err, hub.endpoint(), proxy);
+                    downloads.halted(
+                        &ticket,
+                        DownloadPhase::Failed,
+                        Some((err.to_string(), failure)),
+                    );
                 }
             }
         });
@@ -245,13 +270,22 @@ impl LocalModels<'_> {
         }
     }
 
-    /// Stops a download and deletes what it wrote (running, paused, failed, or left by an
-    /// earlier session).
-    pub async fn cancel(&self, file: &str) -> Outcome<DownloadCancelled> {
+    /// Stops a download (running, paused, failed, or left by an earlier session) and deletes
+    /// what it wrote; with `keep_partial` it only leaves the list, its partial file staying
+    /// for a later download of the same model to go on from (gigabytes are not thrown away
+    /// by a click).
+    pub async fn cancel(&self, file: &str, keep_partial: bool) -> Outcome<DownloadCancelled> {
+        bad_name(file)?;
         let downloads = self.app.downloads();
         let target = self.library().dir().join(file);
-        let written = download::partial_size(&target);
-        if downloads.stop(file, Stop::Cancel) {
+        // Read first: a running download's task deletes its file itself as it ends.
+        let before = download::partial_size(&target);
+        let stop = if keep_partial {
+            Stop::CancelKeeping
+        } else {
+            Stop::Cancel
+        };
+        if downloads.stop(file, stop) {
             // The task deletes the partial file as it ends; wait for it so the answer is true.
             for _ in 0..200 {
                 if !downloads.is_running(file) {
@@ -259,22 +293,66 @@ impl LocalModels<'_> {
                 }
                 tokio::time::sleep(Duration::from_millis(25)).await;
             }
+        } else {
+            let forgotten = downloads.forget(file);
+            if download::partial_size(&target).is_none() && forgotten.is_none() {
+                return Err(LocalModelsError::NoDownload(file.to_owned()));
+            }
+        }
+        let written = download::partial_size(&target).or(before).unwrap_or(0);
+        if keep_partial {
             return Ok(DownloadCancelled {
                 file: file.to_owned(),
-                freed_bytes: written.unwrap_or(0),
+                freed_bytes: 0,
+                kept_bytes: written,
             });
         }
-        let partial = written;
-        let forgotten = downloads.forget(file);
-        if partial.is_none() && forgotten.is_none() {
-            return Err(LocalModelsError::NoDownload(file.to_owned()));
-        }
-        bad_name(file)?;
         download::remove_partial(&target).map_err(LibraryError::from)?;
         Ok(DownloadCancelled {
             file: file.to_owned(),
-            freed_bytes: partial.unwrap_or(0),
+            freed_bytes: written,
+            kept_bytes: 0,
         })
+    }
+
+    /// The hub address and the download proxy a person set.
+    pub fn hub_settings(&self) -> Outcome<HubSettings> {
+        let store = self.app.engine().store();
+        let text = |key: &str| -> Outcome<Option<String>> {
+            Ok(store
+                .app_setting(key)?
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .filter(|v| !v.is_empty()))
+        };
+        Ok(HubSettings {
+            address: text(HUB_ADDRESS_SETTING)?,
+            proxy: text(HUB_PROXY_SETTING)?,
+        })
+    }
+
+    /// Downloads come from `address` (a mirror such as https://hf-mirror.com), checked first;
+    /// None or blank: from `HF_ENDPOINT`, or Hugging Face. A running download keeps its hub.
+    pub fn set_hub_address(&self, address: Option<&str>) -> Outcome<HubSettings> {
+        let checked = check_hub_address(address.unwrap_or(""))?;
+        self.save_hub_setting(HUB_ADDRESS_SETTING, checked)
+    }
+
+    /// Downloads go through `proxy` (http:// or https://), checked first; None or blank: the
+    /// on-device provider's proxy, or the system's.
+    pub fn set_hub_proxy(&self, proxy: Option<&str>) -> Outcome<HubSettings> {
+        let checked = check_hub_proxy(proxy.unwrap_or(""))?;
+        self.save_hub_setting(HUB_PROXY_SETTING, checked)
+    }
+
+    fn save_hub_setting(&self, key: &str, value: Option<String>) -> Outcome<HubSettings> {
+        let store = self.app.engine().store();
+        match value {
+            Some(value) => store.set_app_setting(key, serde_json::Value::String(value))?,
+            None => {
+                store.delete_app_setting(key)?;
+            }
+        }
+        self.hub_settings()
     }
 
     /// Deletes a model file (stopping the worker first when it runs that model); the default
@@ -390,13 +468,16 @@ impl LocalModels<'_> {
         worker_view(local.state().await)
     }
 
-    /// The hub, through the on-device provider's proxy and certificates when it has them.
-    fn hub(&self) -> Outcome<Hub> {
-        let (proxy, certs) = match self.app.providers().find(ON_DEVICE) {
+    /// The hub, with the proxy a person set for downloads, else the on-device provider's; and
+    /// that proxy, to name it when the hub cannot be reached.
+    fn hub(&self) -> Outcome<(Hub, Option<String>)> {
+        let saved = self.hub_settings()?;
+        let (provider_proxy, certs) = match self.app.providers().find(ON_DEVICE) {
             Ok(Some((config, _))) => (config.proxy, config.extra_ca_certs),
             _ => (None, Vec::new()),
         };
-        Ok(Hub::new(&Hub::endpoint_from_env(), || {
+        let proxy = saved.proxy.clone().or(provider_proxy);
+        let hub = Hub::new(&saved.endpoint(), || {
             tessera_providers::http::network_builder(
                 "downloads",
                 proxy.as_deref(),
@@ -404,8 +485,62 @@ impl LocalModels<'_> {
                 CONNECT_TIMEOUT,
             )
         })
-        .map_err(LibraryError::from)?)
+        .map_err(LibraryError::from)?;
+        let shown = proxy.filter(|p| !p.trim().is_empty() && p.trim() != "none");
+        Ok((hub, shown))
     }
+}
+
+/// The hub address and download proxy a person set (None: not set).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HubSettings {
+    pub address: Option<String>,
+    pub proxy: Option<String>,
+}
+
+impl HubSettings {
+    /// Where downloads come from: the address set, else `HF_ENDPOINT`, else Hugging Face.
+    pub fn endpoint(&self) -> String {
+        self.address.clone().unwrap_or_else(Hub::endpoint_from_env)
+    }
+}
+
+/// What a failed download's error is, for a page to say in the person's language.
+fn failure_of(err: &DownloadError, hub: &str, proxy: Option<String>) -> DownloadFailure {
+    let mut failure = DownloadFailure {
+        code: DownloadFailureCode::Other,
+        hub: hub.to_owned(),
+        proxy,
+        status: None,
+        needed_bytes: None,
+        free_bytes: None,
+    };
+    match err {
+        DownloadError::Unreachable { .. } => failure.code = DownloadFailureCode::HubUnreachable,
+        DownloadError::Status { status, .. } => {
+            failure.code = if *status == 404 {
+                DownloadFailureCode::NotOnHub
+            } else {
+                DownloadFailureCode::HubRefused
+            };
+            failure.status = Some(*status);
+        }
+        DownloadError::NotEnoughSpace {
+            needed,
+            spare,
+            free,
+            ..
+        } => {
+            failure.code = DownloadFailureCode::NotEnoughSpace;
+            failure.needed_bytes = Some(needed.saturating_add(*spare));
+            failure.free_bytes = Some(*free);
+        }
+        DownloadError::ChecksumMismatch { .. } | DownloadError::Changed { .. } => {
+            failure.code = DownloadFailureCode::ChecksumMismatch;
+        }
+        _ => {}
+    }
+    failure
 }
 
 fn catalogue_entry(m: &CatalogueModel, recommended: bool) -> CatalogueEntry {

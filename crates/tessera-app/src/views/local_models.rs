@@ -81,8 +81,45 @@ pub struct DownloadView {
     pub bytes_per_second: f64,
     pub seconds_left: Option<f64>,
     pub problem: Option<String>,
+    /// What `problem` says, for a page to say it in the person's language (and offer a mirror
+    /// or proxy when the hub could not be reached).
+    pub failure: Option<DownloadFailure>,
     /// The model becomes the default when the download ends.
     pub use_when_done: bool,
+}
+
+/// Why a download failed, as a code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum DownloadFailureCode {
+    /// No connection to the hub (a name that does not resolve, refused, reset, timed out, a
+    /// certificate, a proxy that does not answer): a mirror or a proxy may get through.
+    HubUnreachable,
+    /// The hub (or what stands between) answered with an error (`status`).
+    HubRefused,
+    /// The hub has no such file (404).
+    NotOnHub,
+    /// The disk lacks room (`needed_bytes`, `free_bytes`).
+    NotEnoughSpace,
+    /// The file came out different from the hub's checksum (and was removed).
+    ChecksumMismatch,
+    /// Anything else: `problem` says what.
+    Other,
+}
+
+/// A failed download's cause, as a page writes it for a person.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, TS)]
+pub struct DownloadFailure {
+    pub code: DownloadFailureCode,
+    /// The hub's address the download went to.
+    pub hub: String,
+    /// The proxy it went through, when one was set for downloads.
+    pub proxy: Option<String>,
+    /// The HTTP status of `hub_refused` and `not_on_hub`.
+    pub status: Option<u16>,
+    /// What `not_enough_space` needs beyond what it has.
+    pub needed_bytes: Option<u64>,
+    pub free_bytes: Option<u64>,
 }
 
 /// The local-model worker, as a person needs to know it.
@@ -117,8 +154,12 @@ pub struct LocalModelsView {
     pub used_bytes: u64,
     /// Free on the models folder's disk, when known.
     pub free_bytes: Option<u64>,
-    /// Where downloads come from (`HF_ENDPOINT`, or Hugging Face).
+    /// Where downloads come from: `hub_address`, else `HF_ENDPOINT`, else Hugging Face.
     pub hub: String,
+    /// The hub address a person set (a mirror), if any (`PUT /v1/settings/model_hub_address`).
+    pub hub_address: Option<String>,
+    /// The proxy a person set for downloads, if any (`PUT /v1/settings/model_hub_proxy`).
+    pub hub_proxy: Option<String>,
     /// The worker program that runs them, and whether it is there: without it a model can be
     /// downloaded but not used.
     pub worker_program: PathBuf,
@@ -158,4 +199,7 @@ pub struct DownloadCancelled {
     pub file: String,
     /// The partial file's bytes, deleted.
     pub freed_bytes: u64,
+    /// The partial file's bytes, kept for a later download of the same model to go on from
+    /// (`?keep_partial=true`).
+    pub kept_bytes: u64,
 }

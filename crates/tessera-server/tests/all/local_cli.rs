@@ -158,3 +158,82 @@ async fn serve_names_a_missing_model_or_worker() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn hub_sets_the_apps_mirror_and_proxy_and_pull_takes_a_hub() {
+    let content: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    let hosted = Arc::new(Hosted {
+        content: content.clone(),
+        ..Hosted::default()
+    });
+    let mirror = serve(hosted.clone()).await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let nowhere = "http://127.0.0.1:9";
+
+    let shown = tessera(data.path(), nowhere, &["local", "hub"]).await;
+    let out = text(&shown.stdout);
+    assert!(shown.status.success(), "{}", text(&shown.stderr));
+    assert!(
+        out.contains("hub address: none (downloads come from http://127.0.0.1:9)"),
+        "{out}"
+    );
+
+    let refused = tessera(
+        data.path(),
+        nowhere,
+        &["local", "hub", "--address", "hf-mirror.com"],
+    )
+    .await;
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        text(&refused.stderr).contains("`hf-mirror.com` is not a web address"),
+        "{}",
+        text(&refused.stderr)
+    );
+
+    let set = tessera(
+        data.path(),
+        nowhere,
+        &[
+            "local",
+            "hub",
+            "--address",
+            "https://hf-mirror.com/",
+            "--proxy",
+            "http://127.0.0.1:7890",
+        ],
+    )
+    .await;
+    let out = text(&set.stdout);
+    assert!(set.status.success(), "{}", text(&set.stderr));
+    assert!(
+        out.contains("hub address: https://hf-mirror.com\n"),
+        "{out}"
+    );
+    assert!(out.contains("proxy:       http://127.0.0.1:7890"), "{out}");
+    let cleared = tessera(data.path(), nowhere, &["local", "hub", "--proxy", "none"]).await;
+    assert!(
+        text(&cleared.stdout).contains("proxy:       none"),
+        "{}",
+        text(&cleared.stdout)
+    );
+
+    // `pull --hub` downloads from the hub named, whatever HF_ENDPOINT says.
+    let pulled = tessera(
+        data.path(),
+        nowhere,
+        &[
+            "local",
+            "pull",
+            "tessera/tiny-GGUF:tiny-q8_0.gguf",
+            "--hub",
+            &mirror,
+        ],
+    )
+    .await;
+    assert!(pulled.status.success(), "{}", text(&pulled.stderr));
+    assert_eq!(
+        std::fs::read(data.path().join("models/tiny-q8_0.gguf")).unwrap(),
+        content
+    );
+}

@@ -473,3 +473,202 @@ async fn the_context_of_local_models_is_kept_across_restarts_and_a_wrong_one_is_
         Value::Null
     );
 }
+
+/// A port on 127.0.0.1 where nothing listens: a hub that cannot be reached.
+fn closed_port() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    format!("http://127.0.0.1:{port}")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreachable_hub_is_named_as_such_and_a_mirror_and_proxy_from_settings_are_used() {
+    let unreachable = closed_port();
+    let data = tempfile::tempdir().unwrap();
+    let api = start(data.path(), &unreachable);
+
+    // The hub cannot be reached: the failure is a code and the address, for the page to say.
+    api.post("/local-models/downloads", &json!({"model": MODEL}))
+        .await
+        .ok(202);
+    let listing = until(&api, "failed", |l| {
+        download(l, FILE).is_some_and(|d| d["phase"] == "failed")
+    })
+    .await;
+    let failed = download(&listing, FILE).unwrap();
+    assert_eq!(
+        failed["failure"],
+        json!({"code": "hub_unreachable", "hub": unreachable, "proxy": null, "status": null,
+               "needed_bytes": null, "free_bytes": null}),
+        "{failed:#}"
+    );
+    assert_eq!(listing["hub_address"], Value::Null);
+    assert_eq!(listing["hub_proxy"], Value::Null);
+
+    // Wrong addresses are refused, naming what was wrong, and nothing is kept.
+    for (key, value, says) in [
+        (
+            "model_hub_address",
+            "hf-mirror.com",
+            "the model hub address `hf-mirror.com` is not a web address",
+        ),
+        (
+            "model_hub_address",
+            "ftp://hf-mirror.com",
+            "starts with `ftp:`; it must start with https://",
+        ),
+        (
+            "model_hub_proxy",
+            "socks5://127.0.0.1:1080",
+            "the download proxy `socks5://127.0.0.1:1080` starts with `socks5:`",
+        ),
+        (
+            "model_hub_proxy",
+            "http://me:secret@127.0.0.1:3128",
+            "never stores",
+        ),
+    ] {
+        let refused = api
+            .put(&format!("/settings/{key}"), &json!({"value": value}))
+            .await;
+        let message = refused.error(400, "INVALID_VALUE");
+        assert!(message.contains(says), "{key} {value}: {message}");
+        assert!(!message.contains("secret"), "{message}");
+    }
+    api.put("/settings/model_hub_proxy", &json!({"value": 5}))
+        .await
+        .error(400, "BAD_REQUEST");
+    let settings = api.get("/settings").await.ok(200).clone();
+    assert_eq!(settings["settings"]["model_hub_address"], Value::Null);
+    assert_eq!(settings["settings"]["model_hub_proxy"], Value::Null);
+
+    // A mirror that answers, reached through a proxy: both set in settings, both used.
+    let content = gguf_bytes(300_000);
+    let hosted = Arc::new(Hosted {
+        content: content.clone(),
+        ..Hosted::default()
+    });
+    let mirror = serve(hosted.clone()).await.unwrap();
+    let proxy = tessera_testkit::proxy::ForwardProxy::start().await.unwrap();
+    let set = api
+        .put(
+            "/settings/model_hub_address",
+            &json!({"value": format!("{mirror}/")}),
+        )
+        .await;
+    assert_eq!(
+        set.ok(200)["settings"]["model_hub_address"],
+        mirror.as_str(),
+        "{}",
+        set.text
+    );
+    api.put("/settings/model_hub_proxy", &json!({"value": proxy.url()}))
+        .await
+        .ok(200);
+    let listing = api.get("/local-models").await.ok(200).clone();
+    assert_eq!(listing["hub"], mirror.as_str());
+    assert_eq!(listing["hub_address"], mirror.as_str());
+    assert_eq!(listing["hub_proxy"], proxy.url().as_str());
+
+    api.post(
+        &format!("/local-models/downloads/{FILE}/resume"),
+        &json!({}),
+    )
+    .await
+    .ok(202);
+    let listing = until(&api, "downloaded from the mirror", |l| {
+        file(l, FILE).is_some_and(|f| f["partial"] == false)
+    })
+    .await;
+    assert_eq!(listing["downloads"], json!([]), "{listing:#}");
+    assert_eq!(
+        std::fs::read(data.path().join("models").join(FILE)).unwrap(),
+        content
+    );
+    let through: Vec<String> = proxy.requests();
+    let mirror_host = mirror.trim_start_matches("http://");
+    assert!(
+        through
+            .iter()
+            .any(|r| r.starts_with("HEAD ") && r.contains(mirror_host))
+            && through
+                .iter()
+                .any(|r| r.starts_with("GET ") && r.contains(mirror_host)),
+        "the hub was asked through the proxy: {through:?}"
+    );
+
+    // Kept across restarts; cleared, HF_ENDPOINT is the hub again.
+    drop(api);
+    let api = start(data.path(), &unreachable);
+    let settings = api.get("/settings").await.ok(200).clone();
+    assert_eq!(settings["settings"]["model_hub_address"], mirror.as_str());
+    assert_eq!(
+        settings["settings"]["model_hub_proxy"],
+        proxy.url().as_str()
+    );
+    api.put("/settings/model_hub_address", &json!({"value": null}))
+        .await
+        .ok(200);
+    api.put("/settings/model_hub_proxy", &json!({"value": "  "}))
+        .await
+        .ok(200);
+    let listing = api.get("/local-models").await.ok(200).clone();
+    assert_eq!(listing["hub"], unreachable.as_str());
+    assert_eq!(listing["hub_address"], Value::Null);
+    assert_eq!(listing["hub_proxy"], Value::Null);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancel_can_keep_the_partial_file_and_the_next_download_goes_on_from_it() {
+    let content = gguf_bytes(2_000_000);
+    let (hosted, endpoint) = stalling_hub(&content, 700_000).await;
+    let data = tempfile::tempdir().unwrap();
+    let api = start(data.path(), &endpoint);
+
+    api.post("/local-models/downloads", &json!({"model": MODEL}))
+        .await
+        .ok(202);
+    until(&api, "700 kB", |l| {
+        download(l, FILE).is_some_and(|d| d["done"].as_u64() >= Some(700_000))
+    })
+    .await;
+    api.delete(&format!(
+        "/local-models/downloads/{FILE}?keep_partial=maybe"
+    ))
+    .await
+    .error(400, "BAD_REQUEST");
+    let cancelled = api
+        .delete(&format!("/local-models/downloads/{FILE}?keep_partial=true"))
+        .await;
+    assert_eq!(cancelled.ok(200)["freed_bytes"], 0, "{}", cancelled.text);
+    assert_eq!(
+        cancelled.ok(200)["kept_bytes"],
+        700_000,
+        "{}",
+        cancelled.text
+    );
+    let listing = api.get("/local-models").await.ok(200).clone();
+    assert_eq!(
+        listing["downloads"],
+        json!([]),
+        "it left the list: {listing:#}"
+    );
+    let kept = file(&listing, FILE).expect("the partial file stays");
+    assert_eq!(kept["partial"], true);
+    assert_eq!(kept["bytes"], 700_000);
+
+    // The next download goes on from where it stopped.
+    api.post("/local-models/downloads", &json!({"model": MODEL}))
+        .await
+        .ok(202);
+    until(&api, "whole", |l| {
+        file(l, FILE).is_some_and(|f| f["partial"] == false)
+    })
+    .await;
+    assert_eq!(*hosted.ranges_asked.lock().unwrap(), vec![700_000]);
+    assert_eq!(
+        std::fs::read(data.path().join("models").join(FILE)).unwrap(),
+        content
+    );
+}

@@ -4,7 +4,9 @@
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, State};
+use std::collections::HashMap;
+
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post, put};
@@ -136,13 +138,29 @@ async fn resume(State(app): State<App>, Path(file): Path<String>) -> Result<Resp
     Ok((StatusCode::ACCEPTED, Json(view)).into_response())
 }
 
-/// `DELETE /v1/local-models/downloads/{file}`: stops it and deletes what it wrote.
+/// `DELETE /v1/local-models/downloads/{file}`: stops it and deletes what it wrote;
+/// `?keep_partial=true` keeps what it wrote, for a later download to go on from.
 async fn cancel(
     State(app): State<App>,
     Path(file): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
 ) -> Result<Json<DownloadCancelled>, ApiError> {
+    if let Some(name) = query.keys().find(|k| k.as_str() != "keep_partial") {
+        return Err(bad_request(format!(
+            "unknown parameter `{name}` (a cancel takes `keep_partial`)"
+        )));
+    }
+    let keep_partial = match query.get("keep_partial").map(String::as_str) {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => {
+            return Err(bad_request(format!(
+                "`keep_partial` must be true or false, not `{other}`"
+            )))
+        }
+    };
     app.local_models()
-        .cancel(&file)
+        .cancel(&file, keep_partial)
         .await
         .map(Json)
         .map_err(local_error)

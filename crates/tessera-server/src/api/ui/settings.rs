@@ -1,5 +1,7 @@
 //! The app settings the UI may change, one key at a time: the spending limits (checked as
-//! `tessera provider limits` checks them) and the default provider. Anything else is refused.
+//! `tessera provider limits` checks them), the default provider, and where model downloads
+//! come from (a mirror, a proxy; checked as `tessera local hub` checks them). Anything else is
+//! refused.
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -8,6 +10,7 @@ use axum::http::StatusCode;
 use axum::routing::{get, put};
 use axum::{Json, Router};
 use serde_json::Value;
+use tessera_app::local_models::LocalModelsError;
 use tessera_app::providers::settings::{check_limit, parse_limit};
 use tessera_app::providers::ProvidersError;
 use tessera_app::{error_chain, App};
@@ -21,7 +24,15 @@ use crate::api::ApiError;
 const PER_DAY: &str = "spending_limit_per_day_usd";
 const PER_CONVERSATION: &str = "spending_limit_per_conversation_usd";
 const DEFAULT_PROVIDER: &str = "default_provider";
-const KEYS: [&str; 3] = [PER_DAY, PER_CONVERSATION, DEFAULT_PROVIDER];
+const HUB_ADDRESS: &str = tessera_app::local_models::HUB_ADDRESS_SETTING;
+const HUB_PROXY: &str = tessera_app::local_models::HUB_PROXY_SETTING;
+const KEYS: [&str; 5] = [
+    PER_DAY,
+    PER_CONVERSATION,
+    DEFAULT_PROVIDER,
+    HUB_ADDRESS,
+    HUB_PROXY,
+];
 
 pub(super) fn routes() -> Router<crate::api::ApiState> {
     Router::new()
@@ -34,11 +45,14 @@ fn view(app: &App) -> Result<SettingsView, ApiError> {
     let providers = app.providers();
     let limits = providers.limits().map_err(providers_error)?;
     let default = providers.default().map_err(providers_error)?;
+    let hub = app.local_models().hub_settings().map_err(hub_error)?;
     Ok(SettingsView {
         settings: SettingValues {
             spending_limit_per_day_usd: limits.per_day_usd,
             spending_limit_per_conversation_usd: limits.per_conversation_usd,
             default_provider: default,
+            model_hub_address: hub.address,
+            model_hub_proxy: hub.proxy,
         },
         spent_today_usd: providers.spent_today(),
         model: None,
@@ -68,9 +82,20 @@ fn invalid(err: ProvidersError) -> ApiError {
     }
 }
 
+/// A hub address or proxy the person got wrong: 400 naming it and what was wrong.
+fn hub_error(err: LocalModelsError) -> ApiError {
+    let (status, code) = if err.is_bad_request() {
+        (StatusCode::BAD_REQUEST, ErrorCode::InvalidValue)
+    } else {
+        (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::StoreError)
+    };
+    ApiError::new(status, code, error_chain(&err))
+}
+
 /// `PUT /v1/settings/{key}` with `{"value": …}`: a limit is an amount in USD (a number, or text
 /// as the command line takes it: `5`, `$5`, `none`) or null for none; the default provider is
-/// a provider's name, or null for none. Answers with all the settings.
+/// a provider's name, or null for none; the model hub's address and proxy are web addresses,
+/// or null (or blank) for none. Answers with all the settings.
 async fn change(
     State(app): State<App>,
     Path(key): Path<String>,
@@ -87,6 +112,25 @@ async fn change(
     let Some(value) = body.remove("value") else {
         return Err(bad_request("send {\"value\": …}"));
     };
+    if key == HUB_ADDRESS || key == HUB_PROXY {
+        let text = match &value {
+            Value::Null => None,
+            Value::String(text) => Some(text.as_str()),
+            other => {
+                return Err(bad_request(format!(
+                    "{key} must be a web address (text) or null, not {}",
+                    kind_of(other)
+                )))
+            }
+        };
+        let local = app.local_models();
+        if key == HUB_ADDRESS {
+            local.set_hub_address(text).map_err(hub_error)?;
+        } else {
+            local.set_hub_proxy(text).map_err(hub_error)?;
+        }
+        return Ok(Json(view(&app)?));
+    }
     let providers = app.providers();
     if key == DEFAULT_PROVIDER {
         match value {

@@ -1,0 +1,33 @@
+//! The open dialog the settings page's Browse uses for a GGUF model file: the window's own (or
+//! the program `TESSERA_FILE_DIALOG` names), since only it gives the page a full path.
+
+use tauri::State;
+use tessera_native::{FileFilter, PickRequest};
+
+use crate::native::Dialogs;
+
+/// The chosen `.gguf` file's full path, or None when the person cancelled. `title` and
+/// `filter_name` come from the page, in the person's language.
+#[tauri::command]
+pub async fn pick_gguf_file(
+    dialogs: State<'_, Dialogs>,
+    title: String,
+    filter_name: String,
+) -> Result<Option<String>, String> {
+    let picked = dialogs
+        .0
+        .pick(PickRequest {
+            title: Some(title),
+            multiple: false,
+            filters: vec![FileFilter {
+                name: filter_name,
+                extensions: vec!["gguf".into()],
+            }],
+        })
+        .await
+        .map_err(|error| error.to_string())?;
+    Ok(picked
+        .into_iter()
+        .next()
+        .map(|path| path.display().to_string()))
+}
