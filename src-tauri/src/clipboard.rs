@@ -8,19 +8,21 @@ use tauri::ipc::Response;
 /// Copies `text` for the person.
 #[tauri::command]
 pub async fn copy_text(text: String) -> Result<(), String> {
-    tauri::async_runtime::spawn_blocking(move || tessera_native::clipboard::write_text(text))
-        .await
-        .map_err(|error| error.to_string())?
-        .map_err(|failure| failure.message)
+    tauri::async_runtime::spawn_blocking(move || {
+        tessera_native::clipboard::write_text(text).map_err(|failure| failure.message)
+    })
+    .await
+    .map_err(|error| error.to_string())?
 }
 
 /// The picture the person copied, as PNG bytes (empty when the clipboard holds none): asked
 /// when they paste into the composer.
 #[tauri::command]
 pub async fn pasted_image() -> Result<Response, String> {
-    let png = tauri::async_runtime::spawn_blocking(tessera_native::clipboard::read_image_png)
-        .await
-        .map_err(|error| error.to_string())?
-        .map_err(|failure| failure.message)?;
+    let png = tauri::async_runtime::spawn_blocking(|| {
+        tessera_native::clipboard::read_image_png().map_err(|failure| failure.message)
+    })
+    .await
+    .map_err(|error| error.to_string())??;
     Ok(Response::new(png.unwrap_or_default()))
 }

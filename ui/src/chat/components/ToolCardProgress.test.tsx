@@ -17,7 +17,7 @@ const card = (phase: ToolCard['phase']): ToolCard => ({
   arguments: {},
   dependsOn: [],
   progress: { progress: 0, total: 1, message: 'reading the picked files' },
-  ...(phase === 'done' ? { result: { files: [] }, durationMs: 12 } : {}),
+  ...(phase === 'success' ? { result: { files: [] }, durationMs: 12 } : {}),
 });
 
 function show(c: ToolCard) {
@@ -35,7 +35,7 @@ describe('a tool card’s progress', () => {
   });
 
   it('is gone once the call ended: a finished card does not say "0 of 1 · reading…"', () => {
-    const shown = show(card('done'));
+    const shown = show(card('success'));
     expect(shown).not.toHaveTextContent('reading the picked files');
     expect(shown).not.toHaveTextContent(/0 of 1/);
   });
