@@ -169,10 +169,34 @@ impl App {
         value: &Value,
         source: &str,
     ) -> Result<ImportOutcome, CoreError> {
+        self.import_conversation_as(value, source, false)
+    }
+
+    /// [`App::import_conversation`]; a document whose conversation is stored already is
+    /// [`CoreError::ConversationExists`] unless `as_copy`, which imports it under a new
+    /// conversation id (the ids inside a conversation are its own), leaving the stored one as
+    /// it is.
+    pub fn import_conversation_as(
+        &self,
+        value: &Value,
+        source: &str,
+        as_copy: bool,
+    ) -> Result<ImportOutcome, CoreError> {
         let store = self.engine.store();
-        let result = match value {
+        let mut value = value.clone();
+        if as_copy {
+            give_new_conversation_id(&mut value, &uuid::Uuid::now_v7().to_string());
+        } else if let Some(id) = conversation_id_of(&value) {
+            if let Some(stored) = store.conversation(id)? {
+                return Err(CoreError::ConversationExists {
+                    id: stored.id,
+                    title: stored.title,
+                });
+            }
+        }
+        let result = match &value {
             Value::Object(map) if map.contains_key("schema_version") => {
-                store.import_document(value)
+                store.import_document(&value)
             }
             Value::Array(list) => store.import_mcp_messages(list),
             _ => return Err(CoreError::UnknownShape(source.to_owned())),
@@ -182,6 +206,44 @@ impl App {
             Err(StoreError::InvalidDocument { problems }) => Ok(Err(problems)),
             Err(other) => Err(other.into()),
         }
+    }
+}
+
+/// The conversation an import names: a context document's session id, or the `contextId` of
+/// the first of a list of MCP-CP messages.
+fn conversation_id_of(value: &Value) -> Option<&str> {
+    match value {
+        Value::Object(map) => {
+            let session = map.get("session")?;
+            session
+                .get("session_id")
+                .or_else(|| session.get("id"))
+                .and_then(Value::as_str)
+        }
+        Value::Array(list) => list.first()?.get("contextId")?.as_str(),
+        _ => None,
+    }
+}
+
+/// Puts `id` wherever an import reads its conversation's id.
+fn give_new_conversation_id(value: &mut Value, id: &str) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Object(session)) = map.get_mut("session") {
+                session.insert("session_id".into(), Value::String(id.to_owned()));
+                if session.contains_key("id") {
+                    session.insert("id".into(), Value::String(id.to_owned()));
+                }
+            }
+        }
+        Value::Array(list) => {
+            for message in list.iter_mut().filter_map(Value::as_object_mut) {
+                if message.contains_key("contextId") {
+                    message.insert("contextId".into(), Value::String(id.to_owned()));
+                }
+            }
+        }
+        _ => {}
     }
 }
 

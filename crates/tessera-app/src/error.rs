@@ -9,6 +9,10 @@ use thiserror::Error;
 pub enum CoreError {
     #[error("no conversation with id {0}")]
     NoConversation(String),
+    /// An import names a conversation that is stored: nothing was written; importing it as a
+    /// copy keeps both.
+    #[error("the conversation “{title}” ({id}) is already here; import it as a copy to keep both")]
+    ConversationExists { id: String, title: String },
     /// What cannot be done while a run answers in the conversation.
     #[error(
         "run {run_id} is answering in conversation {conversation}: wait for it or cancel it \
@@ -70,6 +74,7 @@ impl CoreError {
             Self::RunInProgress { conversation, .. }
             | Self::Engine(EngineError::NoMessage { conversation, .. }) => Some(conversation),
             Self::AddWhileRunning(id) => Some(id),
+            Self::ConversationExists { id, .. } => Some(id),
             _ => None,
         }
     }

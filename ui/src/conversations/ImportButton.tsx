@@ -8,9 +8,10 @@ import { describeError } from './useConversationList';
 const MAX_PROBLEMS = 8;
 
 type Outcome =
-  | { kind: 'imported'; file: string }
+  | { kind: 'imported' | 'importedCopy'; file: string }
   | { kind: 'notJson'; file: string; error: string }
   | { kind: 'invalid'; file: string; problems: string[] }
+  | { kind: 'exists'; file: string; title: string; document: unknown }
   | { kind: 'failed'; file: string; error: string };
 
 function problemsOf(error: ApiError): string[] {
@@ -34,6 +35,24 @@ export function ImportButton({ client, onImported }: { client: TesseraClient | n
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
 
+  const send = async (file: string, document: unknown, asCopy: boolean) => {
+    if (!client) return;
+    try {
+      const report = await client.importConversation(document, asCopy);
+      setOutcome({ kind: asCopy ? 'importedCopy' : 'imported', file });
+      await onImported(report.conversation_id);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 422 && problemsOf(error).length > 0) {
+        setOutcome({ kind: 'invalid', file, problems: problemsOf(error) });
+      } else if (error instanceof ApiError && error.status === 409 && error.code === 'ALREADY_EXISTS') {
+        const title = error.details?.['title'];
+        setOutcome({ kind: 'exists', file, title: typeof title === 'string' ? title : file, document });
+      } else {
+        setOutcome({ kind: 'failed', file, error: describeError(error) });
+      }
+    }
+  };
+
   const importFile = async (file: File) => {
     if (!client) return;
     setBusy(true);
@@ -46,20 +65,19 @@ export function ImportButton({ client, onImported }: { client: TesseraClient | n
         setOutcome({ kind: 'notJson', file: file.name, error: describeError(error) });
         return;
       }
-      try {
-        const report = await client.importConversation(document);
-        setOutcome({ kind: 'imported', file: file.name });
-        await onImported(report.conversation_id);
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 422 && problemsOf(error).length > 0) {
-          setOutcome({ kind: 'invalid', file: file.name, problems: problemsOf(error) });
-        } else {
-          setOutcome({ kind: 'failed', file: file.name, error: describeError(error) });
-        }
-      }
+      await send(file.name, document, false);
     } finally {
       setBusy(false);
       if (input.current) input.current.value = '';
+    }
+  };
+
+  const importCopy = async (file: string, document: unknown) => {
+    setBusy(true);
+    try {
+      await send(file, document, true);
+    } finally {
+      setBusy(false);
     }
   };
 
@@ -92,8 +110,21 @@ export function ImportButton({ client, onImported }: { client: TesseraClient | n
         <span>{t('conversations.import')}</span>
       </button>
       {outcome && (
-        <div className={outcome.kind === 'imported' ? 'notice' : 'notice notice-error'} role={outcome.kind === 'imported' ? 'status' : 'alert'} data-testid="import-outcome">
+        <div
+          className={outcome.kind === 'imported' || outcome.kind === 'importedCopy' ? 'notice' : outcome.kind === 'exists' ? 'notice notice-warning' : 'notice notice-error'}
+          role={outcome.kind === 'imported' || outcome.kind === 'importedCopy' ? 'status' : 'alert'}
+          data-testid="import-outcome"
+        >
           {outcome.kind === 'imported' && <p>{t('conversations.imported', { file: outcome.file })}</p>}
+          {outcome.kind === 'importedCopy' && <p>{t('conversations.importedCopy', { file: outcome.file })}</p>}
+          {outcome.kind === 'exists' && (
+            <>
+              <p>{t('conversations.importExists', { file: outcome.file, title: outcome.title })}</p>
+              <button type="button" className="button button-secondary button-small" disabled={busy} onClick={() => void importCopy(outcome.file, outcome.document)}>
+                {t('conversations.importAsCopy')}
+              </button>{' '}
+            </>
+          )}
           {outcome.kind === 'notJson' && <p>{t('conversations.importNotJson', { file: outcome.file, error: outcome.error })}</p>}
           {outcome.kind === 'failed' && <p>{t('conversations.importFailed', { file: outcome.file, error: outcome.error })}</p>}
           {outcome.kind === 'invalid' && (

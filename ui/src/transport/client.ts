@@ -234,8 +234,10 @@ export class TesseraClient {
   }
 
   /** A context document or a list of MCP-CP messages becomes a new conversation. */
-  importConversation(document: unknown): Promise<ConversationImported> {
-    return this.json({ method: 'POST', path: routes.conversationImport(), body: document });
+  /** `asCopy`: a conversation that is stored already is imported beside it, under a new id. */
+  importConversation(document: unknown, asCopy = false): Promise<ConversationImported> {
+    const path = routes.conversationImport();
+    return this.json({ method: 'POST', path: asCopy ? `${path}?copy=true` : path, body: document });
   }
 
   /** Shows the branch through `messageId`; the conversation as `getConversation` answers it. */

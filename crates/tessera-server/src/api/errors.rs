@@ -269,6 +269,17 @@ impl From<tessera_app::CoreError> for ApiError {
             CoreError::NoConversation(_) | CoreError::NoModelCall(_) => {
                 ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, err.to_string())
             }
+            CoreError::ConversationExists { ref id, ref title } => {
+                let mut details = JsonObject::new();
+                details.insert("conversation_id".into(), id.clone().into());
+                details.insert("title".into(), title.clone().into());
+                ApiError::new(
+                    StatusCode::CONFLICT,
+                    ErrorCode::AlreadyExists,
+                    err.to_string(),
+                )
+                .with_details(details)
+            }
             CoreError::RunInProgress { .. } => ApiError::new(
                 StatusCode::CONFLICT,
                 ErrorCode::RunInProgress,

@@ -178,7 +178,29 @@ async fn export_and_import_as_the_command_line_does() {
     let shown = api.get("/conversations/b-older").await;
     assert_eq!(shown.ok(200)["messages"][1]["message"]["content"], "4");
     let again = api.post("/conversations/import", &document).await;
-    assert!(again
-        .error(422, "INVALID_DOCUMENT")
-        .contains("already exists"));
+    let said = again.error(409, "ALREADY_EXISTS");
+    assert!(said.contains("import it as a copy"), "{said}");
+    let details = &again.body["content"]["details"];
+    assert_eq!(details["conversation_id"], "b-older");
+    assert_eq!(details["title"], "Older");
+
+    // As a copy: under a new id, beside the stored one, which is left as it was.
+    let before = api.get("/conversations/b-older").await.ok(200).clone();
+    let copied = api.post("/conversations/import?copy=true", &document).await;
+    let body = copied.ok(201).clone();
+    let copy_id = body["conversation_id"].as_str().unwrap().to_owned();
+    assert_ne!(copy_id, "b-older");
+    assert_eq!(body["messages"], 2);
+    let copy = api.get(&format!("/conversations/{copy_id}")).await;
+    assert_eq!(copy.ok(200)["messages"][1]["message"]["content"], "4");
+    assert_eq!(api.get("/conversations/b-older").await.ok(200), &before);
+    // MCP-CP messages too.
+    let from_messages = api.post("/conversations/import?copy=1", &messages).await;
+    let other = from_messages.ok(201)["conversation_id"].clone();
+    assert!(other != "b-older" && other != copy_id.as_str(), "{other}");
+    let listed = api.get("/conversations").await;
+    assert_eq!(ids(listed.ok(200)).len(), 4, "{}", listed.text);
+    api.post("/conversations/import?copy=maybe", &document)
+        .await
+        .error(400, "BAD_REQUEST");
 }

@@ -247,15 +247,35 @@ fn attachment(title: &str, ext: &str) -> String {
     format!("attachment; filename=\"{ascii}.{ext}\"; filename*=UTF-8''{encoded}")
 }
 
-/// `POST /v1/conversations/import`: a context document (or a list of MCP-CP messages) becomes
-/// a new conversation; 201 with its id. The whole document is checked first: any problem is a
-/// 422 listing them all, and nothing is stored.
+/// `POST /v1/conversations/import[?copy=true]`: a context document (or a list of MCP-CP
+/// messages) becomes a new conversation; 201 with its id. The whole document is checked first:
+/// any problem is a 422 listing them all, and nothing is stored. A conversation that is stored
+/// already is a 409 (`ALREADY_EXISTS`, its id and title in `details`); `copy=true` imports it
+/// under a new id beside it.
 async fn import(
     State(app): State<App>,
+    RawQuery(query): RawQuery,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    let mut as_copy = false;
+    for (name, value) in query_pairs(query.as_deref()) {
+        match (name.as_str(), value.as_str()) {
+            ("copy", "true" | "1") => as_copy = true,
+            ("copy", "false" | "0") => as_copy = false,
+            ("copy", _) => {
+                return Err(bad_request(format!(
+                    "copy must be true or false, not `{value}`"
+                )))
+            }
+            _ => {
+                return Err(bad_request(format!(
+                    "unknown query parameter `{name}` (copy)"
+                )))
+            }
+        }
+    }
     let document = json_body(body)?;
-    match app.import_conversation(&document, "the body") {
+    match app.import_conversation_as(&document, "the body", as_copy) {
         Ok(Ok(report)) => Ok((
             StatusCode::CREATED,
             Json(ConversationImported {
