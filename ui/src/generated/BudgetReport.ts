@@ -22,9 +22,20 @@ available: number,
  */
 used: number, 
 /**
- * Tokens of `must` items (system messages, `must` blocks, the newest message).
+ * Tokens of `must` items (the system prompt, the tool declarations, system messages,
+ * `must` blocks, the newest message).
  */
 must: number, 
+/**
+ * Tokens of the agent's system prompt (with its per-item overhead); 0 in explanations
+ * written before it was counted.
+ */
+system_prompt?: number, 
+/**
+ * Tokens of the tool declarations sent with the prompt; 0 in explanations written before
+ * they were counted.
+ */
+tools?: number, 
 /**
  * The history cap (`history_share` of `available`).
  */

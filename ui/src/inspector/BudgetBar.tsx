@@ -2,10 +2,11 @@ import { useId } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { BudgetShares } from './explanation';
 
-const PARTS = ['system', 'blocks', 'evidences', 'history', 'reserved', 'free'] as const;
+const PARTS = ['system', 'tools', 'blocks', 'evidences', 'history', 'reserved', 'free'] as const;
 type Part = (typeof PARTS)[number];
 const LABEL = {
   system: 'inspector.budgetSystem',
+  tools: 'inspector.budgetTools',
   blocks: 'inspector.budgetBlocks',
   evidences: 'inspector.budgetEvidences',
   history: 'inspector.budgetHistory',
@@ -14,8 +15,8 @@ const LABEL = {
 } as const satisfies Record<Part, string>;
 
 /**
- * The model's window as one stacked bar (system, blocks, evidences, conversation, kept for the
- * answer, free), with every figure also written out beside it: the bar itself is hidden from
+ * The model's window as one stacked bar (system, tool declarations, blocks, evidences,
+ * conversation, kept for the answer, free), with every figure also written out beside it: the bar itself is hidden from
  * screen readers, the legend says the same in text.
  */
 export function BudgetBar({ shares }: { shares: BudgetShares }) {

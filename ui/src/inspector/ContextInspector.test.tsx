@@ -84,6 +84,17 @@ describe('context inspector', () => {
     expect(button).toHaveFocus();
   });
 
+  it('counts the system prompt as it was sent and shows the tool declarations on a line of their own', async () => {
+    const sent: Explanation = { ...EXPLANATION, budget: { ...EXPLANATION.budget, used: 450 + 59 + 1200, must: 120 + 59 + 1200, system_prompt: 59, tools: 1200 } };
+    const { user } = renderButton(() => Response.json({ ...CONTEXT, turns: [{ ...CONTEXT.turns[0]!, assembly: sent }] }));
+    await user.click(screen.getByRole('button', { name: 'Context: what this answer was built from' }));
+    const budget = await within(await screen.findByRole('dialog')).findByRole('figure', { name: 'Token budget: a window of 128,000 tokens' });
+    // The system prompt (59), the system message (47) and the reply primer (3).
+    expect(within(budget).getByTestId('budget-system')).toHaveTextContent('System109 tokens');
+    expect(within(budget).getByTestId('budget-tools')).toHaveTextContent('Tool declarations1,200 tokens');
+    expect(within(budget).getByTestId('budget-free')).toHaveTextContent('Free118,291 tokens');
+  });
+
   it('lists what was used with its sources, cited ones marked, and what was trimmed and why', async () => {
     const { user } = renderButton(() => Response.json(CONTEXT));
     await user.click(screen.getByRole('button', { name: 'Context: what this answer was built from' }));

@@ -14,6 +14,8 @@ export type { DropReason, Explanation, Why };
 export interface BudgetShares {
   window: number;
   system: number;
+  /** The tool declarations sent with the prompt. */
+  tools: number;
   blocks: number;
   evidences: number;
   history: number;
@@ -22,9 +24,9 @@ export interface BudgetShares {
 }
 
 /**
- * Splits the window: system messages and the prompt's fixed overhead, context blocks, evidence
- * blocks, the conversation (messages and summary), what is kept for the answer, and what was
- * left free.
+ * Splits the window: the system prompt, system messages and the prompt's fixed overhead, the
+ * tool declarations, context blocks, evidence blocks, the conversation (messages and summary),
+ * what is kept for the answer, and what was left free.
  */
 export function budgetShares(explanation: Explanation): BudgetShares {
   const b = explanation.budget;
@@ -36,8 +38,10 @@ export function budgetShares(explanation: Explanation): BudgetShares {
   }
   let systemMessages = 0;
   for (const m of explanation.messages ?? []) if (m.role === 'system') systemMessages += m.tokens;
-  const system = systemMessages + (b.priming_overhead ?? 0);
+  // Explanations stored before the system prompt and the tools were counted lack them.
+  const system = (b.system_prompt ?? 0) + systemMessages + (b.priming_overhead ?? 0);
+  const tools = b.tools ?? 0;
   const history = b.history_used ?? 0;
-  const free = Math.max(0, b.available - (system + blocks + evidences + history));
-  return { window: b.window, system, blocks, evidences, history, reserved: b.reserved, free };
+  const free = Math.max(0, b.available - Math.max(b.used, system + tools + blocks + evidences + history));
+  return { window: b.window, system, tools, blocks, evidences, history, reserved: b.reserved, free };
 }

@@ -71,8 +71,19 @@ pub struct BudgetReport {
     /// What the prompt uses: every included item's tokens plus `priming_overhead`; never more
     /// than `available`.
     pub used: u64,
-    /// Tokens of `must` items (system messages, `must` blocks, the newest message).
+    /// Tokens of `must` items (the system prompt, the tool declarations, system messages,
+    /// `must` blocks, the newest message).
     pub must: u64,
+    /// Tokens of the agent's system prompt (with its per-item overhead); 0 in explanations
+    /// written before it was counted.
+    #[serde(default)]
+    #[ts(optional, as = "Option<u64>")]
+    pub system_prompt: u64,
+    /// Tokens of the tool declarations sent with the prompt; 0 in explanations written before
+    /// they were counted.
+    #[serde(default)]
+    #[ts(optional, as = "Option<u64>")]
+    pub tools: u64,
     /// The history cap (`history_share` of `available`).
     pub history_cap: u64,
     /// Tokens of included messages and the summary (system messages excluded).

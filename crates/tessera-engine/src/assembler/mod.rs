@@ -82,6 +82,12 @@ pub struct AssembleRequest {
     pub policy: AssemblePolicy,
     /// How tokens are counted.
     pub counting: Counting,
+    /// The instructions sent before everything the document gives (the agent's system prompt):
+    /// always sent, so counted first.
+    pub system_prompt: Option<String>,
+    /// The tool declarations sent with the prompt, as their JSON: they take the window's tokens
+    /// as much as any text does.
+    pub tool_declarations: Option<String>,
 }
 
 /// How an assembly counts tokens.
@@ -112,6 +118,8 @@ impl AssembleRequest {
             now,
             policy: AssemblePolicy::default(),
             counting: Counting::Exact,
+            system_prompt: None,
+            tool_declarations: None,
         }
     }
 }
@@ -159,6 +167,10 @@ pub enum MustItem {
     Block { block_id: String },
     /// A `system` message or the newest message.
     Message { index: usize, role: String },
+    /// The agent's system prompt ([`AssembleRequest::system_prompt`]).
+    SystemPrompt,
+    /// The tool declarations ([`AssembleRequest::tool_declarations`]).
+    ToolDeclarations,
 }
 
 impl fmt::Display for MustCost {
@@ -166,6 +178,8 @@ impl fmt::Display for MustCost {
         match &self.item {
             MustItem::Block { block_id } => write!(f, "block {block_id}")?,
             MustItem::Message { index, role } => write!(f, "{role} message #{index}")?,
+            MustItem::SystemPrompt => write!(f, "the system prompt")?,
+            MustItem::ToolDeclarations => write!(f, "the tool declarations")?,
         }
         write!(f, " ({} tokens)", self.tokens)
     }
@@ -238,6 +252,14 @@ pub fn assemble(
         now,
         window: request.context_window,
         reserved: request.reserved_for_answer,
+        system_prompt: request
+            .system_prompt
+            .as_deref()
+            .filter(|s| !s.trim().is_empty()),
+        tool_declarations: request
+            .tool_declarations
+            .as_deref()
+            .filter(|s| !s.is_empty()),
     };
     let bounds = counter(true);
     let byte_bounds = request.counting == Counting::BytesWhenTheyFit

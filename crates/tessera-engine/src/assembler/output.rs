@@ -166,6 +166,8 @@ pub(crate) fn build(
             available: sel.ledger.available(),
             used: sel.ledger.used(),
             must: sel.must_tokens,
+            system_prompt: sel.system_prompt_tokens,
+            tools: sel.tool_tokens,
             history_cap: sel.history_cap,
             history_used: sel.history_used,
             per_item_overhead: request.policy.per_item_overhead,

@@ -2,8 +2,9 @@
 //!
 //! 1. Expired blocks (`expires_at` at or before `now`) are dropped; an `expires_at` that is not a
 //!    valid RFC 3339 timestamp is ignored (validation reports it; the block is kept).
-//! 2. `must`: every `system` message, the newest message, every `must` block. If they (with the
-//!    priming overhead) exceed the available tokens, the assembly fails naming them.
+//! 2. `must`: the agent's system prompt and the tool declarations (sent with every call), every
+//!    `system` message, the newest message, every `must` block. If they (with the priming
+//!    overhead) exceed the available tokens, the assembly fails naming them.
 //! 3. History: non-system messages newest first, contiguous (never skipping one to fit an older
 //!    one), within the history cap. Once the history exceeds its threshold the rolling summary
 //!    replaces the messages of its range.
@@ -101,6 +102,8 @@ pub(crate) struct Selection<'a> {
     pub(crate) summary: SummaryChoice,
     pub(crate) ledger: Ledger,
     pub(crate) must_tokens: u64,
+    pub(crate) system_prompt_tokens: u64,
+    pub(crate) tool_tokens: u64,
     pub(crate) history_cap: u64,
     pub(crate) history_used: u64,
     pub(crate) history: HistoryReport,
@@ -127,6 +130,8 @@ pub(crate) struct Inputs<'a> {
     pub(crate) now: UtcNanos,
     pub(crate) window: u64,
     pub(crate) reserved: u64,
+    pub(crate) system_prompt: Option<&'a str>,
+    pub(crate) tool_declarations: Option<&'a str>,
 }
 
 /// Runs every pass.
@@ -169,6 +174,8 @@ pub(crate) fn select<'a>(inputs: &Inputs<'a>) -> Result<Selection<'a>, AssembleE
             },
             ledger,
             must_tokens: 0,
+            system_prompt_tokens: 0,
+            tool_tokens: 0,
             history_cap,
             history_used: 0,
             history: HistoryReport {
@@ -273,6 +280,25 @@ impl<'a> Selector<'_, 'a> {
 
     fn must(&mut self) -> Result<(), AssembleError> {
         let mut items = Vec::new();
+        if let Some(text) = self.inputs.system_prompt {
+            let cost = self.inputs.counter.item(text)?;
+            self.sel.system_prompt_tokens = cost;
+            self.sel.ledger.force(cost);
+            items.push(MustCost {
+                item: MustItem::SystemPrompt,
+                tokens: cost,
+            });
+        }
+        if let Some(json) = self.inputs.tool_declarations {
+            // One declaration list, not a message: no per-item framing.
+            let cost = self.inputs.counter.raw(json)?;
+            self.sel.tool_tokens = cost;
+            self.sel.ledger.force(cost);
+            items.push(MustCost {
+                item: MustItem::ToolDeclarations,
+                tokens: cost,
+            });
+        }
         let messages = &self.inputs.doc.session.messages;
         let latest = self.latest();
         for (index, message) in messages.iter().enumerate() {

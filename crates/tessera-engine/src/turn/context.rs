@@ -14,7 +14,7 @@ use tessera_store::Store;
 use super::close::interruption_note;
 use super::TurnError;
 use crate::assembler::{
-    assemble, AssembleError, AssembleRequest, Counting, DocumentResolver, PromptSource, TokenCache,
+    assemble, AssembleError, AssembleRequest, DocumentResolver, PromptSource, TokenCache,
 };
 
 /// The window assumed for a model whose settings name none.
@@ -44,9 +44,9 @@ pub(crate) fn prompt(
     leaf: Option<&str>,
     config: &ProviderConfig,
     model: &str,
-    max_tokens: Option<u32>,
-    counting: Counting,
+    options: &super::TurnOptions,
 ) -> Result<Prompt, TurnError> {
+    let max_tokens = options.max_tokens;
     let mut doc = store.export_document_through(conversation_id, leaf)?;
     // What CLEAR_HISTORY took out is not read again.
     super::cleared_history::without_cleared(&mut doc);
@@ -58,7 +58,13 @@ pub(crate) fn prompt(
         .map_or(DEFAULT_RESERVE, u64::from)
         .min(window / 2);
     let mut request = AssembleRequest::new(model, window, reserve, SystemTime::now());
-    request.counting = counting;
+    request.counting = options.counting;
+    // What the model is sent besides the document takes the window too.
+    request.system_prompt.clone_from(&options.system);
+    let tools = super::drive::model_tools(options);
+    if !tools.is_empty() {
+        request.tool_declarations = serde_json::to_string(&tools).ok();
+    }
     let assembly = assemble(&doc, &request, &DocumentResolver::new(&doc), cache())
         .map_err(|err: AssembleError| TurnError::Context(err.to_string()))?;
     let mut system: Vec<String> = Vec::new();

@@ -569,8 +569,7 @@ pub async fn run_turn(
         Some(&user_message),
         client.config(),
         model,
-        options.max_tokens,
-        options.counting,
+        options,
     )?;
     recorder.put(running)?;
     let state = TurnState {

@@ -170,8 +170,7 @@ pub async fn resume_turn(
         user_message.as_deref(),
         client.config(),
         model,
-        options.max_tokens,
-        options.counting,
+        options,
     )?;
     let mut state = TurnState {
         messages: prompt.messages,

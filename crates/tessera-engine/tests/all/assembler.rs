@@ -523,3 +523,63 @@ fn request_builder_defaults() {
     assert_eq!(r.policy.per_item_overhead, 4);
     assert!(r.policy.keep_latest_message);
 }
+
+#[test]
+fn the_system_prompt_and_the_tool_declarations_take_their_tokens_first() {
+    let system_prompt = "You are Tessera, a helpful assistant on the person's computer. Answer in \
+        the language the person writes in. Be accurate and concise; say so when you are unsure. \
+        Use the available tools when they give a better answer than guessing, and never invent a \
+        tool's result.";
+    let tools = serde_json::to_string(&json!([{
+        "name": "get_weather",
+        "description": "The weather at a place, now and for the next days.",
+        "input_schema": {"type": "object", "properties": {"place": {"type": "string"}},
+                         "required": ["place"]}
+    }]))
+    .unwrap();
+    let doc = DocBuilder::new()
+        .user(&words(60))
+        .assistant("an answer")
+        .user("the question")
+        .build();
+    let roomy = run(&doc, &request(10_000, 100)).unwrap();
+    // A window the document alone just fits in.
+    let window = roomy.explanation.budget.used + 100 + 10;
+    let without = run(&doc, &request(window, 100)).unwrap();
+    assert!(without.explanation.dropped_messages.is_empty());
+    assert_eq!(without.explanation.budget.system_prompt, 0);
+    assert_eq!(without.explanation.budget.tools, 0);
+
+    let mut sent = request(window, 100);
+    sent.system_prompt = Some(system_prompt.into());
+    sent.tool_declarations = Some(tools.clone());
+    let out = run(&doc, &sent).unwrap();
+    let e = &out.explanation;
+    let encoding = e.encoding;
+    // Counted as the prompt really is (about 55 tokens), not as an empty message.
+    let prompt_tokens = item_tokens(encoding, system_prompt, 4);
+    assert!(prompt_tokens > 40, "{prompt_tokens}");
+    assert_eq!(e.budget.system_prompt, prompt_tokens);
+    let tool_tokens = encoding.count(&tools).unwrap();
+    assert!(tool_tokens > 30, "{tool_tokens}");
+    assert_eq!(e.budget.tools, tool_tokens);
+    // Both are spent before anything else: what is left free is what really is.
+    assert_eq!(
+        e.budget.used,
+        recount(&out, &sent) + prompt_tokens + tool_tokens
+    );
+    assert!(e.budget.must >= prompt_tokens + tool_tokens);
+    assert!(e.budget.used <= e.budget.available);
+    // The oldest message that fit without them no longer does.
+    assert_eq!(message_drop(e, 0), Some(DropReason::Budget));
+
+    // Too big to send at all: named.
+    let mut tight = request(prompt_tokens + tool_tokens + 10, 10);
+    tight.system_prompt = Some(system_prompt.into());
+    tight.tool_declarations = Some(tools);
+    let Err(AssembleError::MustExceedsBudget { items, .. }) = run(&doc, &tight) else {
+        panic!("the must items should not fit");
+    };
+    assert!(items.iter().any(|i| i.item == MustItem::SystemPrompt));
+    assert!(items.iter().any(|i| i.item == MustItem::ToolDeclarations));
+}

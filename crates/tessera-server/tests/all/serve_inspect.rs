@@ -208,6 +208,23 @@ async fn a_runs_context_shows_what_was_used_and_what_was_trimmed_and_why() {
         budget["window"].as_u64().unwrap()
     );
     assert!(assembly["messages"].as_array().unwrap().len() >= 2);
+    // The system prompt and the tool declarations the model was sent are counted as they were
+    // sent (the default profile's prompt is about 55 tokens, not the 3 of an empty message).
+    let call = provider.calls().last().unwrap().body.clone();
+    let sent_tools = call["tools"].as_array().map_or(0, Vec::len);
+    assert!(sent_tools > 0, "{call}");
+    let system_prompt = budget["system_prompt"].as_u64().unwrap();
+    assert!((40..200).contains(&system_prompt), "{budget}");
+    let tools = budget["tools"].as_u64().unwrap();
+    assert!(
+        tools > 20 * sent_tools as u64,
+        "{sent_tools} tools: {budget}"
+    );
+    assert!(
+        budget["used"].as_u64().unwrap()
+            >= system_prompt + tools + budget["history_used"].as_u64().unwrap(),
+        "{budget}"
+    );
 
     // Where the trimmed block came from: its evidence and that evidence's source.
     let blocks = context["blocks"].as_array().unwrap();

@@ -383,6 +383,7 @@ const en = {
     countBytes: 'at most these tokens: each figure is a length in bytes (the conversation fit whole, so it was not counted with {{encoding}})',
     budgetCaption: 'Token budget: a window of {{window}} tokens',
     budgetSystem: 'System',
+    budgetTools: 'Tool declarations',
     budgetBlocks: 'Blocks',
     budgetEvidences: 'Evidence',
     budgetHistory: 'Conversation',

@@ -379,6 +379,7 @@ const zhCN: Messages = {
     countBytes: '数值为字节长度，即 token 数的上限（对话整体放得下，故未按 {{encoding}} 计数）',
     budgetCaption: 'Token 预算：窗口共 {{window}} 个 token',
     budgetSystem: '系统',
+    budgetTools: '工具声明',
     budgetBlocks: '上下文块',
     budgetEvidences: '证据',
     budgetHistory: '对话',
