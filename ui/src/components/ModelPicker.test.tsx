@@ -21,7 +21,7 @@ const row = (name: string, extra: object) => ({
   ...extra,
 });
 
-function engine(detailModel: object | null) {
+function engine(detailModel: object | null, more: Parameters<typeof fakeEngine>[0] = {}) {
   return fakeEngine({
     'GET /v1/conversations': () =>
       Response.json({ conversations: [{ id: 'c1', title: 'Earlier', created_at: 'x', updated_at: 'x', pinned: false, archived: false, active_leaf_id: null, locale: null, actor: null, message_count: 0 }] }),
@@ -47,6 +47,7 @@ function engine(detailModel: object | null) {
       if (body.type === 'CLIENT_CAPABILITIES') return Response.json({ type: 'SYSTEM_MESSAGE', content: { action: 'INFO', text: 'announced' } });
       return sseFrom(textStream, body.contextId, { 'x-tessera-run-id': 'run-1' });
     },
+    ...more,
   });
 }
 
@@ -54,6 +55,29 @@ const userInputs = (requests: { method: string; body: unknown }[]) =>
   requests.filter((r) => r.method === 'POST' && (r.body as { type?: string }).type === 'USER_INPUT').map((r) => r.body as { metadata?: { model?: unknown } });
 
 describe('the model picker', () => {
+  it('offers every model a provider serves, as Settings lists them, not only its default', async () => {
+    const { client, requests } = engine(null, {
+      'GET /v1/providers/home/models': () => Response.json({ provider: 'home', models: [{ id: 'home-m' }, { id: 'home-mini' }, { id: 'home-turbo', display_name: 'Home Turbo' }] }),
+      'GET /v1/providers/other/models': () => Response.json({ type: 'ERROR_RESPONSE', content: { errorCode: 'PROVIDER_ERROR', message: 'unreachable' } }, { status: 502 }),
+    });
+    const { user } = renderApp({ client });
+    const picker = await screen.findByTestId('model-picker');
+    await waitFor(() => expect(picker).toHaveTextContent('home · home-m'));
+    await user.click(picker);
+    const menu = screen.getByRole('menu', { name: 'Models' });
+    const names = (group: string) => within(within(menu).getByRole('group', { name: group })).getAllByRole('menuitemradio').map((i) => i.textContent);
+    await waitFor(() => expect(names('home')).toEqual(['home-m', 'home-big', 'home-mini', 'home-turbo']));
+    // A provider that cannot say keeps the models configured for it.
+    expect(names('other')).toEqual(['other-m', 'other-vision']);
+    expect(requests.filter((r) => r.path === '/v1/providers/nokey/models')).toHaveLength(0);
+
+    await user.click(within(menu).getByRole('menuitemradio', { name: 'home-turbo' }));
+    expect(picker).toHaveTextContent('home · home-turbo');
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'hello{Enter}');
+    await waitFor(() => expect(userInputs(requests)).toHaveLength(1));
+    expect(userInputs(requests)[0]?.metadata?.model).toEqual({ provider: 'home', model: 'home-turbo' });
+  });
+
   it('shows the default model, lists the providers set up, and sends the pick with the next message only', async () => {
     const { client, requests } = engine(null);
     const { user } = renderApp({ client });

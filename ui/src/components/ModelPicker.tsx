@@ -19,11 +19,15 @@ export function usableProviders(list: ProviderList): ProviderRow[] {
   });
 }
 
-/** A provider's models, its default first. */
-function modelsOf(row: ProviderRow): string[] {
+/**
+ * A provider's models, its default first, then those configured, then the others it said it
+ * serves when asked (as Settings lists them).
+ */
+function modelsOf(row: ProviderRow, served: string[] = []): string[] {
   const models = [...row.models];
   if (row.default_model && !models.includes(row.default_model)) models.unshift(row.default_model);
   if (row.default_model) models.sort((a, b) => Number(b === row.default_model) - Number(a === row.default_model));
+  for (const m of served) if (!models.includes(m)) models.push(m);
   return models;
 }
 
@@ -86,6 +90,8 @@ export function ModelPicker({ client, value, onChange }: ModelPickerProps) {
   /** The default provider's model (from the settings, which read no key). */
   const [fallback, setFallback] = useState<ConversationModel | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** The models each provider said it serves, by provider: kept while the picker lives. */
+  const [served, setServed] = useState<Record<string, string[]>>({});
   const [open, setOpen] = useState(false);
   const button = useRef<HTMLButtonElement | null>(null);
   const menu = useRef<HTMLDivElement | null>(null);
@@ -96,6 +102,14 @@ export function ModelPicker({ client, value, onChange }: ModelPickerProps) {
       setList(providers);
       setFallback(readyModel(providers.model));
       setError(null);
+      // Each provider is asked what it serves; one that cannot answer keeps its configured
+      // models, and none holds the menu up.
+      for (const p of usableProviders(providers)) {
+        api.current.models(p.name).then(
+          (models) => setServed((known) => ({ ...known, [p.name]: models.map((m) => m.id) })),
+          () => undefined,
+        );
+      }
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     }
@@ -193,7 +207,7 @@ export function ModelPicker({ client, value, onChange }: ModelPickerProps) {
               <p className="model-group-title" aria-hidden="true">
                 {p.name}
               </p>
-              {modelsOf(p).map((m) => (
+              {modelsOf(p, served[p.name]).map((m) => (
                 <ModelOption key={`${p.name}/${m}`} text={m} model={{ provider: p.name, model: m }} value={value} onPick={pick} />
               ))}
             </div>
