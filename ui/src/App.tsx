@@ -9,6 +9,7 @@ import { ShortcutsSheet } from './components/ShortcutsSheet';
 import { copyText } from './components/clipboard';
 import { toAttachment, type PendingFile } from './components/attachments';
 import { ModelPicker } from './components/ModelPicker';
+import { useImageInput } from './components/useImageInput';
 import { LanguageSelect, ThemeSelect } from './components/Settings';
 import { Sidebar } from './conversations/Sidebar';
 import { LazyPart } from './lazy/ChunkBoundary';
@@ -159,6 +160,9 @@ export function App({ client = null }: AppProps) {
     [client, connected, session.model, session.chooseModel, modelsChanged],
   );
 
+  // Read again on the way back from Settings, where the person may have said whether it takes images.
+  const imageInput = useImageInput(connected ? client : null, session.model, `${modelsChanged}:${view}`);
+
   const firstRun = useMemo(
     () => (client ? <FirstRun client={client} onOpenSettings={() => openSettings('providers')} onReady={() => setModelsChanged((n) => n + 1)} /> : null),
     [client, openSettings],
@@ -260,6 +264,7 @@ export function App({ client = null }: AppProps) {
           setup={firstRun}
           composerRef={composerRef}
           modelPicker={modelPicker}
+          imageInput={imageInput}
         >
           {hasContent ? (
             <LazyPart quiet>

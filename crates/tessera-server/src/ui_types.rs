@@ -37,6 +37,7 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     collector.add::<tessera_app::views::providers::KeyRemoved>();
     collector.add::<tessera_app::views::providers::DefaultProviderSet>();
     collector.add::<tessera_app::views::providers::ProviderModels>();
+    collector.add::<tessera_app::views::providers::ImageInput>();
     // `/v1/local-models…`.
     collector.add::<tessera_app::views::local_models::LocalModelsView>();
     collector.add::<tessera_app::views::local_models::DownloadView>();

@@ -4,6 +4,7 @@ import type { ConnectionState } from '../transport/connection';
 import type { PendingFile } from './attachments';
 import { Composer } from './Composer';
 import { TesseraMark } from './icons';
+import type { ImageInput } from '../generated/ImageInput';
 
 export interface ChatViewProps {
   title: string;
@@ -27,6 +28,8 @@ export interface ChatViewProps {
   composerRef: RefObject<HTMLTextAreaElement | null>;
   /** The composer's model picker. */
   modelPicker?: ReactNode;
+  /** Whether the model that answers next takes images (the composer says so beside a picture). */
+  imageInput?: ImageInput | null | undefined;
 }
 
 /** The conversation: its title, the message log and the composer. */
@@ -46,6 +49,7 @@ export function ChatView({
   status,
   composerRef,
   modelPicker,
+  imageInput,
 }: ChatViewProps) {
   const { t } = useTranslation();
 
@@ -88,6 +92,7 @@ export function ChatView({
           onStop={onStop}
           inputRef={composerRef}
           modelPicker={modelPicker}
+          imageInput={imageInput}
         />
       </div>
     </main>

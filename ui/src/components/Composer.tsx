@@ -5,6 +5,7 @@ import { readFiles, sizeLabel, type PendingFile, type Refusal } from './attachme
 import { useNativeDrop } from './nativeDrop';
 import { pastedImage } from './clipboard';
 import { PaperclipIcon, SendIcon, StopIcon } from './icons';
+import type { ImageInput } from '../generated/ImageInput';
 
 export interface ComposerProps {
   draft: string;
@@ -21,6 +22,8 @@ export interface ComposerProps {
   inputRef: RefObject<HTMLTextAreaElement | null>;
   /** Which model answers the next message (the picker), under the box. */
   modelPicker?: ReactNode;
+  /** Whether that model takes images (null: not known), said beside an attached picture. */
+  imageInput?: ImageInput | null | undefined;
 }
 
 const MAX_INPUT_HEIGHT_PX = 200;
@@ -31,7 +34,7 @@ type WaitingKind = 'form' | 'consent';
 const REFUSAL_KEYS = { tooBig: 'composer.refusedTooBig', tooMany: 'composer.refusedTooMany', unreadable: 'composer.refusedUnreadable' } as const;
 
 /** The message box: Enter sends, Shift+Enter inserts a new line. */
-export const Composer = memo(function Composer({ draft, onDraftChange, connection, connectionError, onSend, running, waiting, onStop, inputRef, modelPicker }: ComposerProps) {
+export const Composer = memo(function Composer({ draft, onDraftChange, connection, connectionError, onSend, running, waiting, onStop, inputRef, modelPicker, imageInput }: ComposerProps) {
   const { t } = useTranslation();
   const connected = connection === 'connected' && onSend !== undefined;
   const [files, setFiles] = useState<PendingFile[]>([]);
@@ -283,6 +286,11 @@ export const Composer = memo(function Composer({ draft, onDraftChange, connectio
             {t(asking === 'form' ? 'composer.keepForm' : 'composer.keepConsent')}
           </button>
         </div>
+      )}
+      {imageInput?.takes_images === false && files.some((f) => f.mime.startsWith('image/')) && (
+        <p className="notice composer-image-note" role="status" data-testid="image-unseen">
+          {t('composer.imageUnseen', { model: imageInput.model })}
+        </p>
       )}
       {refused.length > 0 && (
         <p className="notice notice-error composer-refused" role="alert" data-testid="attach-refused">

@@ -87,6 +87,8 @@ export type { FormUi } from "./FormUi";
 export type { HistoryFilter } from "./HistoryFilter";
 export type { HistoryReport } from "./HistoryReport";
 export type { HistoryTrigger } from "./HistoryTrigger";
+export type { ImageInput } from "./ImageInput";
+export type { ImageInputSource } from "./ImageInputSource";
 export type { IncludedBlock } from "./IncludedBlock";
 export type { IncludedMessage } from "./IncludedMessage";
 export type { Instruction } from "./Instruction";

@@ -18,6 +18,23 @@ export function fieldOfMessage(message: string): FormField | 'form' {
   return 'form';
 }
 
+type ImagesSaid = 'guess' | 'on' | 'off';
+
+function imagesSaid(config: ProviderConfig | undefined, model: string): ImagesSaid {
+  const said = config?.models?.[model]?.image_input;
+  return said === true ? 'on' : said === false ? 'off' : 'guess';
+}
+
+/** The provider's models with what the person said of `model`'s images (a guess: nothing said). */
+function withImages(models: NonNullable<ProviderConfig['models']>, model: string, images: ImagesSaid): NonNullable<ProviderConfig['models']> {
+  const settings = { ...(models[model] ?? {}) };
+  if (images === 'guess') delete settings.image_input;
+  else settings.image_input = images === 'on';
+  const rest = { ...models };
+  delete rest[model];
+  return Object.keys(settings).length > 0 ? { ...rest, [model]: settings } : rest;
+}
+
 export interface ProviderFormProps {
   api: SettingsApi;
   /** The configuration being edited; absent: a new provider. */
@@ -37,6 +54,8 @@ export function ProviderForm({ api, initial, models = [], onSaved, onCancel }: P
   const [baseUrl, setBaseUrl] = useState(initial?.base_url ?? '');
   const [model, setModel] = useState(initial?.default_model ?? '');
   const [noKey, setNoKey] = useState(initial ? initial.requires_key === false : false);
+  /** Whether the model named takes images, as the person says it (guess: from its name). */
+  const [images, setImages] = useState<ImagesSaid>(() => imagesSaid(initial, initial?.default_model ?? ''));
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
   const listId = `models-${name || 'new'}`;
@@ -67,6 +86,7 @@ export function ProviderForm({ api, initial, models = [], onSaved, onCancel }: P
     };
     if (model.trim()) config.default_model = model.trim();
     else delete config.default_model;
+    if (model.trim()) config.models = withImages(initial?.models ?? {}, model.trim(), images);
     setBusy(true);
     try {
       const saved = await api.saveProvider(config);
@@ -105,8 +125,16 @@ export function ProviderForm({ api, initial, models = [], onSaved, onCancel }: P
       <Field label={t('providers.defaultModel')} error={errors.default_model}>
         <input className="settings-input" value={model} list={listId} onChange={(e) => {
             setModel(e.target.value);
+            setImages(imagesSaid(initial, e.target.value.trim()));
             edited('default_model');
           }} autoComplete="off" spellCheck={false} />
+      </Field>
+      <Field label={t('providers.takesImages')} hint={t('providers.takesImagesHint')}>
+        <select className="settings-input" value={images} disabled={!model.trim()} onChange={(e) => setImages(e.target.value === 'on' ? 'on' : e.target.value === 'off' ? 'off' : 'guess')}>
+          <option value="guess">{t('providers.takesImagesGuess')}</option>
+          <option value="on">{t('providers.takesImagesOn')}</option>
+          <option value="off">{t('providers.takesImagesOff')}</option>
+        </select>
       </Field>
       <datalist id={listId}>
         {models.map((m) => (

@@ -4,6 +4,7 @@
 
 pub mod checks;
 mod connection_check;
+mod images;
 pub mod keys;
 pub mod listing;
 pub mod models;

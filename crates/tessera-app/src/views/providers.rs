@@ -76,6 +76,28 @@ pub struct LocalProviders {
     pub found: Vec<ProviderConfig>,
 }
 
+/// Where whether a model takes images comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum ImageInputSource {
+    /// The person said it does.
+    On,
+    /// The person said it does not.
+    Off,
+    /// Nobody said: guessed from the model's name.
+    Guessed,
+}
+
+/// `GET /v1/providers/{name}/images?model=…`: whether the model takes images; a picture sent to
+/// one that does not is replaced by a note saying it was left out.
+#[derive(Clone, Debug, Serialize, TS)]
+pub struct ImageInput {
+    pub provider: String,
+    pub model: String,
+    pub takes_images: bool,
+    pub source: ImageInputSource,
+}
+
 /// `POST /v1/providers` (201 when new, 200 when it replaced one).
 #[derive(Clone, Debug, Serialize, TS)]
 pub struct ProviderSaved {

@@ -22,8 +22,8 @@ use tessera_providers::ProviderError;
 use super::{bad_request, kind_of, model_status, object_body, only_field, refresh_model};
 use crate::api::ApiError;
 use tessera_app::views::providers::{
-    DefaultProviderSet, KeyRemoved, KeyStored, LocalProviders, ProviderList, ProviderModels,
-    ProviderRemoved, ProviderRow, ProviderSaved,
+    DefaultProviderSet, ImageInput, KeyRemoved, KeyStored, LocalProviders, ProviderList,
+    ProviderModels, ProviderRemoved, ProviderRow, ProviderSaved,
 };
 
 pub(super) fn routes() -> Router<crate::api::ApiState> {
@@ -34,6 +34,7 @@ pub(super) fn routes() -> Router<crate::api::ApiState> {
         .route("/providers/{name}/key", put(set_key).delete(delete_key))
         .route("/providers/{name}/default", post(make_default))
         .route("/providers/{name}/models", get(models))
+        .route("/providers/{name}/images", get(images))
         .route(
             "/providers/{name}/check",
             post(super::provider_check::check),
@@ -289,4 +290,22 @@ async fn models(
         provider: name,
         models,
     }))
+}
+
+#[derive(serde::Deserialize)]
+struct ImagesQuery {
+    model: Option<String>,
+}
+
+/// `GET /v1/providers/{name}/images?model=…`: whether the model takes images (no model: the
+/// provider's default), by the rule the requests to it follow.
+async fn images(
+    State(app): State<App>,
+    Path(name): Path<String>,
+    axum::extract::Query(query): axum::extract::Query<ImagesQuery>,
+) -> Result<Json<ImageInput>, ApiError> {
+    let found = app
+        .image_input(&name, query.model.as_deref().filter(|m| !m.is_empty()))
+        .map_err(providers_error)?;
+    Ok(Json(found))
 }
