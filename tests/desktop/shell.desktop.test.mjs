@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startScriptedProvider, pushReplies, textReply, toolCallReply, modelCalls, MODEL } from '../../ui/e2e/scripted.mjs';
 import { decodePng } from './png.mjs';
-import { app, sleep, until } from './support.mjs';
+import { app, appPid, sleep, until } from './support.mjs';
 import { desktopSuite, lastAnswer, resultsDir, shown, stop } from './suite.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
