@@ -177,10 +177,10 @@ test('asks for a form through the model on this computer, and goes on with the a
     // drawn, the answer so far is not busy either (the run was waiting for the person).
     await until(
       'the form\'s call to end',
-      () => js(driver, 'const c = document.querySelector(\'[data-testid="tool-card"][aria-label="Tool request_form"]\'); return !!c && !["preparing", "called", "queued", "running"].includes(c.getAttribute("data-phase"));'),
+      () => js(driver, 'const c = document.querySelector(\'[data-testid="tool-card"][aria-label^="Form: "]\'); return !!c && !["preparing", "called", "queued", "running"].includes(c.getAttribute("data-phase"));'),
       180_000,
     );
-    assert.equal(await js(driver, 'return document.querySelector(\'[data-testid="tool-card"][aria-label="Tool request_form"]\').getAttribute("data-phase")'), 'success');
+    assert.equal(await js(driver, 'return document.querySelector(\'[data-testid="tool-card"][aria-label^="Form: "]\').getAttribute("data-phase")'), 'success');
     await answerEnded(driver);
     const summary = await driver.text('[data-testid="form-summary"]');
     for (const value of typed) assert.ok(summary.includes(value), `${value} in ${summary}`);

@@ -201,7 +201,8 @@ describe('a model on this computer', { skip }, () => {
       throw new Error(`the answer was refused: ${await card.textContent()}`, { cause: error });
     });
 
-    const tool = log.getByRole('region', { name: 'Tool request_form' });
+    // The card of the call, named by the form's title (the model's random words).
+    const tool = log.getByRole('region', { name: /^Form: / });
     // The call's end first: right after the form is answered, before the run's resumption is
     // drawn, the answer so far is not busy either (the run was waiting for the person).
     await page.waitForFunction(
