@@ -1,3 +1,4 @@
+import { ImageInputContext } from './useImageInput';
 import type { ReactNode, RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ConnectionState } from '../transport/connection';
@@ -69,14 +70,16 @@ export function ChatView({
         aria-live="polite"
         data-testid="message-list"
       >
-        {children ?? (
-          <div className="empty-state">
-            <TesseraMark size={48} className="empty-state-mark" />
-            <h2 className="empty-state-title">{t('chat.welcomeTitle')}</h2>
-            <p className="empty-state-body">{t('chat.welcomeBody')}</p>
-            {setup}
-          </div>
-        )}
+        <ImageInputContext value={imageInput ?? null}>
+          {children ?? (
+            <div className="empty-state">
+              <TesseraMark size={48} className="empty-state-mark" />
+              <h2 className="empty-state-title">{t('chat.welcomeTitle')}</h2>
+              <p className="empty-state-body">{t('chat.welcomeBody')}</p>
+              {setup}
+            </div>
+          )}
+        </ImageInputContext>
         {status}
       </section>
 

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { createContext, useEffect, useState } from 'react';
 import type { ConversationModel } from '../generated/ConversationModel';
 import type { ImageInput } from '../generated/ImageInput';
 import type { SettingsView } from '../generated/SettingsView';
@@ -33,3 +33,9 @@ export function useImageInput(client: TesseraClient | null, model: ConversationM
   }, [client, model, changed]);
   return found;
 }
+
+/**
+ * The same answer for what a conversation shows below the composer (a consent dialog asking to
+ * capture the screen says when the model could not see the capture).
+ */
+export const ImageInputContext = createContext<ImageInput | null>(null);

@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ConsentDecision } from '../../generated/ConsentDecision';
 import type { ConsentRequestPayload } from '../../generated/ConsentRequestPayload';
 import { createI18n } from '../../i18n';
+import { ImageInputContext } from '../../components/useImageInput';
 import { PendingConsentView } from './ConsentDialog';
 
 const REQUEST: ConsentRequestPayload = {
@@ -173,5 +174,22 @@ describe('consent dialog for a specialist', () => {
       </I18nextProvider>,
     );
     expect(screen.getByTestId('consent-reasons')).toHaveTextContent('它的 MCP 服务器（gh）没有声明它只读取');
+  });
+
+  it('says before a screen capture that the model in use could not see it', () => {
+    const capture: ConsentRequestPayload = { ...REQUEST, tool: 'screen_capture', arguments: {}, touches: ['reads screen'], risk: 'medium' };
+    const draw = (takes_images: boolean) =>
+      render(
+        <I18nextProvider i18n={createI18n('en')}>
+          <ImageInputContext value={{ provider: 'scripted', model: 'text-only-model', takes_images, source: 'guessed' }}>
+            <PendingConsentView request={capture} onDecide={vi.fn()} />
+          </ImageInputContext>
+        </I18nextProvider>,
+      );
+    const blind = draw(false);
+    expect(screen.getByTestId('consent-unseen').textContent).toMatch(/^text-only-model cannot see images/);
+    blind.unmount();
+    draw(true);
+    expect(screen.queryByTestId('consent-unseen')).toBeNull();
   });
 });

@@ -1,4 +1,5 @@
-import { useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useContext, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { ImageInputContext } from '../../components/useImageInput';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { Overlay } from '../../components/Overlay';
@@ -79,6 +80,9 @@ export function ConsentDialog({ request, onDecide, onClose }: ConsentDialogProps
   const ref = useRef<HTMLDivElement | null>(null);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
+  // A capture the model cannot see is said before it is taken, not found out after.
+  const imageInput = useContext(ImageInputContext);
+  const unseenBy = request.tool === 'screen_capture' && imageInput?.takes_images === false ? imageInput.model : null;
 
   useModalFocus(ref);
 
@@ -194,6 +198,11 @@ export function ConsentDialog({ request, onDecide, onClose }: ConsentDialogProps
           {failure && (
             <p className="notice notice-error" role="alert">
               {failure}
+            </p>
+          )}
+          {unseenBy && (
+            <p className="notice" data-testid="consent-unseen">
+              {t('consent.captureUnseen', { model: unseenBy })}
             </p>
           )}
           <div className="dialog-actions">

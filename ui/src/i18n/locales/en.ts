@@ -297,6 +297,7 @@ const en = {
   },
   consent: {
     title: 'Allow the tool {{tool}} to run?',
+    captureUnseen: '{{model}} cannot see images: it would be told a screenshot was taken, not shown it. Choose a model that takes images (or say in Settings → Providers that this one does) for it to see your screen.',
     titleScreen: 'Allow Tessera to capture your screen?',
     titleClipboardRead: 'Allow Tessera to read your clipboard?',
     titleClipboardWrite: 'Allow Tessera to change your clipboard?',

@@ -293,6 +293,7 @@ const zhCN: Messages = {
   },
   consent: {
     title: '允许运行工具 {{tool}}？',
+    captureUnseen: '{{model}} 无法查看图片：它只会被告知截了一张图，而看不到内容。要让它看到你的屏幕，请选择能看图的模型（或在“设置 → 服务商”中说明此模型能看图）。',
     titleScreen: '允许 Tessera 截取你的屏幕？',
     titleClipboardRead: '允许 Tessera 读取你的剪贴板？',
     titleClipboardWrite: '允许 Tessera 修改你的剪贴板？',
