@@ -227,8 +227,12 @@ describe('the chat shell served by `tessera serve`', () => {
   test('en-US: the chat layout in English, the token moved out of the URL, fits 800×600', async () => {
     const { page, errors } = await openShell('en-US');
 
-    // Keyboard, from a fresh load: the first Tab reaches the skip link, which jumps to the composer.
-    await page.keyboard.press('Tab');
+    // Keyboard, from a fresh load: the composer has it; the skip link, first on the page, jumps
+    // back to it.
+    await page.getByTestId('composer-input').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'composer-input');
+    assert.equal(await page.evaluate(() => document.querySelector('a, button, input, textarea, select')?.className), 'skip-link');
+    await page.getByRole('link', { name: 'Skip to message input' }).focus();
     await page.keyboard.press('Enter');
     assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'composer-input');
     assert.equal(new URL(page.url()).hash, '');

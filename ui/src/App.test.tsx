@@ -203,6 +203,9 @@ describe('chat layout', () => {
       screen.getByRole('button', { name: 'Open settings' }),
       screen.getByRole('textbox', { name: 'Message' }),
     ];
+    // The app opens with the keyboard in the composer; from the page's start, the order is this.
+    expect(order.at(-1)).toHaveFocus();
+    (document.activeElement as HTMLElement).blur();
     for (const element of order) {
       await user.tab();
       expect(element).toHaveFocus();

@@ -98,6 +98,12 @@ export function App({ client = null }: AppProps) {
     return () => window.removeEventListener('keydown', onKey);
   }, [t, openSettings]);
 
+  // At launch the keyboard is where the person types (a first run's panel or a dialog that took
+  // it first keeps it).
+  useEffect(() => {
+    if (document.activeElement === null || document.activeElement === document.body) focusComposer();
+  }, []);
+
   // Back in the chat, the keyboard is where the person types.
   const viewRef = useRef(view);
   useEffect(() => {
@@ -172,6 +178,16 @@ export function App({ client = null }: AppProps) {
     () => session.conversations.find((c) => c.id === session.selectedId) ?? null,
     [session.conversations, session.selectedId],
   );
+  const waiting = Object.keys(session.chat.forms).length > 0 || Object.keys(session.chat.consents).length > 0;
+  // The open conversation waits as its forms and consents say, as soon as they come or go; the
+  // list (read at a run's start and end) says it of the others.
+  const listed = useMemo(
+    () =>
+      session.loading || current === null || current.waits_for_person === waiting
+        ? session.conversations
+        : session.conversations.map((c) => (c === current ? { ...c, waits_for_person: waiting } : c)),
+    [session.conversations, session.loading, current, waiting],
+  );
   const hasContent =
     session.history.length > 0 || session.localTurns.length > 0 || session.chat.messageOrder.length > 0 || Object.keys(session.chat.forms).length > 0 || Object.keys(session.chat.consents).length > 0;
 
@@ -243,7 +259,7 @@ export function App({ client = null }: AppProps) {
           onNewConversation={startNewConversation}
           client={client}
           onRefresh={session.refreshList}
-          conversations={session.conversations}
+          conversations={listed}
           selectedId={session.selectedId}
           onSelect={selectConversation}
           error={session.listError}
@@ -258,7 +274,7 @@ export function App({ client = null }: AppProps) {
           connectionError={session.connectionError}
           onSend={sendDraft}
           running={session.runningId !== null}
-          waiting={Object.keys(session.chat.forms).length > 0 || Object.keys(session.chat.consents).length > 0}
+          waiting={waiting}
           onStop={stopRun}
           status={status}
           setup={firstRun}

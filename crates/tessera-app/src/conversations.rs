@@ -109,14 +109,15 @@ impl App {
                 r.active_branch(id)?,
                 r.message_links(id)?,
                 r.conversation_model(id)?,
+                r.waits_for_person(id)?,
             )))
         })?;
-        let (conversation, messages, links, model) =
+        let (conversation, messages, links, model, waits) =
             found.ok_or_else(|| CoreError::NoConversation(id.to_owned()))?;
         let count = messages.len() as u64;
         let (siblings, off_branch) = branching(&messages, &links);
         Ok(ConversationDetail {
-            conversation: listed(conversation, count),
+            conversation: listed(conversation, count, waits),
             messages,
             siblings,
             off_branch,
@@ -247,16 +248,17 @@ fn give_new_conversation_id(value: &mut Value, id: &str) {
     }
 }
 
-fn listed(conversation: Conversation, message_count: u64) -> ConversationSummary {
+fn listed(conversation: Conversation, message_count: u64, waits: bool) -> ConversationSummary {
     ConversationSummary {
         conversation,
         message_count,
+        waits_for_person: waits,
         found: None,
     }
 }
 
 /// The conversation as the list shows it; `message_count` is the length of the branch shown
-/// (the active leaf's depth: one indexed lookup).
+/// (the active leaf's depth: one indexed lookup), `waits_for_person` another indexed lookup.
 fn listed_row(
     r: &ReadTx<'_>,
     conversation: Conversation,
@@ -267,7 +269,8 @@ fn listed_row(
             .map_or(0, |m| m.depth + 1),
         None => 0,
     };
-    Ok(listed(conversation, count))
+    let waits = r.waits_for_person(&conversation.id)?;
+    Ok(listed(conversation, count, waits))
 }
 
 /// For the branch `shown`, given the tree's `(id, parent)` links in the order written: each

@@ -208,6 +208,19 @@ impl ReadTx<'_> {
     }
 }
 
+impl ReadTx<'_> {
+    /// Whether something in conversation `conversation_id` waits for the person's answer (one
+    /// lookup in the index of pending interactions: the conversation list asks it per row).
+    pub fn waits_for_person(&self, conversation_id: &str) -> Result<bool> {
+        Ok(self.conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM interactions
+                            WHERE conversation_id = ?1 AND state = 'pending')",
+            [conversation_id],
+            |row| row.get(0),
+        )?)
+    }
+}
+
 impl WriteTx<'_> {
     /// Persists a pending interaction.
     pub fn create_interaction(

@@ -22,7 +22,8 @@ import {
   type StreamEvent,
   type TesseraClient,
 } from '../transport/client';
-import { readItem, sessionStore, writeItem } from '../storage';
+import { localStore, readItem, writeItem } from '../storage';
+import { clearFormDraft } from './forms/formDrafts';
 import { activeRun, closeInteraction, initialChatState, reduce, withPendingInteractions, type ChatState } from './reducer';
 import { markdownClient } from './components/markdownClient';
 import { createDrawPacer } from './drawPacer';
@@ -176,6 +177,10 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
     (item: StreamEvent, conversationId: string, gen: number) => {
       if (gen !== generation.current || item.event.conversation_id !== conversationId) return;
       setChatStateSoon(reduce(chatRef.current, item.event, item.seq));
+      // A form closed another way than its card (the run stopped, answered elsewhere) leaves no draft.
+      if (item.event.domain === 'interaction' && (item.event.type === 'form_result' || item.event.type === 'form_cancel')) {
+        clearFormDraft(item.event.payload.form_id);
+      }
       if (item.name === 'done' || item.name === 'error') {
         dispatch({ type: 'chatDrawn', chat: chatRef.current }); // the run's end is drawn before the stored messages replace it
         void reloadHistory(conversationId, gen);
@@ -233,8 +238,10 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       generation.current += 1;
       const gen = generation.current;
       stopFollowing();
+      // The one left may have come to wait for the person meanwhile: the list says it again.
+      if (selectedRef.current !== null) void refreshList();
       selectedRef.current = id;
-      writeItem(sessionStore(), CONVERSATION_STORAGE_KEY, id ?? '');
+      writeItem(localStore(), CONVERSATION_STORAGE_KEY, id ?? '');
       chatRef.current = initialChatState;
       historyRef.current = [];
       modelChange.current = undefined;
@@ -254,7 +261,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
             // Gone (deleted elsewhere): back to a new conversation.
             selectedRef.current = null;
             dispatch({ type: 'gone' });
-            writeItem(sessionStore(), CONVERSATION_STORAGE_KEY, '');
+            writeItem(localStore(), CONVERSATION_STORAGE_KEY, '');
           } else {
             dispatch({ type: 'loadFailed', error: describeError(error) });
           }
@@ -263,11 +270,12 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
         }
       })();
     },
-    [client, setChatState, showDetail, startFollowing, stopFollowing],
+    [client, refreshList, setChatState, showDetail, startFollowing, stopFollowing],
   );
 
   // Connect: the conversation list answers (with the token) or says why not; then reopen the
-  // conversation this tab had open (a reload mid-run picks its stream up).
+  // conversation open when the app last closed (a reload mid-run picks its stream up), unless
+  // it was deleted since: then a new one, as on a first start.
   useEffect(() => {
     if (!client) {
       dispatch({ type: 'disconnected' });
@@ -281,8 +289,8 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
         const list = await client.listConversations();
         if (cancelled) return;
         dispatch({ type: 'connected', conversations: list });
-        const remembered = readItem(sessionStore(), CONVERSATION_STORAGE_KEY);
-        if (remembered && selectedRef.current === null) select(remembered);
+        const remembered = readItem(localStore(), CONVERSATION_STORAGE_KEY);
+        if (remembered && selectedRef.current === null && list.some((c) => c.id === remembered)) select(remembered);
       } catch (error) {
         if (cancelled) return;
         if (error instanceof ApiError && error.status === 401) {
@@ -364,7 +372,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
         generation.current += 1;
         selectedRef.current = conversationId;
         dispatch({ type: 'created', id: conversationId });
-        writeItem(sessionStore(), CONVERSATION_STORAGE_KEY, conversationId);
+        writeItem(localStore(), CONVERSATION_STORAGE_KEY, conversationId);
       }
       const id = conversationId;
       const change = modelChange.current;

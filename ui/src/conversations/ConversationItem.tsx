@@ -187,6 +187,13 @@ export function ConversationItem({ row, selected, onSelect, onRename, onAction }
           <span className="conversation-title">
             {row.pinned && <PinIcon className="conversation-pin" aria-label={t('conversations.pinned')} role="img" aria-hidden={undefined} />}
             <span className="conversation-title-text">{title}</span>
+            {row.waits_for_person && ' '}
+            {row.waits_for_person && (
+              <span className="conversation-waiting" title={t('conversations.waitsForYou')} data-testid="conversation-waiting">
+                <span className="conversation-waiting-dot" aria-hidden="true" />
+                <span className="visually-hidden">{t('conversations.waitsForYou')}</span>
+              </span>
+            )}
           </span>
           {row.match && <Snippet match={row.match} />}
         </button>

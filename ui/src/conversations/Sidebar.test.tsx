@@ -22,6 +22,7 @@ function row(id: string, title: string, extra: Partial<ConversationSummary> = {}
     locale: null,
     actor: null,
     message_count: 2,
+    waits_for_person: false,
     ...extra,
   };
 }

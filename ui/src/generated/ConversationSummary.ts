@@ -12,6 +12,10 @@ export type ConversationSummary = {
  */
 message_count: number, 
 /**
+ * A form or a consent request in it waits for the person's answer.
+ */
+waits_for_person: boolean, 
+/**
  * Only in a search's answer: the newest message that matched (null when only the title
  * did).
  */

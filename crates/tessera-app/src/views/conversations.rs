@@ -15,6 +15,8 @@ pub struct ConversationSummary {
     pub conversation: Conversation,
     /// The length of the branch shown.
     pub message_count: u64,
+    /// A form or a consent request in it waits for the person's answer.
+    pub waits_for_person: bool,
     /// Only in a search's answer: the newest message that matched (null when only the title
     /// did).
     #[serde(rename = "match", skip_serializing_if = "Option::is_none")]

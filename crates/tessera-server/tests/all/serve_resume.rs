@@ -393,3 +393,94 @@ async fn consent_denied_through_the_api_never_runs_the_tool() {
         .unwrap();
     assert_eq!(result.2["payload"]["status"], "denied");
 }
+
+/// `waits_for_person` of each conversation in `GET /v1/conversations`, by id.
+async fn waiting(server: &RunningServer) -> Vec<(String, bool)> {
+    let list: Value = http()
+        .get(format!("{}/v1/conversations", server.base))
+        .bearer_auth(&server.token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let mut rows: Vec<(String, bool)> = list["conversations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let waits = c["waits_for_person"].as_bool();
+            (c["id"].as_str().unwrap().to_owned(), waits.expect("a bool"))
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_list_says_which_conversations_wait_for_the_person_across_a_restart() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    provider.push(Reply::openai_text("m", &["Hi."]));
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("call_f", "request_form", &[FORM])],
+    ));
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[("call_g", "test_guarded_write", &[r#"{"ms": 0}"#])],
+    ));
+    let data = tempfile::tempdir().unwrap();
+    save_scripted_provider(data.path(), &provider);
+    let server = serve(data.path());
+    post_stream(&server, "ctx_plain", "Hello")
+        .await
+        .until(|e| is(e, "done"))
+        .await;
+    let mut form_stream = post_stream(&server, "ctx_form", "Book a room").await;
+    form_stream.until(|e| state(e, "suspended")).await;
+    let form = payload(&form_stream, "form_request");
+    post_stream(&server, "ctx_consent", "Write, carefully")
+        .await
+        .until(|e| state(e, "suspended"))
+        .await;
+    let expected = |form_waits: bool| {
+        vec![
+            ("ctx_consent".to_owned(), true),
+            ("ctx_form".to_owned(), form_waits),
+            ("ctx_plain".to_owned(), false),
+        ]
+    };
+    assert_eq!(waiting(&server).await, expected(true));
+    drop(form_stream);
+    drop(server); // SIGKILL
+
+    // Still waiting in the new process, and said the same by one conversation's detail.
+    let server = serve(data.path());
+    assert_eq!(waiting(&server).await, expected(true));
+    let detail: Value = http()
+        .get(format!("{}/v1/conversations/ctx_form", server.base))
+        .bearer_auth(&server.token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(detail["conversation"]["waits_for_person"], true);
+
+    provider.push(Reply::openai_text("m", &["Booked."]));
+    let ok = http()
+        .post(format!(
+            "{}/v1/interactions/{}",
+            server.base,
+            form["form_id"].as_str().unwrap()
+        ))
+        .bearer_auth(&server.token)
+        .json(&json!({"action": "accept", "values": {"email": "a@b.com", "nights": 2}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), 200);
+    assert_eq!(waiting(&server).await, expected(false));
+}

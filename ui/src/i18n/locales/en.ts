@@ -31,6 +31,7 @@ const en = {
     pin: 'Pin',
     unpin: 'Unpin',
     pinned: 'Pinned',
+    waitsForYou: 'Waits for you',
     archive: 'Archive',
     unarchive: 'Unarchive',
     exportJson: 'Export as JSON',

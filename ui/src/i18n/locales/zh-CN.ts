@@ -29,6 +29,7 @@ const zhCN: Messages = {
     pin: '置顶',
     unpin: '取消置顶',
     pinned: '已置顶',
+    waitsForYou: '等待你的回答',
     archive: '归档',
     unarchive: '取消归档',
     exportJson: '导出为 JSON',
