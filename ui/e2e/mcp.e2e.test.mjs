@@ -49,12 +49,24 @@ describe('MCP servers', () => {
     assert.equal(await everything.getByTestId('mcp-state').textContent(), 'Not started');
 
     await page.getByRole('button', { name: 'Connect all' }).click();
-    await page.getByTestId('mcp-note').getByText('1 of 2 servers ready.').waitFor({ timeout: 30_000 });
+    const note = page.getByTestId('mcp-note');
+    await note.getByText('Only 1 of 2 servers ready: see why under each one that is not.').waitFor({ timeout: 30_000 });
+    // Not the green of a success: one server did not start.
+    const colours = await note.evaluate((el) => ({ note: getComputedStyle(el).color, good: getComputedStyle(document.documentElement).getPropertyValue('--good').trim() }));
+    const good = await page.evaluate((c) => {
+      const probe = document.createElement('span');
+      probe.style.color = c;
+      document.body.append(probe);
+      const rgb = getComputedStyle(probe).color;
+      probe.remove();
+      return rgb;
+    }, colours.good);
+    assert.notEqual(colours.note, good);
     assert.equal(await everything.getByTestId('mcp-state').textContent(), 'Ready');
     await everything.getByRole('button', { name: 'Tools of everything' }).click();
     const tools = everything.getByRole('list', { name: 'Tools of everything' });
     const echo = tools.getByRole('listitem').filter({ hasText: 'everything__echo' });
-    assert.match((await echo.textContent()) ?? '', /Read only|Has side effects|Destructive: asks first/);
+    assert.match((await echo.textContent()) ?? '', /The server says (it only reads: runs without asking|nothing of what it does: asks first)/);
     assert.equal(await tools.getByRole('listitem').filter({ hasText: 'everything__trigger-elicitation-request' }).count(), 1);
 
     assert.equal(await broken.getByTestId('mcp-state').textContent(), 'Failed');
@@ -71,6 +83,10 @@ describe('MCP servers', () => {
     const { page, errors } = await suite.open('en-US');
     await page.getByRole('button', { name: 'New conversation' }).click();
     await sendMessage(page, 'Sign me up');
+    // The server says the tool changes things (not destructively): the person is asked first.
+    const consent = page.getByRole('dialog', { name: 'Allow the tool everything__trigger-elicitation-request to run?' });
+    await consent.waitFor({ timeout: 20_000 });
+    await consent.getByRole('button', { name: 'Always allow' }).click();
 
     const card = page.getByTestId('form-card');
     await card.waitFor({ timeout: 20_000 });

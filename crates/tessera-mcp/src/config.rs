@@ -232,6 +232,90 @@ fn seconds(at: &str, value: Option<&Value>, default: u64) -> Result<u64, ConfigE
     }
 }
 
+/// The program of a `command` and the arguments typed after it. People type a whole command
+/// line (`npx -y @scope/server`) where a program is asked for, and a program of that name
+/// does not exist: the line is split as a shell would (quotes and backslashes respected), its
+/// arguments going before those of `args`. A path to a program that has spaces in its name
+/// is kept whole.
+fn program_and_arguments(at: &str, command: &str) -> Result<(String, Vec<String>), ConfigError> {
+    let trimmed = command.trim();
+    if !trimmed.contains(char::is_whitespace) || Path::new(trimmed).is_file() {
+        return Ok((trimmed.to_owned(), Vec::new()));
+    }
+    let mut words = split_command_line(trimmed).ok_or_else(|| {
+        bad(
+            at,
+            "has a quote that is never closed; put the program alone in the command and each \
+             argument on its own line in the arguments",
+        )
+    })?;
+    if words.is_empty() {
+        return Err(bad(at, "names no program"));
+    }
+    let program = words.remove(0);
+    Ok((program, words))
+}
+
+/// Splits a command line into words as a POSIX shell does for plain words: whitespace
+/// separates, `'…'` is literal, `"…"` keeps spaces (a backslash escapes `"`, `\\`, `$` and
+/// `` ` ``), a backslash outside quotes escapes the next character. None when a quote is left
+/// open.
+fn split_command_line(line: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        c => word.push(c),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => match chars.next()? {
+                            c @ ('"' | '\\' | '$' | '`') => word.push(c),
+                            c => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                        },
+                        c => word.push(c),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(c) = chars.next() {
+                    word.push(c);
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Some(words)
+}
+
 /// Reads one server of the `mcpServers` shape: `{command, args, env, cwd}` or `{url, headers}`
 /// (`type` stdio / http / streamable-http / sse, optional), plus `disabled`, `alwaysAsk`,
 /// `startupTimeout` and `timeout` (seconds).
@@ -252,9 +336,11 @@ pub fn parse_server(name: &str, value: &Value) -> Result<ServerConfig, ConfigErr
             ))
         }
         (Some("stdio") | None, Some(command), _) if !command.trim().is_empty() => {
+            let (command, mut args) = program_and_arguments(&format!("{at}.command"), command)?;
+            args.extend(strings(&format!("{at}.args"), object.get("args"))?);
             Transport::Stdio {
-                command: command.to_owned(),
-                args: strings(&format!("{at}.args"), object.get("args"))?,
+                command,
+                args,
                 env: string_map(&format!("{at}.env"), object.get("env"))?,
                 cwd: object.get("cwd").and_then(Value::as_str).map(str::to_owned),
             }
@@ -578,6 +664,42 @@ mod tests {
                 (SecretPlace::Arg, "4".to_owned()),
                 (SecretPlace::Arg, "5".to_owned())
             ]
+        );
+    }
+
+    #[test]
+    fn a_command_line_typed_as_the_command_is_split_as_a_shell_would() {
+        let server = |entry: Value| parse_server("s", &entry).unwrap();
+        let Transport::Stdio { command, args, .. } = server(
+            json!({"command": "npx -y @modelcontextprotocol/server-github", "args": ["--x"]}),
+        )
+        .transport
+        else {
+            panic!("stdio");
+        };
+        assert_eq!(command, "npx");
+        assert_eq!(args, ["-y", "@modelcontextprotocol/server-github", "--x"]);
+        assert_eq!(
+            split_command_line(r#"uvx 'a b' "c \"d\" $e" f\ g"#).unwrap(),
+            ["uvx", "a b", r#"c "d" $e"#, "f g"]
+        );
+        assert_eq!(split_command_line("  ").unwrap(), Vec::<String>::new());
+        assert!(split_command_line("npx 'open").is_none());
+        // A program whose path has a space is not split.
+        let dir = tempfile::tempdir().unwrap();
+        let program = dir.path().join("my server");
+        std::fs::write(&program, "").unwrap();
+        let Transport::Stdio { command, args, .. } =
+            server(json!({"command": program.to_str().unwrap()})).transport
+        else {
+            panic!("stdio");
+        };
+        assert_eq!(command, program.to_str().unwrap());
+        assert!(args.is_empty());
+        let err = parse_server("s", &json!({"command": "npx \"x"})).unwrap_err();
+        assert!(
+            err.to_string().starts_with("mcpServers.s.command:"),
+            "{err}"
         );
     }
 

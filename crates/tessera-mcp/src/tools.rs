@@ -1,8 +1,9 @@
 //! A server's tools in the engine's registry: named `server__tool`, with the server's schema;
 //! concurrency and consent from the tool's annotations, read with the MCP spec's defaults
-//! (readOnlyHint: safe to run beside others, no consent; `destructiveHint: false`: runs alone,
-//! no consent; anything else, no annotations included: the person consents first), unless
-//! the person marked the server `alwaysAsk` (every call asks); each call
+//! (readOnlyHint: safe to run beside others, no consent; anything else, `destructiveHint: false`
+//! and no annotations included: runs alone, the person consents first, as DESIGN.md asks of
+//! every side-effecting tool), unless the person marked the server `alwaysAsk` (every call
+//! asks, no grant kept); each call
 //! recorded with provider kind `mcp`, the server's name and URI.
 
 use std::sync::Arc;
@@ -28,15 +29,15 @@ use tessera_protocol::mcp_api::McpToolSafety;
 
 pub fn safety_of(tool: &rmcp::model::Tool) -> McpToolSafety {
     // The MCP spec's defaults: readOnlyHint false, destructiveHint true. A tool that claims
-    // nothing is destructive; only an explicit `destructiveHint: false` makes it merely
-    // side-effecting.
+    // nothing is treated as destructive, but the person is told it claimed nothing.
     let hints = tool.annotations.as_ref();
     if hints.and_then(|h| h.read_only_hint) == Some(true) {
-        McpToolSafety::ReadOnly
-    } else if hints.and_then(|h| h.destructive_hint) == Some(false) {
-        McpToolSafety::SideEffecting
-    } else {
-        McpToolSafety::Destructive
+        return McpToolSafety::ReadOnly;
+    }
+    match hints.and_then(|h| h.destructive_hint) {
+        Some(false) => McpToolSafety::SideEffecting,
+        Some(true) => McpToolSafety::Destructive,
+        None => McpToolSafety::Unannotated,
     }
 }
 
@@ -86,10 +87,12 @@ pub fn spec_of(slot: &ServerSlot, tool: &rmcp::model::Tool) -> ToolSpec {
     match safety {
         // Reading again does no harm; a change is never made twice.
         McpToolSafety::ReadOnly => spec,
-        McpToolSafety::Destructive => spec
-            .permission(PermissionLevel::UserConsent)
-            .retry(RetryPolicy::none()),
-        McpToolSafety::SideEffecting => spec.retry(RetryPolicy::none()),
+        // "Not destructive" is still a change on the person's behalf (a file written, a
+        // message sent): it asks like any other side-effecting tool.
+        McpToolSafety::Destructive | McpToolSafety::SideEffecting | McpToolSafety::Unannotated => {
+            spec.permission(PermissionLevel::UserConsent)
+                .retry(RetryPolicy::none())
+        }
     }
 }
 
@@ -308,12 +311,13 @@ mod tests {
             safety_of(&tool(json!({"destructiveHint": false}))),
             McpToolSafety::SideEffecting
         );
-        // The MCP spec's defaults: a tool that claims nothing is destructive.
-        assert_eq!(safety_of(&tool(json!({}))), McpToolSafety::Destructive);
+        // The MCP spec's defaults treat a tool that claims nothing as destructive; it is told
+        // apart so that the person is not told the server said so.
+        assert_eq!(safety_of(&tool(json!({}))), McpToolSafety::Unannotated);
         let bare: rmcp::model::Tool =
             serde_json::from_value(json!({"name": "t", "inputSchema": {"type": "object"}}))
                 .unwrap();
-        assert_eq!(safety_of(&bare), McpToolSafety::Destructive);
+        assert_eq!(safety_of(&bare), McpToolSafety::Unannotated);
     }
 
     #[test]

@@ -11,10 +11,15 @@ use ts_rs::TS;
 pub enum McpToolSafety {
     /// `readOnlyHint`: runs beside other calls, no consent.
     ReadOnly,
-    /// `destructiveHint` true or absent (the MCP spec's default): the person consents first.
+    /// `destructiveHint: true`, the server's own word that it may delete or overwrite data:
+    /// runs alone, the person consents first.
     Destructive,
-    /// `destructiveHint: false`: runs alone, no consent.
+    /// `destructiveHint: false`: it changes things, if only additively: runs alone, the
+    /// person consents first.
     SideEffecting,
+    /// No `readOnlyHint` or `destructiveHint`: the MCP spec's defaults make it destructive,
+    /// so it is treated as one, though the server claimed nothing.
+    Unannotated,
 }
 
 /// Where a server is.

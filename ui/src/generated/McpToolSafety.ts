@@ -3,4 +3,4 @@
 /**
  * What kind of call a server's tool makes, from its annotations.
  */
-export type McpToolSafety = "read_only" | "destructive" | "side_effecting";
+export type McpToolSafety = "read_only" | "destructive" | "side_effecting" | "unannotated";

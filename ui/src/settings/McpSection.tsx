@@ -21,6 +21,8 @@ export function McpSection({ api, conversation }: McpSectionProps) {
   const [servers, setServers] = useState<McpServerView[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
+  // Green says all went well: not when a server that should run did not start.
+  const [noteWarns, setNoteWarns] = useState(false);
   const [adding, setAdding] = useState<'form' | 'paste' | null>(null);
   const [connecting, setConnecting] = useState(false);
   const addRef = useRef<HTMLButtonElement | null>(null);
@@ -34,7 +36,9 @@ export function McpSection({ api, conversation }: McpSectionProps) {
         setLoadError(null);
         if (connect) {
           const live = list.filter((s) => !s.disabled);
-          setNote(t('mcp.connected', { ready: live.filter((s) => s.status.state === 'ready').length, total: live.length }));
+          const ready = live.filter((s) => s.status.state === 'ready').length;
+          setNote(t(ready === live.length ? 'mcp.connected' : 'mcp.connectedSome', { ready, total: live.length }));
+          setNoteWarns(ready < live.length);
         }
       } catch (err) {
         setLoadError(messageOf(err));
@@ -82,7 +86,7 @@ export function McpSection({ api, conversation }: McpSectionProps) {
           {t('mcp.connectAll')}
         </button>
       </div>
-      <p className="settings-saved mcp-note" role="status" data-testid="mcp-note">
+      <p className={noteWarns && !connecting ? 'settings-hint mcp-note mcp-note-warning' : 'settings-saved mcp-note'} role="status" data-testid="mcp-note">
         {connecting ? t('mcp.connecting') : note}
       </p>
       {adding === 'form' && (
@@ -92,6 +96,7 @@ export function McpSection({ api, conversation }: McpSectionProps) {
             setAdding(null);
             replace(view);
             setNote(t('mcp.saved', { name: view.name }));
+            setNoteWarns(false);
           }}
           onCancel={() => setAdding(null)}
         />
@@ -103,6 +108,7 @@ export function McpSection({ api, conversation }: McpSectionProps) {
             setAdding(null);
             setServers(list);
             setNote(t('mcp.imported', { names: added.join(', ') }));
+            setNoteWarns(false);
           }}
           onCancel={() => setAdding(null)}
         />
@@ -126,10 +132,12 @@ export function McpSection({ api, conversation }: McpSectionProps) {
               onChanged={(view, message) => {
                 replace(view);
                 setNote(message);
+                setNoteWarns(false);
               }}
               onRemoved={(name) => {
                 setServers((list) => list?.filter((s) => s.name !== name) ?? null);
                 setNote(t('mcp.removed', { name }));
+                setNoteWarns(false);
                 // The removed server's buttons are gone: keep the keyboard in this section.
                 addRef.current?.focus();
               }}

@@ -21,10 +21,20 @@ const STATE_KEYS = {
   disabled: 'mcp.stateDisabled',
 } as const satisfies Record<McpServerStatus['state'], string>;
 
+/** What the server says of a tool, and what Tessera does about it. */
 const SAFETY_KEYS = {
   read_only: 'mcp.safetyReadOnly',
   destructive: 'mcp.safetyDestructive',
   side_effecting: 'mcp.safetySideEffecting',
+  unannotated: 'mcp.safetyUnannotated',
+} as const satisfies Record<McpToolSafety, string>;
+
+/** The same claims, for a server whose claims are not trusted (every call asks). */
+const DOUBTED_KEYS = {
+  read_only: 'mcp.doubtedReadOnly',
+  destructive: 'mcp.doubtedDestructive',
+  side_effecting: 'mcp.doubtedSideEffecting',
+  unannotated: 'mcp.doubtedUnannotated',
 } as const satisfies Record<McpToolSafety, string>;
 
 function StatusLine({ status }: { status: McpServerStatus }) {
@@ -297,9 +307,7 @@ export function McpServerItem({ api, server, conversation, onChanged, onRemoved 
                 {(tool.title ?? tool.description) && <span className="settings-hint">{tool.title ?? tool.description}</span>}
               </span>
               <span className={`badge mcp-safety-${tool.safety}`} title={t('mcp.claimHint')}>
-                {server.always_ask
-                  ? t('mcp.claimNotTrusted', { claim: t(SAFETY_KEYS[tool.safety]) })
-                  : t(SAFETY_KEYS[tool.safety])}
+                {server.always_ask ? t(DOUBTED_KEYS[tool.safety]) : t(SAFETY_KEYS[tool.safety])}
               </span>
             </li>
           ))}

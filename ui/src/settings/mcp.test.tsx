@@ -21,6 +21,7 @@ const everything: McpServerView = {
     { name: 'everything__echo', server_name: 'echo', title: 'Echo Tool', safety: 'read_only' },
     { name: 'everything__trigger-elicitation-request', server_name: 'trigger-elicitation-request', safety: 'side_effecting' },
     { name: 'everything__wipe', server_name: 'wipe', description: 'Deletes everything', safety: 'destructive' },
+    { name: 'everything__mystery', server_name: 'mystery', safety: 'unannotated' },
   ],
   secrets: [],
 };
@@ -73,13 +74,19 @@ describe('MCP servers settings', () => {
 
     const ready = item('everything');
     expect(within(ready).getByTestId('mcp-state')).toHaveTextContent('Ready');
-    expect(within(ready).getByText('3 tools')).toBeInTheDocument();
+    expect(within(ready).getByText('4 tools')).toBeInTheDocument();
     const toolsButton = within(ready).getByRole('button', { name: 'Tools of everything' });
     expect(toolsButton).toHaveAttribute('aria-expanded', 'false');
     await user.click(toolsButton);
     const tools = within(ready).getByRole('list', { name: 'Tools of everything' });
     const rows = within(tools).getAllByRole('listitem').map((row) => row.textContent);
-    expect(rows).toEqual(['everything__echoEcho ToolRead only', 'everything__trigger-elicitation-requestHas side effects', 'everything__wipeDeletes everythingDestructive: asks first']);
+    // What the server claims, as its claim, and what Tessera does: only a read runs without asking.
+    expect(rows).toEqual([
+      'everything__echoEcho ToolThe server says it only reads: runs without asking',
+      'everything__trigger-elicitation-requestThe server says it changes things but deletes nothing: asks first',
+      'everything__wipeDeletes everythingThe server says it may delete data: asks first',
+      'everything__mysteryThe server says nothing of what it does: asks first',
+    ]);
 
     const failed = item('github');
     expect(within(failed).getByTestId('mcp-state')).toHaveTextContent('Failed');
@@ -107,8 +114,18 @@ describe('MCP servers settings', () => {
 
     answer(Response.json({ servers: [everything, { ...github, status: { state: 'ready', server: 'github 1.0' }, tools: [everything.tools[0]!] }, remote] }));
     await waitFor(() => expect(screen.getByTestId('mcp-note')).toHaveTextContent('2 of 2 servers ready.'));
+    expect(screen.getByTestId('mcp-note')).toHaveClass('settings-saved');
     expect(within(item('github')).getByTestId('mcp-state')).toHaveTextContent('Ready');
     expect(requests.filter((r) => r.path === '/v1/mcp/servers?connect=1')).toHaveLength(1);
+  });
+
+  it('Connect all does not say it in green when a server did not start', async () => {
+    const { user } = await openMcp({ 'GET /v1/mcp/servers?connect=1': () => Response.json({ servers: [{ ...github, status: { ...github.status } }] }) }, [github]);
+    await user.click(screen.getByRole('button', { name: 'Connect all' }));
+    const note = screen.getByTestId('mcp-note');
+    await waitFor(() => expect(note).toHaveTextContent('Only 0 of 1 servers ready: see why under each one that is not.'));
+    expect(note).not.toHaveClass('settings-saved');
+    expect(note).toHaveClass('mcp-note-warning');
   });
 
   it('adds a program server by form: arguments and environment lines become its entry; a refused field is named', async () => {

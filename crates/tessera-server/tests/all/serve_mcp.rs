@@ -43,6 +43,28 @@ async fn start(servers: Value) -> (tempfile::TempDir, ScriptedProvider, Api) {
     (data, provider, api)
 }
 
+/// [`start`], with `tools` allowed always beforehand (tools that change things ask first).
+async fn start_trusting(
+    servers: Value,
+    tools: &[&str],
+) -> (tempfile::TempDir, ScriptedProvider, Api) {
+    let data = tempfile::tempdir().unwrap();
+    write_config(data.path(), servers);
+    grant_always(data.path(), tools);
+    let provider = ScriptedProvider::start().await.unwrap();
+    let api = Api::start(serve_scripted(data.path(), &provider, false));
+    (data, provider, api)
+}
+
+fn grant_always(data: &std::path::Path, tools: &[&str]) {
+    let store = tessera_store::Store::open(data).unwrap();
+    for tool in tools {
+        store
+            .grant_consent(tool, tessera_store::ConsentScope::Always, None)
+            .unwrap();
+    }
+}
+
 /// The first object in `value` (at any depth) for which `pred` holds.
 fn find<'a>(value: &'a Value, pred: &dyn Fn(&Value) -> bool) -> Option<&'a Value> {
     if pred(value) {
@@ -82,6 +104,8 @@ async fn servers_start_on_demand_and_a_broken_one_hides_no_other_tools() {
         }),
     );
     let provider = ScriptedProvider::start().await.unwrap();
+    // Creating entities changes the memory server's graph: allowed beforehand.
+    grant_always(data.path(), &["memory__create_entities"]);
     let api = Api::start(serve_scripted(data.path(), &provider, false));
 
     // Looking starts nothing.
@@ -200,7 +224,11 @@ async fn elicit(api: &Api, provider: &ScriptedProvider, context: &str, answer: V
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_elicitation_is_a_form_whose_answer_reaches_the_server() {
-    let (_data, provider, api) = start(json!({ "everything": everything() })).await;
+    let (_data, provider, api) = start_trusting(
+        json!({ "everything": everything() }),
+        &["everything__trigger-elicitation-request"],
+    )
+    .await;
     // Started first, so that its tools that need the elicitation capability are listed.
     let started = api.get("/mcp/servers?connect=1").await;
     assert_eq!(status(started.ok(200), "everything")["state"], "ready");
@@ -402,7 +430,11 @@ async fn wait_for_log(api: &Api, name: &str, text: &str) {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_that_dies_starts_again_and_a_cancel_reaches_the_server() {
-    let (_data, provider, api) = start(json!({ "flaky": own_server("flaky.mjs") })).await;
+    let (_data, provider, api) = start_trusting(
+        json!({ "flaky": own_server("flaky.mjs") }),
+        &["flaky__exit_now"],
+    )
+    .await;
 
     provider.push(Reply::openai_tool_calls(
         "m",
@@ -467,6 +499,67 @@ async fn a_destructive_tool_asks_consent_and_a_denial_keeps_it_from_running() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_that_changes_things_without_destroying_asks_first_too() {
+    let (_data, provider, api) = start(json!({ "flaky": own_server("flaky.mjs") })).await;
+    let listed = api.get("/mcp/servers?connect=1").await;
+    let servers = listed.ok(200)["servers"].clone();
+    let exit = find(&servers, &|t| t["name"] == "flaky__exit_now").unwrap();
+    assert_eq!(exit["safety"], "side_effecting", "{servers}");
+
+    // `destructiveHint: false` still changes something (here: ends the server); the person is
+    // asked, and denied, it never runs.
+    let (consent, resumed) =
+        call_and_deny(&api, &provider, "ctx_side", "c_exit", "flaky__exit_now").await;
+    assert_eq!(consent["tool"], "flaky__exit_now");
+    assert_eq!(resumed.tool_result("c_exit")["status"], "denied");
+    let still = api.get("/mcp/servers").await;
+    let entry = status(still.ok(200), "flaky").clone();
+    assert_eq!(entry["state"], "ready", "{entry}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_whole_command_line_typed_as_the_command_is_split_and_starts() {
+    let (_data, _provider, api) = start(json!({})).await;
+    let script = servers_dir().join("flaky.mjs");
+    let typed = format!("  node \"{}\" ", script.display());
+    let put = api
+        .put(
+            "/mcp/servers/typed",
+            &json!({"command": typed, "args": ["--from-args"]}),
+        )
+        .await;
+    let view = put.ok(200);
+    assert_eq!(view["config"]["command"], "node", "{view}");
+    assert_eq!(
+        view["config"]["args"],
+        json!([script.to_string_lossy(), "--from-args"]),
+        "{view}"
+    );
+    let listed = api.get("/mcp/servers?connect=1").await;
+    let entry = status(listed.ok(200), "typed").clone();
+    assert_eq!(entry["state"], "ready", "{entry}");
+
+    // A quote left open cannot be split: said, and where the arguments go.
+    let refused = api
+        .put(
+            "/mcp/servers/open",
+            &json!({"command": "npx -y \"@scope/server"}),
+        )
+        .await;
+    assert_eq!(refused.status, 422, "{}", refused.text);
+    assert!(
+        refused.text.contains("mcpServers.open.command"),
+        "{}",
+        refused.text
+    );
+    assert!(
+        refused.text.contains("each argument on its own line"),
+        "{}",
+        refused.text
+    );
+}
+
 /// The model calls `tool`; the person denies the consent request; the run goes to its end.
 /// Returns the request and the resumed stream.
 async fn call_and_deny(
@@ -512,8 +605,8 @@ async fn a_tool_claiming_nothing_and_every_tool_of_a_doubted_server_ask_first() 
         .find(|s| s["name"] == "flaky")
         .unwrap();
     let unclaimed = find(&flaky["tools"], &|t| t["name"] == "flaky__unclaimed").unwrap();
-    // The MCP spec's default for a tool that says nothing: destructive.
-    assert_eq!(unclaimed["safety"], "destructive", "{flaky}");
+    // Treated as the MCP spec's default (destructive), shown as claiming nothing.
+    assert_eq!(unclaimed["safety"], "unannotated", "{flaky}");
     assert_eq!(flaky["always_ask"], false);
     let doubted = servers
         .as_array()
@@ -647,6 +740,7 @@ async fn a_removed_server_leaves_no_process_of_its_own_behind() {
 async fn a_url_elicitation_opens_the_page_once_the_person_agrees() {
     let data = tempfile::tempdir().unwrap();
     write_config(data.path(), json!({ "everything": everything() }));
+    grant_always(data.path(), &["everything__trigger-url-elicitation"]);
     // The "browser": a script that writes down the page it was asked to open.
     let opened = data.path().join("opened.txt");
     let opener = data.path().join("open-url.sh");

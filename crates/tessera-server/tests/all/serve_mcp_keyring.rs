@@ -96,6 +96,11 @@ async fn a_secret_argument_reaches_the_server_and_no_record_of_its_identity() {
     let provider = ScriptedProvider::start().await.unwrap();
     let data = tempfile::tempdir().unwrap();
     save_scripted_provider(data.path(), &provider);
+    // Ending the server changes something: allowed beforehand, it runs without asking.
+    tessera_store::Store::open(data.path())
+        .unwrap()
+        .grant_consent("flaky__exit_now", tessera_store::ConsentScope::Always, None)
+        .unwrap();
     let mut cmd = tessera_std_with_keyring(data.path());
     cmd.args(["serve", "--port", "0", "--provider", "local"]);
     let api = Api::start(cmd);
