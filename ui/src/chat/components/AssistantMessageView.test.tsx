@@ -66,6 +66,13 @@ describe('an assistant message', () => {
     expect(screen.getByTestId('usage')).toHaveTextContent('≈ 12 in / 3 out tokens (estimated)');
   });
 
+  it('a stopped run says the answer so far is kept only where there is one', () => {
+    show({ id: 'm5', runId: 'r5', parts: [{ kind: 'text', key: 't', text: 'Half an answer' }], notices: [] }, { id: 'r5', messageId: 'm5', state: 'cancelled', done: true });
+    expect(screen.getByTestId('run-cancelled')).toHaveTextContent('Stopped. The answer so far is kept.');
+    show({ id: 'm6', runId: 'r6', parts: [], notices: [] }, { id: 'r6', messageId: 'm6', state: 'cancelled', done: true });
+    expect(screen.getAllByTestId('run-cancelled')[1]).toHaveTextContent('Stopped before any answer was written.');
+  });
+
   it('a run that reported no tokens says so', () => {
     show(
       { id: 'm4', runId: 'r4', parts: [{ kind: 'text', key: 't', text: 'Part' }], notices: [], usage: { promptTokens: 0, completionTokens: 0, latencyMs: 40 } },

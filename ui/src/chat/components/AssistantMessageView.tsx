@@ -163,7 +163,8 @@ export function AssistantMessageView({
       )}
       {run?.state === 'cancelled' && (
         <div className="notice run-cancelled" data-testid="run-cancelled">
-          <p>{t('chat.runCancelled')}</p>
+          {/* "kept" only where something was: a run stopped while a form waited wrote no text. */}
+          <p>{message.parts.some((part) => part.kind === 'text' && part.text.trim() !== '') ? t('chat.runCancelled') : t('chat.runCancelledNothing')}</p>
           {/* Stopped before anything was kept (a form never answered): asked again in one click. */}
           {onRetry && (
             <button type="button" className="button button-small button-secondary" data-testid="retry-answer" onClick={onRetry}>

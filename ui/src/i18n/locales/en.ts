@@ -99,6 +99,7 @@ const en = {
     waiting: 'Waiting for your answer',
     reconnecting: 'Connection lost, reconnecting…',
     runCancelled: 'Stopped. The answer so far is kept.',
+    runCancelledNothing: 'Stopped before any answer was written.',
     runFailed: 'The run failed: {{message}} ({{code}})',
     retry: 'Retry',
     retryFailed: 'Could not retry: {{error}}',

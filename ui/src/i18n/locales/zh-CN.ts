@@ -97,6 +97,7 @@ const zhCN: Messages = {
     waiting: '等待你的回答',
     reconnecting: '连接中断，正在重新连接…',
     runCancelled: '已停止。已保留目前的回答。',
+    runCancelledNothing: '已停止，尚未写出任何回答。',
     runFailed: '运行失败：{{message}}（{{code}}）',
     retry: '重试',
     retryFailed: '无法重试：{{error}}',
