@@ -39,6 +39,7 @@ fn has_render_node() -> bool {
 /// Figures (`make figures`, idle): 248 MB for the three processes, 228 MB with these.
 /// Each is left alone when already set. Call first thing in `main`, before any thread is started.
 pub fn before_webkit() {
+    keyboard_input_without_an_input_method();
     if use_gpu() {
         return;
     }
@@ -82,5 +83,18 @@ pub fn tune<R: Runtime>(app: &tauri::App<R>) {
     match tuned {
         Ok(()) => tracing::info!(gpu, "webview tuned"),
         Err(err) => tracing::warn!(%err, "cannot tune the webview"),
+    }
+}
+
+/// In a Chinese, Japanese, Korean or Thai locale GTK 3 picks its XIM input module by default;
+/// with no input method running (no `XMODIFIERS` naming one) the webview then stops drawing as
+/// soon as a text field takes the focus: in `zh_CN` the window stayed on its first frame
+/// ("connecting…", no first-run panel) while the page went on. A person who runs an input
+/// method (IBus, Fcitx) names it in `GTK_IM_MODULE` or `XMODIFIERS`, and it is left alone; without
+/// one, GTK's own module (dead keys, compose, Ctrl+Shift+U) is what they can type with anyway.
+fn keyboard_input_without_an_input_method() {
+    #[cfg(target_os = "linux")]
+    if std::env::var_os("GTK_IM_MODULE").is_none() && std::env::var_os("XMODIFIERS").is_none() {
+        std::env::set_var("GTK_IM_MODULE", "gtk-im-context-simple");
     }
 }

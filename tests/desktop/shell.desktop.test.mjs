@@ -47,6 +47,25 @@ test('the installed app opens its window with the chat layout, in English', asyn
   }
 });
 
+/** Where the first-run panel's title is on the screen: `[left, top, right, bottom]`. */
+const FIRST_RUN_TITLE = `
+  const title = document.querySelector('[data-testid="first-run"] :is(h2, h3)');
+  const r = title.getBoundingClientRect();
+  const x = window.screenX, y = window.screenY + window.outerHeight - window.innerHeight;
+  return [x + r.left, y + r.top, x + r.right, y + r.bottom].map(Math.round);`;
+
+/** Whether the X display shows text's ink (a dark pixel) inside `[left, top, right, bottom]`. */
+function inkIn(driver, [left, top, right, bottom]) {
+  const { width, rgb } = driver.display();
+  for (let y = top; y < bottom; y++) {
+    for (let x = left; x < right; x++) {
+      const at = (y * width + x) * 3;
+      if (Math.max(rgb[at], rgb[at + 1], rgb[at + 2]) < 100) return true;
+    }
+  }
+  return false;
+}
+
 test('with a Chinese OS locale the app speaks Chinese', async () => {
   const driver = await openApp('zh_CN.UTF-8');
   try {
@@ -55,6 +74,9 @@ test('with a Chinese OS locale the app speaks Chinese', async () => {
     assert.match(text, /[\u4e00-\u9fff]/, 'the layout shows Chinese text');
     await until('the first-run panel', () => driver.find('[data-testid="first-run"]'));
     assert.match(await driver.text('[data-testid="first-run"]'), /还没有设置模型/);
+    // And the window draws it: in zh_CN, GTK's default XIM module froze the window on its first
+    // frame once the composer took the focus, while the page (all a DOM check sees) went on.
+    await until('the first-run panel drawn in the window', async () => inkIn(driver, await driver.exec(FIRST_RUN_TITLE)), 15000);
     await driver.screenshot(join(resultsDir, 'desktop-zh.png'));
     await driver.exec('document.documentElement.setAttribute("data-theme", "dark")');
     await new Promise((r) => setTimeout(r, 800)); // the next frame on the display
