@@ -41,6 +41,11 @@ pub async fn dropped_file(drops: State<'_, Drops>, index: usize) -> Result<Respo
         .get(index)
         .cloned()
         .ok_or_else(|| format!("no file {index} in the last drop"))?;
+    // A pipe or a device would hold the read open (or never end): only plain files are read.
+    let plain = std::fs::metadata(&path).is_ok_and(|meta| meta.is_file());
+    if !plain {
+        return Err(format!("{} is not a file that can be read", path.display()));
+    }
     let bytes = tessera_native::files::read_at_most(&path, MAX_FILE_BYTES)
         .await
         .map_err(|error| format!("{} could not be read: {error}", path.display()))?
