@@ -394,17 +394,22 @@ async fn consent_denied_through_the_api_never_runs_the_tool() {
     assert_eq!(result.2["payload"]["status"], "denied");
 }
 
-/// `waits_for_person` of each conversation in `GET /v1/conversations`, by id.
-async fn waiting(server: &RunningServer) -> Vec<(String, bool)> {
-    let list: Value = http()
-        .get(format!("{}/v1/conversations", server.base))
+/// The JSON body of `GET path`.
+async fn get_json(server: &RunningServer, path: &str) -> Value {
+    http()
+        .get(format!("{}{path}", server.base))
         .bearer_auth(&server.token)
         .send()
         .await
         .unwrap()
         .json()
         .await
-        .unwrap();
+        .unwrap()
+}
+
+/// `waits_for_person` of each conversation in `GET /v1/conversations`, by id.
+async fn waiting(server: &RunningServer) -> Vec<(String, bool)> {
+    let list = get_json(server, "/v1/conversations").await;
     let mut rows: Vec<(String, bool)> = list["conversations"]
         .as_array()
         .unwrap()
@@ -458,15 +463,7 @@ async fn the_list_says_which_conversations_wait_for_the_person_across_a_restart(
     // Still waiting in the new process, and said the same by one conversation's detail.
     let server = serve(data.path());
     assert_eq!(waiting(&server).await, expected(true));
-    let detail: Value = http()
-        .get(format!("{}/v1/conversations/ctx_form", server.base))
-        .bearer_auth(&server.token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let detail = get_json(&server, "/v1/conversations/ctx_form").await;
     assert_eq!(detail["conversation"]["waits_for_person"], true);
 
     provider.push(Reply::openai_text("m", &["Booked."]));
