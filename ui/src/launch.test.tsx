@@ -16,6 +16,7 @@ function row(id: string, title: string, extra: Partial<ConversationSummary> = {}
     active_leaf_id: null,
     locale: null,
     actor: null,
+    project_id: null,
     message_count: 1,
     waits_for_person: false,
     ...extra,

@@ -42,6 +42,7 @@ impl App {
                 locale: None,
                 actor: None,
                 created_at: None,
+                project_id: None,
             }) {
                 // Another request may have created it a moment ago.
                 Ok(_) | Err(StoreError::AlreadyExists { .. }) => {}

@@ -60,6 +60,14 @@ pub enum CoreError {
     Assemble(#[from] tessera_engine::assembler::AssembleError),
     #[error("cannot write JSON: {0}")]
     Json(#[from] serde_json::Error),
+    #[error("no project {0:?}")]
+    NoProject(String),
+    #[error("project “{project}” does not know {path}")]
+    NotInProject { project: String, path: String },
+    #[error("the knowledge index cannot be used: {0}")]
+    KnowledgeUnavailable(String),
+    #[error(transparent)]
+    Knowledge(#[from] tessera_knowledge::KnowledgeError),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]

@@ -13,12 +13,15 @@ mod direct_run;
 pub mod direct_runs;
 mod error;
 pub mod grants;
+mod knowledge_tool;
 pub mod local_models;
 pub mod mcp;
 pub mod messages;
 pub mod models;
 mod one_turn;
 pub mod profiles;
+pub mod project_context;
+pub mod projects;
 pub mod providers;
 pub mod specialists;
 pub mod test_tools;
@@ -85,6 +88,8 @@ pub enum StartNote {
     NoModelYet(String),
     /// `mcp.json` could not be read: no MCP server's tools are offered.
     McpUnavailable(String),
+    /// The knowledge index could not be opened: projects answer without their files.
+    KnowledgeUnavailable(String),
 }
 
 impl std::fmt::Display for StartNote {
@@ -95,6 +100,9 @@ impl std::fmt::Display for StartNote {
                 "no model yet ({reason}); add a provider to start chatting"
             ),
             Self::McpUnavailable(reason) => write!(f, "MCP servers are not used: {reason}"),
+            Self::KnowledgeUnavailable(reason) => {
+                write!(f, "projects' files are not searched: {reason}")
+            }
         }
     }
 }
@@ -115,6 +123,10 @@ struct Inner {
     /// leave the older one's model in place because its rebuild finished last.
     rebuilding: tokio::sync::Mutex<()>,
     downloads: local_models::Downloads,
+    /// The knowledge index, opened at start (or on first use by a command).
+    knowledge: std::sync::OnceLock<Result<tessera_knowledge::Knowledge, String>>,
+    /// Set once the projects' folders are watched (not by a command that exits).
+    watching: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for App {
@@ -157,6 +169,11 @@ impl App {
                 notes.push(StartNote::McpUnavailable(err.to_string()));
             }
         }
+        // Projects' folders: caught up and watched; a broken index is reported, never fatal.
+        if let Err(err) = app.start_knowledge() {
+            tracing::warn!("knowledge: {err}");
+            notes.push(StartNote::KnowledgeUnavailable(err.to_string()));
+        }
         // What the last process left unfinished: interrupted runs are closed, forms still wait.
         let recovered = app.engine.recover().map_err(AppError::Recover)?;
         if !recovered.interrupted.is_empty() || !recovered.resumed.is_empty() {
@@ -195,6 +212,8 @@ impl App {
                 notes: std::sync::OnceLock::new(),
                 rebuilding: tokio::sync::Mutex::new(()),
                 downloads: local_models::Downloads::default(),
+                knowledge: std::sync::OnceLock::new(),
+                watching: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -270,8 +289,17 @@ impl App {
                 // A client of the API can answer forms and consent requests.
                 interactions: true,
                 first_tool_choice: test_tools::first_tool_choice(),
+                context_sources: vec![self.project_context()],
                 ..tessera_engine::turn::TurnOptions::default()
             },
+        })
+    }
+
+    /// What projects add to their conversations' prompts.
+    pub fn project_context(&self) -> Arc<dyn tessera_engine::turn::extra_context::ContextSource> {
+        Arc::new(project_context::ProjectContext {
+            store: self.engine.store().clone(),
+            knowledge: self.knowledge().ok().cloned(),
         })
     }
 
@@ -296,6 +324,10 @@ impl App {
         )
         .map_err(|source| ModelError::Tools {
             what: "built-in tools",
+            source,
+        })?;
+        knowledge_tool::register(&mut tools, self.clone()).map_err(|source| ModelError::Tools {
+            what: "knowledge tool",
             source,
         })?;
         Ok(tools)

@@ -62,6 +62,10 @@ error_codes! {
     InvalidSpecialists => "INVALID_SPECIALISTS",
     InvalidProvider => "INVALID_PROVIDER",
     InvalidMcpConfig => "INVALID_MCP_CONFIG",
+    /// A project's name, instructions or folders that cannot be kept (empty, too long, taken).
+    InvalidProject => "INVALID_PROJECT",
+    /// A folder or file to add to a project's knowledge that is not absolute or not there.
+    InvalidKnowledgeSource => "INVALID_KNOWLEDGE_SOURCE",
     /// One setting's value (`PUT /v1/settings/{key}`).
     InvalidValue => "INVALID_VALUE",
     /// A form's values, one entry per field in `details.fields`.
@@ -123,6 +127,8 @@ error_codes! {
     KeyFileError => "KEY_FILE_ERROR",
     ContextDatabaseUnavailable => "CONTEXT_DATABASE_UNAVAILABLE",
     McpUnavailable => "MCP_UNAVAILABLE",
+    /// The knowledge index cannot be opened or read.
+    KnowledgeUnavailable => "KNOWLEDGE_UNAVAILABLE",
     McpServerUnavailable => "MCP_SERVER_UNAVAILABLE",
     McpServerError => "MCP_SERVER_ERROR",
     ToolsUnavailable => "TOOLS_UNAVAILABLE",

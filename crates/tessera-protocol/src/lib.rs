@@ -31,6 +31,7 @@ pub mod mcp_cp;
 pub mod ordered_map;
 pub mod request;
 pub mod response;
+pub mod secret_files;
 pub mod secrets;
 pub mod settings_api;
 pub mod validate;

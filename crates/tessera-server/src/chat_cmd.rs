@@ -75,6 +75,7 @@ pub struct ChatArgs {
     pub model: ModelArgs,
     pub events: Option<EventsFormat>,
     pub conversation: Option<String>,
+    pub project: Option<String>,
     pub system: Option<String>,
     pub max_tokens: Option<u32>,
     pub tools: Option<ToolSet>,
@@ -90,6 +91,18 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
         bail!("nothing to say: give the message as the last argument");
     }
     let app = App::open_for_command(data_dir, args.model.overrides())?;
+    // In a project: a new conversation starts in it (one named by --conversation moves in),
+    // and its instructions and files join the prompt.
+    let mut conversation = args.conversation.clone();
+    if let Some(project) = &args.project {
+        app.project(project)?;
+        let id = conversation
+            .clone()
+            .unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+        app.ensure_conversation(&id, &args.text)?;
+        app.move_conversation(&id, Some(project))?;
+        conversation = Some(id);
+    }
     let (client, model) = app.model_client().await?;
     let cancel = CancellationToken::new();
     let on_signal = cancel.clone();
@@ -136,6 +149,7 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
         // at byte lengths.
         counting: Counting::BytesWhenTheyFit,
         interactions: args.ask,
+        context_sources: vec![app.project_context()],
         ..TurnOptions::default()
     };
     let mut stdout = std::io::stdout();
@@ -177,7 +191,7 @@ pub async fn run(data_dir: &Path, args: ChatArgs) -> anyhow::Result<bool> {
             TurnInput {
                 attachments: &[],
                 message_id: None,
-                conversation: args.conversation.as_deref(),
+                conversation: conversation.as_deref(),
                 text: &args.text,
                 said: Default::default(),
                 model: &model,

@@ -10,6 +10,7 @@ pub mod context_cmd;
 pub mod data_dir;
 pub mod in_process;
 pub mod local_cmd;
+pub mod project_cmd;
 pub mod provider_cmd;
 pub mod router;
 pub mod run_cmd;

@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 use tessera_protocol::DocumentKind;
 use tessera_server::provider_cmd;
 use tessera_server::{chat_cmd, context_cmd, data_dir::default_data_dir, serve, validate_cmd};
-use tessera_server::{condition_cmd, local_cmd, run_cmd};
+use tessera_server::{condition_cmd, local_cmd, project_cmd, run_cmd};
 
 /// A streamed answer is thousands of small values made and dropped (SSE lines, JSON, events,
 /// rows): with glibc's allocator, allocating and freeing was a sixth of `tessera chat`'s time
@@ -80,6 +80,12 @@ enum Command {
     /// provider, spending limits.
     #[command(subcommand)]
     Provider(provider_cmd::ProviderCommand),
+    /// Projects: a name, instructions for its conversations, the folders it knows.
+    #[command(subcommand)]
+    Project(project_cmd::ProjectCommand),
+    /// A project's folders as knowledge: add, remove, status, search.
+    #[command(subcommand)]
+    Knowledge(project_cmd::KnowledgeCommand),
     /// Models on this machine, with no account: the catalogue, downloads (Hugging Face or
     /// HF_ENDPOINT; resumable, checked), what is on disk.
     #[command(subcommand)]
@@ -95,6 +101,10 @@ enum Command {
         /// Continue this conversation instead of starting a new one.
         #[arg(long)]
         conversation: Option<String>,
+        /// Chat in this project (its name or id): a new conversation starts in it, and its
+        /// instructions and files join the prompt.
+        #[arg(long)]
+        project: Option<String>,
         /// A system prompt.
         #[arg(long)]
         system: Option<String>,
@@ -203,10 +213,13 @@ fn main() -> ExitCode {
         Command::CheckCondition(args) => condition_cmd::main(args),
         Command::Provider(cmd) => provider_cmd::main(data_dir, cmd),
         Command::Local(cmd) => local_cmd::main(data_dir, cmd),
+        Command::Project(cmd) => project_cmd::project_main(data_dir, cmd),
+        Command::Knowledge(cmd) => project_cmd::knowledge_main(data_dir, cmd),
         Command::Chat {
             model,
             events,
             conversation,
+            project,
             system,
             max_tokens,
             tools,
@@ -219,6 +232,7 @@ fn main() -> ExitCode {
                 model,
                 events,
                 conversation,
+                project,
                 system,
                 max_tokens,
                 tools,
@@ -357,7 +371,10 @@ fn run_serve(
             for note in app.start_notes() {
                 match note {
                     tessera_app::StartNote::NoModelYet(_) => eprintln!("tessera serve: {note}"),
-                    tessera_app::StartNote::McpUnavailable(_) => eprintln!("tessera: {note}"),
+                    tessera_app::StartNote::McpUnavailable(_)
+                    | tessera_app::StartNote::KnowledgeUnavailable(_) => {
+                        eprintln!("tessera: {note}")
+                    }
                 }
             }
             opts.app = Some(app);

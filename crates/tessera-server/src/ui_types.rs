@@ -13,6 +13,14 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     collector.add::<tessera_engine::specialists::SpecialistSpec>();
     // Their errors' `details.problems`.
     collector.add::<tessera_app::views::agents::AgentProblems>();
+    collector.add::<tessera_app::views::projects::ProjectList>();
+    collector.add::<tessera_app::views::projects::ProjectDetail>();
+    collector.add::<tessera_app::views::projects::NewProjectBody>();
+    collector.add::<tessera_app::views::projects::ProjectEdit>();
+    collector.add::<tessera_app::views::projects::KnowledgeSourceBody>();
+    collector.add::<tessera_app::views::projects::KnowledgeAdded>();
+    collector.add::<tessera_app::views::projects::KnowledgeSearch>();
+    collector.add::<tessera_app::views::projects::ConversationProjectBody>();
     // `/v1/conversations…`.
     collector.add::<tessera_app::views::conversations::ConversationList>();
     collector.add::<tessera_app::views::conversations::ConversationDetail>();

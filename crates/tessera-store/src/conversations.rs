@@ -46,6 +46,9 @@ pub struct Conversation {
     pub locale: Option<String>,
     /// Seed 004 `meta.actor`: whom the conversation serves and which agent answers.
     pub actor: Option<Actor>,
+    /// The project it belongs to, if any.
+    #[serde(default)]
+    pub project_id: Option<String>,
 }
 
 /// A conversation to create. `id` and `created_at` are generated when absent.
@@ -56,6 +59,8 @@ pub struct NewConversation {
     pub locale: Option<String>,
     pub actor: Option<Actor>,
     pub created_at: Option<Timestamp>,
+    /// The project's id.
+    pub project_id: Option<String>,
 }
 
 /// Changes to a conversation's list attributes; `None` leaves a field as it is.
@@ -111,7 +116,7 @@ impl DocExtras {
 const KNOWN_CONVERSATIONS: usize = 4096;
 
 pub(crate) const COLUMNS: &str =
-    "id, title, created_at, updated_at, pinned, archived, active_leaf_id, locale, actor_json";
+    "id, title, created_at, updated_at, pinned, archived, active_leaf_id, locale, actor_json, project_id";
 
 pub(crate) fn from_row(row: &Row<'_>) -> rusqlite::Result<(Conversation, Option<String>)> {
     Ok((
@@ -125,6 +130,7 @@ pub(crate) fn from_row(row: &Row<'_>) -> rusqlite::Result<(Conversation, Option<
             active_leaf_id: row.get(6)?,
             locale: row.get(7)?,
             actor: None,
+            project_id: row.get(9)?,
         },
         row.get(8)?,
     ))
@@ -231,8 +237,8 @@ pub(crate) fn insert(
     };
     conn.prepare_cached(
         "INSERT INTO conversations (id, title, created_at, updated_at, updated_ms, pinned,
-             archived, active_leaf_id, locale, actor_json, doc_extra_json)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+             archived, active_leaf_id, locale, actor_json, doc_extra_json, project_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?
     .execute(params![
         conversation.id,
@@ -246,6 +252,7 @@ pub(crate) fn insert(
         conversation.locale,
         sql::opt_json("conversation actor", conversation.actor.as_ref())?,
         extras,
+        conversation.project_id,
     ])?;
     Ok(())
 }
@@ -305,6 +312,7 @@ impl WriteTx<'_> {
             active_leaf_id: None,
             locale: new.locale,
             actor: new.actor,
+            project_id: new.project_id,
         };
         insert(self.conn, &conversation, &DocExtras::default())?;
         Ok(conversation)

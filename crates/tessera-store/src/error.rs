@@ -27,6 +27,8 @@ pub enum Entity {
     ConsentGrant,
     ProviderSettings,
     Context,
+    Project,
+    ProjectSource,
 }
 
 impl std::fmt::Display for Entity {
@@ -45,6 +47,8 @@ impl std::fmt::Display for Entity {
             Entity::ConsentGrant => "consent grant",
             Entity::ProviderSettings => "provider settings",
             Entity::Context => "context",
+            Entity::Project => "project",
+            Entity::ProjectSource => "folder or file of the project",
         })
     }
 }
@@ -149,6 +153,9 @@ pub enum StoreError {
         scope: &'static str,
         reason: &'static str,
     },
+
+    #[error("the project's {field} {reason}")]
+    InvalidProject { field: &'static str, reason: String },
 
     #[error("{0:?} is not a SHA-256 in hex")]
     InvalidSha256(String),

@@ -355,6 +355,8 @@ fn plan(mut document: ContextDocument) -> std::result::Result<Plan, Vec<Problem>
         active_leaf_id: active_leaf,
         locale: meta.locale.clone(),
         actor: meta.actor.clone(),
+        // A project is this app's own grouping, not part of the document.
+        project_id: None,
     };
     let mut document = document;
     let extras = DocExtras {

@@ -254,6 +254,7 @@ impl Store {
                 active_leaf_id: None,
                 locale: None,
                 actor: None,
+                project_id: None,
             };
             conversations::insert(tx.conn, &conversation, &DocExtras::default())?;
             for message in &stored {

@@ -16,7 +16,7 @@ use crate::error::{Result, StoreError};
 use crate::layout::DataPaths;
 use crate::{
     app_settings, attachments, blocks, consents, context_state, conversation_model, conversations,
-    events, evidences, interactions, messages, model_turns, provider_settings, search,
+    events, evidences, interactions, messages, model_turns, projects, provider_settings, search,
     search_backlog, search_pieces, summary, tasks, tool_calls, usage,
 };
 
@@ -116,10 +116,15 @@ const MIGRATIONS: &[Migration] = &[
         name: "evidences are indexed for search after they are stored",
         apply: |conn| Ok(conn.execute_batch(search_backlog::SCHEMA_V9)?),
     },
+    Migration {
+        version: 10,
+        name: "projects: instructions, a model, folders, conversations",
+        apply: |conn| Ok(conn.execute_batch(projects::SCHEMA_V10)?),
+    },
 ];
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 /// What opening did to the schema: from and to which version, and the backup taken.
 #[derive(Debug)]

@@ -406,7 +406,12 @@ impl ReadTx<'_> {
                     title_terms,
                     long_hits
                 ],
-                |row| Ok((conversations::from_row(row)?, row.get::<_, Option<i64>>(9)?)),
+                |row| {
+                    Ok((
+                        conversations::from_row(row)?,
+                        row.get::<_, Option<i64>>(10)?,
+                    ))
+                },
             )?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let words = query_words(query);

@@ -15,7 +15,7 @@ function message(id: string, role: 'user' | 'assistant', content: string, parent
 const question = message('q', 'user', 'Say hello', null, 0);
 const first = message(OLD, 'assistant', 'Hello **world**', 'q', 1);
 const second = message('a2', 'assistant', 'Hi there, second try', 'q', 1);
-const summary = { id: 'c', title: 'Say hello', created_at: '2026-11-23T19:05:00Z', updated_at: '2026-11-23T19:05:00Z', pinned: false, archived: false, active_leaf_id: OLD, locale: null, actor: null, message_count: 2, waits_for_person: false };
+const summary = { id: 'c', title: 'Say hello', created_at: '2026-11-23T19:05:00Z', updated_at: '2026-11-23T19:05:00Z', pinned: false, archived: false, active_leaf_id: OLD, locale: null, actor: null, project_id: null, message_count: 2, waits_for_person: false };
 
 function detail(answer: StoredMessage, answers: string[]): ConversationDetail {
   return {

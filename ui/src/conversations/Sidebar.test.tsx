@@ -21,6 +21,7 @@ function row(id: string, title: string, extra: Partial<ConversationSummary> = {}
     active_leaf_id: null,
     locale: null,
     actor: null,
+    project_id: null,
     message_count: 2,
     waits_for_person: false,
     ...extra,

@@ -27,4 +27,8 @@ active_leaf_id: string | null, locale: string | null,
 /**
  * Seed 004 `meta.actor`: whom the conversation serves and which agent answers.
  */
-actor: Actor | null, };
+actor: Actor | null, 
+/**
+ * The project it belongs to, if any.
+ */
+project_id: string | null, };

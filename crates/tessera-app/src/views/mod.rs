@@ -7,5 +7,6 @@ pub mod conversations;
 pub mod desktop;
 pub mod interactions;
 pub mod local_models;
+pub mod projects;
 pub mod providers;
 pub mod tools;

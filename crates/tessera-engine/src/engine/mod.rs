@@ -684,6 +684,7 @@ impl Engine {
                         locale: None,
                         actor: None,
                         created_at: None,
+                        project_id: None,
                     })?
                     .id
             }

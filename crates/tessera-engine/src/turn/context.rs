@@ -50,6 +50,7 @@ pub(crate) fn prompt(
     let mut doc = store.export_document_through(conversation_id, leaf)?;
     // What CLEAR_HISTORY took out is not read again.
     super::cleared_history::without_cleared(&mut doc);
+    super::extra_context::add(&mut doc, conversation_id, &options.context_sources);
     let window = config
         .model(model)
         .and_then(|m| m.context_window)

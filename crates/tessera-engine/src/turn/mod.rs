@@ -13,6 +13,7 @@ mod cleared_history;
 pub mod close;
 mod context;
 mod drive;
+pub mod extra_context;
 pub(crate) mod limits;
 mod read_ahead;
 pub mod resume;
@@ -128,6 +129,9 @@ pub struct TurnOptions {
     /// How the prompt's tokens are counted: exactly, or, for a one-shot command, by byte
     /// lengths when the conversation fits at those bounds.
     pub counting: crate::assembler::Counting,
+    /// Context from outside the conversation (a project's instructions and files), added as
+    /// blocks the assembler trims and explains.
+    pub context_sources: Vec<Arc<dyn extra_context::ContextSource>>,
 }
 
 impl Default for TurnOptions {
@@ -154,6 +158,7 @@ impl Default for TurnOptions {
             top_p: None,
             first_tool_choice: None,
             counting: crate::assembler::Counting::Exact,
+            context_sources: Vec::new(),
         }
     }
 }
@@ -537,6 +542,7 @@ pub async fn run_turn(
                     locale: None,
                     actor: None,
                     created_at: None,
+                    project_id: None,
                 })?
                 .id
         }

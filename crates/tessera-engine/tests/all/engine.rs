@@ -206,6 +206,7 @@ async fn a_subscriber_far_behind_gets_every_stored_event_page_by_page() {
             locale: None,
             actor: None,
             created_at: None,
+            project_id: None,
         })
         .unwrap()
         .id;

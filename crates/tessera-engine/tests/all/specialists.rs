@@ -83,6 +83,7 @@ async fn the_researcher_searches_in_its_own_loop_and_the_answer_cites_what_it_fo
             locale: None,
             actor: None,
             created_at: None,
+            project_id: None,
         })
         .unwrap()
         .id;

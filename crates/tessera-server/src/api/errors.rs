@@ -226,6 +226,11 @@ impl From<tessera_app::StoreError> for ApiError {
                 ErrorCode::EmptyConversation,
                 err.to_string(),
             ),
+            StoreError::InvalidProject { .. } => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidProject,
+                err.to_string(),
+            ),
             StoreError::SecretInSettings { .. } => ApiError::new(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::SecretRefused,
@@ -264,6 +269,22 @@ impl From<tessera_app::CoreError> for ApiError {
         use tessera_app::CoreError;
         let context = err.conversation().map(str::to_owned);
         let answer = match err {
+            CoreError::NoProject(_) | CoreError::NotInProject { .. } => {
+                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, err.to_string())
+            }
+            CoreError::Knowledge(
+                tessera_app::projects::KnowledgeError::BadSource { .. }
+                | tessera_app::projects::KnowledgeError::RelativePath(_),
+            ) => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidKnowledgeSource,
+                err.to_string(),
+            ),
+            CoreError::Knowledge(_) | CoreError::KnowledgeUnavailable(_) => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                ErrorCode::KnowledgeUnavailable,
+                err.to_string(),
+            ),
             CoreError::Store(err) => err.into(),
             CoreError::Engine(err) => err.into(),
             CoreError::NoConversation(_) | CoreError::NoModelCall(_) => {

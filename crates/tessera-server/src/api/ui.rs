@@ -12,6 +12,7 @@ mod conversations;
 mod grants;
 mod local_models;
 mod mcp;
+mod projects;
 mod provider_check;
 mod providers;
 mod secrets;
@@ -39,6 +40,7 @@ pub fn ui_routes() -> Router<crate::api::ApiState> {
         .merge(grants::routes())
         .merge(local_models::routes())
         .merge(mcp::routes())
+        .merge(projects::routes())
         .merge(providers::routes())
         .merge(secrets::routes())
         .merge(settings::routes())

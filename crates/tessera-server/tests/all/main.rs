@@ -13,6 +13,7 @@ mod context_cli;
 mod generated;
 mod in_process;
 mod local_cli;
+mod projects;
 mod provider_cli;
 mod provider_keyring;
 mod run_cli;
