@@ -14,6 +14,7 @@ import { LanguageSelect, ThemeSelect } from './components/Settings';
 import { Sidebar } from './conversations/Sidebar';
 import { LazyPart } from './lazy/ChunkBoundary';
 import { ConversationPane, SettingsPage, preloadConversationPane } from './lazy/pages';
+import { ProjectsApi, projectErrorText, type Project } from './projects/api';
 import { OpenSettingsContext } from './settings/openSettings';
 import type { SectionId } from './settings/SettingsPage';
 import { applyTheme, readThemeChoice, saveThemeChoice, type ThemeChoice } from './theme';
@@ -40,7 +41,33 @@ export function App({ client = null }: AppProps) {
   }, []);
   const composerRef = useRef<HTMLTextAreaElement | null>(null);
   const announcer = useMemo(() => (client ? new WebToolsAnnouncer(client) : null), [client]);
-  const session = useChatSession(client, { beforeSend: announcer?.ensure });
+  /** A new conversation started from a project's header: it goes there once its first message created it. */
+  const [newIn, setNewIn] = useState<Project | null>(null);
+  const newInRef = useRef<Project | null>(null);
+  useLayoutEffect(() => {
+    newInRef.current = newIn;
+  }, [newIn]);
+  const [moveError, setMoveError] = useState<string | null>(null);
+  const refreshRef = useRef<() => Promise<void>>(() => Promise.resolve());
+  const onCreated = useCallback(
+    (id: string) => {
+      const project = newInRef.current;
+      if (!project || !client) return;
+      newInRef.current = null;
+      setNewIn(null);
+      ProjectsApi.of(client)
+        .moveConversation(id, project.id)
+        .then(
+          () => refreshRef.current(),
+          (error: unknown) => setMoveError(t('projects.moveAfterFailed', { name: project.name, error: projectErrorText(t, error) })),
+        );
+    },
+    [client, t],
+  );
+  const session = useChatSession(client, { beforeSend: announcer?.ensure, onCreated });
+  useLayoutEffect(() => {
+    refreshRef.current = session.refreshList;
+  }, [session.refreshList]);
 
   useEffect(() => {
     applyTheme(theme);
@@ -121,9 +148,18 @@ export function App({ client = null }: AppProps) {
 
   const startNewConversation = useCallback(() => {
     setDraft('');
+    setNewIn(null);
+    setMoveError(null);
     select(null);
     focusComposer();
   }, [select]);
+  const startInProject = useCallback(
+    (project: Project) => {
+      startNewConversation();
+      setNewIn(project);
+    },
+    [startNewConversation],
+  );
   // Before any key can be pressed, and never from a render React may throw away.
   useLayoutEffect(() => {
     newConversationRef.current = startNewConversation;
@@ -132,6 +168,7 @@ export function App({ client = null }: AppProps) {
   const selectConversation = useCallback(
     (id: string) => {
       setStopError(null);
+      setNewIn(null);
       select(id);
     },
     [select],
@@ -215,6 +252,11 @@ export function App({ client = null }: AppProps) {
           {t('chat.reconnecting')}
         </p>
       )}
+      {moveError && (
+        <p className="notice notice-error" role="alert">
+          {moveError}
+        </p>
+      )}
       {stopError && (
         <p className="notice notice-error" role="alert">
           {t('chat.stopFailed', { error: stopError })}
@@ -264,9 +306,10 @@ export function App({ client = null }: AppProps) {
           onSelect={selectConversation}
           error={session.listError}
           onIntent={preloadConversationPane}
+          onNewConversationInProject={startInProject}
         />
         <ChatView
-          title={current?.title || t('chat.newConversationTitle')}
+          title={current?.title || (newIn && !session.selectedId ? t('projects.newChatIn', { name: newIn.name }) : t('chat.newConversationTitle'))}
           headerControls={headerControls}
           draft={draft}
           onDraftChange={setDraft}

@@ -289,9 +289,10 @@ pub fn index_one(
             .file_name()
             .map(|n| n.to_string_lossy())
             .unwrap_or_default();
+        let token = crate::search::project_token(project_id);
         let searchable = match &chunk.heading {
-            Some(h) => format!("{file_name}\n{h}\n{}", chunk.text),
-            None => format!("{file_name}\n{}", chunk.text),
+            Some(h) => format!("{token}\n{file_name}\n{h}\n{}", chunk.text),
+            None => format!("{token}\n{file_name}\n{}", chunk.text),
         };
         index.execute(params![chunk_id, index_text(&searchable)])?;
     }

@@ -136,12 +136,28 @@ fn evidence_id(
 }
 
 /// Most terms one query is searched by.
-const MAX_TERMS: usize = 64;
+const MAX_TERMS: usize = 16;
+/// Below this many chunks in a project every term of a query is searched by (it is cheap).
+const SMALL_INDEX: i64 = 2_000;
+/// A term in more than one chunk in this many is left out of a large project's query: it
+/// matches nearly everything (a stopword, a word the whole folder shares), costs a score for
+/// every chunk and adds little to the ranking.
+const COMMON_FRACTION: i64 = 10;
 
-/// The FTS5 expression matching a chunk that holds any term of `query`: each Latin word, and
-/// each pair of neighbouring CJK characters (a question in Chinese is one run of characters with
-/// no spaces; its bigrams are what it shares with a passage that answers it).
-pub fn any_term(query: &str) -> Option<String> {
+/// The token every chunk of a project carries in the index, so a search stays inside the
+/// project within FTS5 itself (no join to filter after ranking everything).
+pub fn project_token(project_id: &str) -> String {
+    let id: String = project_id
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect();
+    format!("kproj{}", id.to_ascii_lowercase())
+}
+
+/// The terms of a query: each Latin word, and each pair of neighbouring CJK characters (a
+/// question in Chinese is one run of characters with no spaces; its bigrams are what it shares
+/// with a passage that answers it); a lone CJK character alone.
+fn terms(query: &str) -> Vec<String> {
     let query: String = query.chars().take(MAX_QUERY_CHARS).collect();
     let mut terms: Vec<String> = Vec::new();
     let mut run: Vec<char> = Vec::new();
@@ -163,7 +179,7 @@ pub fn any_term(query: &str) -> Option<String> {
         } else {
             flush_run(&mut run, &mut terms);
             if c.is_alphanumeric() || c == '_' {
-                word.push(c);
+                word.extend(c.to_lowercase());
             } else if !word.is_empty() {
                 terms.push(std::mem::take(&mut word));
             }
@@ -174,37 +190,90 @@ pub fn any_term(query: &str) -> Option<String> {
         terms.push(word);
     }
     let mut seen = std::collections::HashSet::new();
-    let phrases: Vec<String> = terms
-        .into_iter()
-        .filter(|t| seen.insert(t.to_lowercase()))
-        .flat_map(|t| query_phrases(&t))
-        .take(MAX_TERMS)
-        .collect();
-    (!phrases.is_empty()).then(|| phrases.join(" OR "))
+    terms.retain(|t| seen.insert(t.clone()));
+    terms
 }
 
-/// The lexical hits of `query` in `project_id`'s chunks, best first.
-pub fn lexical(
+/// How many chunks hold `token` (0 when none, or when it cannot be counted).
+fn chunks_holding(conn: &Connection, token: &str) -> i64 {
+    conn.prepare_cached("SELECT doc FROM chunk_vocab WHERE term = ?1")
+        .and_then(|mut s| s.query_row([token], |r| r.get::<_, i64>(0)))
+        .unwrap_or(0)
+}
+
+/// The FTS5 expression for `query` in a project of `total` chunks: its terms that occur,
+/// the common ones left out of a large project, at most [`MAX_TERMS`] of the rarest, ORed.
+/// When every term is common they must all occur instead (ANDed), which is selective.
+fn plan(conn: &Connection, query: &str, total: i64) -> Option<(String, bool)> {
+    let mut counted: Vec<(String, i64)> = Vec::new();
+    for term in terms(query) {
+        let single_cjk = term.chars().count() == 1 && term.chars().all(is_cjk);
+        let df = if single_cjk || !term.is_ascii() && !term.chars().all(is_cjk) {
+            // A lone CJK character is a prefix query of every bigram it starts, and a word
+            // with diacritics is indexed without them: neither is counted as it is written.
+            total
+        } else {
+            // `snake_case` is a phrase of its parts: as common as its rarest part.
+            term.split('_')
+                .filter(|part| !part.is_empty())
+                .map(|part| chunks_holding(conn, part))
+                .min()
+                .unwrap_or(0)
+        };
+        if df > 0 {
+            if let Some(phrase) = query_phrases(&term).into_iter().next() {
+                counted.push((phrase, df));
+            }
+        }
+    }
+    if counted.is_empty() {
+        return None;
+    }
+    counted.sort_by_key(|(_, df)| *df);
+    let common = |df: i64| total >= SMALL_INDEX && df * COMMON_FRACTION > total;
+    let rare: Vec<&String> = counted
+        .iter()
+        .filter(|(_, df)| !common(*df))
+        .map(|(p, _)| p)
+        .take(MAX_TERMS)
+        .collect();
+    if rare.is_empty() {
+        let all: Vec<&String> = counted.iter().map(|(p, _)| p).take(MAX_TERMS).collect();
+        return Some((
+            all.iter()
+                .map(|p| p.as_str())
+                .collect::<Vec<_>>()
+                .join(" AND "),
+            true,
+        ));
+    }
+    Some((
+        rare.iter()
+            .map(|p| p.as_str())
+            .collect::<Vec<_>>()
+            .join(" OR "),
+        false,
+    ))
+}
+
+fn run(
     conn: &Connection,
     project_id: &str,
-    query: &str,
-    limit: usize,
+    expression: &str,
+    limit: i64,
 ) -> Result<Vec<KnowledgeHit>> {
-    let Some(expression) = any_term(query) else {
-        return Ok(Vec::new());
-    };
-    let limit = i64::try_from(limit.min(MAX_HITS)).unwrap_or(10);
+    let matched = format!("\"{}\" AND ({expression})", project_token(project_id));
     let mut stmt = conn.prepare_cached(
         "SELECT f.path, c.page, c.line_start, c.line_end, c.heading, c.text,
-                bm25(chunk_index), f.sha256, f.mtime_ms, f.format
-         FROM chunk_index
-         JOIN chunks c ON c.id = chunk_index.rowid
+                m.rank, f.sha256, f.mtime_ms, f.format
+         FROM (SELECT rowid, rank FROM chunk_index WHERE chunk_index MATCH ?1
+               ORDER BY rank LIMIT ?2) m
+         JOIN chunks c ON c.id = m.rowid
          JOIN files f ON f.id = c.file_id
-         WHERE chunk_index MATCH ?1 AND f.project_id = ?2
-         ORDER BY bm25(chunk_index), c.id
-         LIMIT ?3",
+         WHERE f.project_id = ?3
+         ORDER BY m.rank, c.id",
     )?;
-    let rows = stmt.query_map(params![expression, project_id, limit], |row| {
+    let rows = stmt.query_map(params![matched, limit, project_id], |row| {
         let path: String = row.get(0)?;
         let page: Option<u32> = row.get(1)?;
         let lines = [row.get::<_, u32>(2)?, row.get::<_, u32>(3)?];
@@ -224,4 +293,32 @@ pub fn lexical(
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// The lexical hits of `query` in `project_id`'s chunks, best first.
+pub fn lexical(
+    conn: &Connection,
+    project_id: &str,
+    query: &str,
+    limit: usize,
+) -> Result<Vec<KnowledgeHit>> {
+    let total = chunks_holding(conn, &project_token(project_id));
+    if total == 0 {
+        return Ok(Vec::new());
+    }
+    let Some((expression, all_common)) = plan(conn, query, total) else {
+        return Ok(Vec::new());
+    };
+    let limit = i64::try_from(limit.min(MAX_HITS)).unwrap_or(10);
+    let mut hits = run(conn, project_id, &expression, limit)?;
+    if all_common && hits.is_empty() {
+        // No chunk holds every common word: any of the rarest few, at a full ranking's cost.
+        let terms: Vec<String> = terms(query)
+            .into_iter()
+            .filter_map(|t| query_phrases(&t).into_iter().next())
+            .take(4)
+            .collect();
+        hits = run(conn, project_id, &terms.join(" OR "), limit)?;
+    }
+    Ok(hits)
 }

@@ -83,14 +83,18 @@ const CONNECT_RETRY_MS = 3_000;
 export interface ChatSessionOptions {
   /** Runs before a message is sent into a conversation (new or not), e.g. to announce the window's front-end tools. */
   beforeSend?: ((conversationId: string) => Promise<unknown>) | undefined;
+  /** A new conversation's first message was accepted: the conversation now exists on the engine. */
+  onCreated?: ((conversationId: string) => void) | undefined;
 }
 
 export function useChatSession(client: TesseraClient | null, options: ChatSessionOptions = {}): ChatSession {
   const beforeSend = useRef(options.beforeSend);
   // Before anything can be sent, and never from a render React may throw away.
+  const onCreated = useRef(options.onCreated);
   useLayoutEffect(() => {
     beforeSend.current = options.beforeSend;
-  }, [options.beforeSend]);
+    onCreated.current = options.onCreated;
+  }, [options.beforeSend, options.onCreated]);
   const [state, dispatch] = useReducer(sessionReducer, client !== null, initialSessionState);
   /** The stored branch shown, as the state will have it: read by async work between renders. */
   const historyRef = useRef<StoredMessage[]>([]);
@@ -366,6 +370,7 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
     async (text: string, attachments: Attachment[] = []) => {
       if (!client) return;
       let conversationId = selectedRef.current;
+      const isNew = !conversationId;
       if (!conversationId) {
         // A new conversation, under a new id.
         conversationId = newId();
@@ -376,7 +381,8 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       }
       const id = conversationId;
       const change = modelChange.current;
-      await runStream(id, text, () => client.sendUserInput(id, text, undefined, undefined, change, attachments), undefined, attachments);
+      const started = isNew ? () => onCreated.current?.(id) : undefined;
+      await runStream(id, text, () => client.sendUserInput(id, text, undefined, undefined, change, attachments), started, attachments);
       if (modelChange.current === change) modelChange.current = undefined;
     },
     [client, runStream],

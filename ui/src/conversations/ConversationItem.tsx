@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { MoreIcon, PinIcon } from '../components/icons';
 import type { ListRow } from './useConversationList';
 
-export type ItemAction = 'rename' | 'pin' | 'archive' | 'exportJson' | 'exportMarkdown' | 'delete';
+export type ItemAction = 'rename' | 'pin' | 'archive' | 'move' | 'exportJson' | 'exportMarkdown' | 'delete';
 
 export interface ConversationItemProps {
   row: ListRow;
@@ -86,7 +86,7 @@ function RenameField({ title, label, hint, onDone }: { title: string; label: str
 
 /**
  * One conversation of the list: its title (a search shows where it matched), and a menu of
- * actions (rename, pin, archive, export, delete). F2 on the title renames it inline.
+ * actions (rename, pin, archive, move to a project, export, delete). F2 on the title renames it inline.
  */
 export function ConversationItem({ row, selected, onSelect, onRename, onAction }: ConversationItemProps) {
   const { t } = useTranslation();
@@ -143,7 +143,7 @@ export function ConversationItem({ row, selected, onSelect, onRename, onAction }
   };
 
   const choose = (action: ItemAction) => {
-    closeMenu(action !== 'rename' && action !== 'delete');
+    closeMenu(action !== 'rename' && action !== 'delete' && action !== 'move');
     if (action === 'rename') setRenaming(true);
     else onAction(action);
   };
@@ -217,6 +217,7 @@ export function ConversationItem({ row, selected, onSelect, onRename, onAction }
           {item('rename', t('conversations.rename'))}
           {item('pin', row.pinned ? t('conversations.unpin') : t('conversations.pin'))}
           {item('archive', row.archived ? t('conversations.unarchive') : t('conversations.archive'))}
+          {item('move', t('projects.moveTo'))}
           {item('exportJson', t('conversations.exportJson'))}
           {item('exportMarkdown', t('conversations.exportMarkdown'))}
           {item('delete', t('conversations.delete'), true)}

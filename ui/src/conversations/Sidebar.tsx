@@ -1,6 +1,11 @@
 import { memo, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ArchiveIcon, ChevronLeftIcon, PlusIcon, SearchIcon, TesseraMark } from '../components/icons';
+import type { Project } from '../projects/api';
+import { groupByProject } from '../projects/groups';
+import { MoveToProject } from '../projects/MoveToProject';
+import { ProjectsPanel } from '../projects/ProjectsPanel';
+import { useProjects } from '../projects/useProjects';
 import type { ConversationSummary, TesseraClient } from '../transport/client';
 import { ConversationItem, type ItemAction } from './ConversationItem';
 import { fileNameFor, saveExport, type ExportPlace } from './download';
@@ -20,6 +25,8 @@ export interface SidebarProps {
   error?: string | null | undefined;
   /** The pointer or the keyboard reached the list: a conversation is likely to be opened next. */
   onIntent?: (() => void) | undefined;
+  /** Starts a new conversation that goes into `project` once its first message creates it. */
+  onNewConversationInProject?: ((project: Project) => void) | undefined;
 }
 
 function FailureText({ failure }: { failure: Failure }) {
@@ -41,9 +48,21 @@ const noRefresh = async () => {};
  * The conversation list: pinned first, then the most recently updated; searched on the engine
  * (titles and messages, Chinese too); each conversation can be renamed inline, pinned,
  * archived (the archived ones have a view of their own), exported, or deleted with a few
- * seconds to undo; conversations can be imported from a file.
+ * seconds to undo, or moved to a project; conversations can be imported from a file. The main
+ * view groups them by project (a header per project, with a new chat in it), and the
+ * Projects panel opens from the footer.
  */
-export const Sidebar = memo(function Sidebar({ onNewConversation, client = null, conversations = [], selectedId = null, onSelect, onRefresh = noRefresh, error, onIntent }: SidebarProps) {
+export const Sidebar = memo(function Sidebar({
+  onNewConversation,
+  client = null,
+  conversations = [],
+  selectedId = null,
+  onSelect,
+  onRefresh = noRefresh,
+  error,
+  onIntent,
+  onNewConversationInProject,
+}: SidebarProps) {
   const { t } = useTranslation();
   const searchId = useId();
   const list = useConversationList({
@@ -56,6 +75,24 @@ export const Sidebar = memo(function Sidebar({ onNewConversation, client = null,
   const trimmed = list.query.trim();
   const archivedView = list.view === 'archived';
   const [exported, setExported] = useState<ExportPlace | null>(null);
+  const projects = useProjects(client);
+  const [panelOpen, setPanelOpen] = useState(false);
+  /** Projects created in this session: their header shows before they have conversations. */
+  const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
+  /** The conversation whose project is being chosen. */
+  const [moving, setMoving] = useState<string | null>(null);
+
+  const moveTo = async (id: string, projectId: string | null) => {
+    setMoving(null);
+    if (!projects.api) return;
+    const title = list.titleOf(id);
+    try {
+      await projects.api.moveConversation(id, projectId);
+      await Promise.all([onRefresh(), projects.reload()]);
+    } catch (err) {
+      list.setFailure({ kind: 'change', title, error: describeError(err) });
+    }
+  };
 
   const act = async (id: string, action: Exclude<ItemAction, 'rename'>) => {
     const row = list.rows.find((r) => r.id === id);
@@ -67,6 +104,8 @@ export const Sidebar = memo(function Sidebar({ onNewConversation, client = null,
         return list.setArchived(id, !row.archived);
       case 'delete':
         return list.remove(id);
+      case 'move':
+        return setMoving(id);
       case 'exportJson':
       case 'exportMarkdown': {
         if (!client) return;
@@ -81,6 +120,22 @@ export const Sidebar = memo(function Sidebar({ onNewConversation, client = null,
       }
     }
   };
+
+  const itemFor = (row: (typeof list.rows)[number]) => (
+    <ConversationItem
+      key={row.id}
+      row={row}
+      selected={row.id === selectedId}
+      onSelect={() => onSelect?.(row.id)}
+      onRename={(title) => void list.rename(row.id, title)}
+      onAction={(action) => void act(row.id, action)}
+    />
+  );
+  // By project in the main view; a search's answer and the archived view stay one list.
+  const projectList = projects.projects ?? [];
+  const grouped =
+    !archivedView && !trimmed && (projectList.length > 0 || list.rows.some((r) => r.project_id !== null)) ? groupByProject(list.rows, projectList, fresh) : null;
+  const movingRow = moving === null ? undefined : list.rows.find((r) => r.id === moving);
 
   const empty = trimmed ? (
     <p className="sidebar-empty">{t('sidebar.noMatches', { query: trimmed })}</p>
@@ -155,19 +210,44 @@ export const Sidebar = memo(function Sidebar({ onNewConversation, client = null,
             <p className="sidebar-empty" role="status">
               {t('conversations.searching')}
             </p>
-          ) : list.rows.length > 0 ? (
-            <ul className="conversation-items" aria-label={archivedView ? t('conversations.archivedTitle') : t('sidebar.listLabel')}>
-              {list.rows.map((row) => (
-                <ConversationItem
-                  key={row.id}
-                  row={row}
-                  selected={row.id === selectedId}
-                  onSelect={() => onSelect?.(row.id)}
-                  onRename={(title) => void list.rename(row.id, title)}
-                  onAction={(action) => void act(row.id, action)}
-                />
-              ))}
-            </ul>
+          ) : list.rows.length > 0 || (grouped?.some((g) => g.id !== null) ?? false) ? (
+            grouped ? (
+              grouped.map((group) => {
+                if (group.id === null && group.rows.length === 0) return null;
+                const name = group.id === null ? t('projects.noProject') : (group.project?.name ?? t('projects.unknownProject'));
+                const project = group.project;
+                return (
+                  <section key={group.id ?? ''} className="project-group" data-testid="project-group" data-project-id={group.id ?? ''}>
+                    <div className="project-group-header">
+                      <h3 className="project-group-title">{name}</h3>
+                      {project && onNewConversationInProject && (
+                        <button
+                          type="button"
+                          className="icon-button project-group-new"
+                          aria-label={t('projects.newChatHereLabel', { name: project.name })}
+                          title={t('projects.newChatHere')}
+                          data-testid="project-new-chat"
+                          onClick={() => onNewConversationInProject(project)}
+                        >
+                          <PlusIcon />
+                        </button>
+                      )}
+                    </div>
+                    {group.rows.length > 0 ? (
+                      <ul className="conversation-items" aria-label={t('projects.groupLabel', { name })}>
+                        {group.rows.map(itemFor)}
+                      </ul>
+                    ) : (
+                      <p className="sidebar-empty-hint project-group-empty">{t('projects.groupEmpty')}</p>
+                    )}
+                  </section>
+                );
+              })
+            ) : (
+              <ul className="conversation-items" aria-label={archivedView ? t('conversations.archivedTitle') : t('sidebar.listLabel')}>
+                {list.rows.map(itemFor)}
+              </ul>
+            )
           ) : (
             empty
           )}
@@ -203,6 +283,11 @@ export const Sidebar = memo(function Sidebar({ onNewConversation, client = null,
         </div>
 
         <div className="sidebar-footer">
+          {client && (
+            <button type="button" className="button sidebar-footer-button" onClick={() => setPanelOpen(true)} data-testid="open-projects">
+              <span>{t('projects.open')}</span>
+            </button>
+          )}
           {!archivedView && (
             <button type="button" className="button sidebar-footer-button" onClick={() => list.setView('archived')} data-testid="archived-view">
               <ArchiveIcon />
@@ -220,6 +305,26 @@ export const Sidebar = memo(function Sidebar({ onNewConversation, client = null,
           />
         </div>
       </div>
+      {panelOpen && client && (
+        <ProjectsPanel
+          client={client}
+          projects={projects.projects}
+          loadError={projects.error}
+          reload={projects.reload}
+          onCreated={(project) => setFresh((current) => new Set([...current, project.id]))}
+          onRemoved={() => void onRefresh()}
+          onClose={() => setPanelOpen(false)}
+        />
+      )}
+      {movingRow && (
+        <MoveToProject
+          title={movingRow.title || t('sidebar.untitled')}
+          currentProjectId={movingRow.project_id}
+          projects={projectList}
+          onMove={(projectId) => void moveTo(movingRow.id, projectId)}
+          onClose={() => setMoving(null)}
+        />
+      )}
     </nav>
   );
 });

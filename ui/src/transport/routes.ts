@@ -75,6 +75,11 @@ export const routes = {
   /** With `replace`, servers the document names that exist already are replaced, not refused. */
   mcpImport: (query?: { replace?: '1' | undefined }) => withQuery('/v1/mcp/import', query),
   tools: () => '/v1/tools',
+  projects: () => '/v1/projects',
+  project: (project: string) => `/v1/projects/${enc(project)}`,
+  /** With `path`, the folder or file a DELETE takes out. */
+  projectKnowledge: (project: string, query?: { path?: string | undefined }) => withQuery(`/v1/projects/${enc(project)}/knowledge`, query),
+  conversationProject: (id: string) => `/v1/conversations/${enc(id)}/project`,
 } as const;
 
 /**
@@ -129,4 +134,8 @@ export const routePatterns = {
   mcpServerPrompts: '/v1/mcp/servers/{name}/prompts',
   mcpImport: '/v1/mcp/import',
   tools: '/v1/tools',
+  projects: '/v1/projects',
+  project: '/v1/projects/{project}',
+  projectKnowledge: '/v1/projects/{project}/knowledge',
+  conversationProject: '/v1/conversations/{id}/project',
 } as const satisfies Record<keyof typeof routes, string>;

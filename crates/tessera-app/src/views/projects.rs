@@ -43,7 +43,7 @@ pub struct ProjectEdit {
     #[serde(default)]
     pub instructions: Option<String>,
     #[serde(default, with = "double_option")]
-    #[ts(type = "ConversationModel | null")]
+    #[ts(as = "Option<ConversationModel>")]
     pub model: Option<Option<ConversationModel>>,
 }
 

@@ -9,10 +9,11 @@
 //!   one document shares that same budget (many streams just under it are a bomb too).
 //! - At most `max_pages` pages are read: the pages after them are not, and the ones read are
 //!   kept (no error).
-//! - Content run (a form counted each time it runs) stops at `max_inflated_bytes`: the pages
-//!   read so far are kept.
+//! - Content run (a form counted each time it runs, a font's cmap and widths when first
+//!   read) stops at `max_inflated_bytes`: the pages read so far are kept. At most 16 MiB of
+//!   font cmaps are parsed; a font past that shows no text.
 //! - Text past `max_extracted_bytes` ⇒ `TooMuchText`; pages with no text at all ⇒ `NoText`.
-//! - At most 2,000,000 objects are parsed, nested at most 64 deep, without recursion.
+//! - At most 1,000,000 objects are parsed, nested at most 64 deep, without recursion.
 //! - A panic anywhere in the reading (lopdf's cmap code has `unwrap`s) ⇒ `Malformed`.
 //! - An `/Encrypt` in any trailer ⇒ `Encrypted`, even for files that open without a password:
 //!   their streams would have to be decrypted first, and they are not.
@@ -97,11 +98,12 @@ fn page_list(doc: &Document, root: ObjectId, max: usize) -> Vec<PageRef<'_>> {
             .ok()
             .and_then(|r| dict_of(doc, r))
             .or(inherited);
-        let kids = dict
-            .get(b"Kids")
-            .ok()
-            .and_then(|k| doc.dereference(k).ok())
-            .and_then(|(_, k)| k.as_array().ok());
+        // A kids array shared by several nodes (by reference) is listed once: pushing it for
+        // each would cost nodes × kids.
+        let kids = match dict.get(b"Kids").map(|k| doc.dereference(k)) {
+            Ok(Ok((id, kids))) if id.is_none_or(|id| seen.insert(id)) => kids.as_array().ok(),
+            _ => None,
+        };
         match kids {
             Some(kids) if !dict.has_type(b"Page") => {
                 if depth < MAX_TREE_DEPTH {

@@ -1,8 +1,9 @@
 //! Stream filters undone within one document's inflation budget.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
-use lopdf::{Dictionary, Object, Stream};
+use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 
 use super::inflate::{self, TooBig};
 use super::ExtractError;
@@ -73,6 +74,41 @@ impl Inflation {
         }
         Ok(Some(data))
     }
+}
+
+/// Decodes every stream named by a `/ToUnicode` into its husk: lopdf reads those itself.
+pub(super) fn decode_cmaps(
+    doc: &mut Document,
+    streams: &HashMap<ObjectId, Stream>,
+    inflation: &mut Inflation,
+) -> Result<(), ExtractError> {
+    let mut cmaps = HashSet::new();
+    let mut pending: Vec<&Object> = doc.objects.values().collect();
+    while let Some(object) = pending.pop() {
+        let dict = match object {
+            Object::Dictionary(dict) => dict,
+            Object::Stream(stream) => &stream.dict,
+            Object::Array(items) => {
+                pending.extend(items);
+                continue;
+            }
+            _ => continue,
+        };
+        if let Some(Ok((Some(id), _))) = dict.get(b"ToUnicode").ok().map(|t| doc.dereference(t)) {
+            cmaps.insert(id);
+        }
+        pending.extend(dict.iter().map(|(_, value)| value));
+    }
+    for id in cmaps {
+        let Some(stream) = streams.get(&id) else {
+            continue;
+        };
+        let plain = inflation.decode(stream)?.map(Cow::into_owned);
+        if let Some(Object::Stream(husk)) = doc.objects.get_mut(&id) {
+            husk.set_content(plain.unwrap_or_default());
+        }
+    }
+    Ok(())
 }
 
 /// Undoes a PNG predictor (common on object streams). Its output is never longer than its

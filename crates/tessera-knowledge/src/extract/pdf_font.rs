@@ -102,6 +102,24 @@ impl<'d> Font<'d> {
         font
     }
 
+    /// What reading the font costs: the bytes of its cmap, and those plus the entries of its
+    /// width arrays.
+    pub fn cost(doc: &Document, dict: &Dictionary) -> (u64, u64) {
+        let len = |object: Option<&Object>| match object {
+            Some(Object::Stream(stream)) => stream.content.len() as u64,
+            Some(Object::Array(items)) => items.len() as u64,
+            _ => 0,
+        };
+        let descendant = get(doc, dict, b"DescendantFonts")
+            .and_then(|d| d.as_array().ok())
+            .and_then(|d| d.first())
+            .and_then(|d| resolve(doc, d).as_dict().ok());
+        let cmap = len(get(doc, dict, b"ToUnicode"));
+        let widths =
+            len(get(doc, dict, b"Widths")) + descendant.map_or(0, |d| len(get(doc, d, b"W")));
+        (cmap, 1 + cmap + widths)
+    }
+
     /// The Unicode text of a shown string; codes that mean nothing are left out.
     pub fn text(&self, bytes: &[u8]) -> String {
         let text = if let Some(legacy) = self.legacy {

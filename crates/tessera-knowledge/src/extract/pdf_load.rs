@@ -9,20 +9,19 @@
 //! bytes) and its bytes are kept in [`Pdf::streams`], decoded within the limits only when a
 //! page needs them; the font cmaps lopdf reads itself are decoded into their husks first.
 
-use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 use memchr::memmem;
 
 use super::pdf::malformed;
-use super::pdf_decode::Inflation;
+use super::pdf_decode::{self, Inflation};
 use super::pdf_syntax::{self, Lexer, SyntaxError, Token};
 use super::ExtractError;
 
 /// Objects parsed in one file (nested ones count). Each costs about a hundred bytes; a real
 /// file has far fewer, a hostile one of `[0 0 0 …` would otherwise multiply its size fifty times.
-const MAX_OBJECTS: usize = 2_000_000;
+const MAX_OBJECTS: usize = 1_000_000;
 
 /// A document whose streams are husks in `doc`, their bytes (still filtered) in `streams`.
 pub(super) struct Pdf {
@@ -72,7 +71,7 @@ pub(super) fn load(bytes: &[u8], inflation: &mut Inflation) -> Result<Pdf, Extra
     let mut doc = Document::new();
     doc.max_id = objects.keys().map(|id| id.0).max().unwrap_or(0);
     doc.objects = objects;
-    decode_cmaps(&mut doc, &streams, inflation)?;
+    pdf_decode::decode_cmaps(&mut doc, &streams, inflation)?;
     Ok(Pdf { doc, streams, root })
 }
 
@@ -161,7 +160,10 @@ fn with_stream(bytes: &[u8], lexer: &mut Lexer<'_>, object: Object) -> Object {
         .ok()
         .and_then(|length| start.checked_add(usize::try_from(length).ok()?))
         .filter(|&end| {
-            let after = bytes.get(end..).unwrap_or_default();
+            // A short look only: a long scan here, once per stream, would be quadratic.
+            let after = bytes
+                .get(end..bytes.len().min(end + 64))
+                .unwrap_or_default();
             after.trim_ascii_start().starts_with(b"endstream")
         });
     // An indirect or wrong /Length: the data runs to the next `endstream`, less its line end.
@@ -203,6 +205,9 @@ fn unpack_object_streams(
             continue;
         };
         let mut header = Lexer::new(data.get(..first).unwrap_or_default());
+        // Objects are read at rising offsets, each after the last one's end: offsets pointing
+        // back at one large object would otherwise copy it again and again.
+        let mut floor = first;
         for _ in 0..count.max(0) {
             let (Some(Token::Int(number)), Some(Token::Int(offset))) =
                 (header.next_token(), header.next_token())
@@ -212,7 +217,8 @@ fn unpack_object_streams(
             let at = usize::try_from(offset)
                 .ok()
                 .and_then(|o| first.checked_add(o));
-            let (Ok(number), Some(at)) = (u32::try_from(number), at) else {
+            let (Ok(number), Some(at)) = (u32::try_from(number), at.filter(|&at| at >= floor))
+            else {
                 continue;
             };
             let mut lexer = Lexer::new(&data);
@@ -220,45 +226,11 @@ fn unpack_object_streams(
             if let Some(object) = parsed(&mut lexer, budget)? {
                 unpacked.push(((number, 0), object));
             }
+            floor = lexer.pos;
         }
     }
     for (id, object) in unpacked {
         objects.entry(id).or_insert(object);
-    }
-    Ok(())
-}
-
-/// Decodes every stream named by a `/ToUnicode` into its husk: lopdf reads those itself.
-fn decode_cmaps(
-    doc: &mut Document,
-    streams: &HashMap<ObjectId, Stream>,
-    inflation: &mut Inflation,
-) -> Result<(), ExtractError> {
-    let mut cmaps = HashSet::new();
-    let mut pending: Vec<&Object> = doc.objects.values().collect();
-    while let Some(object) = pending.pop() {
-        let dict = match object {
-            Object::Dictionary(dict) => dict,
-            Object::Stream(stream) => &stream.dict,
-            Object::Array(items) => {
-                pending.extend(items);
-                continue;
-            }
-            _ => continue,
-        };
-        if let Some(Ok((Some(id), _))) = dict.get(b"ToUnicode").ok().map(|t| doc.dereference(t)) {
-            cmaps.insert(id);
-        }
-        pending.extend(dict.iter().map(|(_, value)| value));
-    }
-    for id in cmaps {
-        let Some(stream) = streams.get(&id) else {
-            continue;
-        };
-        let plain = inflation.decode(stream)?.map(Cow::into_owned);
-        if let Some(Object::Stream(husk)) = doc.objects.get_mut(&id) {
-            husk.set_content(plain.unwrap_or_default());
-        }
     }
     Ok(())
 }
@@ -330,6 +302,8 @@ mod tests {
 
     #[test]
     fn a_flate_bomb_is_stopped_while_inflating() {
+        let sample = super::super::inflate::zlib(&fixtures::zeros_bomb(4), 8 << 20).unwrap();
+        assert_eq!(sample.bytes, vec![0; 4 << 20]);
         let bomb = fixtures::zeros_bomb(1024);
         assert!(bomb.len() < 2 * 1024 * 1024, "{}", bomb.len());
         let file = fixtures::with_pages(
@@ -409,6 +383,27 @@ mod tests {
         }
         file.extend_from_slice(b"startxref\n0\n%%EOF\n");
         assert_eq!(pages(&file, &Limits::default()).unwrap(), ["packed needle"]);
+    }
+
+    #[test]
+    fn object_stream_offsets_cannot_replay_one_large_object() {
+        let header: String = (1..=100_000).map(|n| format!("{n} 0 ")).collect();
+        let body = format!("{header}({})", "x".repeat(1 << 20));
+        let dict = format!(
+            "/Type /ObjStm /N 100000 /First {} /Filter /FlateDecode",
+            header.len()
+        );
+        let objects = [
+            b"<< /Type /Catalog /Pages 3 0 R >>".to_vec(),
+            fixtures::stream(&dict, &fixtures::zlib(body.as_bytes())),
+        ];
+        let started = std::time::Instant::now();
+        let outcome = pages(&fixtures::file(&objects, ""), &Limits::default());
+        assert!(
+            matches!(outcome, Err(ExtractError::Malformed { .. })),
+            "{outcome:?}"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]

@@ -25,6 +25,10 @@ const MAX_FORM_DEPTH: usize = 12;
 const MAX_SAVED_STATES: usize = 256;
 const MAX_OPERANDS: usize = 32;
 const MAX_OPERAND_OBJECTS: usize = 65_536;
+/// Cmap bytes parsed for one document, all fonts together. A CJK font's cmap is a few hundred
+/// KiB; lopdf's parsed form of one takes several times its size, and is kept while pages are
+/// read. A font past this budget shows no text.
+const MAX_CMAP_BYTES: u64 = 16 * 1024 * 1024;
 
 pub(super) fn page_texts<'d>(
     pdf: &'d Pdf,
@@ -40,6 +44,7 @@ pub(super) fn page_texts<'d>(
         textless: HashSet::new(),
         open_forms: Vec::new(),
         work_left: limits.max_inflated_bytes,
+        cmap_left: MAX_CMAP_BYTES,
         text: Text::new(limits.max_extracted_bytes),
     };
     let mut texts = Vec::with_capacity(pages.len());
@@ -90,11 +95,13 @@ enum Flow {
 struct Reader<'d, 'i> {
     pdf: &'d Pdf,
     inflation: &'i mut Inflation,
-    fonts: HashMap<ObjectId, Rc<Font<'d>>>,
+    /// By the font dictionary's address in the document, which does not move while it is read.
+    fonts: HashMap<*const Dictionary, Rc<Font<'d>>>,
     forms: HashMap<ObjectId, Rc<[u8]>>,
     textless: HashSet<ObjectId>,
     open_forms: Vec<ObjectId>,
     work_left: u64,
+    cmap_left: u64,
     text: Text,
 }
 
@@ -139,12 +146,13 @@ impl<'d> Reader<'d, '_> {
         let mut unsaved = 0usize;
         let (mut tm, mut tlm) = (Matrix::IDENTITY, Matrix::IDENTITY);
         let mut operands: Vec<Object> = Vec::new();
+        // Shared by the operands of one operator, so 32 huge arrays cannot add up.
+        let mut budget = MAX_OPERAND_OBJECTS;
         let mut lexer = Lexer::new(content);
         while let Some(token) = lexer.next_token() {
             let op = match token {
                 Token::Word(op) if !matches!(op, b"true" | b"false" | b"null") => op,
                 token => {
-                    let mut budget = MAX_OPERAND_OBJECTS;
                     match pdf_syntax::object(&mut lexer, token, false, &mut budget) {
                         Ok(operand) => {
                             if operands.len() == MAX_OPERANDS {
@@ -152,7 +160,10 @@ impl<'d> Reader<'d, '_> {
                             }
                             operands.push(operand);
                         }
-                        Err(_) => operands.clear(),
+                        Err(_) => {
+                            operands.clear();
+                            budget = MAX_OPERAND_OBJECTS;
+                        }
                     }
                     continue;
                 }
@@ -240,24 +251,29 @@ impl<'d> Reader<'d, '_> {
                 _ => {}
             }
             operands.clear();
+            budget = MAX_OPERAND_OBJECTS;
         }
         Ok(Flow::Go)
     }
 
     fn font(&mut self, resources: Option<&'d Dictionary>, name: &[u8]) -> Option<Rc<Font<'d>>> {
         let doc: &'d Document = &self.pdf.doc;
-        let (id, font) = doc
+        let (_, font) = doc
             .dereference(lookup(doc, resources?, b"Font", name)?)
             .ok()?;
         let dict = font.as_dict().ok()?;
-        Some(match id {
-            Some(id) => self
-                .fonts
-                .entry(id)
-                .or_insert_with(|| Rc::new(Font::new(doc, dict)))
-                .clone(),
-            None => Rc::new(Font::new(doc, dict)),
-        })
+        let key: *const Dictionary = dict;
+        if let Some(font) = self.fonts.get(&key) {
+            return Some(font.clone());
+        }
+        // Reading a font's cmap and widths is work too, and a parsed cmap takes several times
+        // its bytes: many fonts sharing one huge cmap must not each parse it past the budgets.
+        let (cmap, work) = Font::cost(doc, dict);
+        self.cmap_left = self.cmap_left.checked_sub(cmap)?;
+        self.work_left = self.work_left.checked_sub(work)?;
+        let font = Rc::new(Font::new(doc, dict));
+        self.fonts.insert(key, font.clone());
+        Some(font)
     }
 
     fn show(

@@ -277,7 +277,8 @@ async fn tools_are_listed_with_their_schema_safety_and_permission() {
             "calculator",
             "get_current_datetime",
             "save_memory",
-            "search_context"
+            "search_context",
+            "search_knowledge"
         ]
     );
     let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap();
