@@ -313,7 +313,7 @@ describe('conversations and their versions', () => {
           const m = await menu.boundingBox();
           assert.ok(m.y >= 0 && m.y + m.height <= viewport.height && m.x >= 0 && m.x + m.width <= viewport.width, `the menu of ${title} is in the window: ${JSON.stringify(m)}`);
           const items = menu.getByRole('menuitem');
-          assert.equal(await items.count(), 6);
+          assert.equal(await items.count(), 7);
           for (const item of await items.all()) {
             assert.deepEqual(await outOfReach(item), [], `${title}: "${await item.textContent()}" is under the pointer`);
           }
