@@ -16,6 +16,7 @@ pub mod grants;
 mod knowledge_tool;
 pub mod local_models;
 pub mod mcp;
+pub mod memories;
 pub mod messages;
 pub mod models;
 mod one_turn;

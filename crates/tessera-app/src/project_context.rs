@@ -1,5 +1,6 @@
-//! What a project adds to each prompt of its conversations: its instructions (a `must`
-//! instruction block), and the passages of its files that best match the person's newest
+//! What is added to each prompt from outside the conversation: the memories kept everywhere
+//! and, in a project's conversation, its memories (`high` memory blocks naming where each came
+//! from); the project's instructions (a `must` instruction block), and the passages of its files that best match the person's newest
 //! message (`medium` evidence blocks citing `rag_doc` evidences), which the assembler trims to
 //! the budget and explains. The evidences are also kept in the conversation, so the inspector,
 //! an export and the answer's citations can name them.
@@ -9,6 +10,8 @@ use std::sync::Arc;
 use tessera_engine::turn::extra_context::{ContextSource, ExtraContext};
 use tessera_knowledge::Knowledge;
 use tessera_protocol::context_doc::{BlockType, ContextBlock, EvidenceRef, Priority};
+use tessera_store::memories::MemoryScope;
+use tessera_store::projects::Project;
 use tessera_store::Store;
 
 /// Passages added to each prompt, at most.
@@ -33,16 +36,58 @@ citation in square brackets ([path:lines] or [path#page=N]). When your answer us
 right after the words it supports, exactly as its heading writes it. Cite nothing you were not \
 given.";
 
+impl ProjectContext {
+    /// The memories in scope, each a `high` memory block saying where it applies and whence.
+    fn add_memories(&self, extra: &mut ExtraContext, project: Option<&Project>) {
+        let memories = match self.store.memories_for(project.map(|p| p.id.as_str())) {
+            Ok(memories) => memories,
+            Err(err) => {
+                tracing::warn!("memories: {err}");
+                return;
+            }
+        };
+        for memory in memories {
+            let scope = match (memory.scope, project) {
+                (MemoryScope::Project, Some(p)) => format!("for the project “{}”", p.name),
+                _ => "for every conversation".to_owned(),
+            };
+            let mut block_extra = serde_json::Map::new();
+            block_extra.insert("memory_id".into(), serde_json::json!(memory.id));
+            block_extra.insert("scope".into(), serde_json::json!(memory.scope));
+            block_extra.insert(
+                "source".into(),
+                serde_json::json!({
+                    "conversation_id": memory.source_conversation_id,
+                    "message_id": memory.source_message_id,
+                }),
+            );
+            extra.blocks.push(ContextBlock {
+                block_id: format!("memory-{}", memory.id),
+                block_type: BlockType::Memory,
+                priority: Priority::High,
+                token_estimate: None,
+                content: Some(format!("Remembered {scope}: {}", memory.content)),
+                refs: None,
+                expires_at: None,
+                extra: block_extra,
+            });
+        }
+    }
+}
+
 impl ContextSource for ProjectContext {
     fn context_for(&self, conversation_id: &str, question: &str) -> ExtraContext {
         let mut extra = ExtraContext::default();
         let project = match self.store.conversation_project(conversation_id) {
-            Ok(Some(project)) => project,
-            Ok(None) => return extra,
+            Ok(project) => project,
             Err(err) => {
                 tracing::warn!("project context: {err}");
                 return extra;
             }
+        };
+        self.add_memories(&mut extra, project.as_ref());
+        let Some(project) = project else {
+            return extra;
         };
         let mut text = format!(
             "This conversation belongs to the project “{}”.",

@@ -86,6 +86,9 @@ enum Command {
     /// A project's folders as knowledge: add, remove, status, search.
     #[command(subcommand)]
     Knowledge(project_cmd::KnowledgeCommand),
+    /// Memories kept for a conversation, a project or everywhere: list, forget.
+    #[command(subcommand)]
+    Memory(project_cmd::MemoryCommand),
     /// Models on this machine, with no account: the catalogue, downloads (Hugging Face or
     /// HF_ENDPOINT; resumable, checked), what is on disk.
     #[command(subcommand)]
@@ -215,6 +218,7 @@ fn main() -> ExitCode {
         Command::Local(cmd) => local_cmd::main(data_dir, cmd),
         Command::Project(cmd) => project_cmd::project_main(data_dir, cmd),
         Command::Knowledge(cmd) => project_cmd::knowledge_main(data_dir, cmd),
+        Command::Memory(cmd) => project_cmd::memory_main(data_dir, cmd),
         Command::Chat {
             model,
             events,

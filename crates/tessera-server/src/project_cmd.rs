@@ -338,3 +338,61 @@ pub fn knowledge_main(data_dir: Option<PathBuf>, cmd: KnowledgeCommand) -> ExitC
 fn absolute(path: &Path) -> Result<PathBuf, Failure> {
     std::path::absolute(path).map_err(|e| Failure::Usage(format!("{}: {e}", path.display())))
 }
+
+#[derive(Debug, Subcommand)]
+pub enum MemoryCommand {
+    /// The memories: of one conversation, of a project, and of every conversation.
+    List {
+        /// Only this scope: conversation, project or everywhere.
+        #[arg(long, value_parser = ["conversation", "project", "everywhere"])]
+        scope: Option<String>,
+        /// Only those that hold these words.
+        #[arg(long)]
+        search: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Forget a memory by its id (as `memory list` prints it): no later prompt includes it.
+    Forget { id: String },
+}
+
+/// Runs `tessera memory …`.
+pub fn memory_main(data_dir: Option<PathBuf>, cmd: MemoryCommand) -> ExitCode {
+    use tessera_app::memories::MemoryScope;
+    let what = match &cmd {
+        MemoryCommand::List { .. } => "memory list",
+        MemoryCommand::Forget { .. } => "memory forget",
+    };
+    with_app(data_dir, what, |app| match cmd {
+        MemoryCommand::List {
+            scope,
+            search,
+            json,
+        } => {
+            let scope = scope.as_deref().and_then(MemoryScope::parse);
+            let memories = app.memories(scope, search.as_deref())?;
+            if json {
+                return print_json(&serde_json::json!({ "memories": memories }));
+            }
+            if memories.is_empty() {
+                println!("no memory");
+            }
+            for m in &memories {
+                let from = m
+                    .source_conversation_id
+                    .as_deref()
+                    .map_or_else(String::new, |c| format!("  (from conversation {c})"));
+                println!("{}\t{}\t{}{from}", m.id, m.scope.as_str(), m.content);
+            }
+            Ok(())
+        }
+        MemoryCommand::Forget { id } => {
+            let memory = app.forget_memory(&id).map_err(|err| match err {
+                CoreError::NoMemory(_) => Failure::Usage(error_chain(&err)),
+                other => Failure::from(other),
+            })?;
+            println!("forgot: {}", memory.content);
+            Ok(())
+        }
+    })
+}

@@ -21,6 +21,8 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     collector.add::<tessera_app::views::projects::KnowledgeAdded>();
     collector.add::<tessera_app::views::projects::KnowledgeSearch>();
     collector.add::<tessera_app::views::projects::ConversationProjectBody>();
+    collector.add::<tessera_app::views::projects::MemoryList>();
+    collector.add::<tessera_app::views::projects::MemoryEdit>();
     // `/v1/conversations…`.
     collector.add::<tessera_app::views::conversations::ConversationList>();
     collector.add::<tessera_app::views::conversations::ConversationDetail>();

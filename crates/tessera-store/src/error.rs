@@ -29,6 +29,7 @@ pub enum Entity {
     Context,
     Project,
     ProjectSource,
+    Memory,
 }
 
 impl std::fmt::Display for Entity {
@@ -49,6 +50,7 @@ impl std::fmt::Display for Entity {
             Entity::Context => "context",
             Entity::Project => "project",
             Entity::ProjectSource => "folder or file of the project",
+            Entity::Memory => "memory",
         })
     }
 }
@@ -156,6 +158,9 @@ pub enum StoreError {
 
     #[error("the project's {field} {reason}")]
     InvalidProject { field: &'static str, reason: String },
+
+    #[error("the memory cannot be kept: {0}")]
+    InvalidMemory(String),
 
     #[error("{0:?} is not a SHA-256 in hex")]
     InvalidSha256(String),

@@ -53,6 +53,7 @@ pub mod layout;
 pub mod lock;
 pub mod markdown;
 pub mod mcp_messages;
+pub mod memories;
 pub mod messages;
 pub mod migrate;
 pub mod model_turns;

@@ -16,8 +16,8 @@ use crate::error::{Result, StoreError};
 use crate::layout::DataPaths;
 use crate::{
     app_settings, attachments, blocks, consents, context_state, conversation_model, conversations,
-    events, evidences, interactions, messages, model_turns, projects, provider_settings, search,
-    search_backlog, search_pieces, summary, tasks, tool_calls, usage,
+    events, evidences, interactions, memories, messages, model_turns, projects, provider_settings,
+    search, search_backlog, search_pieces, summary, tasks, tool_calls, usage,
 };
 
 /// `PRAGMA application_id` of a Tessera database: "TESS".
@@ -121,10 +121,15 @@ const MIGRATIONS: &[Migration] = &[
         name: "projects: instructions, a model, folders, conversations",
         apply: |conn| Ok(conn.execute_batch(projects::SCHEMA_V10)?),
     },
+    Migration {
+        version: 11,
+        name: "memories kept for a project or everywhere",
+        apply: |conn| Ok(conn.execute_batch(memories::SCHEMA_V11)?),
+    },
 ];
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 
 /// What opening did to the schema: from and to which version, and the backup taken.
 #[derive(Debug)]

@@ -99,3 +99,16 @@ pub struct KnowledgeSearch {
 pub struct ConversationProjectBody {
     pub project: Option<String>,
 }
+
+/// `GET /v1/memories?scope=…&q=…`.
+#[derive(Clone, Debug, Serialize, Deserialize, TS)]
+pub struct MemoryList {
+    pub memories: Vec<tessera_store::memories::Memory>,
+}
+
+/// `PATCH /v1/memories/{id}`.
+#[derive(Clone, Debug, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct MemoryEdit {
+    pub content: String,
+}

@@ -1,12 +1,18 @@
-//! `save_memory`: keeps a fact for the rest of the conversation as a seed-004 context block
-//! (`block_type: memory`, `priority: high`), which the assembler puts in every later prompt.
-//! A `key` names the memory so a later save with the same key replaces it (a changed
-//! preference replaces the old one instead of contradicting it).
+//! `save_memory`: keeps a fact. With `scope: conversation` (the default) for the rest of the
+//! conversation, as a seed-004 context block (`block_type: memory`, `priority: high`) the
+//! assembler puts in every later prompt; with `scope: project` for every conversation of the
+//! conversation's project, with `scope: everywhere` for every conversation: those two are kept
+//! in the store's memories (with the conversation and the person's message they came from) and
+//! need the person's consent through the one gate ([`permission_for`]). A `key` names the
+//! memory so a later save with the same key replaces it (a changed preference replaces the old
+//! one instead of contradicting it).
 
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 use tessera_protocol::context_doc::{BlockType, ContextBlock, Priority};
+use tessera_protocol::mcp_cp::PermissionLevel;
+use tessera_store::memories::{MemoryScope, NewMemory};
 use tessera_store::Store;
 
 use super::{blocking, object, optional_string_arg, string_arg, BuiltinError};
@@ -39,6 +45,15 @@ pub fn spec() -> ToolSpec {
                 "maxLength": MAX_CONTENT_CHARS,
                 "description": "The fact to remember, as a self-contained sentence."
             },
+            "scope": {
+                "enum": ["conversation", "project", "everywhere"],
+                "default": "conversation",
+                "description": "Where the memory applies: this conversation (default), every \
+                                conversation of this conversation's project, or every \
+                                conversation. `project` and `everywhere` ask the person first; \
+                                use them only for what the person wants remembered beyond this \
+                                conversation."
+            },
             "key": {
                 "type": "string",
                 "pattern": KEY_PATTERN,
@@ -53,15 +68,36 @@ pub fn spec() -> ToolSpec {
         "type": "object",
         "properties": {
             "block_id": {"type": "string"},
+            "memory_id": {"type": "string"},
+            "scope": {"enum": ["conversation", "project", "everywhere"]},
             "key": {"type": ["string", "null"]},
             "replaced": {"type": "boolean"}
         },
-        "required": ["block_id", "key", "replaced"]
+        "required": ["key", "replaced"]
     }))
     .safe(false)
+    .permission_by_arguments(permission_for)
     .writes([MEMORY_RESOURCE])
     .timeout_ms(5_000)
     .estimated_ms(20)
+}
+
+/// The scope a call asks for (conversation when it names none or an unknown one: the schema
+/// refuses those before the handler runs).
+fn scope_of(arguments: &Value) -> MemoryScope {
+    arguments
+        .get("scope")
+        .and_then(Value::as_str)
+        .and_then(MemoryScope::parse)
+        .unwrap_or(MemoryScope::Conversation)
+}
+
+/// A memory kept beyond the conversation needs the person's consent.
+pub fn permission_for(arguments: &Value) -> PermissionLevel {
+    match scope_of(arguments) {
+        MemoryScope::Conversation => PermissionLevel::None,
+        MemoryScope::Project | MemoryScope::Everywhere => PermissionLevel::UserConsent,
+    }
 }
 
 /// The block id of a memory: stable for a key (so saving again replaces it), fresh otherwise.
@@ -95,8 +131,12 @@ async fn save(
         return Err(BuiltinError::invalid("content", "is only whitespace"));
     }
     let key = optional_string_arg(&arguments, "key")?.map(str::to_owned);
-    let block_id = block_id(key.as_deref());
     let conversation_id = ctx.conversation_id().to_owned();
+    let scope = scope_of(&arguments);
+    if scope != MemoryScope::Conversation {
+        return save_beyond(store, scope, key, content, conversation_id).await;
+    }
+    let block_id = block_id(key.as_deref());
     let block = ContextBlock {
         block_id: block_id.clone(),
         block_type: BlockType::Memory,
@@ -123,5 +163,51 @@ async fn save(
     })
     .await?;
     tracing::debug!(block = %block_id, replaced, "memory saved");
-    Ok(json!({"block_id": block_id, "key": key, "replaced": replaced}))
+    Ok(json!({"block_id": block_id, "scope": "conversation", "key": key, "replaced": replaced}))
+}
+
+/// Keeps a memory for the project or everywhere, with the message it came from.
+async fn save_beyond(
+    store: Arc<Store>,
+    scope: MemoryScope,
+    key: Option<String>,
+    content: String,
+    conversation_id: String,
+) -> Result<Value, BuiltinError> {
+    let (memory, replaced) = blocking(move || {
+        let project_id = match scope {
+            MemoryScope::Project => Some(
+                store
+                    .conversation_project(&conversation_id)?
+                    .map(|p| p.id)
+                    .ok_or_else(|| {
+                        BuiltinError::invalid(
+                            "scope",
+                            "this conversation belongs to no project; use `conversation` or \
+                             `everywhere`",
+                        )
+                    })?,
+            ),
+            _ => None,
+        };
+        let message = store
+            .conversation(&conversation_id)?
+            .and_then(|c| c.active_leaf_id);
+        Ok(store.save_memory(NewMemory {
+            scope,
+            project_id,
+            key,
+            content,
+            source_conversation_id: Some(conversation_id),
+            source_message_id: message,
+        })?)
+    })
+    .await?;
+    tracing::debug!(memory = %memory.id, replaced, scope = scope.as_str(), "memory saved");
+    Ok(json!({
+        "memory_id": memory.id,
+        "scope": scope.as_str(),
+        "key": memory.key,
+        "replaced": replaced
+    }))
 }

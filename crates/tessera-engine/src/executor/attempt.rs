@@ -135,12 +135,16 @@ async fn ask_person(a: &Attempt, tool: &RegisteredTool) -> Option<Result<Clearan
     match reply {
         Ok(LiveReply::Decided(decision)) if allows(decision) => {
             a.gate.approve(&a.call_id, name);
-            Some(a.gate.clear(&tool.spec, &a.call_id).map_err(|still| {
-                CallOutcome::not_run(
-                    ToolOutcome::Denied,
-                    CallError::new(PERMISSION_DENIED, still.message),
-                )
-            }))
+            Some(
+                a.gate
+                    .clear(&tool.spec.for_arguments(&a.arguments), &a.call_id)
+                    .map_err(|still| {
+                        CallOutcome::not_run(
+                            ToolOutcome::Denied,
+                            CallError::new(PERMISSION_DENIED, still.message),
+                        )
+                    }),
+            )
         }
         Ok(LiveReply::Decided(_)) => refused(
             ToolOutcome::Denied,
@@ -175,7 +179,10 @@ async fn run_tool(
     timeout_reason: &str,
 ) -> CallOutcome {
     // The one gate: without its clearance the tool cannot run (its context needs one).
-    let clearance = match a.gate.clear(&tool.spec, &a.call_id) {
+    let clearance = match a
+        .gate
+        .clear(&tool.spec.for_arguments(&a.arguments), &a.call_id)
+    {
         Ok(clearance) => clearance,
         Err(refused) => match tokio::time::timeout_at(deadline, ask_person(a, tool)).await {
             Ok(Some(Ok(clearance))) => clearance,

@@ -119,7 +119,12 @@ fn check_plan(
             )),
             Some(tool) => {
                 // Checked without spending a grant: the step spends it when it runs.
-                if !gate.would_allow(&tool.spec).unwrap_or(false) {
+                let arguments =
+                    serde_json::Value::Object(inst.parameters.clone().unwrap_or_default());
+                if !gate
+                    .would_allow(&tool.spec.for_arguments(&arguments))
+                    .unwrap_or(false)
+                {
                     problems.push(format!(
                         "{}: `{}` needs the person's consent, which a plan cannot ask for; \
                          leave it out",

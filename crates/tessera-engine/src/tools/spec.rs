@@ -104,6 +104,20 @@ pub struct ToolSpec {
     /// The largest file a call may send (a client's announced `maxFileSize`, seed 000
     /// §4.7.1): a call carrying a bigger one is refused before it is sent.
     pub max_file_bytes: Option<u64>,
+    /// A stricter permission some calls need, by their arguments (`save_memory` kept beyond
+    /// the conversation asks first); see [`ToolSpec::for_arguments`].
+    pub permission_by_arguments: Option<ArgumentsRule>,
+}
+
+/// A rule giving the permission a call needs by its arguments. Two rules compare equal: specs
+/// are compared by what they declare, and a function's address says nothing.
+#[derive(Clone, Copy, Debug)]
+pub struct ArgumentsRule(pub fn(&Value) -> PermissionLevel);
+
+impl PartialEq for ArgumentsRule {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl ToolSpec {
@@ -128,7 +142,34 @@ impl ToolSpec {
             provider: "builtin".into(),
             provider_uri: None,
             max_file_bytes: None,
+            permission_by_arguments: None,
         }
+    }
+
+    /// Sets the permission a call needs by its arguments (never looser than `permission`).
+    pub fn permission_by_arguments(mut self, rule: fn(&Value) -> PermissionLevel) -> Self {
+        self.permission_by_arguments = Some(ArgumentsRule(rule));
+        self
+    }
+
+    /// The spec as the gate judges one call with `arguments`: its permission raised to what
+    /// the arguments need.
+    pub fn for_arguments(&self, arguments: &Value) -> std::borrow::Cow<'_, ToolSpec> {
+        let Some(ArgumentsRule(rule)) = self.permission_by_arguments else {
+            return std::borrow::Cow::Borrowed(self);
+        };
+        let needed = rule(arguments);
+        let rank = |level: PermissionLevel| match level {
+            PermissionLevel::None => 0,
+            PermissionLevel::UserConsent => 1,
+            PermissionLevel::AlwaysAsk => 2,
+        };
+        if rank(needed) <= rank(self.permission) {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut stricter = self.clone();
+        stricter.permission = needed;
+        std::borrow::Cow::Owned(stricter)
     }
 
     pub fn input_schema(mut self, schema: Value) -> Self {

@@ -206,13 +206,20 @@ pub(super) async fn run_round(
         let spec = registry.and_then(|r| r.get(&call.name)).map(|t| &t.spec);
         // Checked without spending a grant: the executor's gate spends it as the call runs.
         let allowed = match spec {
-            Some(spec) => super::blocking(|| gate.would_allow(spec))?,
+            Some(spec) => {
+                super::blocking(|| gate.would_allow(&spec.for_arguments(&call.arguments)))?
+            }
             // Unknown tools are the executor's to report.
             None => true,
         };
         match (allowed, spec) {
             (false, Some(spec)) if options.interactions => {
-                let mut payload = request_payload(&new_id(), &call.id, spec, &call.arguments);
+                let mut payload = request_payload(
+                    &new_id(),
+                    &call.id,
+                    &spec.for_arguments(&call.arguments),
+                    &call.arguments,
+                );
                 payload.requested_by = Some(RequestedBy::Agent.to_wire(&options.agent_name));
                 asks.push(Ask::Consent(
                     call,

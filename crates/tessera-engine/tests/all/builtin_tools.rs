@@ -306,7 +306,7 @@ async fn memories_are_saved_replaced_by_key_and_found() {
         .unwrap();
     assert_eq!(
         first,
-        json!({"block_id": "memory:language", "key": "language", "replaced": false})
+        json!({"block_id": "memory:language", "scope": "conversation", "key": "language", "replaced": false})
     );
     let second = w
         .call(
@@ -321,6 +321,17 @@ async fn memories_are_saved_replaced_by_key_and_found() {
         .await
         .unwrap();
     assert_eq!(loose["key"], Value::Null);
+    // Beyond the conversation only with the person's consent: a direct run, where nobody is
+    // asked, is refused at the gate and keeps nothing.
+    let (results, _) = w
+        .run(&[(
+            "c9",
+            "save_memory",
+            json!({"content": "Everyone should know", "scope": "everywhere"}),
+        )])
+        .await;
+    assert_eq!(results[0].status.as_str(), "DENIED");
+    assert!(w.store.memories(None, None).unwrap().is_empty());
 
     let blocks = w.store.context_blocks("conv_a").unwrap();
     assert_eq!(blocks.len(), 2);

@@ -226,6 +226,11 @@ impl From<tessera_app::StoreError> for ApiError {
                 ErrorCode::EmptyConversation,
                 err.to_string(),
             ),
+            StoreError::InvalidMemory(_) => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::BadRequest,
+                err.to_string(),
+            ),
             StoreError::InvalidProject { .. } => ApiError::new(
                 StatusCode::BAD_REQUEST,
                 ErrorCode::InvalidProject,
@@ -269,7 +274,7 @@ impl From<tessera_app::CoreError> for ApiError {
         use tessera_app::CoreError;
         let context = err.conversation().map(str::to_owned);
         let answer = match err {
-            CoreError::NoProject(_) | CoreError::NotInProject { .. } => {
+            CoreError::NoProject(_) | CoreError::NotInProject { .. } | CoreError::NoMemory(_) => {
                 ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, err.to_string())
             }
             CoreError::Knowledge(

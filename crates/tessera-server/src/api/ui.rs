@@ -12,6 +12,7 @@ mod conversations;
 mod grants;
 mod local_models;
 mod mcp;
+mod memories;
 mod projects;
 mod provider_check;
 mod providers;
@@ -40,6 +41,7 @@ pub fn ui_routes() -> Router<crate::api::ApiState> {
         .merge(grants::routes())
         .merge(local_models::routes())
         .merge(mcp::routes())
+        .merge(memories::routes())
         .merge(projects::routes())
         .merge(providers::routes())
         .merge(secrets::routes())

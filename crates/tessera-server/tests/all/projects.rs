@@ -313,3 +313,135 @@ async fn serve_sees_a_saved_file_within_seconds_and_keeps_conversations_of_a_rem
     let still = api.get(&format!("/conversations/{conversation}")).await;
     assert_eq!(still.ok(200)["conversation"]["project_id"], Value::Null);
 }
+
+/// Reads `stream` to the run's end (`done`).
+async fn to_done(stream: &mut crate::support::api::SseReader) {
+    stream.until(|e| e["type"] == "done").await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_memory_kept_everywhere_after_consent_is_in_the_next_conversation_until_forgotten() {
+    use crate::support::api::user_input_message;
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = Api::start(support::serve_scripted(data.path(), &provider, false));
+
+    // Kept for this conversation only: no question asked, and no other conversation sees it.
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[(
+            "call_0",
+            "save_memory",
+            &[r#"{"content": "Today the person works on slides"}"#],
+        )],
+    ));
+    provider.push(Reply::openai_text("m", &["Noted."]));
+    let mut stream = api
+        .open_sse(
+            "/messages",
+            Some(&user_input_message("ctx_here", "note it")),
+        )
+        .await;
+    to_done(&mut stream).await;
+    assert!(!stream.events.iter().any(|e| e["type"] == "consent_request"));
+
+    // Everywhere: the person is asked first, with the scope in the arguments shown.
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[(
+            "call_1",
+            "save_memory",
+            &[r#"{"content": "The person's cat is named Biscuit", "scope": "everywhere", "key": "cat"}"#],
+        )],
+    ));
+    provider.push(Reply::openai_text("m", &["I will remember."]));
+    let mut stream = api
+        .open_sse(
+            "/messages",
+            Some(&user_input_message("ctx_a", "Remember my cat Biscuit")),
+        )
+        .await;
+    let asked = stream
+        .until(|e| e["type"] == "consent_request")
+        .await
+        .expect("saving everywhere asks the person");
+    assert_eq!(asked["payload"]["tool"], "save_memory", "{asked}");
+    assert_eq!(
+        asked["payload"]["arguments"]["scope"], "everywhere",
+        "{asked}"
+    );
+    let memories = api.get("/memories?scope=everywhere").await;
+    assert_eq!(
+        memories.ok(200)["memories"],
+        json!([]),
+        "nothing kept before consent"
+    );
+    let id = asked["payload"]["consent_id"].as_str().unwrap();
+    api.post(
+        &format!("/interactions/{id}"),
+        &json!({"decision": "allow_once"}),
+    )
+    .await
+    .ok(200);
+    wait_for("the memory to be kept", async || {
+        api.get("/memories?scope=everywhere").await.ok(200)["memories"]
+            .as_array()
+            .is_some_and(|m| m.len() == 1)
+    })
+    .await;
+    let listed = api.get("/memories?scope=everywhere").await;
+    let memory = listed.ok(200)["memories"][0].clone();
+    assert_eq!(memory["source_conversation_id"], "ctx_a");
+    assert!(memory["source_message_id"].is_string(), "{memory}");
+    let all = api.get("/memories?q=slides").await;
+    assert_eq!(all.ok(200)["memories"][0]["scope"], "conversation");
+
+    // The next conversation's prompt carries it; the first conversation's own memory stays there.
+    provider.push(Reply::openai_text("m", &["Biscuit."]));
+    let mut stream = api
+        .open_sse(
+            "/messages",
+            Some(&user_input_message("ctx_b", "What is my cat called?")),
+        )
+        .await;
+    to_done(&mut stream).await;
+    let sent = provider.calls().last().unwrap().body.to_string();
+    assert!(sent.contains("The person's cat is named Biscuit"), "{sent}");
+    assert!(
+        !sent.contains("slides"),
+        "a conversation's memory leaked: {sent}"
+    );
+
+    // Forgotten: gone from the next prompt.
+    let id = memory["id"].as_str().unwrap();
+    api.delete(&format!("/memories/{id}")).await.ok(200);
+    api.delete(&format!("/memories/{id}"))
+        .await
+        .error(404, "NOT_FOUND");
+    provider.push(Reply::openai_text("m", &["I do not know."]));
+    let mut stream = api
+        .open_sse(
+            "/messages",
+            Some(&user_input_message("ctx_c", "What is my cat called?")),
+        )
+        .await;
+    to_done(&mut stream).await;
+    let sent = provider.calls().last().unwrap().body.to_string();
+    assert!(!sent.contains("Biscuit"), "{sent}");
+
+    // On the command line, once the server has let the folder go.
+    drop(api);
+    let out = tessera(data.path(), &["memory", "list", "--json"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let memories = listed["memories"].as_array().unwrap();
+    assert_eq!(memories.len(), 1, "{listed}");
+    let id = memories[0]["id"].as_str().unwrap().to_owned();
+    let out = tessera(data.path(), &["memory", "forget", &id]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("slides"));
+    let out = tessera(data.path(), &["memory", "forget", &id]).await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = tessera(data.path(), &["memory", "list"]).await;
+    assert_eq!(stdout(&out).trim(), "no memory");
+}
