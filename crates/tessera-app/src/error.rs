@@ -60,6 +60,8 @@ pub enum CoreError {
     Assemble(#[from] tessera_engine::assembler::AssembleError),
     #[error("cannot write JSON: {0}")]
     Json(#[from] serde_json::Error),
+    #[error("{0}")]
+    BadSetting(String),
     #[error("no memory {0:?}")]
     NoMemory(String),
     #[error("no project {0:?}")]

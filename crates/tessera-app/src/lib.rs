@@ -11,6 +11,7 @@ pub mod context_updates;
 pub mod conversations;
 mod direct_run;
 pub mod direct_runs;
+pub mod embedding;
 mod error;
 pub mod grants;
 mod knowledge_tool;

@@ -23,7 +23,11 @@ impl App {
     pub fn knowledge(&self) -> Result<&Knowledge, CoreError> {
         self.inner
             .knowledge
-            .get_or_init(|| open_knowledge(&self.engine.store().paths().root))
+            .get_or_init(|| {
+                let knowledge = open_knowledge(&self.engine.store().paths().root)?;
+                knowledge.set_embedder(crate::embedding::configured(&self.engine));
+                Ok(knowledge)
+            })
             .as_ref()
             .map_err(|reason| CoreError::KnowledgeUnavailable(reason.clone()))
     }
@@ -191,6 +195,13 @@ impl App {
         let project = self.project(id_or_name)?;
         let hits = self.knowledge()?.search(&project.id, query, limit)?;
         Ok((project, hits))
+    }
+
+    /// Applies the embedding setting as it is now (after it changed).
+    pub fn reload_embedder(&self) -> Result<(), CoreError> {
+        self.knowledge()?
+            .set_embedder(crate::embedding::configured(&self.engine));
+        Ok(())
     }
 
     pub fn pause_knowledge(&self) -> Result<(), CoreError> {

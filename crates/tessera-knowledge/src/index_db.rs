@@ -15,7 +15,7 @@ use crate::error::{KnowledgeError, Result};
 pub const INDEX_FILE: &str = "knowledge.sqlite";
 
 /// Bumped when the schema changes: an index of another version is made anew.
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 /// `PRAGMA application_id`: "TKNW".
 const APPLICATION_ID: i64 = 0x544B_4E57;
 
@@ -54,6 +54,12 @@ CREATE VIRTUAL TABLE chunk_index USING fts5 (
     content = '',
     contentless_delete = 1
 );
+CREATE TABLE vectors (
+    chunk_id    INTEGER PRIMARY KEY REFERENCES chunks (id) ON DELETE CASCADE,
+    model       TEXT NOT NULL,
+    dims        INTEGER NOT NULL,
+    data        BLOB NOT NULL
+) STRICT;
 -- How many chunks hold each token: a query keeps its rarer words (see search::plan).
 CREATE VIRTUAL TABLE chunk_vocab USING fts5vocab (chunk_index, 'row');
 CREATE TRIGGER chunks_leave_index AFTER DELETE ON chunks BEGIN
@@ -105,7 +111,8 @@ pub fn open_writer(path: &Path) -> Result<Connection> {
         }
         let tx = conn.transaction()?;
         tx.execute_batch(
-            "DROP TABLE IF EXISTS chunk_vocab; DROP TABLE IF EXISTS chunk_index;
+            "DROP TABLE IF EXISTS vectors; DROP TABLE IF EXISTS chunk_vocab;
+             DROP TABLE IF EXISTS chunk_index;
              DROP TABLE IF EXISTS chunks;
              DROP TABLE IF EXISTS files;",
         )?;

@@ -26,12 +26,15 @@ pub enum Job {
         source: PathBuf,
         path: PathBuf,
     },
+    /// Embed what has no vector (a model was just chosen).
+    Embed,
 }
 
 impl Job {
     fn project_id(&self) -> &str {
         match self {
             Job::Scan { project_id, .. } | Job::Changed { project_id, .. } => project_id,
+            Job::Embed => "",
         }
     }
 }
@@ -60,9 +63,27 @@ pub(crate) struct Shared {
     pub limits: Limits,
     /// Set to abandon the running scan (its source was removed).
     pub abandon: AtomicBool,
+    /// Moves on every write, so searches reload the vectors they scan.
+    pub generation: std::sync::atomic::AtomicU64,
+    /// What embeds chunks, when the person chose a model.
+    pub embedder: Mutex<Option<Arc<dyn crate::vectors::Embedder>>>,
+    /// Why embedding stopped last, until it works again.
+    pub embed_error: Mutex<Option<String>>,
 }
 
 impl Shared {
+    pub fn embedder(&self) -> Option<Arc<dyn crate::vectors::Embedder>> {
+        self.embedder
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    pub fn bump(&self) {
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
     pub fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -89,6 +110,7 @@ impl Shared {
                 | Job::Changed {
                     project_id, source, ..
                 } => (project_id.clone(), source.display().to_string()),
+                Job::Embed => (String::new(), "embedding".to_owned()),
             };
             ScanProgress {
                 project_id,
@@ -140,6 +162,7 @@ pub(crate) fn run(shared: Arc<Shared>, mut conn: Connection) {
                 source,
                 path,
             } => changed(&shared, &mut conn, project_id, source, path),
+            Job::Embed => Ok(ScanReport::default()),
         };
         match result {
             Ok(report) => tracing::info!(
@@ -153,9 +176,38 @@ pub(crate) fn run(shared: Arc<Shared>, mut conn: Connection) {
             ),
             Err(err) => tracing::warn!("knowledge: {} failed: {err}", describe(&job)),
         }
+        shared.bump();
+        embed(&shared, &mut conn);
         let mut state = shared.lock();
         state.running = None;
         shared.idle.notify_all();
+    }
+}
+
+/// Embeds what has no vector yet, a batch at a time, while nothing else waits.
+fn embed(shared: &Shared, conn: &mut Connection) {
+    let Some(embedder) = shared.embedder() else {
+        return;
+    };
+    loop {
+        if !shared.lock().queue.is_empty() || !may_go_on(shared) {
+            return;
+        }
+        match crate::vectors::embed_pending(conn, embedder.as_ref(), crate::vectors::BATCH) {
+            Ok(0) => {
+                *shared.embed_error.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                return;
+            }
+            Ok(_) => {
+                *shared.embed_error.lock().unwrap_or_else(|p| p.into_inner()) = None;
+                shared.bump();
+            }
+            Err(err) => {
+                tracing::warn!("knowledge: embedding stopped: {err}");
+                *shared.embed_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(err);
+                return;
+            }
+        }
     }
 }
 
@@ -163,6 +215,7 @@ fn describe(job: &Job) -> String {
     match job {
         Job::Scan { source, .. } => format!("scan of {}", source.display()),
         Job::Changed { path, .. } => format!("change of {}", path.display()),
+        Job::Embed => "embedding".to_owned(),
     }
 }
 

@@ -17,6 +17,7 @@ pub mod indexer;
 pub mod scan;
 pub mod search;
 pub mod status;
+pub mod vectors;
 pub mod walk;
 pub mod watch;
 
@@ -33,10 +34,14 @@ pub use status::{KnowledgeStatus, ScanProgress, SkippedFile};
 
 use indexer::{Shared, State};
 
+/// Candidates each ranking gives the fusion.
+const CANDIDATES: usize = 50;
+
 /// The knowledge index of one data folder, with its worker. Cheap to clone.
 #[derive(Clone)]
 pub struct Knowledge {
     shared: Arc<Shared>,
+    vectors: vectors::VectorCache,
     watcher: Arc<Mutex<Option<watch::Watcher>>>,
 }
 
@@ -61,6 +66,9 @@ impl Knowledge {
             index_path,
             limits,
             abandon: AtomicBool::new(false),
+            generation: std::sync::atomic::AtomicU64::new(0),
+            embedder: Mutex::new(None),
+            embed_error: Mutex::new(None),
         });
         let worker = shared.clone();
         std::thread::Builder::new()
@@ -73,6 +81,7 @@ impl Knowledge {
             })?;
         Ok(Self {
             shared,
+            vectors: vectors::VectorCache::default(),
             watcher: Arc::new(Mutex::new(None)),
         })
     }
@@ -129,18 +138,52 @@ impl Knowledge {
                 source: s,
                 ..
             } => p == project_id && s == source,
+            Job::Embed => false,
         });
         let conn = index_db::open_writer(&self.shared.index_path)?;
-        scan::remove_source(&conn, project_id, &source.to_string_lossy())
+        let removed = scan::remove_source(&conn, project_id, &source.to_string_lossy())?;
+        self.shared.bump();
+        Ok(removed)
     }
 
     /// Takes a whole project out of the index.
     pub fn remove_project(&self, project_id: &str) -> Result<u64> {
         self.forget_jobs(|job| match job {
             Job::Scan { project_id: p, .. } | Job::Changed { project_id: p, .. } => p == project_id,
+            Job::Embed => false,
         });
         let conn = index_db::open_writer(&self.shared.index_path)?;
-        scan::remove_project(&conn, project_id)
+        let removed = scan::remove_project(&conn, project_id)?;
+        self.shared.bump();
+        Ok(removed)
+    }
+
+    /// Sets (or with None takes away) the model that embeds chunks; chunks without a vector of
+    /// its model are embedded in the background, and searches become hybrid.
+    pub fn set_embedder(&self, embedder: Option<Arc<dyn vectors::Embedder>>) {
+        *self
+            .shared
+            .embedder
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = embedder;
+        *self
+            .shared
+            .embed_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = None;
+        // The worker embeds after each job: this one reads nothing, only embeds.
+        self.shared.push(Job::Embed);
+    }
+
+    /// Embeds what has no vector now, in the caller's thread (a command that exits, a test).
+    pub fn embed_now(&self) -> std::result::Result<usize, String> {
+        let Some(embedder) = self.shared.embedder() else {
+            return Ok(0);
+        };
+        let mut conn = index_db::open_writer(&self.shared.index_path).map_err(|e| e.to_string())?;
+        let done = vectors::embed_pending(&mut conn, embedder.as_ref(), usize::MAX)?;
+        self.shared.bump();
+        Ok(done)
     }
 
     fn forget_jobs(&self, matches: impl Fn(&Job) -> bool) {
@@ -182,7 +225,25 @@ impl Knowledge {
         status.scanning = scanning;
         status.paused = self.shared.lock().paused;
         status.idle = pending == 0;
-        status.retrieval = "lexical".into();
+        status.embed_error = self
+            .shared
+            .embed_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        match self.shared.embedder() {
+            Some(embedder) => {
+                let model = embedder.model();
+                status.embedded_chunks = status::embedded(&conn, project_id, &model)?;
+                status.embedding_model = Some(model);
+                status.retrieval = if status.embedded_chunks > 0 {
+                    "hybrid".into()
+                } else {
+                    "lexical".into()
+                };
+            }
+            None => status.retrieval = "lexical".into(),
+        }
         Ok(status)
     }
 
@@ -210,7 +271,56 @@ impl Knowledge {
     /// The chunks of `project_id` that best answer `query`, best first.
     pub fn search(&self, project_id: &str, query: &str, limit: usize) -> Result<Vec<KnowledgeHit>> {
         let conn = self.reader()?;
-        search::lexical(&conn, project_id, query, limit)
+        let Some(embedder) = self.shared.embedder() else {
+            return search::lexical(&conn, project_id, query, limit);
+        };
+        let lexical = search::lexical(&conn, project_id, query, CANDIDATES)?;
+        let embedded = match embedder.embed(&[query.to_owned()]) {
+            Ok(mut v) if v.len() == 1 => v.remove(0),
+            Ok(_) | Err(_) => {
+                // The embedder is not answering: words alone, as without one.
+                return Ok(lexical.into_iter().take(limit).collect());
+            }
+        };
+        let generation = self
+            .shared
+            .generation
+            .load(std::sync::atomic::Ordering::SeqCst);
+        let near = self.vectors.nearest(
+            &conn,
+            project_id,
+            &embedder.model(),
+            generation,
+            &embedded,
+            CANDIDATES,
+        )?;
+        let near_ids: Vec<i64> = near.iter().map(|(id, _)| *id).collect();
+        let lexical_ids: Vec<i64> = lexical.iter().map(|h| h.chunk_id).collect();
+        let fused = vectors::fuse(&[lexical_ids, near_ids.clone()]);
+        let mut by_id: std::collections::HashMap<i64, KnowledgeHit> =
+            lexical.into_iter().map(|h| (h.chunk_id, h)).collect();
+        let missing: Vec<i64> = fused
+            .iter()
+            .take(limit)
+            .map(|(id, _)| *id)
+            .filter(|id| !by_id.contains_key(id))
+            .collect();
+        for mut hit in search::by_chunk_ids(&conn, project_id, &missing)? {
+            hit.matched_by = Vec::new();
+            by_id.insert(hit.chunk_id, hit);
+        }
+        Ok(fused
+            .into_iter()
+            .take(limit)
+            .filter_map(|(id, score)| {
+                let mut hit = by_id.remove(&id)?;
+                if near_ids.contains(&id) {
+                    hit.matched_by.push("vector".into());
+                }
+                hit.score = (score * 10_000.0).round() / 10_000.0;
+                Some(hit)
+            })
+            .collect())
     }
 
     /// Watches the given sources (project id, folder or file) for changes, replacing what was

@@ -19,6 +19,8 @@ pub const MAX_QUERY_CHARS: usize = 1_000;
 /// One chunk found, with where it is.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct KnowledgeHit {
+    /// The chunk's row in the index (changes when its file is indexed again).
+    pub chunk_id: i64,
     /// The evidence id the chunk is cited by (stable while the file's bytes are).
     pub evidence_id: String,
     pub path: String,
@@ -265,7 +267,7 @@ fn run(
     let matched = format!("\"{}\" AND ({expression})", project_token(project_id));
     let mut stmt = conn.prepare_cached(
         "SELECT f.path, c.page, c.line_start, c.line_end, c.heading, c.text,
-                m.rank, f.sha256, f.mtime_ms, f.format
+                m.rank, f.sha256, f.mtime_ms, f.format, c.id
          FROM (SELECT rowid, rank FROM chunk_index WHERE chunk_index MATCH ?1
                ORDER BY rank LIMIT ?2) m
          JOIN chunks c ON c.id = m.rowid
@@ -274,11 +276,21 @@ fn run(
          ORDER BY m.rank, c.id",
     )?;
     let rows = stmt.query_map(params![matched, limit, project_id], |row| {
+        hit_of(project_id, row)
+    })?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+}
+
+/// A hit from a row of (path, page, line_start, line_end, heading, text, rank, sha256,
+/// mtime_ms, format, chunk id).
+fn hit_of(project_id: &str, row: &rusqlite::Row<'_>) -> rusqlite::Result<KnowledgeHit> {
+    {
         let path: String = row.get(0)?;
         let page: Option<u32> = row.get(1)?;
         let lines = [row.get::<_, u32>(2)?, row.get::<_, u32>(3)?];
         let sha256: String = row.get::<_, Option<String>>(7)?.unwrap_or_default();
         Ok(KnowledgeHit {
+            chunk_id: row.get(10)?,
             evidence_id: evidence_id(project_id, &path, page, lines, &sha256),
             path,
             lines,
@@ -291,8 +303,25 @@ fn run(
             mtime_ms: row.get(8)?,
             format: row.get(9)?,
         })
-    })?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+}
+
+/// The hits of chunks by id (found by their vectors), in the order given.
+pub fn by_chunk_ids(conn: &Connection, project_id: &str, ids: &[i64]) -> Result<Vec<KnowledgeHit>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT f.path, c.page, c.line_start, c.line_end, c.heading, c.text,
+                0.0, f.sha256, f.mtime_ms, f.format, c.id
+         FROM chunks c JOIN files f ON f.id = c.file_id
+         WHERE c.id = ?1 AND f.project_id = ?2",
+    )?;
+    let mut out = Vec::new();
+    for id in ids {
+        let mut rows = stmt.query_map(params![id, project_id], |row| hit_of(project_id, row))?;
+        if let Some(hit) = rows.next() {
+            out.push(hit?);
+        }
+    }
+    Ok(out)
 }
 
 /// The lexical hits of `query` in `project_id`'s chunks, best first.

@@ -42,8 +42,27 @@ pub struct KnowledgeStatus {
     pub paused: bool,
     /// True when nothing is pending and no scan runs.
     pub idle: bool,
-    /// How retrieval works now: `lexical` (no embedding model) or `hybrid`.
+    /// How retrieval works now: `lexical` (no embedding model, or nothing embedded yet) or
+    /// `hybrid` (words and vectors, fused).
     pub retrieval: String,
+    /// The model that embeds chunks, when one is chosen.
+    pub embedding_model: Option<String>,
+    /// Chunks with a vector of that model.
+    pub embedded_chunks: u64,
+    /// Why embedding stopped, until it works again.
+    pub embed_error: Option<String>,
+}
+
+/// Chunks of a project (or all) with a vector of `model`.
+pub fn embedded(conn: &Connection, project_id: Option<&str>, model: &str) -> Result<u64> {
+    let n: i64 = conn
+        .prepare_cached(
+            "SELECT count(*) FROM vectors v JOIN chunks c ON c.id = v.chunk_id
+             JOIN files f ON f.id = c.file_id
+             WHERE v.model = ?2 AND (?1 IS NULL OR f.project_id = ?1)",
+        )?
+        .query_row(params![project_id, model], |r| r.get(0))?;
+    Ok(u64::try_from(n).unwrap_or(0))
 }
 
 /// Most skipped files listed in a status.

@@ -72,6 +72,18 @@ pub struct SettingValues {
     /// provider's proxy, or the system's.
     #[serde(default)]
     pub model_hub_proxy: Option<String>,
+    /// The model that embeds projects' files for search by meaning; null: search by words.
+    #[serde(default)]
+    pub knowledge_embedding: Option<KnowledgeEmbedding>,
+}
+
+/// A provider (saved, or a preset) and one of its embedding models, served at its
+/// OpenAI-compatible `/v1/embeddings` (Ollama's `bge-m3`, OpenAI's `text-embedding-3-small`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(deny_unknown_fields)]
+pub struct KnowledgeEmbedding {
+    pub provider: String,
+    pub model: String,
 }
 
 /// `GET /v1/settings` and the answer of `PUT /v1/settings/{key}`.

@@ -108,6 +108,11 @@ impl ProviderClient {
         &self.inner.config
     }
 
+    /// The provider's HTTP client (built on first use, shared by every call).
+    pub(crate) fn http_client(&self) -> Result<&reqwest::Client> {
+        self.inner.http()
+    }
+
     /// The headers every call to this provider carries (authentication included).
     pub fn auth_headers(&self) -> Result<HeaderMap> {
         let mut headers = HeaderMap::new();

@@ -16,6 +16,7 @@ pub mod capabilities;
 pub mod client;
 pub mod config;
 pub mod cost;
+pub mod embeddings;
 pub mod endpoint;
 pub mod error;
 pub mod http;

@@ -5,6 +5,10 @@
  */
 export type KnowledgeHit = { 
 /**
+ * The chunk's row in the index (changes when its file is indexed again).
+ */
+chunk_id: number, 
+/**
  * The evidence id the chunk is cited by (stable while the file's bytes are).
  */
 evidence_id: string, path: string, 

@@ -23,6 +23,19 @@ skipped: Array<SkippedFile>, scanning: ScanProgress | null, paused: boolean,
  */
 idle: boolean, 
 /**
- * How retrieval works now: `lexical` (no embedding model) or `hybrid`.
+ * How retrieval works now: `lexical` (no embedding model, or nothing embedded yet) or
+ * `hybrid` (words and vectors, fused).
  */
-retrieval: string, };
+retrieval: string, 
+/**
+ * The model that embeds chunks, when one is chosen.
+ */
+embedding_model: string | null, 
+/**
+ * Chunks with a vector of that model.
+ */
+embedded_chunks: number, 
+/**
+ * Why embedding stopped, until it works again.
+ */
+embed_error: string | null, };

@@ -104,6 +104,7 @@ export type { KeyRemoved } from "./KeyRemoved";
 export type { KeyStored } from "./KeyStored";
 export type { KeyringHealth } from "./KeyringHealth";
 export type { KnowledgeAdded } from "./KnowledgeAdded";
+export type { KnowledgeEmbedding } from "./KnowledgeEmbedding";
 export type { KnowledgeHit } from "./KnowledgeHit";
 export type { KnowledgeSearch } from "./KnowledgeSearch";
 export type { KnowledgeSourceBody } from "./KnowledgeSourceBody";

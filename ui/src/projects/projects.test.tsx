@@ -57,6 +57,9 @@ function status(extra: Partial<KnowledgeStatus> = {}): KnowledgeStatus {
     paused: false,
     idle: true,
     retrieval: 'lexical',
+    embedding_model: null,
+    embedded_chunks: 0,
+    embed_error: null,
     ...extra,
   };
 }

@@ -290,6 +290,11 @@ impl From<tessera_app::CoreError> for ApiError {
                 ErrorCode::KnowledgeUnavailable,
                 err.to_string(),
             ),
+            CoreError::BadSetting(_) => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidValue,
+                err.to_string(),
+            ),
             CoreError::Store(err) => err.into(),
             CoreError::Engine(err) => err.into(),
             CoreError::NoConversation(_) | CoreError::NoModelCall(_) => {

@@ -445,3 +445,79 @@ async fn a_memory_kept_everywhere_after_consent_is_in_the_next_conversation_unti
     let out = tessera(data.path(), &["memory", "list"]).await;
     assert_eq!(stdout(&out).trim(), "no memory");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_an_embedding_model_search_is_hybrid_and_the_vectors_come_from_its_wire() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    notes(folder.path(), outside.path());
+    let api = Api::start(support::serve_scripted(data.path(), &provider, false));
+
+    let refused = api
+        .put(
+            "/settings/knowledge_embedding",
+            &json!({"value": {"provider": "nobody-knows", "model": "e"}}),
+        )
+        .await;
+    refused.error(400, "INVALID_VALUE");
+    api.put(
+        "/settings/knowledge_embedding",
+        &json!({"value": {"provider": "local", "model": "embed-small"}}),
+    )
+    .await
+    .ok(200);
+    api.post("/projects", &json!({"name": "Vec"})).await.ok(201);
+    api.post("/projects/Vec/knowledge", &json!({"path": folder.path()}))
+        .await
+        .ok(202);
+    wait_for("scan and embedding", async || {
+        let status = api.get("/projects/Vec/knowledge").await;
+        let status = status.ok(200);
+        status["idle"] == true && status["embedded_chunks"] == status["chunks"]
+    })
+    .await;
+    let status = api.get("/projects/Vec/knowledge").await;
+    let status = status.ok(200).clone();
+    assert_eq!(status["retrieval"], "hybrid", "{status}");
+    assert_eq!(status["embedding_model"], "local/embed-small");
+    let embedded = provider
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with("/embeddings"))
+        .count();
+    assert!(embedded >= 1, "no call reached /v1/embeddings");
+
+    let found = api
+        .get("/projects/Vec/knowledge/search?q=heliotrope%20invoices")
+        .await;
+    let found = found.ok(200).clone();
+    assert_eq!(found["retrieval"], "hybrid");
+    assert_eq!(found["hits"][0]["lines"], json!([5, 7]), "{found}");
+    let matched: Vec<&str> = found["hits"][0]["matched_by"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(matched, ["lexical", "vector"], "{found}");
+    // Nothing secret was ever sent to be embedded.
+    for request in provider.requests() {
+        let body = request.body.to_string();
+        for never in [SECRET_KEY, "PRIVATEPRIVATE", "capybara"] {
+            assert!(
+                !body.contains(never),
+                "{never} was sent to {}",
+                request.path
+            );
+        }
+    }
+
+    // Taken away: words alone again.
+    api.put("/settings/knowledge_embedding", &json!({"value": null}))
+        .await
+        .ok(200);
+    let status = api.get("/projects/Vec/knowledge").await;
+    assert_eq!(status.ok(200)["retrieval"], "lexical");
+}

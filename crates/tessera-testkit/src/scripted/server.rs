@@ -74,6 +74,8 @@ impl ScriptedProvider {
             .route("/v1/models", get(models))
             .route("/models", get(models))
             .route("/api/tags", get(tags))
+            .route("/v1/embeddings", post(embeddings))
+            .route("/embeddings", post(embeddings))
             .route("/_script", post(push_script))
             .route("/_requests", get(list_requests))
             .fallback(any(unknown))
@@ -299,6 +301,69 @@ async fn models(
         "type": "model", "display_name": m
     })).collect::<Vec<_>>()}),
     )
+}
+
+/// Dimensions of the scripted embeddings.
+pub const EMBEDDING_DIMENSIONS: usize = 64;
+
+/// A text's scripted embedding: its words (lowercased; CJK by character pairs) hashed into
+/// [`EMBEDDING_DIMENSIONS`] buckets. Texts that share words point the same way, as a real
+/// model's would for these tests; the wire is OpenAI's.
+pub fn scripted_embedding(text: &str) -> Vec<f32> {
+    use std::hash::{Hash, Hasher};
+    let mut v = vec![0f32; EMBEDDING_DIMENSIONS];
+    let lower = text.to_lowercase();
+    let chars: Vec<char> = lower.chars().collect();
+    let mut words: Vec<String> = lower
+        .split(|c: char| !c.is_alphanumeric() || c > '\u{2e80}')
+        .filter(|w| w.len() > 2)
+        .map(str::to_owned)
+        .collect();
+    words.extend(
+        chars
+            .windows(2)
+            .filter(|w| w.iter().all(|c| *c > '\u{2e80}'))
+            .map(|w| w.iter().collect::<String>()),
+    );
+    for word in words {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        word.hash(&mut h);
+        let bucket = (h.finish() % EMBEDDING_DIMENSIONS as u64) as usize;
+        v[bucket] += 1.0;
+    }
+    v
+}
+
+async fn embeddings(
+    State(shared): State<Arc<Shared>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Json<Value> {
+    record(&shared, &method, &uri, &headers, &body);
+    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let inputs: Vec<String> = match &request["input"] {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().unwrap_or_default().to_owned())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(index, text)| {
+            json!({"object": "embedding", "index": index, "embedding": scripted_embedding(text)})
+        })
+        .collect();
+    Json(json!({
+        "object": "list",
+        "data": data,
+        "model": request["model"],
+        "usage": {"prompt_tokens": 0, "total_tokens": 0}
+    }))
 }
 
 async fn tags(

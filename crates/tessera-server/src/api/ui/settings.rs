@@ -26,12 +26,14 @@ const PER_CONVERSATION: &str = "spending_limit_per_conversation_usd";
 const DEFAULT_PROVIDER: &str = "default_provider";
 const HUB_ADDRESS: &str = tessera_app::local_models::HUB_ADDRESS_SETTING;
 const HUB_PROXY: &str = tessera_app::local_models::HUB_PROXY_SETTING;
-const KEYS: [&str; 5] = [
+const EMBEDDING: &str = tessera_app::embedding::SETTING;
+const KEYS: [&str; 6] = [
     PER_DAY,
     PER_CONVERSATION,
     DEFAULT_PROVIDER,
     HUB_ADDRESS,
     HUB_PROXY,
+    EMBEDDING,
 ];
 
 pub(super) fn routes() -> Router<crate::api::ApiState> {
@@ -53,6 +55,7 @@ fn view(app: &App) -> Result<SettingsView, ApiError> {
             default_provider: default,
             model_hub_address: hub.address,
             model_hub_proxy: hub.proxy,
+            knowledge_embedding: tessera_app::embedding::choice(app.engine().store()),
         },
         spent_today_usd: providers.spent_today(),
         model: None,
@@ -129,6 +132,24 @@ async fn change(
         } else {
             local.set_hub_proxy(text).map_err(hub_error)?;
         }
+        return Ok(Json(view(&app)?));
+    }
+    if key == EMBEDDING {
+        let choice: Option<tessera_app::embedding::EmbeddingChoice> = serde_json::from_value(value)
+            .map_err(|err| {
+                bad_request(format!(
+                    "{key} must be {{\"provider\": NAME, \"model\": M}} or null: {err}"
+                ))
+            })?;
+        let engine = app.engine().clone();
+        let applied = app.clone();
+        tokio::task::spawn_blocking(move || {
+            tessera_app::embedding::set_choice(&engine, choice.as_ref())?;
+            applied.reload_embedder()
+        })
+        .await
+        .map_err(|e| bad_request(e.to_string()))?
+        .map_err(ApiError::from)?;
         return Ok(Json(view(&app)?));
     }
     let providers = app.providers();
