@@ -198,7 +198,8 @@ async fn settings_take_limits_as_the_command_line_does_and_refuse_unknown_keys()
     assert_eq!(
         body["settings"],
         json!({"spending_limit_per_day_usd": null, "spending_limit_per_conversation_usd": null,
-               "default_provider": null, "model_hub_address": null, "model_hub_proxy": null})
+               "default_provider": null, "model_hub_address": null, "model_hub_proxy": null,
+               "knowledge_embedding": null})
     );
     assert_eq!(body["spent_today_usd"], 0.0);
     assert_eq!(body["model"]["ready"], false);
