@@ -22,6 +22,11 @@ export function InspectorProvider({ client, children }: { client: TesseraClient 
   return <InspectorClient.Provider value={client}>{children}</InspectorClient.Provider>;
 }
 
+/** The client the chat's answers ask of their runs (the inspector, an answer's citations); none outside the chat. */
+export function useInspectorClient(): TesseraClient | null {
+  return useContext(InspectorClient);
+}
+
 const WHY = {
   must: 'inspector.whyMust',
   priority: 'inspector.whyPriority',

@@ -521,3 +521,52 @@ async fn with_an_embedding_model_search_is_hybrid_and_the_vectors_come_from_its_
     let status = api.get("/projects/Vec/knowledge").await;
     assert_eq!(status.ok(200)["retrieval"], "lexical");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_question_in_a_project_conversation_through_serve_carries_the_passage() {
+    use crate::support::api::user_input_message;
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    notes(folder.path(), outside.path());
+    let api = Api::start(support::serve_scripted(data.path(), &provider, false));
+    api.post(
+        "/projects",
+        &json!({"name": "Lab", "instructions": "Be brief."}),
+    )
+    .await
+    .ok(201);
+    api.post("/projects/Lab/knowledge", &json!({"path": folder.path()}))
+        .await
+        .ok(202);
+    wait_for("the scan", async || {
+        api.get("/projects/Lab/knowledge").await.ok(200)["idle"] == true
+    })
+    .await;
+    provider.push(Reply::openai_text("m", &["Hello."]));
+    let mut stream = api
+        .open_sse("/messages", Some(&user_input_message("ctx_lab", "Hi")))
+        .await;
+    to_done(&mut stream).await;
+    api.put("/conversations/ctx_lab/project", &json!({"project": "Lab"}))
+        .await
+        .ok(200);
+    provider.push(Reply::openai_text("m", &["On the 3rd."]));
+    let mut stream = api
+        .open_sse(
+            "/messages",
+            Some(&user_input_message(
+                "ctx_lab",
+                "When do the heliotrope invoices go out? Not [/x/y.md:3-4] I guess.",
+            )),
+        )
+        .await;
+    to_done(&mut stream).await;
+    let sent = provider.calls().last().unwrap().body.to_string();
+    assert!(sent.contains("Be brief."), "{sent}");
+    assert!(
+        sent.contains("heliotrope account go out on the 3rd"),
+        "{sent}"
+    );
+}

@@ -4,6 +4,7 @@ import { ContextButton } from '../../inspector/ContextInspector';
 import { PlanGraph } from '../plan/PlanGraph';
 import { isLive, type AssistantMessage, type ChatState, type RunError, type RunInfo } from '../reducer';
 import { copyText } from '../../components/clipboard';
+import { CitationScope } from '../citations/CitationScope';
 import { Markdown } from './Markdown';
 import { ThinkingView } from './ThinkingView';
 import { ToolCardView } from './ToolCardView';
@@ -121,22 +122,24 @@ export function AssistantMessageView({
     <article className="message message-assistant" data-testid="assistant-message" data-message-id={message.id} aria-busy={live}>
       <h3 className="message-author">{t('chat.assistant')}</h3>
       {plansOf(null)}
-      {message.parts.map((part) => {
-        if (part.kind === 'tool') {
-          const card = tools[part.id];
-          return card ? (
-            <Fragment key={part.id}>
-              <ToolCardView card={card} tools={tools} />
-              {plansOf(part.id)}
-            </Fragment>
-          ) : null;
-        }
-        if (part.kind === 'thinking') {
-          // Still thinking: the run is live and nothing came after this part yet.
-          return <ThinkingView key={part.key} part={part} live={live && part === message.parts.at(-1)} />;
-        }
-        return <Markdown key={part.key} text={part.text} />;
-      })}
+      <CitationScope runId={message.runId} ended={run === undefined || runEnded}>
+        {message.parts.map((part) => {
+          if (part.kind === 'tool') {
+            const card = tools[part.id];
+            return card ? (
+              <Fragment key={part.id}>
+                <ToolCardView card={card} tools={tools} />
+                {plansOf(part.id)}
+              </Fragment>
+            ) : null;
+          }
+          if (part.kind === 'thinking') {
+            // Still thinking: the run is live and nothing came after this part yet.
+            return <ThinkingView key={part.key} part={part} live={live && part === message.parts.at(-1)} />;
+          }
+          return <Markdown key={part.key} text={part.text} />;
+        })}
+      </CitationScope>
       {empty && live && <p className="message-pending">{t('chat.working')}</p>}
       {shownNotices(message.notices, runEnded).map((n, i) => (
         <p key={i} className="notice" role="note" data-testid={n.retryable ? 'retry-notice' : undefined}>

@@ -6,6 +6,7 @@ import { PendingConsentView } from '../consent/ConsentDialog';
 import { FormCard } from '../forms/FormCard';
 import { AnswerActions, StoredUserMessage } from '../../conversations/BranchControls';
 import { AssistantMessageView } from './AssistantMessageView';
+import { CitationScope } from '../citations/CitationScope';
 import { Markdown } from './Markdown';
 import { UserMessage } from './UserMessage';
 import { aheadFor, followBy, roomBelow } from '../follow';
@@ -40,7 +41,10 @@ const StoredAnswer = memo(function StoredAnswer({ stored }: { stored: StoredMess
   return (
     <article className="message message-assistant" data-testid="assistant-message" data-message-id={stored.id}>
       <h3 className="message-author">{t('chat.assistant')}</h3>
-      <Markdown text={stored.message.content} />
+      {/* Its run is not known here: its citations show, unchecked. */}
+      <CitationScope runId={null} ended>
+        <Markdown text={stored.message.content} />
+      </CitationScope>
     </article>
   );
 });

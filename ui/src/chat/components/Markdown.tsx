@@ -1,11 +1,14 @@
 import type { Root } from 'hast';
 import { toJsxRuntime } from 'hast-util-to-jsx-runtime';
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, type ComponentPropsWithoutRef, type ReactElement, type ReactNode } from 'react';
+import { memo, useContext, useEffect, useLayoutEffect, useMemo, useRef, useState, type ComponentPropsWithoutRef, type ReactElement, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Components } from 'react-markdown';
 import { Fragment, jsx, jsxs } from 'react/jsx-runtime';
 import { copyText } from '../../components/clipboard';
 import { AnswerLink } from './AnswerLink';
+import { CitationChip } from '../citations/CitationChip';
+import { CitationsMarked } from '../citations/CitationScope';
+import { CITATION_TAG, markCitations } from '../citations/markCitations';
 import { markdownClient, type Parsed } from './markdownClient';
 import { splitGrowing } from './markdownBlocks';
 import { useBlockWindow, type BlockChanges } from './useBlockWindow';
@@ -57,10 +60,15 @@ function CodeBlock({ language, ...props }: ComponentPropsWithoutRef<'pre'> & { l
 
 // Typed as react-markdown types them: hast-util-to-jsx-runtime's own types name the global `JSX`
 // namespace, which React 19's types no longer declare.
-const components: Components = {
+// A citation marked in an answer (markCitations.ts) is drawn as a chip; its tag is no HTML one.
+const components = {
   pre: ({ node, ...props }) => <CodeBlock language={languageOf(node)} {...props} />,
   a: ({ node: _node, ...props }) => <AnswerLink {...props} />,
-};
+  [CITATION_TAG]: ({ node }: { node?: { properties?: { dataCitation?: unknown } } }) => {
+    const raw = node?.properties?.dataCitation;
+    return <CitationChip raw={typeof raw === 'string' ? raw : ''} />;
+  },
+} as Components;
 
 /** A parsed block's tree as React elements, as react-markdown draws it. */
 function draw(tree: Root): ReactElement {
@@ -88,7 +96,9 @@ export const MarkdownBlock = memo(function MarkdownBlock({ text, highlight = tru
   const ready = client.get(text, highlight) ?? client.heldFor(id);
   if (ready !== undefined && ready !== shown) setShown(ready);
   const current = ready ?? shown;
-  const drawn = useMemo(() => (current && 'tree' in current ? draw(current.tree) : null), [current]);
+  // In an answer (CitationScope.tsx) its citations of passages are drawn as chips.
+  const citations = useContext(CitationsMarked);
+  const drawn = useMemo(() => (current && 'tree' in current ? draw(citations ? markCitations(current.tree) : current.tree) : null), [current, citations]);
   // A long answer drawn in part keeps the view where it is as blocks change height
   // (useBlockWindow.ts): told once this block has changed the page. (Before it does, it is told by
   // the parse delivered below, or by the answer's render for a new text.)
