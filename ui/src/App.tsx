@@ -14,7 +14,7 @@ import { LanguageSelect, ThemeSelect } from './components/Settings';
 import { Sidebar } from './conversations/Sidebar';
 import { LazyPart } from './lazy/ChunkBoundary';
 import { ConversationPane, SettingsPage, preloadConversationPane } from './lazy/pages';
-import { ProjectsApi, projectErrorText, type Project } from './projects/api';
+import { type Project } from './projects/api';
 import { OpenSettingsContext } from './settings/openSettings';
 import type { SectionId } from './settings/SettingsPage';
 import { applyTheme, readThemeChoice, saveThemeChoice, type ThemeChoice } from './theme';
@@ -41,7 +41,7 @@ export function App({ client = null }: AppProps) {
   }, []);
   const composerRef = useRef<HTMLTextAreaElement | null>(null);
   const announcer = useMemo(() => (client ? new WebToolsAnnouncer(client) : null), [client]);
-  /** A new conversation started from a project's header: it goes there once its first message created it. */
+  /** A new conversation started from a project's header: its first message names the project, so it starts there. */
   const [newIn, setNewIn] = useState<Project | null>(null);
   const newInRef = useRef<Project | null>(null);
   useLayoutEffect(() => {
@@ -49,22 +49,14 @@ export function App({ client = null }: AppProps) {
   }, [newIn]);
   const [moveError, setMoveError] = useState<string | null>(null);
   const refreshRef = useRef<() => Promise<void>>(() => Promise.resolve());
-  const onCreated = useCallback(
-    (id: string) => {
-      const project = newInRef.current;
-      if (!project || !client) return;
-      newInRef.current = null;
-      setNewIn(null);
-      ProjectsApi.of(client)
-        .moveConversation(id, project.id)
-        .then(
-          () => refreshRef.current(),
-          (error: unknown) => setMoveError(t('projects.moveAfterFailed', { name: project.name, error: projectErrorText(t, error) })),
-        );
-    },
-    [client, t],
-  );
-  const session = useChatSession(client, { beforeSend: announcer?.ensure, onCreated });
+  const projectForNew = useCallback(() => newInRef.current?.id, []);
+  const onCreated = useCallback(() => {
+    if (!newInRef.current) return;
+    newInRef.current = null;
+    setNewIn(null);
+    void refreshRef.current();
+  }, []);
+  const session = useChatSession(client, { beforeSend: announcer?.ensure, onCreated, projectForNew });
   useLayoutEffect(() => {
     refreshRef.current = session.refreshList;
   }, [session.refreshList]);

@@ -26,6 +26,9 @@ pub struct NewMessage {
     /// The model: None, the conversation's own (if any); `Some(Some(pick))`, that provider's
     /// model from now on; `Some(None)`, back to the default provider's.
     pub pick: Option<Option<ConversationModel>>,
+    /// The project (name or id) the conversation is in from this message on: a new
+    /// conversation starts in it, so its first prompt has the project's context.
+    pub project: Option<String>,
 }
 
 /// A seed-003 request's run: the model named, the conversation's history when it has none,
@@ -72,6 +75,10 @@ impl App {
     ) -> Result<(StartedRun, Subscription), CoreError> {
         let engine = &self.engine;
         let conversation = message.conversation.as_str();
+        if let Some(project) = &message.project {
+            // Named before anything is written: an unknown project creates nothing.
+            self.project(project)?;
+        }
         self.ready_model(conversation, &message.pick).await?;
         // Read and stored before the conversation exists: a refused file creates nothing.
         let attachments = engine.read_attachments(message.attachments).await?;
@@ -96,6 +103,9 @@ impl App {
             SaidBefore::New => {
                 if matches!(message.parent, None | Some(None)) {
                     self.ensure_conversation(conversation, &message.text)?;
+                    if let Some(project) = &message.project {
+                        self.move_conversation(conversation, Some(project))?;
+                    }
                     if matches!(message.pick, Some(Some(_))) {
                         self.ready_model(conversation, &message.pick).await?;
                     }

@@ -221,10 +221,15 @@ impl App {
         project: Option<&str>,
     ) -> Result<(), CoreError> {
         self.require_conversation(conversation)?;
-        let project_id = project.map(|p| self.project(p).map(|p| p.id)).transpose()?;
-        self.engine
-            .store()
-            .set_conversation_project(conversation, project_id.as_deref())?;
+        let project = project.map(|p| self.project(p)).transpose()?;
+        let store = self.engine.store();
+        store.set_conversation_project(conversation, project.as_ref().map(|p| p.id.as_str()))?;
+        // The project's model, for a conversation that has none of its own.
+        if let Some(model) = project.and_then(|p| p.model) {
+            if store.conversation_model(conversation)?.is_none() {
+                store.set_conversation_model(conversation, Some(model))?;
+            }
+        }
         Ok(())
     }
 }

@@ -85,16 +85,20 @@ export interface ChatSessionOptions {
   beforeSend?: ((conversationId: string) => Promise<unknown>) | undefined;
   /** A new conversation's first message was accepted: the conversation now exists on the engine. */
   onCreated?: ((conversationId: string) => void) | undefined;
+  /** The project (id) a new conversation starts in, asked when its first message is sent. */
+  projectForNew?: (() => string | undefined) | undefined;
 }
 
 export function useChatSession(client: TesseraClient | null, options: ChatSessionOptions = {}): ChatSession {
   const beforeSend = useRef(options.beforeSend);
   // Before anything can be sent, and never from a render React may throw away.
   const onCreated = useRef(options.onCreated);
+  const projectForNew = useRef(options.projectForNew);
   useLayoutEffect(() => {
     beforeSend.current = options.beforeSend;
     onCreated.current = options.onCreated;
-  }, [options.beforeSend, options.onCreated]);
+    projectForNew.current = options.projectForNew;
+  }, [options.beforeSend, options.onCreated, options.projectForNew]);
   const [state, dispatch] = useReducer(sessionReducer, client !== null, initialSessionState);
   /** The stored branch shown, as the state will have it: read by async work between renders. */
   const historyRef = useRef<StoredMessage[]>([]);
@@ -382,7 +386,8 @@ export function useChatSession(client: TesseraClient | null, options: ChatSessio
       const id = conversationId;
       const change = modelChange.current;
       const started = isNew ? () => onCreated.current?.(id) : undefined;
-      await runStream(id, text, () => client.sendUserInput(id, text, undefined, undefined, change, attachments), started, attachments);
+      const project = isNew ? projectForNew.current?.() : undefined;
+      await runStream(id, text, () => client.sendUserInput(id, text, undefined, undefined, change, attachments, project), started, attachments);
       if (modelChange.current === change) modelChange.current = undefined;
     },
     [client, runStream],

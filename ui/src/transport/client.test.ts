@@ -89,6 +89,22 @@ describe('API client', () => {
     ]);
   });
 
+  it('names the project a new conversation starts in, and nothing when there is none', async () => {
+    const bodies: unknown[] = [];
+    const client = new TesseraClient(
+      httpTransport({
+        fetch: (_url, init) => {
+          bodies.push(JSON.parse(init?.body as string));
+          return Promise.resolve(sseResponse(''));
+        },
+      }),
+    );
+    await client.sendUserInput('conv-2', 'Hi', undefined, undefined, undefined, [], 'project-7');
+    await client.sendUserInput('conv-3', 'Hi');
+    expect(bodies[0]).toMatchObject({ metadata: { project: 'project-7' } });
+    expect(bodies[1]).not.toHaveProperty('metadata');
+  });
+
   it('treats `event: error` as terminal', async () => {
     const stream = `id: 4\nevent: error\ndata: ${envelope(4, 'error', { code: 'PROVIDER', message: 'boom', retryable: false })}\n\nid: 5\ndata: ${envelope(5, 'status', { state: 'running' })}\n\n`;
     const client = new TesseraClient(httpTransport({ fetch: () => Promise.resolve(sseResponse(stream)) }));

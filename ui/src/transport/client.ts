@@ -310,10 +310,13 @@ export class TesseraClient {
     parentMessageId?: string | null,
     model?: ConversationModel | null,
     attachments: Attachment[] = [],
+    project?: string,
   ): Promise<EventStream> {
     const metadata: { [key: string]: JsonValue } = {};
     if (parentMessageId !== undefined) metadata['parentMessageId'] = parentMessageId;
     if (model !== undefined) metadata['model'] = model;
+    // A new conversation started in a project: in it from its first prompt on.
+    if (project !== undefined) metadata['project'] = project;
     const message: Message = {
       messageId: newId(),
       contextId: conversationId,

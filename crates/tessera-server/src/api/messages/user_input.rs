@@ -212,6 +212,20 @@ fn model_of(message: &Message) -> Result<Option<Option<ConversationModel>>, ApiE
     }
 }
 
+/// `metadata.project`: the project (name or id) the conversation is in from this message on.
+fn project_of(message: &Message) -> Result<Option<String>, ApiError> {
+    match message.metadata.as_ref().and_then(|m| m.get("project")) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(name)) if !name.trim().is_empty() => Ok(Some(name.clone())),
+        Some(_) => Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::BadRequest,
+            "metadata.project must be a project's name or id: a new conversation starts in it, \
+             an existing one moves into it",
+        )),
+    }
+}
+
 /// The SSE answer, with the run's id in `x-tessera-run-id`.
 pub(crate) fn stream_answer(run: &StartedRun, sub: Subscription) -> Response {
     let mut response = stream_response(sub, Some(run.run_id.clone()));
@@ -243,6 +257,7 @@ pub(super) async fn handle(
             debug: debug_of(&message)?,
             parent: parent_of(&message)?,
             pick: model_of(&message)?,
+            project: project_of(&message)?,
         })
         .await?;
     answer(app, headers, &run, sub, conversation, &message.message_id).await
