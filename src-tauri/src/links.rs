@@ -18,6 +18,30 @@ pub async fn open_link(address: String) -> Result<(), String> {
     Ok(())
 }
 
+/// Opens a file a citation names in the desktop's app for it: only a document inside a
+/// project's folders (the core says which), never a program.
+#[tauri::command]
+pub async fn open_project_file(
+    host: tauri::State<'_, crate::engine_host::EngineHost>,
+    path: String,
+) -> Result<(), String> {
+    let crate::engine_host::EngineHost::Ready { app, .. } = host.inner() else {
+        return Err("the engine did not start".into());
+    };
+    let app = app.clone();
+    let real =
+        tauri::async_runtime::spawn_blocking(move || app.project_file(std::path::Path::new(&path)))
+            .await
+            .map_err(|error| error.to_string())?
+            .map_err(|error| error.to_string())?;
+    tauri::async_runtime::spawn_blocking(move || open::that_detached(&real))
+        .await
+        .map_err(|error| error.to_string())?
+        .map_err(|error| format!("no app could be started for it: {error}"))?;
+    tracing::info!("a cited file was opened");
+    Ok(())
+}
+
 fn openable(address: &str) -> Result<Url, String> {
     let url = Url::parse(address).map_err(|error| format!("not a web address: {error}"))?;
     match url.scheme() {

@@ -107,9 +107,11 @@ fn main() {
             diagnostics::diagnostics,
             export::save_export,
             pick::pick_gguf_file,
+            pick::pick_folder,
             drops::dropped_files,
             drops::dropped_file,
             links::open_link,
+            links::open_project_file,
             clipboard::copy_text,
             clipboard::pasted_image,
             ui_ready

@@ -57,7 +57,9 @@ impl FileDialog for TauriDialog {
                         filter.extensions.iter().map(String::as_str).collect();
                     dialog = dialog.add_filter(&filter.name, &extensions);
                 }
-                let picked = if request.multiple {
+                let picked = if request.folder {
+                    dialog.blocking_pick_folder().into_iter().collect()
+                } else if request.multiple {
                     dialog.blocking_pick_files().unwrap_or_default()
                 } else {
                     dialog.blocking_pick_file().into_iter().collect()

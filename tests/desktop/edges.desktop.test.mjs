@@ -221,3 +221,64 @@ test('a second start on the same folder brings the open window forward and opens
     stop(wm);
   }
 });
+
+test('a project\'s folder is chosen with the native dialog, and a cited file opens in its app', async () => {
+  const folder = dataDir('tessera-project-');
+  const notes = join(folder, 'trip notes');
+  mkdirSync(notes, { recursive: true });
+  const plan = join(notes, 'plan.md');
+  writeFileSync(plan, '# Ferry\n\nThe harbour ferry leaves at 07:40 from pier nine.\n');
+  // The dialog the test stands in for: a folder when asked for one.
+  const dialog = join(folder, 'pick.sh');
+  writeFileSync(dialog, `#!/bin/sh\necho "$@" >> "${folder}/dialog-args"\n[ "$1" = folder ] && echo "${notes}"\n`);
+  chmodSync(dialog, 0o755);
+  // The desktop's app for Markdown records what it was asked to open.
+  const viewer = dataDir('tessera-viewer-');
+  mkdirSync(join(viewer, 'data', 'applications'), { recursive: true });
+  mkdirSync(join(viewer, 'config'), { recursive: true });
+  const opened = join(viewer, 'opened');
+  const program = join(viewer, 'viewer.sh');
+  writeFileSync(program, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`);
+  chmodSync(program, 0o755);
+  writeFileSync(join(viewer, 'data', 'applications', 'recording-viewer.desktop'),
+    `[Desktop Entry]\nType=Application\nName=Recording viewer\nExec=${program} %f\nMimeType=text/markdown;text/plain;\n`);
+  writeFileSync(join(viewer, 'config', 'mimeapps.list'),
+    '[Default Applications]\ntext/markdown=recording-viewer.desktop\ntext/plain=recording-viewer.desktop\n');
+  const env = { TESSERA_FILE_DIALOG: dialog, XDG_DATA_HOME: join(viewer, 'data'), XDG_CONFIG_HOME: join(viewer, 'config') };
+  const { provider, driver } = await chatApp([textReply(['It leaves at 07:40 ', `[${plan}:1-3]`, '.'])], env);
+  try {
+    await driver.click('[data-testid="open-projects"]');
+    await until('the Projects panel', () => driver.find('[data-testid="projects-panel"]'));
+    await driver.type('[data-testid="project-name"]', 'Trip');
+    await driver.clickButton('Create project');
+    await until('the new project', () => driver.find('[data-testid="project-folder-path"]'));
+    await driver.clickButton('Choose…');
+    await until('the chosen folder in the field', async () =>
+      (await driver.exec('return document.querySelector(\'[data-testid="project-folder-path"]\').value')) === notes);
+    assert.match(readFileSync(join(folder, 'dialog-args'), 'utf8'), /^folder --title /m);
+    await driver.clickButton('Add folder');
+    // Its one file read (the panel said "Up to date" before the folder was added too).
+    await until('the folder read', async () =>
+      /(^|\D)1 files? indexed[\s\S]*Up to date/.test(await driver.exec('return document.querySelector(\'[data-testid="project-view"]\')?.textContent ?? ""')), 30_000);
+    await driver.screenshot(join(resultsDir, 'desktop-project-folder.png'));
+    // Esc, as a person closes it.
+    await driver.type('[data-testid="project-folder-path"]', '\uE00C');
+    await until('the panel closed', async () => !(await driver.exec('return !!document.querySelector(\'[data-testid="projects-panel"]\')')));
+    await driver.click('[data-testid="project-new-chat"]');
+    await driver.type('[data-testid="composer-input"]', 'When does the harbour ferry leave?\uE007');
+    await until('the answer', async () => (await lastAnswer(driver)).includes('07:40'));
+    const sent = JSON.stringify((await modelCalls(provider.url)).at(-1));
+    assert.ok(sent.includes('pier nine'), 'the first prompt of the new chat carried the passage');
+    await until('the citation checked', async () =>
+      (await driver.exec('return document.querySelector(\'[data-testid="citation-chip"]\')?.dataset.state ?? ""')) === 'verified', 20_000);
+    await driver.click('[data-testid="citation-chip"]');
+    await driver.clickButton('Open in its app');
+    await until('the file given to the desktop\'s app for it', () => existsSync(opened) && readFileSync(opened, 'utf8').includes('plan.md'), 10_000);
+    await driver.screenshot(join(resultsDir, 'desktop-citation-pane.png'));
+  } catch (error) {
+    throw await shown(driver, error, 'desktop-project');
+  } finally {
+    await driver.quit();
+    stop(driver.child);
+  }
+});

@@ -214,6 +214,35 @@ impl App {
         Ok(())
     }
 
+    /// `path` as a file a person may open from a citation: a regular file (links resolved)
+    /// inside a folder or file some project knows, of a format the index reads (a document,
+    /// never a program or a launcher). Anything else is refused with the reason.
+    pub fn project_file(&self, path: &Path) -> Result<PathBuf, CoreError> {
+        let refuse = |reason: &str| {
+            CoreError::Knowledge(KnowledgeError::BadSource {
+                path: path.to_owned(),
+                reason: reason.to_owned(),
+            })
+        };
+        let real = std::fs::canonicalize(path).map_err(|e| refuse(&e.to_string()))?;
+        if !real.is_file() {
+            return Err(refuse("not a regular file"));
+        }
+        if tessera_knowledge::extract::Format::of(&real).is_none() {
+            return Err(refuse("not a document Tessera reads"));
+        }
+        let known = self.engine.store().projects()?.into_iter().any(|p| {
+            p.sources.iter().any(|s| {
+                let source = Path::new(&s.path);
+                real == source || real.starts_with(source)
+            })
+        });
+        if !known {
+            return Err(refuse("not in a folder or file of a project"));
+        }
+        Ok(real)
+    }
+
     /// Moves a conversation into a project, or with None out of any.
     pub fn move_conversation(
         &self,

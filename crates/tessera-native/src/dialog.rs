@@ -21,6 +21,8 @@ pub struct PickRequest {
     pub title: Option<String>,
     pub multiple: bool,
     pub filters: Vec<FileFilter>,
+    /// A folder, not a file (filters do not apply).
+    pub folder: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -84,7 +86,7 @@ impl FileDialog for CommandDialog {
     fn pick(&self, request: PickRequest) -> DialogFuture<Vec<PathBuf>> {
         let this = self.clone();
         Box::pin(async move {
-            let mut args = vec!["open".to_owned()];
+            let mut args = vec![if request.folder { "folder" } else { "open" }.to_owned()];
             if request.multiple {
                 args.push("--multiple".into());
             }

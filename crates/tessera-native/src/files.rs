@@ -153,6 +153,7 @@ pub fn handler(env: NativeEnv) -> impl Fn(Value, ToolContext) -> Fut + Send + Sy
                     .and_then(Value::as_bool)
                     .unwrap_or(false),
                 filters: filters_of(&args),
+                folder: false,
             };
             let filters = request.filters.clone();
             let picked = env

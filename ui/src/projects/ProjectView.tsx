@@ -122,8 +122,12 @@ export function ProjectView({ api, projectId, onChanged, onRemoved }: ProjectVie
   };
 
   const browse = async () => {
-    const chosen = await pickFolder();
-    if (chosen) setPath(chosen);
+    try {
+      const chosen = await pickFolder(t('projects.browse'));
+      if (chosen) setPath(chosen);
+    } catch (error) {
+      setError(String(error));
+    }
   };
 
   const removeFolder = async (source: string) => {

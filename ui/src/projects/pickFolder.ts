@@ -1,15 +1,19 @@
+/** Choosing a project's folder with the system's own dialog, where there is one. */
+
+import { invoke } from '@tauri-apps/api/core';
+import { inDesktopShell } from '../transport/ipc';
+
 /**
- * Choosing a folder with the system's own dialog. The desktop shell has no folder picker yet,
- * so the person types the path; once it has one (a `pick_folder` command, as `pick_gguf_file`
- * in localModels/pickFile.ts), `canPickFolder` says so and `pickFolder` calls it.
+ * Whether a folder can be chosen with a dialog: only the desktop app has one that gives back
+ * a full path (a browser hides where things are), so the browser keeps the typed path alone.
  */
 export function canPickFolder(): boolean {
-  return false;
+  return inDesktopShell();
 }
 
 /** The full path of the folder the person chose, or null when they cancelled. */
-export function pickFolder(): Promise<string | null> {
-  return Promise.resolve(null);
+export async function pickFolder(title: string): Promise<string | null> {
+  return invoke<string | null>('pick_folder', { title });
 }
 
 /** Whether a typed path is absolute: `/…` (Linux, macOS), `C:\…` or `\\server\…` (Windows). */

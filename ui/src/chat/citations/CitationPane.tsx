@@ -34,6 +34,12 @@ export function CitationPane({ citation, state, passage, onClose }: { citation: 
   const textRef = useRef<HTMLDivElement | null>(null);
   const [copy, setCopy] = useState<'idle' | 'copied' | 'failed'>('idle');
   const open = systemOpener();
+  const [openFailed, setOpenFailed] = useState<string | null>(null);
+  const openInApp = (path: string) => {
+    if (!open) return;
+    setOpenFailed(null);
+    open(path).catch((error: unknown) => setOpenFailed(String(error)));
+  };
   useModalFocus(ref);
 
   useEffect(() => {
@@ -107,11 +113,16 @@ export function CitationPane({ citation, state, passage, onClose }: { citation: 
               {copy === 'copied' ? t('citations.copied') : copy === 'failed' ? t('citations.copyFailed') : t('citations.copyPath')}
             </button>
             {open && (
-              <button type="button" className="button button-secondary button-small" onClick={() => void open(citation.path)}>
+              <button type="button" className="button button-secondary button-small" onClick={() => openInApp(citation.path)}>
                 {t('citations.openInApp')}
               </button>
             )}
           </div>
+          {openFailed !== null && (
+            <p className="notice notice-error" role="alert" data-testid="citation-open-failed">
+              {openFailed}
+            </p>
+          )}
           {state !== 'verified' && (
             <p className={state === 'unverified' ? 'notice notice-error' : 'notice'} role="note" data-testid="citation-notice">
               {state === 'unverified' ? t('citations.notGiven') : state === 'checking' ? t('citations.checking') : t('citations.unchecked')}
