@@ -186,3 +186,143 @@ fn a_watched_folder_is_live_within_seconds() {
     });
     assert!(k.search("p", "quokka", 3).unwrap().is_empty());
 }
+
+/// A PDF of `pages`, each a line of Helvetica text, written by hand (offsets computed).
+fn pdf(pages: &[&str]) -> Vec<u8> {
+    let mut objects: Vec<String> = Vec::new();
+    let n = pages.len();
+    // 1 catalog, 2 pages, 3 font, then per page: page object, content stream.
+    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 4 + 2 * i)).collect();
+    objects.push("<< /Type /Catalog /Pages 2 0 R >>".into());
+    objects.push(format!(
+        "<< /Type /Pages /Kids [{}] /Count {n} >>",
+        kids.join(" ")
+    ));
+    objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".into());
+    for (i, text) in pages.iter().enumerate() {
+        let content = format!("BT /F1 12 Tf 72 712 Td ({text}) Tj ET");
+        objects.push(format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents {} 0 R >>",
+            5 + 2 * i
+        ));
+        objects.push(format!(
+            "<< /Length {} >>\nstream\n{content}\nendstream",
+            content.len()
+        ));
+    }
+    let mut out = String::from("%PDF-1.4\n");
+    let mut offsets = Vec::new();
+    for (i, body) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.push_str(&format!("{} 0 obj\n{body}\nendobj\n", i + 1));
+    }
+    let xref = out.len();
+    out.push_str(&format!(
+        "xref\n0 {}\n0000000000 65535 f \n",
+        objects.len() + 1
+    ));
+    for offset in offsets {
+        out.push_str(&format!("{offset:010} 00000 n \n"));
+    }
+    out.push_str(&format!(
+        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+        objects.len() + 1
+    ));
+    out.into_bytes()
+}
+
+/// A zip of `members` (name, text), as DOCX and ODT are.
+fn zipped(members: &[(&str, &str)]) -> Vec<u8> {
+    use std::io::Write;
+    let mut cursor = std::io::Cursor::new(Vec::new());
+    {
+        let mut zip = zip::ZipWriter::new(&mut cursor);
+        for (name, text) in members {
+            zip.start_file(*name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            zip.write_all(text.as_bytes()).unwrap();
+        }
+        zip.finish().unwrap();
+    }
+    cursor.into_inner()
+}
+
+#[test]
+fn every_format_gives_its_needle_with_its_span() {
+    let data = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(
+        root.join("paper.pdf"),
+        pdf(&[
+            "An introduction.",
+            "Nothing here.",
+            "The gannet colony grows.",
+        ]),
+    )
+    .unwrap();
+    let docx_body = r#"<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Minutes</w:t></w:r></w:p><w:p><w:r><w:t>The tapir budget was approved.</w:t></w:r></w:p><w:p><w:r><w:t>包周期续订已批准</w:t></w:r></w:p></w:body></w:document>"#;
+    std::fs::write(
+        root.join("minutes.docx"),
+        zipped(&[
+            ("[Content_Types].xml", r#"<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>"#),
+            ("word/document.xml", docx_body),
+        ]),
+    )
+    .unwrap();
+    let odt_body = r#"<?xml version="1.0" encoding="UTF-8"?><office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text><text:h>Plan</text:h><text:p>The ocelot survey starts in May.</text:p></office:text></office:body></office:document-content>"#;
+    std::fs::write(
+        root.join("plan.odt"),
+        zipped(&[
+            ("mimetype", "application/vnd.oasis.opendocument.text"),
+            ("content.xml", odt_body),
+        ]),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("page.html"),
+        "<html><body>\n<h1>Notes</h1>\n<p>The <b>kestrel</b> nests are on the roof.</p>\n</body></html>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("table.csv"),
+        "name,species\nAda,wombat\nBo,quoll\n",
+    )
+    .unwrap();
+    let k = open(data.path());
+    k.queue_scan("p", root);
+    assert!(k.wait_idle(Duration::from_secs(30)));
+    let status = k.status(Some("p")).unwrap();
+    assert_eq!(status.indexed_files, 5, "{status:?}");
+
+    let top = |query: &str| {
+        let hits = k.search("p", query, 3).unwrap();
+        assert!(!hits.is_empty(), "{query} not found");
+        hits.into_iter().next().unwrap()
+    };
+    let gannet = top("gannet");
+    assert!(gannet.path.ends_with("paper.pdf"));
+    assert_eq!(gannet.page, Some(3));
+    assert_eq!(gannet.citation(), format!("{}#page=3", gannet.path));
+    let tapir = top("tapir budget");
+    assert!(tapir.path.ends_with("minutes.docx"));
+    assert!(
+        tapir.lines[0] <= 2 && 2 <= tapir.lines[1],
+        "{:?}",
+        tapir.lines
+    );
+    assert!(top("续订").path.ends_with("minutes.docx"));
+    let ocelot = top("ocelot survey");
+    assert!(ocelot.path.ends_with("plan.odt"));
+    let kestrel = top("kestrel");
+    assert!(kestrel.path.ends_with("page.html"));
+    assert!(
+        kestrel.lines[0] <= 3 && 3 <= kestrel.lines[1],
+        "{:?}",
+        kestrel.lines
+    );
+    assert!(!kestrel.text.contains("<b>"), "{}", kestrel.text);
+    let quoll = top("quoll");
+    assert!(quoll.path.ends_with("table.csv"));
+    assert_eq!(quoll.heading.as_deref(), Some("name,species"));
+}
