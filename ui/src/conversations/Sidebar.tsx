@@ -1,6 +1,7 @@
 import { memo, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ArchiveIcon, ChevronLeftIcon, PlusIcon, SearchIcon, TesseraMark } from '../components/icons';
+import { MemoryPanel } from '../memory/MemoryPanel';
 import type { Project } from '../projects/api';
 import { groupByProject } from '../projects/groups';
 import { MoveToProject } from '../projects/MoveToProject';
@@ -50,7 +51,7 @@ const noRefresh = async () => {};
  * archived (the archived ones have a view of their own), exported, or deleted with a few
  * seconds to undo, or moved to a project; conversations can be imported from a file. The main
  * view groups them by project (a header per project, with a new chat in it), and the
- * Projects panel opens from the footer.
+ * Projects and Memory panels open from the footer.
  */
 export const Sidebar = memo(function Sidebar({
   onNewConversation,
@@ -77,6 +78,7 @@ export const Sidebar = memo(function Sidebar({
   const [exported, setExported] = useState<ExportPlace | null>(null);
   const projects = useProjects(client);
   const [panelOpen, setPanelOpen] = useState(false);
+  const [memoryOpen, setMemoryOpen] = useState(false);
   /** Projects created in this session: their header shows before they have conversations. */
   const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
   /** The conversation whose project is being chosen. */
@@ -288,6 +290,11 @@ export const Sidebar = memo(function Sidebar({
               <span>{t('projects.open')}</span>
             </button>
           )}
+          {client && (
+            <button type="button" className="button sidebar-footer-button" onClick={() => setMemoryOpen(true)} data-testid="open-memory">
+              <span>{t('memory.open')}</span>
+            </button>
+          )}
           {!archivedView && (
             <button type="button" className="button sidebar-footer-button" onClick={() => list.setView('archived')} data-testid="archived-view">
               <ArchiveIcon />
@@ -314,6 +321,15 @@ export const Sidebar = memo(function Sidebar({
           onCreated={(project) => setFresh((current) => new Set([...current, project.id]))}
           onRemoved={() => void onRefresh()}
           onClose={() => setPanelOpen(false)}
+        />
+      )}
+      {memoryOpen && client && (
+        <MemoryPanel
+          client={client}
+          conversations={conversations}
+          projects={projects.projects}
+          onOpenConversation={onSelect}
+          onClose={() => setMemoryOpen(false)}
         />
       )}
       {movingRow && (

@@ -5,6 +5,7 @@
  * route the UI still calls, and when a path is written anywhere else in src/.
  */
 import type { ExportFormat } from '../generated/ExportFormat';
+import type { MemoryScope } from '../generated/MemoryScope';
 import type { SettingValues } from '../generated/SettingValues';
 
 const enc = encodeURIComponent;
@@ -80,6 +81,10 @@ export const routes = {
   /** With `path`, the folder or file a DELETE takes out. */
   projectKnowledge: (project: string, query?: { path?: string | undefined }) => withQuery(`/v1/projects/${enc(project)}/knowledge`, query),
   conversationProject: (id: string) => `/v1/conversations/${enc(id)}/project`,
+  /** Without a scope, every memory; with `q`, those whose words match. */
+  memories: (query?: { scope?: MemoryScope | undefined; q?: string | undefined }) => withQuery('/v1/memories', query),
+  /** A conversation's memory has an id with a `/` in it (`CONVERSATION/memory:…`): encoded here. */
+  memory: (id: string) => `/v1/memories/${enc(id)}`,
 } as const;
 
 /**
@@ -138,4 +143,6 @@ export const routePatterns = {
   project: '/v1/projects/{project}',
   projectKnowledge: '/v1/projects/{project}/knowledge',
   conversationProject: '/v1/conversations/{id}/project',
+  memories: '/v1/memories',
+  memory: '/v1/memories/{id}',
 } as const satisfies Record<keyof typeof routes, string>;
