@@ -85,6 +85,9 @@ async fn run(
             .iter()
             .map(|hit| {
                 let mut evidence = hit.evidence(&project.name);
+                if let Some(metadata) = evidence.metadata.as_mut() {
+                    metadata.insert("rule".into(), json!("found_by_search"));
+                }
                 evidence.links = Some(tessera_protocol::context_doc::EvidenceLinks {
                     model_usage_id: None,
                     tool_call_id: Some(call_id.clone()),

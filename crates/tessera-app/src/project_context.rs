@@ -127,10 +127,7 @@ impl ContextSource for ProjectContext {
         for hit in hits {
             let mut evidence = hit.evidence(&project.name);
             if let Some(metadata) = evidence.metadata.as_mut() {
-                metadata.insert(
-                    "rule".into(),
-                    serde_json::json!("retrieved for the question"),
-                );
+                metadata.insert("rule".into(), serde_json::json!("matches_message"));
             }
             extra.blocks.push(ContextBlock {
                 block_id: format!("knowledge-{}", hit.evidence_id),

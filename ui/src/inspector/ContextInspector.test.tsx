@@ -45,7 +45,12 @@ const CONTEXT: RunContext = {
     { block_id: 'blk_weather', block_type: 'evidence', priority: 'low', refs: [{ evidence_id: 'ev_weather' }] },
   ],
   evidences: [
-    { evidence_id: 'ev_hit', type: 'rag_doc', source: { kind: 'rag', name: 'search_context' } },
+    {
+      evidence_id: 'ev_hit',
+      type: 'rag_doc',
+      source: { kind: 'rag', name: 'search_context' },
+      metadata: { citation: '/home/a/notes/plan.md:5-7', score: 0.0327, matched_by: ['lexical', 'vector'], rule: 'matches_message' },
+    },
     { evidence_id: 'ev_weather', type: 'tool_result', source: { kind: 'tool', name: 'weather_lookup' } },
     { evidence_id: 'ev_said', type: 'user_input', source: { kind: 'user', name: 'message' } },
   ],
@@ -106,6 +111,10 @@ describe('context inspector', () => {
     expect(hit).toHaveTextContent('ev_hit');
     expect(hit).toHaveTextContent('document passage from a document search · search_context');
     expect(hit).toHaveTextContent('cited in the answer');
+    // A passage of a project's files says where it is, its score, what found it and why it was sent.
+    expect(within(hit).getByTestId('inspector-passage')).toHaveTextContent(
+      '/home/a/notes/plan.md:5-7 · score 0.0327 (words and meaning) · retrieved for the message',
+    );
     const trimmed = within(dialog).getByRole('region', { name: 'Left out' });
     const [weather, big] = within(trimmed).getAllByTestId('trimmed-block');
     expect(weather).toHaveTextContent('blk_weather');

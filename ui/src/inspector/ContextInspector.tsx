@@ -84,6 +84,31 @@ function EvidenceSource({ evidence, cited }: { evidence: Evidence | undefined; c
         </>
       )}
       {cited && <span className="badge badge-good inspector-cited">{t('inspector.cited')}</span>}
+      <PassageFacts evidence={evidence} />
+    </span>
+  );
+}
+
+/** For a passage of a project's files: its citation, score, what found it, and the rule. */
+function PassageFacts({ evidence }: { evidence: Evidence }) {
+  const { t, i18n } = useTranslation();
+  const meta = evidence.metadata;
+  if (evidence.type !== 'rag_doc' || !meta || typeof meta['citation'] !== 'string') return null;
+  const matched = Array.isArray(meta['matched_by']) ? meta['matched_by'] : [];
+  const how =
+    matched.includes('lexical') && matched.includes('vector')
+      ? t('inspector.passageHowBoth')
+      : matched.includes('vector')
+        ? t('inspector.passageHowVector')
+        : t('inspector.passageHowLexical');
+  const score = typeof meta['score'] === 'number' ? meta['score'].toLocaleString(i18n.language, { maximumSignificantDigits: 3 }) : '–';
+  const rule =
+    meta['rule'] === 'matches_message' ? t('inspector.passageRuleMatches') : meta['rule'] === 'found_by_search' ? t('inspector.passageRuleSearch') : null;
+  return (
+    <span className="inspector-passage" data-testid="inspector-passage">
+      {' · '}
+      {t('inspector.passage', { citation: meta['citation'], score, how })}
+      {rule && <> · {rule}</>}
     </span>
   );
 }
