@@ -1,5 +1,13 @@
+import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { KnowledgeStatus } from './api';
+import type { KnowledgeEmbedding, KnowledgeStatus } from './api';
+
+/** What the index's controls do; each returns once done (errors are the caller's to show). */
+export interface KnowledgeControls {
+  pause: () => Promise<unknown>;
+  resume: () => Promise<unknown>;
+  setEmbedding: (choice: KnowledgeEmbedding | null) => Promise<unknown>;
+}
 
 /** More skipped files than this and their list starts folded. */
 export const SKIPPED_SHOWN_OPEN = 5;
@@ -8,7 +16,7 @@ export const SKIPPED_SHOWN_OPEN = 5;
  * The state of a project's index: what is indexed, what waits, the scan under way ("N of M
  * files, about S s left"), the files left out and why, and how search works now.
  */
-export function KnowledgeState({ status }: { status: KnowledgeStatus }) {
+export function KnowledgeState({ status, controls }: { status: KnowledgeStatus; controls?: KnowledgeControls | undefined }) {
   const { t } = useTranslation();
   const scan = status.scanning;
   let progress: string | null = null;
@@ -36,7 +44,28 @@ export function KnowledgeState({ status }: { status: KnowledgeStatus }) {
         {!status.idle && progress && status.pending > 0 && ` · ${t('projects.pending', { count: status.pending })}`}
       </p>
       {status.paused && <p className="notice">{t('projects.paused')}</p>}
+      {controls && (status.paused || !status.idle) && (
+        <button
+          type="button"
+          className="button button-secondary button-small"
+          onClick={() => void (status.paused ? controls.resume() : controls.pause())}
+          data-testid="knowledge-pause"
+        >
+          {status.paused ? t('projects.resumeReading') : t('projects.pauseReading')}
+        </button>
+      )}
       {status.retrieval === 'lexical' && <p className="knowledge-note" data-testid="lexical-note">{t('projects.lexical')}</p>}
+      {status.embedding_model && (
+        <p className="knowledge-note" data-testid="embedding-state">
+          {t('projects.embedding', { model: status.embedding_model, done: status.embedded_chunks, total: status.chunks })}
+        </p>
+      )}
+      {status.embed_error && (
+        <p className="notice notice-error" role="alert">
+          {t('projects.embedFailed', { error: status.embed_error })}
+        </p>
+      )}
+      {controls && <EmbeddingChoice current={status.embedding_model} onChoose={controls.setEmbedding} />}
       {skipped &&
         (status.skipped.length > SKIPPED_SHOWN_OPEN ? (
           <details className="knowledge-skipped">
@@ -50,5 +79,38 @@ export function KnowledgeState({ status }: { status: KnowledgeStatus }) {
           </div>
         ))}
     </div>
+  );
+}
+
+/** Choosing the model that embeds the files: a provider Tessera knows and one of its models. */
+function EmbeddingChoice({ current, onChoose }: { current: string | null; onChoose: KnowledgeControls['setEmbedding'] }) {
+  const { t } = useTranslation();
+  const [provider, setProvider] = useState('');
+  const [model, setModel] = useState('');
+  const providerId = useId();
+  const modelId = useId();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (provider.trim() && model.trim()) void onChoose({ provider: provider.trim(), model: model.trim() });
+  };
+  return (
+    <details className="knowledge-embedding" data-testid="embedding-choice">
+      <summary>{t('projects.embeddingChoose')}</summary>
+      <p className="field-hint">{t('projects.embeddingHint')}</p>
+      <form onSubmit={submit} className="knowledge-embedding-form">
+        <label htmlFor={providerId}>{t('projects.embeddingProvider')}</label>
+        <input id={providerId} value={provider} onChange={(e) => setProvider(e.target.value)} placeholder="ollama" autoComplete="off" />
+        <label htmlFor={modelId}>{t('projects.embeddingModel')}</label>
+        <input id={modelId} value={model} onChange={(e) => setModel(e.target.value)} placeholder="bge-m3" autoComplete="off" />
+        <button type="submit" className="button button-secondary button-small" disabled={!provider.trim() || !model.trim()}>
+          {t('projects.embeddingSave')}
+        </button>
+        {current && (
+          <button type="button" className="button button-secondary button-small" onClick={() => void onChoose(null)}>
+            {t('projects.embeddingOff')}
+          </button>
+        )}
+      </form>
+    </details>
   );
 }

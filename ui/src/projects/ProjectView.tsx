@@ -220,7 +220,14 @@ export function ProjectView({ api, projectId, onChanged, onRemoved }: ProjectVie
       )}
 
       <h4 className="knowledge-subtitle">{t('projects.index')}</h4>
-      <KnowledgeState status={detail.knowledge} />
+      <KnowledgeState
+        status={detail.knowledge}
+        controls={{
+          pause: () => run(async () => { await api.pause(); await load(); }),
+          resume: () => run(async () => { await api.resume(); await load(); }),
+          setEmbedding: (choice) => run(async () => { await api.setEmbedding(choice); await load(); }),
+        }}
+      />
 
       <div className="project-remove">
         <InlineConfirm

@@ -5,6 +5,7 @@
 import type { TFunction } from 'i18next';
 import type { ConversationProjectBody } from '../generated/ConversationProjectBody';
 import type { KnowledgeAdded } from '../generated/KnowledgeAdded';
+import type { KnowledgeEmbedding } from '../generated/KnowledgeEmbedding';
 import type { KnowledgeSourceBody } from '../generated/KnowledgeSourceBody';
 import type { KnowledgeStatus } from '../generated/KnowledgeStatus';
 import type { NewProjectBody } from '../generated/NewProjectBody';
@@ -16,7 +17,7 @@ import { ApiError, type TesseraClient } from '../transport/client';
 import { describeError } from '../transport/describeError';
 import { routes } from '../transport/routes';
 
-export type { KnowledgeStatus, Project, ProjectDetail };
+export type { KnowledgeEmbedding, KnowledgeStatus, Project, ProjectDetail };
 
 /** What a PATCH may change; a field left out stays (the model is not edited here). */
 export type ProjectChange = Pick<Partial<ProjectEdit>, 'name' | 'instructions'>;
@@ -59,6 +60,20 @@ export class ProjectsApi {
 
   async removeSource(project: string, path: string): Promise<void> {
     await this.client.json({ method: 'DELETE', path: routes.projectKnowledge(project, { path }) });
+  }
+
+  /** Stops reading files (search still works) until resumed; the same for every project. */
+  async pause(): Promise<void> {
+    await this.client.json({ method: 'POST', path: routes.knowledgePause() });
+  }
+
+  async resume(): Promise<void> {
+    await this.client.json({ method: 'POST', path: routes.knowledgeResume() });
+  }
+
+  /** The model that embeds the files (search by meaning), or null for words alone. */
+  async setEmbedding(choice: KnowledgeEmbedding | null): Promise<void> {
+    await this.client.json({ method: 'PUT', path: routes.setting('knowledge_embedding'), body: { value: choice } });
   }
 
   /** Moves a conversation into a project (its id or name), or out of any with null. */

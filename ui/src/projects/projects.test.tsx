@@ -162,6 +162,30 @@ describe('projects', () => {
     await waitFor(() => expect(engine.requests.filter((r) => r.path === '/v1/projects/p1').length).toBeGreaterThan(1), { timeout: 2500 });
   });
 
+  it('reading can be paused while it runs, and a model chosen to search by meaning', async () => {
+    let paused = false;
+    const engine = fakeEngine({
+      'GET /v1/projects/p1': () =>
+        Response.json({ project: project('p1', 'Notes'), knowledge: status({ idle: false, pending: 3, paused }) }),
+      'POST /v1/knowledge/pause': () => {
+        paused = true;
+        return Response.json(status({ paused: true }));
+      },
+      'PUT /v1/settings/knowledge_embedding': () => Response.json({ settings: {}, spent_today_usd: 0 }),
+    });
+    const { user } = renderWithI18n(<ProjectView api={ProjectsApi.of(engine.client)} projectId="p1" onChanged={() => undefined} onRemoved={() => undefined} />);
+    await user.click(await screen.findByRole('button', { name: 'Pause reading files' }));
+    expect(await screen.findByRole('button', { name: 'Resume reading files' })).toBeInTheDocument();
+    expect(engine.requests.some((r) => r.method === 'POST' && r.path === '/v1/knowledge/pause')).toBe(true);
+    await user.click(screen.getByText('Search by meaning…'));
+    await user.type(screen.getByLabelText('Provider'), 'ollama');
+    await user.type(screen.getByLabelText('Embedding model'), 'bge-m3');
+    await user.click(screen.getByRole('button', { name: 'Use this model' }));
+    await waitFor(() =>
+      expect(engine.requests.find((r) => r.method === 'PUT')?.body).toEqual({ value: { provider: 'ollama', model: 'bge-m3' } }),
+    );
+  });
+
   it('an added folder that does not exist (INVALID_KNOWLEDGE_SOURCE) says so', async () => {
     const engine = fakeEngine({
       'GET /v1/projects/p1': () => Response.json({ project: project('p1', 'Notes'), knowledge: status() }),

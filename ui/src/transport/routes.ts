@@ -81,6 +81,8 @@ export const routes = {
   /** With `path`, the folder or file a DELETE takes out. */
   projectKnowledge: (project: string, query?: { path?: string | undefined }) => withQuery(`/v1/projects/${enc(project)}/knowledge`, query),
   conversationProject: (id: string) => `/v1/conversations/${enc(id)}/project`,
+  knowledgePause: () => '/v1/knowledge/pause',
+  knowledgeResume: () => '/v1/knowledge/resume',
   /** Without a scope, every memory; with `q`, those whose words match. */
   memories: (query?: { scope?: MemoryScope | undefined; q?: string | undefined }) => withQuery('/v1/memories', query),
   /** A conversation's memory has an id with a `/` in it (`CONVERSATION/memory:…`): encoded here. */
@@ -143,6 +145,8 @@ export const routePatterns = {
   project: '/v1/projects/{project}',
   projectKnowledge: '/v1/projects/{project}/knowledge',
   conversationProject: '/v1/conversations/{id}/project',
+  knowledgePause: '/v1/knowledge/pause',
+  knowledgeResume: '/v1/knowledge/resume',
   memories: '/v1/memories',
   memory: '/v1/memories/{id}',
 } as const satisfies Record<keyof typeof routes, string>;
