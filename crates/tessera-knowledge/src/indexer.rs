@@ -189,11 +189,17 @@ fn embed(shared: &Shared, conn: &mut Connection) {
     let Some(embedder) = shared.embedder() else {
         return;
     };
+    let mut after = 0;
     loop {
         if !shared.lock().queue.is_empty() || !may_go_on(shared) {
             return;
         }
-        match crate::vectors::embed_pending(conn, embedder.as_ref(), crate::vectors::BATCH) {
+        match crate::vectors::embed_pending(
+            conn,
+            embedder.as_ref(),
+            crate::vectors::BATCH,
+            &mut after,
+        ) {
             Ok(0) => {
                 *shared.embed_error.lock().unwrap_or_else(|p| p.into_inner()) = None;
                 return;
@@ -294,7 +300,8 @@ fn changed(
 ) -> crate::error::Result<ScanReport> {
     let source_text = source.to_string_lossy().into_owned();
     let mut report = ScanReport::default();
-    let ignored = walk::in_ignored_dir(source, path) || is_git_ignored(source, path);
+    let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
+    let ignored = walk::in_ignored_dir(source, path) || is_git_ignored(source, path, is_dir);
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() && !meta.file_type().is_symlink() && !ignored => {
             // A folder moved in: everything under it.
@@ -333,7 +340,7 @@ fn changed(
 }
 
 /// Whether `.gitignore` files between `root` and `path` leave it out.
-fn is_git_ignored(root: &Path, path: &Path) -> bool {
+fn is_git_ignored(root: &Path, path: &Path, is_dir: bool) -> bool {
     let Ok(rel) = path.strip_prefix(root) else {
         return true;
     };
@@ -352,7 +359,7 @@ fn is_git_ignored(root: &Path, path: &Path) -> bool {
             continue;
         }
         if let Ok(matcher) = builder.build() {
-            let m = matcher.matched_path_or_any_parents(path, false);
+            let m = matcher.matched_path_or_any_parents(path, is_dir);
             if m.is_ignore() {
                 ignored = true;
             } else if m.is_whitelist() {

@@ -181,7 +181,7 @@ impl Knowledge {
             return Ok(0);
         };
         let mut conn = index_db::open_writer(&self.shared.index_path).map_err(|e| e.to_string())?;
-        let done = vectors::embed_pending(&mut conn, embedder.as_ref(), usize::MAX)?;
+        let done = vectors::embed_pending(&mut conn, embedder.as_ref(), usize::MAX, &mut 0)?;
         self.shared.bump();
         Ok(done)
     }

@@ -61,11 +61,14 @@ pub fn embed_text(heading: Option<&str>, text: &str) -> String {
     out
 }
 
-/// Embeds up to `limit` chunks with no vector of `embedder`'s model; how many were.
+/// Embeds up to `limit` chunks with no vector of `embedder`'s model, from the chunk after
+/// `after` on (a cursor the caller keeps across calls, so a large index is walked once, not
+/// once per batch); how many were.
 pub fn embed_pending(
     conn: &mut Connection,
     embedder: &dyn Embedder,
     limit: usize,
+    after: &mut i64,
 ) -> std::result::Result<usize, String> {
     let model = embedder.model();
     let mut done = 0;
@@ -74,18 +77,19 @@ pub fn embed_pending(
             .prepare_cached(
                 "SELECT c.id, c.heading, c.text FROM chunks c
                  LEFT JOIN vectors v ON v.chunk_id = c.id AND v.model = ?1
-                 WHERE v.chunk_id IS NULL ORDER BY c.id LIMIT ?2",
+                 WHERE c.id > ?3 AND v.chunk_id IS NULL ORDER BY c.id LIMIT ?2",
             )
             .and_then(|mut s| {
-                s.query_map(params![model, BATCH as i64], |r| {
+                s.query_map(params![model, BATCH as i64, *after], |r| {
                     Ok((r.get(0)?, r.get(1)?, r.get(2)?))
                 })?
                 .collect()
             })
             .map_err(|e| e.to_string())?;
-        if batch.is_empty() {
+        let Some((last, _, _)) = batch.last() else {
             break;
-        }
+        };
+        *after = *last;
         let texts: Vec<String> = batch
             .iter()
             .map(|(_, h, t)| embed_text(h.as_deref(), t))

@@ -102,15 +102,14 @@ pub fn judge(path: &Path) -> Found {
     }
 }
 
-/// Whether `path`, inside `root`, is under a folder the default list leaves out.
+/// Whether `path`, inside `root`, is (or is under) a folder the default list leaves out: a
+/// watcher reports a folder created there, and what is in it, in either order.
 pub fn in_ignored_dir(root: &Path, path: &Path) -> bool {
     path.strip_prefix(root).is_ok_and(|rel| {
-        rel.parent().is_some_and(|dir| {
-            dir.components().any(|c| {
-                c.as_os_str()
-                    .to_str()
-                    .is_some_and(|name| IGNORED_DIRS.contains(&name))
-            })
+        rel.components().any(|c| {
+            c.as_os_str()
+                .to_str()
+                .is_some_and(|name| IGNORED_DIRS.contains(&name))
         })
     })
 }
