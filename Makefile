@@ -132,6 +132,8 @@ bench-llama:
 	[ -f $(LLAMA_BENCH_MODEL) ] || scripts/make-test-gguf.sh $(LLAMA_BENCH_MODEL) --size bench
 	python3 bench/llama/run.py $(LLAMA_NATIVE_DIR)/release/tessera-llama \
 		$(LLAMA_BENCH_VENV)/bin/python $(LLAMA_BENCH_MODEL)
+	python3 bench/llama/embeddings.py $(LLAMA_NATIVE_DIR)/release/tessera-llama \
+		$(LLAMA_BENCH_VENV)/bin/python $(LLAMA_BENCH_MODEL)
 
 ## Figures (issue 28): why the worker's flash attention is off on a CPU. The packaged build of
 ## the worker with `--flash-attn on` beside its default, on the bench model at ~2,400 tokens of

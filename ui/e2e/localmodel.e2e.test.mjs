@@ -14,7 +14,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -227,5 +227,33 @@ describe('a model on this computer', { skip }, () => {
     const worker = (await api('GET', '/v1/local-models')).worker;
     assert.deepEqual([worker.state, worker.n_ctx], ['running', 32768]);
     assert.deepEqual(errors, []);
+  });
+
+  test('the model on this computer embeds a project\'s files: search by words and meaning, offline', async () => {
+    const { default_file: file } = await api('GET', '/v1/local-models');
+    assert.ok(file, 'the first test left a default model');
+    const folder = mkdtempSync(path.join(os.tmpdir(), 'tessera-e2e-embed-'));
+    writeFileSync(path.join(folder, 'ferry.md'), '# Ferry\n\nThe harbour ferry leaves at 07:40 from pier nine.\n');
+    writeFileSync(path.join(folder, 'lunch.md'), '# Lunch\n\nSoup and bread on Tuesdays.\n');
+    await api('PUT', '/v1/settings/knowledge_embedding', { value: { provider: 'on-device', model: file } });
+    await api('POST', '/v1/projects', { name: 'Harbour' });
+    await api('POST', '/v1/projects/Harbour/knowledge', { path: folder });
+    const deadline = Date.now() + 180_000;
+    let status;
+    for (;;) {
+      status = await api('GET', '/v1/projects/Harbour/knowledge');
+      if (status.idle && status.chunks > 0 && status.embedded_chunks === status.chunks) break;
+      assert.equal(status.embed_error, null, JSON.stringify(status));
+      assert.ok(Date.now() < deadline, `the files were not embedded: ${JSON.stringify(status)}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    assert.equal(status.retrieval, 'hybrid');
+    assert.equal(status.embedding_model, `on-device/${file}`);
+    // Relevance is the words' (the model's weights are random); the vectors took part.
+    const found = await api('GET', `/v1/projects/Harbour/knowledge/search?q=${encodeURIComponent('harbour ferry')}`);
+    assert.equal(found.retrieval, 'hybrid');
+    assert.ok(found.hits[0].path.endsWith('ferry.md'), JSON.stringify(found.hits[0]));
+    assert.ok(found.hits.some((h) => h.matched_by.includes('vector')), JSON.stringify(found.hits));
+    rmSync(folder, { recursive: true, force: true });
   });
 });

@@ -1,6 +1,6 @@
-//! The OpenAI-compatible wire on loopback: `GET /health`, `GET /v1/models` and
-//! `POST /v1/chat/completions` (streamed or not, with tools), every route behind the bearer
-//! token the worker was started with.
+//! The OpenAI-compatible wire on loopback: `GET /health`, `GET /v1/models`,
+//! `POST /v1/chat/completions` (streamed or not, with tools) and `POST /v1/embeddings`, every
+//! route behind the bearer token the worker was started with.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -19,9 +19,10 @@ use tessera_local::chat_format::{
     tool_call_grammar, Activation, ChatTemplate, LazyTrigger, ToolCallGrammar, ToolCallParser,
     ToolChoice,
 };
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::answer::{stream, whole, Answer, CancelOnDrop};
+use crate::embed::{EmbedFailure, EmbedJob, MAX_INPUTS};
 use crate::engine::{Engine, Grammar, Job, Sampling};
 
 pub struct Served {
@@ -36,6 +37,7 @@ pub fn router(served: Arc<Served>) -> Router {
         .route("/health", get(health))
         .route("/v1/models", get(models))
         .route("/v1/chat/completions", post(chat))
+        .route("/v1/embeddings", post(embeddings))
         .layer(middleware::from_fn_with_state(served.clone(), auth))
         .with_state(served)
 }
@@ -76,7 +78,11 @@ async fn models(State(served): State<Arc<Served>>) -> Json<Value> {
             "id": served.model_id,
             "object": "model",
             "owned_by": "local",
-            "meta": {"n_ctx": served.engine.info.n_ctx, "n_ctx_train": served.engine.info.n_ctx_train}
+            "meta": {
+                "n_ctx": served.engine.info.n_ctx,
+                "n_ctx_train": served.engine.info.n_ctx_train,
+                "n_ctx_embed": served.engine.info.embed_ctx,
+            }
         }]
     }))
 }
@@ -227,6 +233,99 @@ async fn chat(State(served): State<Arc<Served>>, body: axum::body::Bytes) -> Res
         stream(answer, out_rx).into_response()
     } else {
         whole(answer, out_rx).await
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct EmbeddingsRequest {
+    input: Value,
+    #[serde(default)]
+    encoding_format: Option<String>,
+}
+
+/// The strings of an embeddings request's `input`: one string, or a list of 1 to
+/// [`MAX_INPUTS`] non-empty strings.
+fn embedding_inputs(input: Value) -> Result<Vec<String>, String> {
+    let inputs = match input {
+        Value::String(s) => vec![s],
+        Value::Array(items) => {
+            if items.is_empty() {
+                return Err("input is an empty list: give at least one string".into());
+            }
+            if items.len() > MAX_INPUTS {
+                return Err(format!(
+                    "input holds {} strings, more than the {MAX_INPUTS} this worker embeds in one request: send them in several",
+                    items.len()
+                ));
+            }
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, item)| match item {
+                    Value::String(s) => Ok(s),
+                    _ => Err(format!(
+                        "input {i} is not a string: input is a string or a list of strings (token lists are not taken)"
+                    )),
+                })
+                .collect::<Result<_, _>>()?
+        }
+        _ => {
+            return Err("input is a string or a list of strings (token lists are not taken)".into())
+        }
+    };
+    if let Some(i) = inputs.iter().position(String::is_empty) {
+        return Err(format!("input {i} is an empty string"));
+    }
+    Ok(inputs)
+}
+
+async fn embeddings(State(served): State<Arc<Served>>, body: axum::body::Bytes) -> Response {
+    let invalid = |message: &str| error(StatusCode::BAD_REQUEST, "invalid_request_error", message);
+    let request: EmbeddingsRequest = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(err) => return invalid(&format!("the request is not an embeddings request: {err}")),
+    };
+    if let Some(format) = request.encoding_format.as_deref().filter(|f| *f != "float") {
+        return invalid(&format!(
+            "encoding_format `{format}` is not taken: this worker answers float"
+        ));
+    }
+    let inputs = match embedding_inputs(request.input) {
+        Ok(inputs) => inputs,
+        Err(message) => return invalid(&message),
+    };
+    let (out, answer) = oneshot::channel();
+    if let Err(err) = served.engine.embed(EmbedJob { inputs, out }) {
+        return error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "server_error",
+            &err.to_string(),
+        );
+    }
+    match answer.await {
+        Ok(Ok(embedded)) => Json(json!({
+            "object": "list",
+            "data": embedded.vectors.into_iter().enumerate().map(|(index, embedding)| json!({
+                "object": "embedding",
+                "index": index,
+                "embedding": embedding,
+            })).collect::<Vec<_>>(),
+            "model": served.model_id,
+            "usage": {
+                "prompt_tokens": embedded.prompt_tokens,
+                "total_tokens": embedded.prompt_tokens,
+            },
+        }))
+        .into_response(),
+        Ok(Err(EmbedFailure::Invalid(message))) => invalid(&message),
+        Ok(Err(EmbedFailure::Failed(message))) => {
+            error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", &message)
+        }
+        Err(_) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "server_error",
+            "the embeddings thread stopped",
+        ),
     }
 }
 

@@ -1,7 +1,8 @@
 //! The one thread that owns the model and its context (llama.cpp's context is not `Send`):
 //! it takes generation jobs one at a time, keeps the tokens of the last prompt and answer in
 //! the KV cache so a follow-up in the same conversation decodes only what is new, and stops a
-//! job at once when it is cancelled or its client is gone.
+//! job at once when it is cancelled or its client is gone. Embeddings run on a thread of their
+//! own beside it (crate::embed), sharing the loaded weights.
 
 use std::num::NonZeroU32;
 use std::path::Path;
@@ -24,6 +25,7 @@ use crate::clock::Clock;
 use crate::context_size::{
     available_memory, default_ctx, micro_batch, too_big_for_memory, CacheShape,
 };
+use crate::embed::{self, EmbedJob};
 
 /// Prompt tokens decoded per call: small enough that a cancel is seen within a chunk.
 const PREFILL_CHUNK: usize = 256;
@@ -74,6 +76,8 @@ pub struct ModelInfo {
     pub chat_template: Option<String>,
     pub bos_token: String,
     pub eos_token: String,
+    /// The embeddings context, which is also the most tokens of one input to embed.
+    pub embed_ctx: u32,
 }
 
 /// How the next token is chosen.
@@ -156,6 +160,8 @@ pub enum Finish {
 pub struct Engine {
     pub info: ModelInfo,
     jobs: mpsc::Sender<Job>,
+    /// To the embeddings thread (crate::embed), which runs beside this one.
+    embeds: mpsc::Sender<EmbedJob>,
 }
 
 impl Engine {
@@ -169,12 +175,13 @@ impl Engine {
     ) -> anyhow::Result<Self> {
         let (ready_tx, ready_rx) = mpsc::channel::<anyhow::Result<ModelInfo>>();
         let (jobs, job_rx) = mpsc::channel::<Job>();
+        let (embeds, embed_rx) = mpsc::channel::<EmbedJob>();
         let path = model_file.to_owned();
         std::thread::Builder::new()
             .name("tessera-llama-model".into())
             .spawn(move || {
                 let backend = match LlamaBackend::init() {
-                    Ok(backend) => backend,
+                    Ok(backend) => Arc::new(backend),
                     Err(err) => {
                         let _ = ready_tx.send(Err(anyhow!("cannot start llama.cpp: {err}")));
                         return;
@@ -185,7 +192,7 @@ impl Engine {
                 let model =
                     match LlamaModel::load_from_file(&backend, &path, &LlamaModelParams::default())
                     {
-                        Ok(model) => model,
+                        Ok(model) => Arc::new(model),
                         Err(err) => {
                             let _ = ready_tx
                                 .send(Err(anyhow!("cannot load {}: {err}", path.display())));
@@ -219,6 +226,17 @@ impl Engine {
                         return;
                     }
                 };
+                let (embed_policy, _) = attention(flash_attn, info.embed_ctx, model.n_head());
+                if let Err(err) = embed::spawn(
+                    backend.clone(),
+                    model.clone(),
+                    threads,
+                    info.embed_ctx,
+                    embed_policy,
+                    embed_rx,
+                ) {
+                    tracing::warn!(%err, "cannot start the embeddings thread");
+                }
                 let _ = ready_tx.send(Ok(info));
                 let mut runner = Runner {
                     model: &model,
@@ -233,7 +251,7 @@ impl Engine {
         let info = ready_rx
             .recv()
             .map_err(|_| anyhow!("the model thread stopped while loading"))??;
-        Ok(Self { info, jobs })
+        Ok(Self { info, jobs, embeds })
     }
 
     /// Queues a job; its output arrives on `job.out`.
@@ -241,6 +259,13 @@ impl Engine {
         self.jobs
             .send(job)
             .map_err(|_| anyhow!("the model thread has stopped"))
+    }
+
+    /// Queues strings to embed, on a thread of their own: a chat never waits for them.
+    pub fn embed(&self, job: EmbedJob) -> anyhow::Result<()> {
+        self.embeds
+            .send(job)
+            .map_err(|_| anyhow!("the embeddings thread has stopped"))
     }
 }
 
@@ -314,6 +339,7 @@ fn model_info(
             .and_then(|t| t.to_str().ok().map(str::to_owned)),
         bos_token: piece(model.token_bos()),
         eos_token: piece(model.token_eos()),
+        embed_ctx: embed::embed_ctx(n_ctx, n_ctx_train, model.n_head()),
     })
 }
 

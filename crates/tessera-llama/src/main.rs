@@ -12,6 +12,7 @@ mod answer;
 mod api;
 mod clock;
 mod context_size;
+mod embed;
 mod engine;
 
 use std::path::PathBuf;

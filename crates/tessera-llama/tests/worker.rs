@@ -535,3 +535,178 @@ fn it_takes_the_models_context_by_default_and_writes_nothing_when_all_is_well() 
     assert_eq!(ready["n_ctx"], 2048, "{ready}");
     assert!(said.trim().is_empty(), "the worker wrote:\n{said}");
 }
+
+async fn embed(worker: &Worker, body: Value) -> (u16, Value) {
+    let response = client()
+        .post(format!("{}/v1/embeddings", worker.base))
+        .bearer_auth(TOKEN)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap())
+}
+
+fn vectors(answer: &Value) -> Vec<Vec<f64>> {
+    answer["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            assert_eq!(item["index"], i, "{item}");
+            assert_eq!(item["object"], "embedding");
+            item["embedding"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect()
+        })
+        .collect()
+}
+
+/// The suite's model: d 64 (scripts/make-test-gguf.py, tiny).
+const N_EMBD: usize = 64;
+
+#[tokio::test]
+async fn embeddings_give_one_vector_per_input_the_same_for_the_same_text() {
+    let worker = start();
+    let texts = [
+        "The cat sat on the mat.",
+        "Rust is a systems programming language.",
+        "The cat sat on the mat.",
+        "你好，世界",
+    ];
+    let (status, answer) = embed(
+        &worker,
+        json!({"model": "m", "input": texts, "encoding_format": "float"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["object"], "list");
+    let got = vectors(&answer);
+    assert_eq!(got.len(), texts.len());
+    for v in &got {
+        assert_eq!(v.len(), N_EMBD);
+        assert!(v.iter().all(|x| x.is_finite()) && v.iter().any(|x| *x != 0.0));
+    }
+    assert_eq!(got[0], got[2], "the same text, the same vector");
+    assert_ne!(got[0], got[1]);
+    assert_ne!(got[1], got[3]);
+    let tokens = answer["usage"]["prompt_tokens"].as_u64().unwrap();
+    assert!(tokens >= texts.len() as u64, "{answer}");
+    assert_eq!(answer["usage"]["total_tokens"], tokens);
+
+    // Alone, a string gives what it gave among others (each input is a sequence of its own).
+    let (status, alone) = embed(&worker, json!({"input": texts[1]})).await;
+    assert_eq!(status, 200, "{alone}");
+    let alone = vectors(&alone);
+    assert_eq!(alone.len(), 1);
+    for (a, b) in alone[0].iter().zip(&got[1]) {
+        assert!((a - b).abs() < 1e-4, "{a} vs {b}");
+    }
+
+    // More inputs than one decode takes (64 sequences) come back whole and in order.
+    let many: Vec<String> = (0..150).map(|i| format!("note number {i}")).collect();
+    let (status, answer) = embed(&worker, json!({"input": many})).await;
+    assert_eq!(status, 200, "{answer}");
+    let got = vectors(&answer);
+    assert_eq!(got.len(), 150);
+    assert!(got.iter().all(|v| v.len() == N_EMBD));
+    let (_, last) = embed(&worker, json!({"input": many[149]})).await;
+    for (a, b) in vectors(&last)[0].iter().zip(&got[149]) {
+        assert!((a - b).abs() < 1e-4, "{a} vs {b}");
+    }
+}
+
+#[tokio::test]
+async fn embeddings_want_the_token_and_refuse_what_they_cannot_take() {
+    let worker = start();
+    let url = format!("{}/v1/embeddings", worker.base);
+    let answer = client()
+        .post(&url)
+        .json(&json!({"input": ["x"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 401);
+    let answer = client()
+        .post(&url)
+        .bearer_auth("wrong")
+        .json(&json!({"input": ["x"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 401);
+
+    let models: Value = client()
+        .get(format!("{}/v1/models", worker.base))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    // The worker's context (--ctx 2048) bounds it: the test model's 4 heads allow more.
+    assert_eq!(models["data"][0]["meta"]["n_ctx_embed"], 2048);
+
+    let too_many: Vec<String> = (0..257).map(|i| format!("text {i}")).collect();
+    let too_long = "lorem ipsum dolor sit amet ".repeat(1000);
+    for (body, says) in [
+        (json!({"input": []}), "empty list"),
+        (json!({"input": too_many}), "256"),
+        (json!({"input": ["a", ""]}), "input 1 is an empty string"),
+        (json!({"input": [1, 2, 3]}), "not a string"),
+        (json!({"input": 7}), "a string or a list of strings"),
+        (json!({"nothing": true}), "not an embeddings request"),
+        (json!({"input": "x", "encoding_format": "base64"}), "base64"),
+        (json!({"input": ["short", too_long]}), "2048 tokens"),
+    ] {
+        let (status, answer) = embed(&worker, body.clone()).await;
+        assert_eq!(status, 400, "{body:.200}: {answer}");
+        assert_eq!(answer["error"]["type"], "invalid_request_error");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{says:?} not in {message:?}");
+    }
+
+    // 256 inputs are taken.
+    let most: Vec<String> = (0..256).map(|i| format!("text {i}")).collect();
+    let (status, answer) = embed(&worker, json!({"input": most})).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["data"].as_array().unwrap().len(), 256);
+}
+
+/// A chat goes on while embeddings are computed: they have a thread and a context of their own.
+#[tokio::test]
+async fn a_chat_and_embeddings_run_side_by_side() {
+    let worker = start();
+    let texts: Vec<String> = (0..256).map(|i| format!("{i} ").repeat(200)).collect();
+    let embedding = {
+        let url = format!("{}/v1/embeddings", worker.base);
+        tokio::spawn(async move {
+            client()
+                .post(url)
+                .bearer_auth(TOKEN)
+                .json(&json!({"input": texts}))
+                .send()
+                .await
+                .unwrap()
+                .status()
+        })
+    };
+    let answer: Value = client()
+        .post(format!("{}/v1/chat/completions", worker.base))
+        .bearer_auth(TOKEN)
+        .json(&json!({"messages": [{"role": "user", "content": "Say hello"}], "max_tokens": 4, "temperature": 0}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(answer["usage"]["completion_tokens"], 4, "{answer}");
+    assert_eq!(embedding.await.unwrap(), 200);
+}

@@ -113,6 +113,34 @@ impl ProviderClient {
         self.inner.http()
     }
 
+    /// Where a call for `model` goes and the headers it carries: the configured base URL and
+    /// key, or, for a model this machine runs, the worker's address and token of the moment
+    /// (started on demand).
+    pub(crate) async fn endpoint_for(&self, model: &str) -> Result<(String, HeaderMap)> {
+        let config = &self.inner.config;
+        match &self.inner.source {
+            Some(source) => {
+                let endpoint = source.endpoint(model).await.map_err(|message| {
+                    ProviderError::LocalModelStopped {
+                        provider: config.name.clone(),
+                        message,
+                    }
+                })?;
+                let mut headers = HeaderMap::new();
+                let mut value = HeaderValue::from_str(&format!("Bearer {}", endpoint.key.expose()))
+                    .map_err(|_| {
+                        ProviderError::Config(
+                            "the local model's token is not a header value".into(),
+                        )
+                    })?;
+                value.set_sensitive(true);
+                headers.insert(AUTHORIZATION, value);
+                Ok((endpoint.base_url, headers))
+            }
+            None => Ok((config.base_url.clone(), self.auth_headers()?)),
+        }
+    }
+
     /// The headers every call to this provider carries (authentication included).
     pub fn auth_headers(&self) -> Result<HeaderMap> {
         let mut headers = HeaderMap::new();
@@ -584,42 +612,18 @@ impl ResponseStream {
     async fn connect(&mut self) -> Result<Option<Events>> {
         let inner = &self.client.inner;
         let config = &inner.config;
-        let dynamic = match &inner.source {
-            // Not retried: the source has just tried to start the worker and says why it
-            // could not (a model that fails to load fails again).
-            Some(source) => Some(source.endpoint(&self.request.model).await.map_err(
-                |message| ProviderError::LocalModelStopped {
-                    provider: config.name.clone(),
-                    message,
-                },
-            )?),
-            None => None,
-        };
-        let base_url = dynamic.as_ref().map_or(&config.base_url, |d| &d.base_url);
+        // Not retried when a worker cannot start: the source has just tried and says why (a
+        // model that fails to load fails again).
+        let (base_url, mut headers) = self.client.endpoint_for(&self.request.model).await?;
         let (url, body) = match config.kind {
             WireKind::Openai => (
-                join_url(base_url, "chat/completions"),
+                join_url(&base_url, "chat/completions"),
                 openai::encode_request(config, &self.request, self.streaming),
             ),
             WireKind::Anthropic => (
-                join_url(base_url, "v1/messages"),
+                join_url(&base_url, "v1/messages"),
                 anthropic::encode_request(config, &self.request, self.streaming),
             ),
-        };
-        let mut headers = match &dynamic {
-            Some(endpoint) => {
-                let mut headers = HeaderMap::new();
-                let mut value = HeaderValue::from_str(&format!("Bearer {}", endpoint.key.expose()))
-                    .map_err(|_| {
-                        ProviderError::Config(
-                            "the local model's token is not a header value".into(),
-                        )
-                    })?;
-                value.set_sensitive(true);
-                headers.insert(AUTHORIZATION, value);
-                headers
-            }
-            None => self.client.auth_headers()?,
         };
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         if self.streaming {

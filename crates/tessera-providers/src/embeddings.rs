@@ -43,10 +43,11 @@ impl ProviderClient {
             provider: provider.clone(),
             message: err.to_string(),
         };
+        let (base_url, headers) = self.endpoint_for(model).await?;
         let response = self
             .http_client()?
-            .post(join_url(&config.base_url, "embeddings"))
-            .headers(self.auth_headers()?)
+            .post(join_url(&base_url, "embeddings"))
+            .headers(headers)
             .json(&serde_json::json!({
                 "model": model,
                 "input": inputs,
