@@ -274,26 +274,27 @@ impl Knowledge {
         let Some(embedder) = self.shared.embedder() else {
             return search::lexical(&conn, project_id, query, limit);
         };
-        let lexical = search::lexical(&conn, project_id, query, CANDIDATES)?;
         let embedded = match embedder.embed(&[query.to_owned()]) {
             Ok(mut v) if v.len() == 1 => v.remove(0),
             Ok(_) | Err(_) => {
                 // The embedder is not answering: words alone, as without one.
-                return Ok(lexical.into_iter().take(limit).collect());
+                return search::lexical(&conn, project_id, query, limit);
             }
         };
         let generation = self
             .shared
             .generation
             .load(std::sync::atomic::Ordering::SeqCst);
-        let near = self.vectors.nearest(
-            &conn,
-            project_id,
-            &embedder.model(),
-            generation,
-            &embedded,
-            CANDIDATES,
-        )?;
+        let loaded = self
+            .vectors
+            .get(&conn, project_id, &embedder.model(), generation)?;
+        // The two rankings at once, one a core each: the scan of the vectors beside the words'.
+        let (lexical, near) = std::thread::scope(|scope| {
+            let scan = scope.spawn(|| vectors::nearest(&loaded, &embedded, CANDIDATES));
+            let lexical = search::lexical(&conn, project_id, query, CANDIDATES);
+            (lexical, scan.join().unwrap_or_default())
+        });
+        let lexical = lexical?;
         let near_ids: Vec<i64> = near.iter().map(|(id, _)| *id).collect();
         let lexical_ids: Vec<i64> = lexical.iter().map(|h| h.chunk_id).collect();
         let fused = vectors::fuse(&[lexical_ids, near_ids.clone()]);
