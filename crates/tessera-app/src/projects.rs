@@ -197,6 +197,20 @@ impl App {
         Ok((project, hits))
     }
 
+    /// The model that embeds projects' files, as the setting names it.
+    pub fn knowledge_embedding(&self) -> Option<crate::embedding::EmbeddingChoice> {
+        crate::embedding::choice(self.engine.store())
+    }
+
+    /// Sets (or with None clears) the embedding model and applies it.
+    pub fn set_knowledge_embedding(
+        &self,
+        choice: Option<&crate::embedding::EmbeddingChoice>,
+    ) -> Result<(), CoreError> {
+        crate::embedding::set_choice(&self.engine, choice)?;
+        self.reload_embedder()
+    }
+
     /// Applies the embedding setting as it is now (after it changed).
     pub fn reload_embedder(&self) -> Result<(), CoreError> {
         self.knowledge()?

@@ -55,7 +55,7 @@ fn view(app: &App) -> Result<SettingsView, ApiError> {
             default_provider: default,
             model_hub_address: hub.address,
             model_hub_proxy: hub.proxy,
-            knowledge_embedding: tessera_app::embedding::choice(app.engine().store()),
+            knowledge_embedding: app.knowledge_embedding(),
         },
         spent_today_usd: providers.spent_today(),
         model: None,
@@ -141,15 +141,11 @@ async fn change(
                     "{key} must be {{\"provider\": NAME, \"model\": M}} or null: {err}"
                 ))
             })?;
-        let engine = app.engine().clone();
         let applied = app.clone();
-        tokio::task::spawn_blocking(move || {
-            tessera_app::embedding::set_choice(&engine, choice.as_ref())?;
-            applied.reload_embedder()
-        })
-        .await
-        .map_err(|e| bad_request(e.to_string()))?
-        .map_err(ApiError::from)?;
+        tokio::task::spawn_blocking(move || applied.set_knowledge_embedding(choice.as_ref()))
+            .await
+            .map_err(|e| bad_request(e.to_string()))?
+            .map_err(ApiError::from)?;
         return Ok(Json(view(&app)?));
     }
     let providers = app.providers();
