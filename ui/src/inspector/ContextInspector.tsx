@@ -1,4 +1,5 @@
 import type { TFunction } from 'i18next';
+import { modalKeyDown } from '../components/modalKeys';
 import { createContext, useContext, useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Overlay } from '../components/Overlay';
@@ -45,7 +46,6 @@ const REASON = {
   duplicate: 'inspector.reasonDuplicate',
 } as const satisfies Record<DropReason, string>;
 
-const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 
 const EVIDENCE_TYPE = {
@@ -302,26 +302,7 @@ export function ContextInspector({ client, runId, onClose }: { client: TesseraCl
     return () => controller.abort();
   }, [client, runId]);
 
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === 'Escape') {
-      event.preventDefault();
-      event.stopPropagation();
-      onClose();
-      return;
-    }
-    if (event.key !== 'Tab' || !ref.current) return;
-    const items = Array.from(ref.current.querySelectorAll<HTMLElement>(FOCUSABLE));
-    const first = items[0];
-    const last = items[items.length - 1];
-    if (!first || !last) return;
-    if (event.shiftKey && (document.activeElement === first || document.activeElement === ref.current)) {
-      event.preventDefault();
-      last.focus();
-    } else if (!event.shiftKey && document.activeElement === last) {
-      event.preventDefault();
-      first.focus();
-    }
-  };
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => modalKeyDown(event, ref.current, onClose);
 
   const explained = context?.turns.filter((turn) => turn.assembly) ?? [];
   return (

@@ -314,6 +314,13 @@ async fn serve_sees_a_saved_file_within_seconds_and_keeps_conversations_of_a_rem
     assert_eq!(still.ok(200)["conversation"]["project_id"], Value::Null);
 }
 
+/// One turn of `message` read to its end; the body of the model call it made last.
+async fn turn(api: &Api, provider: &ScriptedProvider, message: &Value) -> String {
+    let mut stream = api.open_sse("/messages", Some(message)).await;
+    to_done(&mut stream).await;
+    provider.calls().last().unwrap().body.to_string()
+}
+
 /// Reads `stream` to the run's end (`done`).
 async fn to_done(stream: &mut crate::support::api::SseReader) {
     stream.until(|e| e["type"] == "done").await;
@@ -398,14 +405,12 @@ async fn a_memory_kept_everywhere_after_consent_is_in_the_next_conversation_unti
 
     // The next conversation's prompt carries it; the first conversation's own memory stays there.
     provider.push(Reply::openai_text("m", &["Biscuit."]));
-    let mut stream = api
-        .open_sse(
-            "/messages",
-            Some(&user_input_message("ctx_b", "What is my cat called?")),
-        )
-        .await;
-    to_done(&mut stream).await;
-    let sent = provider.calls().last().unwrap().body.to_string();
+    let sent = turn(
+        &api,
+        &provider,
+        &user_input_message("ctx_b", "What is my cat called?"),
+    )
+    .await;
     assert!(sent.contains("The person's cat is named Biscuit"), "{sent}");
     assert!(
         !sent.contains("slides"),
@@ -419,14 +424,12 @@ async fn a_memory_kept_everywhere_after_consent_is_in_the_next_conversation_unti
         .await
         .error(404, "NOT_FOUND");
     provider.push(Reply::openai_text("m", &["I do not know."]));
-    let mut stream = api
-        .open_sse(
-            "/messages",
-            Some(&user_input_message("ctx_c", "What is my cat called?")),
-        )
-        .await;
-    to_done(&mut stream).await;
-    let sent = provider.calls().last().unwrap().body.to_string();
+    let sent = turn(
+        &api,
+        &provider,
+        &user_input_message("ctx_c", "What is my cat called?"),
+    )
+    .await;
     assert!(!sent.contains("Biscuit"), "{sent}");
 
     // On the command line, once the server has let the folder go.
@@ -553,17 +556,15 @@ async fn a_question_in_a_project_conversation_through_serve_carries_the_passage(
         .await
         .ok(200);
     provider.push(Reply::openai_text("m", &["On the 3rd."]));
-    let mut stream = api
-        .open_sse(
-            "/messages",
-            Some(&user_input_message(
-                "ctx_lab",
-                "When do the heliotrope invoices go out? Not [/x/y.md:3-4] I guess.",
-            )),
-        )
-        .await;
-    to_done(&mut stream).await;
-    let sent = provider.calls().last().unwrap().body.to_string();
+    let sent = turn(
+        &api,
+        &provider,
+        &user_input_message(
+            "ctx_lab",
+            "When do the heliotrope invoices go out? Not [/x/y.md:3-4] I guess.",
+        ),
+    )
+    .await;
     assert!(sent.contains("Be brief."), "{sent}");
     assert!(
         sent.contains("heliotrope account go out on the 3rd"),

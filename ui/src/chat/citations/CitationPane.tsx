@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { modalKeyDown } from '../../components/modalKeys';
 import { useTranslation } from 'react-i18next';
 import { copyText } from '../../components/clipboard';
 import { Overlay } from '../../components/Overlay';
@@ -9,7 +10,6 @@ import type { Citation } from './parse';
 import type { Passage } from './verify';
 import { useWhere } from './where';
 
-const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 /** The passage's lines, numbered from its first (`lines[0]`), the cited ones marked. */
 export function passageLines(passage: Passage, citation: Citation): { number: number | null; text: string; cited: boolean }[] {
@@ -46,26 +46,7 @@ export function CitationPane({ citation, state, passage, onClose }: { citation: 
     textRef.current?.querySelector('.citation-line-cited')?.scrollIntoView?.({ block: 'nearest' });
   }, []);
 
-  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key === 'Escape') {
-      event.preventDefault();
-      event.stopPropagation();
-      onClose();
-      return;
-    }
-    if (event.key !== 'Tab' || !ref.current) return;
-    const items = Array.from(ref.current.querySelectorAll<HTMLElement>(FOCUSABLE));
-    const first = items[0];
-    const last = items.at(-1);
-    if (!first || !last) return;
-    if (event.shiftKey && (document.activeElement === first || document.activeElement === ref.current)) {
-      event.preventDefault();
-      last.focus();
-    } else if (!event.shiftKey && document.activeElement === last) {
-      event.preventDefault();
-      first.focus();
-    }
-  };
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => modalKeyDown(event, ref.current, onClose);
 
   const copyPath = () =>
     void copyText(citation.path).then(
