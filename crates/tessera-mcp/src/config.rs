@@ -63,7 +63,9 @@ impl ServerConfig {
                 }
                 line
             }
-            Transport::Http { url, .. } => redact_url(url),
+            // The file keeps a URL held in the secret store as the mark and its redacted
+            // form; the person is shown the redacted form alone.
+            Transport::Http { url, .. } => redact_url(&url.replace(KEYRING_MARK, "")),
         }
     }
 
@@ -142,12 +144,13 @@ pub fn keyring_account(server: &str, place: SecretPlace, name: &str) -> String {
 }
 
 /// A value that should never be written to a file: by the name it is given (a token, a key,
-/// a password, credentials, an `Authorization` header) or by its look (`Bearer …`).
+/// a password, credentials, an `Authorization` header) or by its look (`Bearer …`, a URL
+/// with a password such as a `DATABASE_URL`).
 pub fn looks_secret(name: &str, value: &str) -> bool {
-    use tessera_protocol::secrets::{is_secret_name, looks_like_secret_value};
+    use tessera_protocol::secrets::{has_url_password, is_secret_name, looks_like_secret_value};
     value != KEYRING_MARK
         && !value.is_empty()
-        && (is_secret_name(name) || looks_like_secret_value(value))
+        && (is_secret_name(name) || looks_like_secret_value(value) || has_url_password(value))
 }
 
 /// A config that cannot be read.

@@ -306,10 +306,10 @@ impl McpHub {
         })
     }
 
-    fn refused(server: &str, error: impl std::fmt::Display) -> HubError {
+    fn refused(&self, server: &str, error: impl std::fmt::Display) -> HubError {
         HubError::Server {
             server: server.to_owned(),
-            message: error.to_string(),
+            message: self.log_of(server).scrub(&error.to_string()),
         }
     }
 
@@ -320,7 +320,7 @@ impl McpHub {
             return Ok(Vec::new());
         }
         let resources = connection.service.list_all_resources().await;
-        Ok(as_api(resources.map_err(|e| Self::refused(name, e))?))
+        Ok(as_api(resources.map_err(|e| self.refused(name, e))?))
     }
 
     /// The prompts server `name` offers (none when it has no prompts capability).
@@ -330,7 +330,7 @@ impl McpHub {
             return Ok(Vec::new());
         }
         let prompts = connection.service.list_all_prompts().await;
-        Ok(as_api(prompts.map_err(|e| Self::refused(name, e))?))
+        Ok(as_api(prompts.map_err(|e| self.refused(name, e))?))
     }
 
     /// The contents of resource `uri` of server `name` (text as text; binary noted by size).
@@ -344,7 +344,7 @@ impl McpHub {
             .service
             .read_resource(rmcp::model::ReadResourceRequestParams::new(uri.to_owned()))
             .await
-            .map_err(|e| Self::refused(name, e))?;
+            .map_err(|e| self.refused(name, e))?;
         let value = serde_json::to_value(read).unwrap_or(Value::Null);
         Ok(value
             .get("contents")

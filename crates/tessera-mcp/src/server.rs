@@ -223,6 +223,9 @@ impl ServerSlot {
     }
 
     fn fail(&self, reason: &str, previous: u32) {
+        // Shown in the status, the log and a tool failure: the transport's words may quote the
+        // URL or a value the server was given.
+        let reason = &self.log.scrub(reason);
         let attempts = previous + 1;
         let wait = backoff(attempts);
         self.log.note(&format!(
@@ -296,7 +299,23 @@ impl ServerSlot {
         Ok(out)
     }
 
+    /// The secret values the server is started with, kept out of its log and errors.
+    async fn secret_values(&self) -> Vec<String> {
+        let mut values = Vec::new();
+        for (place, name) in self.config.secret_names() {
+            // One that cannot be read fails the start, with its own error.
+            if let Ok(value) = self.secret(place, &name).await {
+                if place == crate::config::SecretPlace::Url {
+                    values.extend(url_secret_parts(&value));
+                }
+                values.push(value);
+            }
+        }
+        values
+    }
+
     async fn connect(&self) -> Result<Connection, ConnectError> {
+        self.log.keep_out(self.secret_values().await);
         let client = TesseraClient {
             server: self.config.name.clone(),
             calls: Arc::clone(&self.calls),
@@ -350,8 +369,8 @@ impl ServerSlot {
                     tokio::spawn(async move {
                         let mut lines = tokio::io::BufReader::new(stderr).lines();
                         while let Ok(Some(line)) = lines.next_line().await {
-                            // A server may print its own key: the log never keeps one.
-                            log.server_line(&tessera_protocol::secrets::redact_words(&line));
+                            // A server may print its own key: the log scrubs every line.
+                            log.server_line(&line);
                         }
                     });
                 }
@@ -364,7 +383,7 @@ impl ServerSlot {
                 let headers = self
                     .resolved(crate::config::SecretPlace::Header, headers)
                     .await?;
-                let real_url = if url.starts_with(KEYRING_MARK) {
+                let real_url = if url.contains(KEYRING_MARK) {
                     self.secret(crate::config::SecretPlace::Url, "url").await?
                 } else {
                     url.clone()
@@ -375,7 +394,7 @@ impl ServerSlot {
                     .await
                     .map_err(|e| ConnectError::HttpHandshake {
                         uri: self.config.uri(),
-                        message: tessera_protocol::secrets::redact_words(&e.to_string()),
+                        message: self.log.scrub(&e.to_string()),
                     })?
             }
         };
@@ -441,6 +460,31 @@ impl ServerSlot {
     }
 }
 
+/// The parts of a URL that may be secret on their own, as a transport may quote them apart
+/// from the URL: its user info and password, its query values, its fragment.
+fn url_secret_parts(url: &str) -> Vec<String> {
+    let Some((_, rest)) = url.split_once("://") else {
+        return Vec::new();
+    };
+    let mut parts = Vec::new();
+    let (rest, fragment) = rest.split_once('#').unwrap_or((rest, ""));
+    let (before_query, query) = rest.split_once('?').unwrap_or((rest, ""));
+    if let Some((user_info, _)) = before_query.rsplit_once('@') {
+        parts.push(user_info.to_owned());
+        if let Some((_, password)) = user_info.split_once(':') {
+            parts.push(password.to_owned());
+        }
+    }
+    parts.extend(
+        query
+            .split('&')
+            .filter_map(|pair| pair.split_once('=').map(|(_, v)| v.to_owned())),
+    );
+    parts.push(fragment.to_owned());
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
 /// Pings the server now and then; a server that stopped or does not answer is marked failed
 /// (and started again on demand, after its back-off).
 async fn watch_health(slot: std::sync::Weak<ServerSlot>, connection: Arc<Connection>) {
@@ -501,6 +545,15 @@ async fn closed_signal(connection: &Connection) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_s_secret_parts_are_known_apart() {
+        assert_eq!(
+            url_secret_parts("http://me:pw@h.example:1/mcp?sig=abc&v=2#frag"),
+            ["me:pw", "pw", "abc", "2", "frag"]
+        );
+        assert!(url_secret_parts("http://h.example/mcp").is_empty());
+    }
 
     #[test]
     fn the_wait_doubles_up_to_a_minute() {

@@ -206,7 +206,9 @@ impl McpToolHandler {
         let failed = |error: rmcp::ServiceError| {
             ToolFailure::new(
                 "MCP_CALL_FAILED",
-                format!("`{}` on `{server}` failed: {error}", self.tool),
+                self.slot
+                    .log
+                    .scrub(&format!("`{}` on `{server}` failed: {error}", self.tool)),
             )
         };
         let handle = peer

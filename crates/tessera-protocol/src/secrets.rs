@@ -55,8 +55,25 @@ const SECRET_WORDS: &[&str] = &[
 ];
 
 /// Words that name a secret as the last word of a name (`GITHUB_TOKEN`, `session_cookie`,
-/// `gitlab_pat`), not before another (`token_limit`, `token_url`).
-const SECRET_LAST_WORDS: &[&str] = &["token", "pat", "key", "auth"];
+/// `gitlab_pat`, `DB_PASS`, `SENTRY_DSN`), not before another (`token_limit`, `token_url`,
+/// `pass_through`).
+const SECRET_LAST_WORDS: &[&str] = &["token", "pat", "key", "auth", "pass", "dsn"];
+
+/// Endings of a word written without separators that name a secret (`PGPASSWORD`,
+/// `clientsecret`, `GITHUBAPITOKEN`): checked on the word's end only, so `passwordless` or
+/// `tokenizer` are not secrets.
+const SECRET_WORD_ENDINGS: &[&str] = &[
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "apikey",
+    "privatekey",
+    "accesskey",
+    "authtoken",
+    "accesstoken",
+    "apitoken",
+];
 
 /// Words before a final `key` that make it not a secret (`sort_key`, `primary_key`).
 const KEY_NOT_SECRET: &[&str] = &[
@@ -74,7 +91,9 @@ const KEY_NOT_SECRET: &[&str] = &[
 /// Whether `name` names a secret.
 pub fn is_secret_name(name: &str) -> bool {
     let words = words(name);
-    if words.iter().any(|w| SECRET_WORDS.contains(&w.as_str())) {
+    if words.iter().any(|w| {
+        SECRET_WORDS.contains(&w.as_str()) || SECRET_WORD_ENDINGS.iter().any(|e| w.ends_with(e))
+    }) {
         return true;
     }
     // `api key`, `private key`, `access key` written as two words.
@@ -150,6 +169,18 @@ pub fn looks_like_secret_value(value: &str) -> bool {
     }
     KEY_PREFIXES.iter().any(|p| v.starts_with(p))
         || (v.starts_with("eyJ") && v.matches('.').count() == 2)
+}
+
+/// Whether `value` is a URL carrying a password (`postgres://app:pw@db/main`), as a
+/// `DATABASE_URL` does whatever it is called.
+pub fn has_url_password(value: &str) -> bool {
+    let Some((_, rest)) = value.trim().split_once("://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    authority
+        .rsplit_once('@')
+        .is_some_and(|(user_info, _)| user_info.contains(':'))
 }
 
 /// The flag's name without its dashes, when `arg` is a flag (`--api-key`, `-token`).
@@ -337,6 +368,15 @@ mod tests {
             "bearer",
             "credentials",
             "X-Auth",
+            "DB_PASS",
+            "SMTP_PWD",
+            "PGPASSWORD",
+            "MYSQL_ROOT_PASSWORD",
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            "SSH_PRIVATE_KEY",
+            "SENTRY_DSN",
+            "clientsecret",
+            "GITHUBAPITOKEN",
         ] {
             assert!(is_secret_name(secret), "{secret}");
         }
@@ -359,6 +399,13 @@ mod tests {
             "requires_key",
             "has_token",
             "max_token",
+            "PATH",
+            "AUTHOR_NAME",
+            "pass_through",
+            "passwordless",
+            "BYPASS",
+            "COMPASS",
+            "DSN_TIMEOUT",
         ] {
             assert!(!is_secret_name(setting), "{setting}");
         }
@@ -385,6 +432,15 @@ mod tests {
         ] {
             assert!(!looks_like_secret_value(plain), "{plain}");
         }
+    }
+
+    #[test]
+    fn a_url_with_a_password_is_a_secret_value() {
+        assert!(has_url_password("postgres://app:pw@db.example/main"));
+        assert!(has_url_password("https://u:p@h.example/x?y=1"));
+        assert!(!has_url_password("https://user@h.example/x"));
+        assert!(!has_url_password("https://h.example/x?email=a@b.c"));
+        assert!(!has_url_password("not a url"));
     }
 
     #[test]

@@ -136,6 +136,11 @@ pub struct SecretStoreView {
     /// The key file's path (it exists only while `store` is `file`).
     pub key_file: String,
     pub keyring: KeyringHealth,
+    /// What the person should know about the key file, in words: a `secrets.json` Tessera did
+    /// not write at its path (not used), its mode or its folder's found open to other users
+    /// and set back to owner-only.
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 /// `PUT /v1/secrets/store`'s body.

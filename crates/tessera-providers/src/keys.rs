@@ -24,8 +24,12 @@ pub async fn get_key(store: &Arc<dyn KeyStore>, provider: &str) -> Result<Option
     Ok(tessera_secrets::get_secret(store, provider).await?)
 }
 
-/// Stores the key of `provider`, within [`KEYRING_TIMEOUT`].
-pub async fn set_key(store: &Arc<dyn KeyStore>, provider: &str, key: Secret) -> Result<()> {
+/// Stores the key of `provider`, within [`KEYRING_TIMEOUT`]; where it went.
+pub async fn set_key(
+    store: &Arc<dyn KeyStore>,
+    provider: &str,
+    key: Secret,
+) -> Result<tessera_secrets::SecretBackend> {
     Ok(tessera_secrets::set_secret(store, provider, key).await?)
 }
 

@@ -1,7 +1,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::{KeyStore, KeyringHealth, Result, Secret, SecretError};
+use crate::{KeyStore, KeyringHealth, Result, Secret, SecretBackend, SecretError};
 
 /// How long a keyring call may take before it is reported as hung. Long enough for a person
 /// to answer an unlock prompt, short enough that a dead Secret Service is not a silent hang.
@@ -59,13 +59,17 @@ pub async fn get_secret(store: &Arc<dyn KeyStore>, account: &str) -> Result<Opti
     .await
 }
 
-/// Stores the secret of `account`, within [`KEYRING_TIMEOUT`].
-pub async fn set_secret(store: &Arc<dyn KeyStore>, account: &str, secret: Secret) -> Result<()> {
+/// Stores the secret of `account`, within [`KEYRING_TIMEOUT`]; where it went.
+pub async fn set_secret(
+    store: &Arc<dyn KeyStore>,
+    account: &str,
+    secret: Secret,
+) -> Result<SecretBackend> {
     let (store, name) = (Arc::clone(store), account.to_owned());
     run_blocking(
         &format!("storing the secret `{account}`"),
         KEYRING_TIMEOUT,
-        move || store.set(&name, &secret),
+        move || store.set_where(&name, &secret),
     )
     .await
 }

@@ -17,6 +17,14 @@ pub enum SecretError {
     /// The key file could not be read or written; what is stored in it is left as it was.
     #[error("the key file {}: {reason}", path.display())]
     KeyFile { path: PathBuf, reason: String },
+    /// The file at the key file's path is not one Tessera wrote: it is neither read as keys
+    /// nor written.
+    #[error(
+        "{} is not Tessera's key file: {reason}. It was left as it is; move it elsewhere to \
+         keep secrets in a file here",
+        path.display()
+    )]
+    NotKeyFile { path: PathBuf, reason: String },
     /// A blocking call could not be run or ended without an answer.
     #[error("{0}")]
     Internal(String),

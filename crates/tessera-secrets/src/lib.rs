@@ -25,7 +25,7 @@ pub use blocking::{
 };
 pub use chosen::{SecretStore, KEY_FILE_NAME};
 pub use error::{Result, SecretError};
-pub use key_file::KeyFile;
+pub use key_file::{KeyFile, KeyFileState, FORMAT as KEY_FILE_FORMAT};
 pub use memory::MemoryKeyStore;
 pub use os_keyring::{OsKeyring, KEYRING_SERVICE};
 pub use secret::Secret;
@@ -42,6 +42,16 @@ pub trait KeyStore: Send + Sync {
     fn set(&self, account: &str, secret: &Secret) -> Result<()>;
     /// Removes the secret of `account`; returns whether there was one.
     fn delete(&self, account: &str) -> Result<bool>;
+    /// Where secrets go now.
+    fn kept_in(&self) -> SecretBackend {
+        SecretBackend::Keyring
+    }
+    /// Stores the secret of `account` and says where it went: a store that moves between the
+    /// keyring and the key file knows it only as it stores.
+    fn set_where(&self, account: &str, secret: &Secret) -> Result<SecretBackend> {
+        self.set(account, secret)?;
+        Ok(self.kept_in())
+    }
 }
 
 pub(crate) fn check_account(account: &str) -> Result<()> {

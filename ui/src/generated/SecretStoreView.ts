@@ -9,4 +9,10 @@ export type SecretStoreView = { store: SecretBackend,
 /**
  * The key file's path (it exists only while `store` is `file`).
  */
-key_file: string, keyring: KeyringHealth, };
+key_file: string, keyring: KeyringHealth, 
+/**
+ * What the person should know about the key file, in words: a `secrets.json` Tessera did
+ * not write at its path (not used), its mode or its folder's found open to other users
+ * and set back to owner-only.
+ */
+warnings: Array<string>, };

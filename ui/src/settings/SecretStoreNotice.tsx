@@ -35,7 +35,11 @@ export function SecretStoreNotice({ api, onChanged }: Props) {
 
   if (!view) return null;
   const usingFile = view.store === 'file';
-  if (!usingFile && view.keyring.reachable) return null;
+  // Warnings about the key file (someone else's secrets.json, modes set back) are shown even
+  // while the keyring works; otherwise a working keyring needs no word.
+  const warnings = view.warnings ?? [];
+  const keyringFine = !usingFile && view.keyring.reachable;
+  if (keyringFine && warnings.length === 0) return null;
 
   const choose = async () => {
     setBusy(true);
@@ -65,7 +69,7 @@ export function SecretStoreNotice({ api, onChanged }: Props) {
           <p>{t('secrets.usingFile', { path: view.key_file })}</p>
           <p className="settings-hint">{t('secrets.lessSafe')}</p>
         </>
-      ) : (
+      ) : keyringFine ? null : (
         <>
           <p>{t('secrets.keyringUnreachable')}</p>
           {/* The system's own words, kept as the detail under the sentence above. */}
@@ -77,7 +81,13 @@ export function SecretStoreNotice({ api, onChanged }: Props) {
           <p className="settings-hint">{t('secrets.fileOffer')}</p>
         </>
       )}
-      {(!usingFile || view.keyring.reachable) && (
+      {/* The server's own words, naming the file and what was done. */}
+      {warnings.map((warning) => (
+        <p key={warning} className="settings-hint" lang="en" data-testid="secret-store-warning">
+          {warning}
+        </p>
+      ))}
+      {(!usingFile || view.keyring.reachable) && !keyringFine && (
         <div className="settings-actions">
           <button type="button" className="button button-secondary" disabled={busy} onClick={() => void choose()} data-testid="secret-store-choose">
             {busy ? t('secrets.moving') : usingFile ? t('secrets.useKeyring') : t('secrets.useFile')}

@@ -176,6 +176,19 @@ describe('providers', () => {
     expect(requests.filter((r) => r.method === 'PUT' && r.path === '/v1/secrets/store').map((r) => r.body)).toEqual([{ store: 'file' }]);
   });
 
+  it('warnings about the key file are shown even while the keyring works', async () => {
+    const warning = '/x/secrets.json is not Tessera\'s key file (it does not carry Tessera\'s format marker); it is not used';
+    const { user } = await openSettings({
+      'GET /v1/secrets/store': () =>
+        Response.json({ store: 'keyring', key_file: '/x/secrets.json', keyring: { reachable: true }, warnings: [warning] }),
+    });
+    await openSection(user, 'Providers');
+    const notice = await screen.findByTestId('secret-store-notice');
+    expect(within(notice).getByTestId('secret-store-warning')).toHaveTextContent(warning);
+    expect(notice).not.toHaveTextContent('cannot be reached');
+    expect(within(notice).queryByRole('button')).not.toBeInTheDocument();
+  });
+
   it('a working keyring shows no notice at all', async () => {
     const { user } = await openSettings({
       'GET /v1/secrets/store': () => Response.json({ store: 'keyring', key_file: '/x/secrets.json', keyring: { reachable: true } }),

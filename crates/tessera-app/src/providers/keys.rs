@@ -60,6 +60,8 @@ pub async fn remove_provider(
 
 /// What the person may want to know after a key was stored.
 pub struct KeyNotes {
+    /// Where the key went: the keyring, or the key file the person chose.
+    pub store: tessera_secrets::SecretBackend,
     /// This environment variable is set and wins over the keyring while it is.
     pub env_override: Option<String>,
     /// The provider is set up as needing no key, so this one is not used.
@@ -84,8 +86,9 @@ pub async fn save_key(
             "the key contains control characters; give it as one line",
         ));
     }
-    set_key(keyring, name, Secret::new(key)).await?;
+    let store = set_key(keyring, name, Secret::new(key)).await?;
     Ok(KeyNotes {
+        store,
         env_override: env_key(&config, |var| std::env::var(var).ok()).map(|(var, _)| var),
         not_required: !config.requires_key,
     })

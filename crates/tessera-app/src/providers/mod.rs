@@ -152,6 +152,16 @@ impl Providers<'_> {
         keys::save_key(self.store, &self.keyring, name, key).await
     }
 
+    /// Where keys are kept now: the keyring, or the key file the person chose.
+    pub fn keys_kept_in(&self) -> tessera_secrets::SecretBackend {
+        self.keyring.kept_in()
+    }
+
+    /// The key file's path (it exists only while keys are kept in it).
+    pub fn key_file(&self) -> std::path::PathBuf {
+        self.store.paths().root.join(tessera_secrets::KEY_FILE_NAME)
+    }
+
     /// Removes the key of `name` from the secret store; whether there was one.
     pub async fn remove_key(&self, name: &str) -> Outcome<bool> {
         keys::remove_key(&self.keyring, name).await

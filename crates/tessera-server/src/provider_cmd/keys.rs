@@ -1,13 +1,26 @@
-//! `tessera provider remove`, `set-key`, `delete-key`: keys only ever in the OS keyring.
+//! `tessera provider remove`, `set-key`, `delete-key`: keys only ever in the secret store the
+//! person chose (the OS keyring, or the key file), and the messages name the one used.
 
 use std::io::{BufRead, IsTerminal, Write};
 
+use tessera_protocol::settings_api::SecretBackend;
+
 use super::*;
+
+/// The store, in words: "the keyring", or "the key file <path>".
+fn place(providers: &Providers<'_>, store: SecretBackend) -> String {
+    match store {
+        SecretBackend::Keyring => "the keyring".to_owned(),
+        SecretBackend::File => format!("the key file {}", providers.key_file().display()),
+    }
+}
 
 pub(super) async fn remove(providers: &Providers<'_>, name: &str) -> Outcome {
     let removal = providers.remove(name).await?;
+    // Nothing else opens the data folder meanwhile (its lock): the store is the one used.
+    let place = place(providers, providers.keys_kept_in());
     if !removal.settings {
-        println!("removed the key of {name} from the keyring");
+        println!("removed the key of {name} from {place}");
         return Ok(());
     }
     let preset_note = if removal.preset_remains {
@@ -16,13 +29,12 @@ pub(super) async fn remove(providers: &Providers<'_>, name: &str) -> Outcome {
         String::new()
     };
     match removal.key {
-        Ok(true) => println!("removed provider {name} and its key in the keyring{preset_note}"),
+        Ok(true) => println!("removed provider {name} and its key in {place}{preset_note}"),
         Ok(false) => println!("removed provider {name}{preset_note}"),
         Err(err) => {
             println!("removed provider {name}{preset_note}");
             eprintln!(
-                "tessera provider remove: warning: a key of {name} may remain in the \
-                 keyring: {err}"
+                "tessera provider remove: warning: a key of {name} may remain in {place}: {err}"
             );
         }
     }
@@ -69,9 +81,10 @@ pub(super) async fn store_key(providers: &Providers<'_>, name: &str) -> Outcome 
         ));
     }
     let notes = providers.save_key(name, &key).await?;
-    println!("stored the key of {name} in the keyring");
+    let place = place(providers, notes.store);
+    println!("stored the key of {name} in {place}");
     if let Some(var) = notes.env_override {
-        eprintln!("note: {var} is set and is used instead of the keyring while it is");
+        eprintln!("note: {var} is set and is used instead of {place} while it is");
     }
     if notes.not_required {
         eprintln!(
@@ -83,10 +96,12 @@ pub(super) async fn store_key(providers: &Providers<'_>, name: &str) -> Outcome 
 }
 
 pub(super) async fn forget_key(providers: &Providers<'_>, name: &str) -> Outcome {
-    if providers.remove_key(name).await? {
-        println!("removed the key of {name} from the keyring");
+    let removed = providers.remove_key(name).await?;
+    let place = place(providers, providers.keys_kept_in());
+    if removed {
+        println!("removed the key of {name} from {place}");
     } else {
-        println!("{name} had no key in the keyring");
+        println!("{name} had no key in {place}");
     }
     Ok(())
 }

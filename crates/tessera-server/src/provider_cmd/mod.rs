@@ -1,8 +1,8 @@
 //! `tessera provider`: model providers from the command line, by the steps the settings page
 //! takes too (`tessera_app::providers`).
 //! Settings go to the data folder's provider settings (JSON, never a key); keys go only to the
-//! OS keyring. Exit codes: 0 done, 1 the provider or the keyring failed, 2 the command itself
-//! was wrong (or its data folder unusable).
+//! secret store (the OS keyring, or the key file the person chose). Exit codes: 0 done, 1 the
+//! provider or the keyring failed, 2 the command itself was wrong (or its data folder unusable).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -40,11 +40,12 @@ pub enum ProviderCommand {
     },
     /// Save a provider (or update a saved one, or a preset: only the flags given change).
     Add(AddArgs),
-    /// Forget a saved provider and remove its key from the keyring.
+    /// Forget a saved provider and remove its key from the secret store.
     Remove { name: String },
-    /// Store a provider's API key in the OS keyring, read from standard input (one line).
+    /// Store a provider's API key in the secret store (the OS keyring, or the key file chosen
+    /// in the settings), read from standard input (one line).
     SetKey { name: String },
-    /// Remove a provider's API key from the OS keyring.
+    /// Remove a provider's API key from the secret store.
     DeleteKey { name: String },
     /// The models the provider serves, asked of the provider, one per line.
     Models {
@@ -191,18 +192,28 @@ async fn run(dir: &Path, cmd: ProviderCommand) -> Outcome {
     let app = App::open_for_command(dir, Default::default())
         .map_err(|err| Failure::Usage(error_chain(&err)))?;
     let providers = app.providers();
+    let outcome = command(&providers, cmd).await;
+    // This command logs nothing: what the person must know about the key file (someone
+    // else's file at its path, modes set back to owner-only) is said here.
+    for warning in app.engine().secret_store().warnings() {
+        eprintln!("warning: {warning}");
+    }
+    outcome
+}
+
+async fn command(providers: &Providers<'_>, cmd: ProviderCommand) -> Outcome {
     match cmd {
-        ProviderCommand::List { json } => list(&providers, json).await,
-        ProviderCommand::Add(args) => add(&providers, args),
-        ProviderCommand::Remove { name } => remove(&providers, &name).await,
-        ProviderCommand::SetKey { name } => store_key(&providers, &name).await,
-        ProviderCommand::DeleteKey { name } => forget_key(&providers, &name).await,
-        ProviderCommand::Models { name, save } => models(&providers, &name, save).await,
-        ProviderCommand::Detect { url, save } => detect(&providers, url.as_deref(), save).await,
-        ProviderCommand::Default { name } => default(&providers, name.as_deref()),
+        ProviderCommand::List { json } => list(providers, json).await,
+        ProviderCommand::Add(args) => add(providers, args),
+        ProviderCommand::Remove { name } => remove(providers, &name).await,
+        ProviderCommand::SetKey { name } => store_key(providers, &name).await,
+        ProviderCommand::DeleteKey { name } => forget_key(providers, &name).await,
+        ProviderCommand::Models { name, save } => models(providers, &name, save).await,
+        ProviderCommand::Detect { url, save } => detect(providers, url.as_deref(), save).await,
+        ProviderCommand::Default { name } => default(providers, name.as_deref()),
         ProviderCommand::Limits {
             per_day,
             per_conversation,
-        } => limits(&providers, per_day.as_deref(), per_conversation.as_deref()),
+        } => limits(providers, per_day.as_deref(), per_conversation.as_deref()),
     }
 }

@@ -1,5 +1,5 @@
-//! Where secrets are kept: `GET /v1/secrets/store` (the store in use, the key file's path, and
-//! whether the keyring answers now) and `PUT /v1/secrets/store {"store": "keyring"|"file"}`,
+//! Where secrets are kept: `GET /v1/secrets/store` (the store in use, the key file's path,
+//! whether the keyring answers now, and warnings about the key file) and `PUT /v1/secrets/store {"store": "keyring"|"file"}`,
 //! which moves every secret (API keys, MCP servers' secrets) to the chosen store. No secret's
 //! value is ever in an answer.
 
@@ -24,6 +24,7 @@ async fn show(State(engine): State<Engine>) -> Json<SecretStoreView> {
         store: secrets.backend(),
         key_file: secrets.key_file().display().to_string(),
         keyring: secrets.keyring_health().await,
+        warnings: secrets.warnings(),
     })
 }
 
