@@ -89,6 +89,12 @@ fn parse_args() -> anyhow::Result<Args> {
     })
 }
 
+/// Descriptors kept for the worker's own work beside connections (the model file, its pipes,
+/// llama.cpp's threads' files).
+const RESERVED_DESCRIPTORS: u64 = 64;
+/// Connections at most: the worker serves one Tessera, or one person's client.
+const MOST_CONNECTIONS: usize = 256;
+
 /// What the worker writes unless `TESSERA_LOG` says otherwise: its own warnings, and llama.cpp's
 /// errors only. llama.cpp warns of things that are as meant at every load (a context smaller
 /// than the model's, the layout of its log lines), and the app shows a person the last lines a
@@ -152,6 +158,11 @@ fn run() -> anyhow::Result<()> {
         token,
         model_id: model_id.clone(),
     });
+    // Before the runtime's threads start: the limit is the process's.
+    let limits = tessera_local::serve_limits::Limits::for_this_process(
+        RESERVED_DESCRIPTORS,
+        MOST_CONNECTIONS,
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -190,8 +201,7 @@ fn run() -> anyhow::Result<()> {
                 _ = tokio::signal::ctrl_c() => {}
             }
         };
-        axum::serve(listener, app)
-            .with_graceful_shutdown(stop)
+        tessera_local::serve_limits::serve(listener, limits, |_| app.clone(), stop)
             .await
             .context("the server stopped")
     })

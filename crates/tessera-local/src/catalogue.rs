@@ -1,6 +1,8 @@
 //! The models Tessera recommends: instruct models that call tools, in GGUF files anyone can
-//! download without an account, small to large. The hub gives each file's exact size and
-//! SHA-256 at download time ([`crate::download::Hub::remote`]); the sizes here are for choosing.
+//! download without an account, small to large. A model pinned to a commit of its repository
+//! comes from that commit and must have the SHA-256 pinned here, whatever the hub (or a
+//! mirror) says; an unpinned one comes from `main` and must have the hub's SHA-256
+//! ([`crate::download::Hub::remote`]). The sizes here are for choosing.
 
 use serde::Serialize;
 
@@ -30,13 +32,24 @@ pub struct CatalogueModel {
     /// What it is good at, in English and in Chinese.
     pub good_at: &'static str,
     pub good_at_zh: &'static str,
+    /// The commit and hash the file is downloaded at and checked against.
+    pub pin: Option<Pin>,
+}
+
+/// A file of a repository at one commit, and its SHA-256 there.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Pin {
+    /// A commit of the repository (40 hex digits), never a branch that moves.
+    pub revision: &'static str,
+    /// Lower-case hex, as the hub gives it.
+    pub sha256: &'static str,
 }
 
 impl CatalogueModel {
     pub fn hub_file(&self) -> HubFile {
         HubFile {
             repo: self.repo.to_owned(),
-            revision: "main".to_owned(),
+            revision: self.pin.map_or("main", |p| p.revision).to_owned(),
             file: self.file.to_owned(),
         }
     }
@@ -55,6 +68,10 @@ pub const CATALOGUE: &[CatalogueModel] = &[
         good_at: "Quick answers and simple tool calls on any machine with 4 GB of memory; \
                   English, Chinese and 27 more languages.",
         good_at_zh: "任何有 4 GB 内存的电脑都能跑：回答快，能做简单的工具调用；支持中文、英文等 29 种语言。",
+        pin: Some(Pin {
+            revision: "91cad51170dc346986eccefdc2dd33a9da36ead9",
+            sha256: "6a1a2eb6d15622bf3c96857206351ba97e1af16c30d7a74ee38970e434e9407e",
+        }),
     },
     CatalogueModel {
         id: "qwen2.5-7b-instruct",
@@ -67,6 +84,7 @@ pub const CATALOGUE: &[CatalogueModel] = &[
         good_at: "Everyday agent work: reliable tool calls and forms, code, long documents \
                   (128k context), Chinese and English; needs about 8 GB of memory.",
         good_at_zh: "日常代理工作：工具调用和表单稳定，能写代码、读长文档（128k 上下文），中英文俱佳；约需 8 GB 内存。",
+        pin: None,
     },
     CatalogueModel {
         id: "mistral-small-24b-instruct",
@@ -79,12 +97,24 @@ pub const CATALOGUE: &[CatalogueModel] = &[
         good_at: "The best answers and multi-step tool use of the three, close to hosted models; \
                   needs about 20 GB of memory and is slow without a GPU.",
         good_at_zh: "三者中回答和多步工具调用最好，接近云端模型；约需 20 GB 内存，没有显卡时较慢。",
+        pin: None,
     },
 ];
 
 /// The catalogue's model named `id`.
 pub fn find(id: &str) -> Option<&'static CatalogueModel> {
     CATALOGUE.iter().find(|m| m.id == id)
+}
+
+/// The SHA-256 the catalogue pins for `file`: only for a catalogue model's file at its pinned
+/// commit (another revision asked for by name is another file, checked by the hub's hash).
+pub fn pinned_sha256(file: &HubFile) -> Option<&'static str> {
+    CATALOGUE
+        .iter()
+        .filter(|m| m.repo == file.repo && m.file == file.file)
+        .filter_map(|m| m.pin)
+        .find(|p| p.revision == file.revision)
+        .map(|p| p.sha256)
 }
 
 /// The largest model whose file takes at most 40 % of the machine's memory (the rest is the
@@ -123,6 +153,33 @@ mod tests {
             assert!(m.file.ends_with(".gguf"), "{}", m.id);
             assert!(CATALOGUE[i + 1..].iter().all(|o| o.id != m.id), "{}", m.id);
             assert_eq!(find(m.id).map(|f| f.file), Some(m.file));
+        }
+    }
+
+    #[test]
+    fn a_pin_is_a_commit_and_a_sha256() {
+        for m in CATALOGUE {
+            let Some(pin) = m.pin else { continue };
+            let hex = |s: &str, len| {
+                s.len() == len
+                    && s.bytes()
+                        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            };
+            assert!(hex(pin.revision, 40), "{}: revision {}", m.id, pin.revision);
+            assert!(hex(pin.sha256, 64), "{}: sha256 {}", m.id, pin.sha256);
+            let file = m.hub_file();
+            assert_eq!(file.revision, pin.revision, "{}", m.id);
+            assert_eq!(pinned_sha256(&file), Some(pin.sha256), "{}", m.id);
+            let moved = HubFile {
+                revision: "main".into(),
+                ..file
+            };
+            assert_eq!(
+                pinned_sha256(&moved),
+                None,
+                "{}: main is not the pinned file",
+                m.id
+            );
         }
     }
 }

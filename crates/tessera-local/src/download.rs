@@ -2,7 +2,10 @@
 //! pause and cancel, and the disk space checked before the first byte.
 //!
 //! A file is written to `<name>.incomplete` beside where it will live and renamed only once its
-//! hash matches, so a model file on disk is always whole. The hub is `HF_ENDPOINT` when set (a
+//! hash matches, so a model file on disk is always whole. Nothing past the size the hub
+//! announced is written, and a file the hub gives no SHA-256 for (nor the catalogue pins) is
+//! refused: what is kept is always what was checked. Folders made here are 0700 and files 0600,
+//! as the rest of the data folder (`tessera local pull` may be the first command to make it). The hub is `HF_ENDPOINT` when set (a
 //! mirror, or a local server in tests), else <https://huggingface.co>, as the hub's own clients
 //! read it.
 
@@ -102,6 +105,18 @@ pub enum DownloadError {
     ChecksumMismatch { expected: String, got: String },
     #[error("the hub's file is {got}, not the {expected} expected of it (it changed on the hub)")]
     Changed { expected: String, got: String },
+    #[error(
+        "the model hub gave no SHA-256 for {file} ({url}), so it cannot be checked and was not \
+         downloaded: use a hub that gives it (Hugging Face does for every GGUF; check --hub, \
+         HF_ENDPOINT or the app's hub setting), or put a copy you trust in the data folder's \
+         `models` folder yourself"
+    )]
+    NoChecksum { file: String, url: String },
+    #[error(
+        "the model hub sent more than the {announced} bytes it announced for {url}: the download \
+         was stopped there and what it wrote removed"
+    )]
+    Oversized { url: String, announced: u64 },
     #[error("the download was stopped")]
     Stopped,
     #[error("{0} is being downloaded already (by another window or command)")]
@@ -182,7 +197,8 @@ impl Hub {
     }
 
     /// The file's size and SHA-256, from the hub's answer to a HEAD (not followed: an LFS file's
-    /// redirect carries `X-Linked-Size` and `X-Linked-Etag`, the hash).
+    /// redirect carries `X-Linked-Size` and `X-Linked-Etag`, the hash). A catalogue model at its
+    /// pinned revision must have its pinned hash; a file with no hash at all is refused.
     pub async fn remote(&self, file: &HubFile) -> Result<RemoteFile, DownloadError> {
         let url = self.url(file);
         let answer = self
@@ -215,7 +231,26 @@ impl Hub {
                     .to_ascii_lowercase()
             })
             .find(|etag| is_sha256(etag));
-        Ok(RemoteFile { size, sha256 })
+        let sha256 = match (crate::catalogue::pinned_sha256(file), sha256) {
+            (Some(pinned), Some(hub)) if hub != pinned => {
+                return Err(DownloadError::Changed {
+                    expected: format!("SHA-256 {pinned}"),
+                    got: format!("SHA-256 {hub}"),
+                })
+            }
+            (Some(pinned), _) => pinned.to_owned(),
+            (None, Some(hub)) => hub,
+            (None, None) => {
+                return Err(DownloadError::NoChecksum {
+                    file: file.file.clone(),
+                    url,
+                })
+            }
+        };
+        Ok(RemoteFile {
+            size,
+            sha256: Some(sha256),
+        })
     }
 }
 
@@ -244,7 +279,7 @@ fn header_u64(headers: &HeaderMap, name: &str) -> Option<u64> {
     headers.get(name)?.to_str().ok()?.trim().parse().ok()
 }
 
-fn is_sha256(text: &str) -> bool {
+pub(crate) fn is_sha256(text: &str) -> bool {
     text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
@@ -290,14 +325,20 @@ pub async fn download(
         None => hub.remote(file).await?,
     };
     let url = hub.url(file);
+    if remote.sha256.is_none() {
+        return Err(DownloadError::NoChecksum {
+            file: file.file.clone(),
+            url,
+        });
+    }
     let folder = target
         .parent()
         .map(Path::to_owned)
         .unwrap_or_else(|| PathBuf::from("."));
-    std::fs::create_dir_all(&folder).map_err(io("cannot create the models folder", &folder))?;
+    private_dir(&folder).map_err(io("cannot create the models folder", &folder))?;
     let (partial, note_path) = partial_paths(target);
     // Held until the download ends: two downloads of one file would write over each other.
-    let mut out = std::fs::OpenOptions::new()
+    let mut out = private_file()
         .create(true)
         .read(true)
         .append(true)
@@ -323,7 +364,13 @@ pub async fn download(
         path: note_path.clone(),
         source: std::io::Error::other(err),
     })?;
-    std::fs::write(&note_path, note_json).map_err(io("cannot write", &note_path))?;
+    private_file()
+        .create(true)
+        .write(true)
+        .truncate(true)
+        .open(&note_path)
+        .and_then(|mut f| f.write_all(&note_json))
+        .map_err(io("cannot write", &note_path))?;
 
     let mut have = out.metadata().map_err(io("cannot read", &partial))?.len();
     if have > remote.size {
@@ -367,6 +414,7 @@ pub async fn download(
             stop,
             &mut meter,
             &mut progress,
+            remote.size,
         )
         .await
         {
@@ -383,6 +431,11 @@ pub async fn download(
                 have = out.metadata().map_err(io("cannot read", &partial))?.len();
                 tracing::info!(attempt = cut, have, "the download was cut; resuming");
                 tokio::time::sleep(Duration::from_millis(250 * u64::from(cut))).await;
+            }
+            Err(err @ DownloadError::Oversized { .. }) => {
+                drop(out);
+                remove_partial(target)?;
+                return Err(err);
             }
             Err(err) => return Err(err),
         }
@@ -426,6 +479,24 @@ pub async fn download(
         size: have,
         sha256: got,
     })
+}
+
+/// Creates `folder` and the folders above it that are missing, owner only; an existing folder
+/// keeps its mode.
+fn private_dir(folder: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(folder)
+}
+
+/// Opens files the person alone may read (an existing file keeps its mode).
+fn private_file() -> std::fs::OpenOptions {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = std::fs::OpenOptions::new();
+    options.mode(0o600);
+    options
 }
 
 /// Deletes what a stopped download of `target` left (a cancel, not a pause).
@@ -501,7 +572,8 @@ enum Fetched {
     Restarted(u64),
 }
 
-/// One request for the file from byte `from` on, appended to `out` until it ends or is cut.
+/// One request for the file from byte `from` on, appended to `out` until it ends or is cut,
+/// never past `size`, the length the hub announced.
 #[allow(clippy::too_many_arguments)]
 async fn fetch_from(
     hub: &Hub,
@@ -513,6 +585,7 @@ async fn fetch_from(
     stop: &CancellationToken,
     meter: &mut Meter,
     progress: &mut impl FnMut(Progress),
+    size: u64,
 ) -> Result<Fetched, DownloadError> {
     let mut request = hub.client.get(url);
     if from > 0 {
@@ -553,6 +626,16 @@ async fn fetch_from(
         *hasher = Sha256::new();
         meter.restart();
     }
+    // What the file may still take: a hub that sends more (a lie about the size, or another
+    // file) must not fill the disk, whose space was checked against the announced size.
+    let mut room = size.saturating_sub(if restarted { 0 } else { from });
+    let oversized = || DownloadError::Oversized {
+        url: url.to_owned(),
+        announced: size,
+    };
+    if answer.content_length().is_some_and(|len| len > room) {
+        return Err(oversized());
+    }
     let mut body = answer.bytes_stream();
     let mut got = 0u64;
     // While the hub sends nothing the progress still moves on: the last bytes are shown, and
@@ -575,6 +658,10 @@ async fn fetch_from(
         };
         let Some(chunk) = chunk else { break };
         let chunk = chunk.map_err(|err| unreachable(url, &err))?;
+        if chunk.len() as u64 > room {
+            return Err(oversized());
+        }
+        room -= chunk.len() as u64;
         out.write_all(&chunk).map_err(io("cannot write", path))?;
         hasher.update(&chunk);
         got += chunk.len() as u64;

@@ -8,6 +8,8 @@
 //! - [`hub_settings`]: a mirror and a proxy for downloads, checked before they are kept.
 //! - [`catalogue`]: the recommended models, and which suits this machine.
 //! - [`library`]: the models folder: what is on disk, whole or part way, and deleting.
+//! - [`serve_limits`]: HTTP/1.1 served within limits (header timeout, a connection cap under
+//!   the descriptor limit), for the worker and, beside it, `tessera serve`.
 //!
 //! Nothing here links llama.cpp: the engine and the server build without it, and the worker
 //! binary (`tessera-llama`) is built on its own.
@@ -19,4 +21,5 @@ pub mod download;
 pub mod hub_settings;
 pub mod library;
 pub mod runtime;
+pub mod serve_limits;
 pub mod worker;

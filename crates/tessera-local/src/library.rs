@@ -57,12 +57,16 @@ fn catalogue_ids() -> String {
 }
 
 /// What `pull` is asked for: a catalogue id, or `owner/repo:path/file.gguf` (any GGUF of the hub).
-pub fn hub_file_for(spec: &str, revision: &str) -> Result<HubFile, LibraryError> {
+/// Without a `revision`, a catalogue model comes from its pinned commit and any other from `main`.
+pub fn hub_file_for(spec: &str, revision: Option<&str>) -> Result<HubFile, LibraryError> {
     if let Some(model) = catalogue::find(spec) {
         let mut file = model.hub_file();
-        file.revision = revision.to_owned();
+        if let Some(revision) = revision {
+            file.revision = revision.to_owned();
+        }
         return Ok(file);
     }
+    let revision = revision.unwrap_or("main");
     let (repo, file) = spec
         .split_once(':')
         .ok_or_else(|| LibraryError::UnknownModel(spec.to_owned()))?;

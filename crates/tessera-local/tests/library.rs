@@ -56,9 +56,20 @@ fn the_folder_lists_whole_and_partial_models_and_removes_them() {
 
 #[test]
 fn pull_takes_a_catalogue_id_or_a_repo_and_file() {
-    let file = hub_file_for("qwen2.5-1.5b-instruct", "main").unwrap();
+    let file = hub_file_for("qwen2.5-1.5b-instruct", None).unwrap();
     assert_eq!(file.repo, "Qwen/Qwen2.5-1.5B-Instruct-GGUF");
-    let file = hub_file_for("someone/Some-GGUF:sub/model-Q4_K_M.gguf", "v2").unwrap();
+    assert_ne!(
+        file.revision, "main",
+        "a catalogue model comes from its pinned commit"
+    );
+    let file = hub_file_for("qwen2.5-1.5b-instruct", Some("main")).unwrap();
+    assert_eq!(
+        file.revision, "main",
+        "unless another revision is asked for"
+    );
+    let file = hub_file_for("someone/Some-GGUF:sub/model-Q4_K_M.gguf", None).unwrap();
+    assert_eq!(file.revision, "main");
+    let file = hub_file_for("someone/Some-GGUF:sub/model-Q4_K_M.gguf", Some("v2")).unwrap();
     assert_eq!(
         (
             file.repo.as_str(),
@@ -76,7 +87,7 @@ fn pull_takes_a_catalogue_id_or_a_repo_and_file() {
         "a/b:../d.gguf",
         "a/b:",
     ] {
-        let err = hub_file_for(bad, "main").unwrap_err();
+        let err = hub_file_for(bad, None).unwrap_err();
         assert!(err.to_string().contains("catalogue"), "{bad}: {err}");
     }
 }

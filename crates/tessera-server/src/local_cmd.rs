@@ -20,9 +20,10 @@ pub enum LocalCommand {
     Pull {
         /// A catalogue id, or OWNER/REPO:FILE.gguf.
         model: String,
-        /// The branch, tag or commit of the repository.
-        #[arg(long, default_value = "main")]
-        revision: String,
+        /// The branch, tag or commit of the repository (default: a catalogue model's pinned
+        /// commit, else `main`).
+        #[arg(long)]
+        revision: Option<String>,
         /// The hub to download from (a mirror such as https://hf-mirror.com); default:
         /// HF_ENDPOINT, else Hugging Face.
         #[arg(long, value_name = "URL")]
@@ -98,7 +99,7 @@ pub fn main(data_dir: Option<PathBuf>, command: LocalCommand) -> std::process::E
             Ok(runtime) => runtime.block_on(pull(
                 &library,
                 &model,
-                &revision,
+                revision.as_deref(),
                 hub.as_deref(),
                 proxy,
                 ca_certs,
@@ -282,7 +283,7 @@ fn hub(
 async fn pull(
     library: &Library,
     spec: &str,
-    revision: &str,
+    revision: Option<&str>,
     endpoint: Option<&str>,
     proxy: Option<String>,
     ca_certs: Vec<PathBuf>,

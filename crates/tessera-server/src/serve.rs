@@ -8,13 +8,22 @@ use std::{
     sync::Arc,
 };
 
+use axum::extract::ConnectInfo;
+use axum::Extension;
 use thiserror::Error;
 use tokio::net::TcpListener;
+use tower::Layer;
 
 use crate::{
     auth::{new_token, Guard, LocalAddr},
     router::{router, RouterConfig},
 };
+
+/// Descriptors kept for the process's own work beside connections: the database and its
+/// readers, logs, attachments, providers' connections, MCP servers' pipes.
+const RESERVED_DESCRIPTORS: u64 = 256;
+/// Connections at most, whatever the descriptor limit: the API serves one person.
+const MOST_CONNECTIONS: usize = 1024;
 
 /// The shortest API token taken from TESSERA_TOKEN or --token: a guessable token gives a page
 /// on this machine everything the person can do.
@@ -124,14 +133,20 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
     )?;
     out.flush()?;
     drop(out);
-    tracing::info!(port = local.port(), "tessera serve is listening");
+    let limits = tessera_local::serve_limits::Limits::for_this_process(
+        RESERVED_DESCRIPTORS,
+        MOST_CONNECTIONS,
+    );
+    tracing::info!(
+        port = local.port(),
+        max_connections = limits.max_connections,
+        "tessera serve is listening"
+    );
     // Each connection records the address it arrived at, for the Host check.
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<LocalAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await?;
+    let connection = |stream: &tokio::net::TcpStream| {
+        Extension(ConnectInfo(LocalAddr(stream.local_addr().ok()))).layer(app.clone())
+    };
+    tessera_local::serve_limits::serve(listener, limits, connection, shutdown).await?;
     Ok(())
 }
 

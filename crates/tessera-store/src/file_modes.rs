@@ -23,6 +23,8 @@ const OWN_NAMES: &[&str] = &[
     "backups",
     "logs",
     "mcp.json",
+    // Downloaded models (`tessera local pull` may be the first command to make the folder).
+    "models",
     "tessera.lock",
     "secrets.json",
     // The key file's next version, between its write and its rename.

@@ -96,7 +96,12 @@ impl Store {
             tighten_tree(&paths.root).map_err(io(&paths.root))?
         } else {
             let mut changed = 0;
-            for dir in [&paths.attachments, &paths.backups, &paths.root.join("logs")] {
+            for dir in [
+                &paths.attachments,
+                &paths.backups,
+                &paths.root.join("logs"),
+                &paths.root.join("models"),
+            ] {
                 changed += tighten_tree(dir).map_err(io(dir))?;
             }
             for name in ["tessera.lock", "mcp.json", "secrets.json"] {

@@ -30,8 +30,14 @@ pub struct Hosted {
     pub stall_after: Mutex<Option<usize>>,
     /// Send at most this many bytes a second (a slow line, so progress can be watched).
     pub bytes_per_second: Option<u64>,
+    /// Give no SHA-256 (a hub or mirror that does not: no `X-Linked-Etag`).
+    pub without_sha256: bool,
+    /// Send the body without a `Content-Length` (chunked): its end is known only when it comes.
+    pub without_length: bool,
     pub gets: AtomicUsize,
     pub ranges_asked: Mutex<Vec<u64>>,
+    /// The revision of each `resolve` asked, in order.
+    pub revisions_asked: Mutex<Vec<String>>,
     pub served: AtomicU64,
 }
 
@@ -46,15 +52,22 @@ pub fn sha(bytes: &[u8]) -> String {
 async fn resolve(
     State(hosted): State<Arc<Hosted>>,
     method: Method,
-    UrlPath((_owner, _name, _rev, file)): UrlPath<(String, String, String, String)>,
+    UrlPath((_owner, _name, rev, file)): UrlPath<(String, String, String, String)>,
 ) -> Response {
+    hosted
+        .revisions_asked
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(rev);
     let size = hosted.claimed_size.unwrap_or(hosted.content.len() as u64);
     let mut answer = Response::builder()
         .status(StatusCode::FOUND)
         .header("location", format!("/cdn/{file}"))
         .header("x-linked-size", size.to_string())
-        .header("x-linked-etag", format!("\"{}\"", sha(&hosted.content)))
         .header("etag", "\"not-the-hash\"");
+    if !hosted.without_sha256 {
+        answer = answer.header("x-linked-etag", format!("\"{}\"", sha(&hosted.content)));
+    }
     if method == Method::HEAD {
         answer = answer.header("content-length", "0");
     }
@@ -137,7 +150,10 @@ async fn cdn(State(hosted): State<Arc<Hosted>>, headers: HeaderMap) -> Response 
         }
         None => Box::pin(stream),
     };
-    let mut answer = Response::builder().header("content-length", body.len().to_string());
+    let mut answer = Response::builder();
+    if !hosted.without_length {
+        answer = answer.header("content-length", body.len().to_string());
+    }
     answer = if from.is_some() {
         answer.status(StatusCode::PARTIAL_CONTENT).header(
             "content-range",

@@ -168,7 +168,7 @@ impl LocalModels<'_> {
     /// Asking again while it runs answers the running one. With `use_when_done` the model
     /// becomes the default once it is whole.
     pub fn download(&self, model: &str, use_when_done: bool) -> Outcome<DownloadView> {
-        let file = hub_file_for(model, "main")?;
+        let file = hub_file_for(model, None)?;
         let library = self.library();
         let target = library.target(&file);
         if target.exists() {

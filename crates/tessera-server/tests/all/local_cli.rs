@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::Output;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tessera_testkit::hub::{serve, sha, Hosted};
 
@@ -236,4 +237,184 @@ async fn hub_sets_the_apps_mirror_and_proxy_and_pull_takes_a_hub() {
         std::fs::read(data.path().join("models/tiny-q8_0.gguf")).unwrap(),
         content
     );
+}
+
+/// `tessera local pull` with a deadline: a download that never ends fails the test instead of
+/// holding it.
+async fn pull_within(data: &Path, endpoint: &str, spec: &str, limit: Duration) -> Option<Output> {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tessera"));
+    cmd.arg("--data-dir")
+        .arg(data)
+        .args(["local", "pull", spec])
+        .env("HF_ENDPOINT", endpoint)
+        .env_remove("HTTPS_PROXY")
+        .env_remove("HTTP_PROXY")
+        .env_remove("ALL_PROXY")
+        .kill_on_drop(true);
+    tokio::time::timeout(limit, cmd.output())
+        .await
+        .ok()
+        .map(Result::unwrap)
+}
+
+fn files_under(dir: &Path) -> Vec<String> {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+#[tokio::test]
+async fn pull_writes_nothing_past_the_size_the_hub_announced() {
+    // 64 KiB announced, 48 MiB sent without a length, the first 8 MiB at once, then nothing:
+    // a downloader that reads past the announced size waits there with 8 MiB written.
+    let hosted = Arc::new(Hosted {
+        content: vec![1u8; 48 << 20],
+        claimed_size: Some(64 << 10),
+        without_length: true,
+        ..Hosted::default()
+    });
+    *hosted.stall_after.lock().unwrap() = Some(8 << 20);
+    let endpoint = serve(hosted).await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let out = pull_within(
+        data.path(),
+        &endpoint,
+        "tessera/tiny-GGUF:big.gguf",
+        Duration::from_secs(30),
+    )
+    .await
+    .expect("the download went on reading past the 64 KiB the hub announced");
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("sent more than the 65536 bytes it announced"),
+        "{err}"
+    );
+    assert_eq!(
+        files_under(&data.path().join("models")),
+        Vec::<String>::new(),
+        "what the refused download wrote is removed"
+    );
+}
+
+#[tokio::test]
+async fn pull_refuses_a_file_the_hub_gives_no_sha256_for() {
+    let hosted = Arc::new(Hosted {
+        content: vec![3u8; 100_000],
+        without_sha256: true,
+        ..Hosted::default()
+    });
+    let endpoint = serve(hosted.clone()).await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let out = pull_within(
+        data.path(),
+        &endpoint,
+        "tessera/tiny-GGUF:unchecked.gguf",
+        Duration::from_secs(30),
+    )
+    .await
+    .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("no SHA-256 for unchecked.gguf") && err.contains("`models` folder"),
+        "the refusal names the file and how to go on: {err}"
+    );
+    assert_eq!(hosted.gets.load(Ordering::SeqCst), 0, "nothing was fetched");
+    assert_eq!(
+        files_under(&data.path().join("models")),
+        Vec::<String>::new()
+    );
+}
+
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn pull_makes_the_data_folder_as_private_as_every_other_command() {
+    let hosted = Arc::new(Hosted {
+        content: vec![5u8; 50_000],
+        ..Hosted::default()
+    });
+    let endpoint = serve(hosted).await.unwrap();
+    let parent = tempfile::tempdir().unwrap();
+    let data = parent.path().join("data");
+    let out = pull_within(
+        &data,
+        &endpoint,
+        "tessera/tiny-GGUF:tiny.gguf",
+        Duration::from_secs(30),
+    )
+    .await
+    .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(mode(&data), 0o700, "the data folder");
+    assert_eq!(mode(&data.join("models")), 0o700, "the models folder");
+    assert_eq!(
+        mode(&data.join("models/tiny.gguf")),
+        0o600,
+        "the model file"
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_data_folder_an_earlier_pull_left_open_is_tightened_when_opened() {
+    use std::os::unix::fs::PermissionsExt;
+    let parent = tempfile::tempdir().unwrap();
+    let data = parent.path().join("data");
+    std::fs::create_dir_all(data.join("models")).unwrap();
+    std::fs::write(data.join("models/old.gguf"), b"GGUF").unwrap();
+    for (path, mode) in [
+        (data.clone(), 0o755),
+        (data.join("models"), 0o755),
+        (data.join("models/old.gguf"), 0o644),
+    ] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let out = tessera(&data, "http://127.0.0.1:9", &["provider", "list"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(mode(&data), 0o700, "the data folder");
+    assert_eq!(mode(&data.join("models")), 0o700, "the models folder");
+    assert_eq!(mode(&data.join("models/old.gguf")), 0o600, "the model file");
+}
+
+#[tokio::test]
+async fn a_pinned_catalogue_model_comes_from_its_commit_with_its_hash() {
+    let model = tessera_local::catalogue::find("qwen2.5-1.5b-instruct").unwrap();
+    let pin = model.pin.expect("the small model is pinned");
+    // This hub's file is not the real one: its hash is not the pinned hash.
+    let hosted = Arc::new(Hosted {
+        content: vec![9u8; 100_000],
+        ..Hosted::default()
+    });
+    let endpoint = serve(hosted.clone()).await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let out = pull_within(
+        data.path(),
+        &endpoint,
+        "qwen2.5-1.5b-instruct",
+        Duration::from_secs(30),
+    )
+    .await
+    .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("not the SHA-256 {} expected", pin.sha256)),
+        "{err}"
+    );
+    assert_eq!(
+        *hosted.revisions_asked.lock().unwrap(),
+        vec![pin.revision.to_owned()],
+        "asked at the pinned commit, not main"
+    );
+    assert_eq!(hosted.gets.load(Ordering::SeqCst), 0, "nothing was fetched");
 }
