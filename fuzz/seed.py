@@ -91,3 +91,67 @@ for doc in [
 for expr in ["1 + 2 * 3", "(4 - 1) ^ 2 / 3", "sqrt(2) + sin(pi / 2)", "10 % 3", "-(-(-1))",
              "1e308 * 10", "2 ^ 2 ^ 2", "abs(-3) + max(1, 2, 3)", "1 / 0", "((((((1))))))"]:
     put("calculator", expr)
+
+# Documents: a PDF with a text page (plain and deflated), its objects in an object stream, a
+# DOCX and an ODT, HTML with scripts and entities.
+import io, zipfile, zlib
+
+
+def pdf(objects, trailer=""):
+    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for n, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for o in offsets:
+        out += b"%010d 00000 n \n" % o
+    out += b"trailer\n<< /Size %d /Root 1 0 R %s >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, trailer.encode(), xref)
+    return bytes(out)
+
+
+def stream(data, filt=b""):
+    return b"<< %s /Length %d >>\nstream\n" % (filt, len(data)) + data + b"\nendstream"
+
+
+font = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
+text = b"BT /F1 12 Tf 72 700 Td (The launch is on 3 March.) Tj 0 -14 Td [(Kern) -200 (ed)] TJ ET"
+skeleton = [b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 /Resources << /Font << /F1 5 0 R >> >> >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>"]
+put("pdf", pdf(skeleton + [stream(text), font]))
+put("pdf", pdf(skeleton + [stream(zlib.compress(text), b"/Filter /FlateDecode"), font]))
+put("pdf", pdf(skeleton + [stream(text.hex().encode() + b">", b"/Filter /ASCIIHexDecode"), font]))
+put("pdf", pdf(skeleton[:2] + [b"<< /Type /Page /Parent 2 0 R /Contents [4 0 R 4 0 R] >>", stream(text), font]))
+
+
+def zipped(members):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members:
+            z.writestr(name, data)
+    return buf.getvalue()
+
+
+docx = zipped([("[Content_Types].xml", "<Types/>"), ("word/document.xml",
+    '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>'
+    '<w:p><w:r><w:t>First paragraph</w:t></w:r></w:p><w:p><w:r><w:t xml:space="preserve">续订 </w:t>'
+    '</w:r><w:r><w:tab/><w:t>second</w:t></w:r></w:p></w:body></w:document>')])
+odt = zipped([("mimetype", "application/vnd.oasis.opendocument.text"), ("content.xml",
+    '<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text>'
+    '<text:h>Title</text:h><text:p>One <text:s text:c="3"/>two</text:p></office:text></office:body>'
+    '</office:document-content>')])
+put("office", b"\x00" + docx)
+put("office", b"\x01" + odt)
+
+for page in ["<!doctype html><html><head><title>T</title><script>var a = '<p>';</script></head>\n"
+             "<body><p>One &amp; two &#x4e2d;</p>\n<!-- gone --><pre>  kept\n  lines</pre></body></html>",
+             "<p>unclosed <b>bold <i>and\n<style>p{}</style>&unknown; &#99999999;"]:
+    put("html", page)
+
+for p in sorted(PROVIDERS.glob("*.sse")):
+    put("provider_body", bytes([7]) + p.read_bytes())
+put("provider_body", b"\x40" + json.dumps({"id": "x", "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi", "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, "finish_reason": "tool_calls"}]}).encode())
+put("provider_body", b"\x01" + json.dumps({"type": "message", "content": [{"type": "text", "text": "Hi"}], "stop_reason": "end_turn", "usage": {"input_tokens": 3, "output_tokens": 1}}).encode())

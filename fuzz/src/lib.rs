@@ -17,6 +17,10 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("form", form),
     ("mcp_config", mcp_config),
     ("calculator", calculator),
+    ("pdf", pdf),
+    ("office", office),
+    ("html", html),
+    ("provider_body", provider_body),
 ];
 
 fn text(data: &[u8]) -> Option<&str> {
@@ -157,5 +161,73 @@ pub fn mcp_config(data: &[u8]) {
 pub fn calculator(data: &[u8]) {
     if let Some(text) = text(data) {
         let _ = tessera_engine::builtin_tools::calc::evaluate(text);
+    }
+}
+
+/// Small limits, so that the fuzzer reaches them: what a file may inflate to and produce.
+fn extract_limits() -> tessera_extract::Limits {
+    tessera_extract::Limits {
+        max_extracted_bytes: 1 << 20,
+        max_inflated_bytes: 16 << 20,
+        max_pages: 200,
+        ..tessera_extract::Limits::default()
+    }
+}
+
+/// The PDF reader (attachments, the file picker, a project's folders).
+pub fn pdf(data: &[u8]) {
+    let _ = tessera_extract::extract(tessera_extract::Format::Pdf, data, &extract_limits());
+}
+
+/// The DOCX and ODT readers (their zip reader and XML): the first byte picks which.
+pub fn office(data: &[u8]) {
+    let Some((&first, file)) = data.split_first() else {
+        return;
+    };
+    let format = if first % 2 == 0 {
+        tessera_extract::Format::Docx
+    } else {
+        tessera_extract::Format::Odt
+    };
+    let _ = tessera_extract::extract(format, file, &extract_limits());
+}
+
+/// The HTML reader, which blanks tags and keeps the source lines.
+pub fn html(data: &[u8]) {
+    let _ = tessera_extract::extract(tessera_extract::Format::Html, data, &extract_limits());
+}
+
+/// A provider's body as it arrives, in chunks of the size the first byte gives: through the
+/// event-stream splitter into both decoders, and read whole under a limit as a non-streamed
+/// answer. The streams are ready at once, so nothing needs an executor.
+pub fn provider_body(data: &[u8]) {
+    use futures_util::{FutureExt, StreamExt};
+    use tessera_providers::limits::BodyError;
+    let Some((&first, body)) = data.split_first() else {
+        return;
+    };
+    let size = usize::from(first).max(1);
+    let chunks = || {
+        futures_util::stream::iter(
+            body.chunks(size)
+                .map(|c| Ok::<_, BodyError>(bytes::Bytes::copy_from_slice(c)))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let mut events =
+        tessera_providers::sse::SseStream::new(chunks()).keeping_an_unended_last_event();
+    let mut openai = tessera_providers::openai::Decoder::new("fuzz");
+    let mut anthropic = tessera_providers::anthropic::Decoder::new("fuzz");
+    let mut out = Vec::new();
+    while let Some(Some(Ok(event))) = events.next().now_or_never() {
+        let _ = openai.feed(&event.data, &mut out);
+        let _ = anthropic.feed(&event.data, &mut out);
+    }
+    let whole = tessera_providers::limits::read_whole(chunks(), 4096, "the answer").now_or_never();
+    if let Some(Ok(bytes)) = whole {
+        if let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
+            let _ = tessera_providers::openai::decode_response("fuzz", &value);
+            let _ = tessera_providers::anthropic::decode_response("fuzz", &value);
+        }
     }
 }

@@ -106,6 +106,9 @@ pub enum Unreadable {
         max = MAX_TEXT_CHARS
     )]
     TextTooLong { chars: usize },
+    /// Reading stopped at the limit, so the whole length is not known.
+    #[error("its text is over the {max} characters that can be given at once", max = MAX_TEXT_CHARS)]
+    TextOverLimit,
 }
 
 /// Reads `bytes` as file_picker does: a PDF (its text), an image (PNG, JPEG, GIF, WebP), UTF-8
@@ -151,12 +154,29 @@ fn checked_text(text: String) -> Result<String, Unreadable> {
     Ok(text)
 }
 
+/// How much reading an attached PDF may take and make: the text a model takes at once (four
+/// bytes a character at most), and far less inflation than a whole folder's index allows, since
+/// the person waits on it.
+fn pdf_limits() -> tessera_extract::Limits {
+    tessera_extract::Limits {
+        max_document_bytes: MAX_ATTACHMENT_BYTES,
+        max_extracted_bytes: MAX_TEXT_CHARS * 4,
+        max_inflated_bytes: 64 * 1024 * 1024,
+        ..tessera_extract::Limits::default()
+    }
+}
+
+/// A PDF's text, its pages apart by a blank line. Read by the bounded reader the knowledge
+/// index uses: nothing in the file can make it inflate, parse or recurse past its limits.
 fn pdf_text(bytes: &[u8]) -> Result<String, Unreadable> {
-    // The PDF parser panics on some damaged files: a bad file must not take the app down.
-    match std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem(bytes)) {
-        Ok(Ok(text)) => Ok(text),
-        Ok(Err(e)) => Err(Unreadable::PdfText(e.to_string())),
-        Err(_) => Err(Unreadable::DamagedPdf),
+    use tessera_extract::{Body, ExtractError, Format};
+    match tessera_extract::extract(Format::Pdf, bytes, &pdf_limits()) {
+        Ok(Body::Pages(pages)) => Ok(pages.join("\n\n")),
+        Ok(Body::Lines(text) | Body::Paragraphs(text)) => Ok(text),
+        Err(ExtractError::NoText) => Ok(String::new()),
+        Err(ExtractError::TooMuchText { .. }) => Err(Unreadable::TextOverLimit),
+        Err(ExtractError::Malformed { .. }) => Err(Unreadable::DamagedPdf),
+        Err(err) => Err(Unreadable::PdfText(err.to_string())),
     }
 }
 

@@ -19,16 +19,57 @@ pub(super) struct Inflated {
     pub broken: Option<String>,
 }
 
-/// Reads `reader` to its end, stopping with TooBig once it has given more than `limit` bytes.
-pub(super) fn read_bounded(reader: impl Read, limit: u64) -> Result<Inflated, TooBig> {
-    let mut bytes = Vec::new();
-    let outcome = reader.take(limit.saturating_add(1)).read_to_end(&mut bytes);
-    if bytes.len() as u64 > limit {
-        return Err(TooBig);
+/// Output that refuses to pass its limit, and whose buffer never grows past it either: a
+/// `Vec` doubling on its own would hold twice the limit just before refusing.
+struct Capped {
+    bytes: Vec<u8>,
+    limit: usize,
+}
+
+impl Capped {
+    fn new(limit: u64) -> Self {
+        Self {
+            bytes: Vec::new(),
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
+        }
     }
+
+    fn push(&mut self, data: &[u8]) -> Result<(), TooBig> {
+        if data.len() > self.limit - self.bytes.len() {
+            return Err(TooBig);
+        }
+        let needed = self.bytes.len() + data.len();
+        if needed > self.bytes.capacity() {
+            // Past a MiB the buffer takes the whole limit at once: pages of a fresh mapping
+            // cost memory only once written, while each doubling would copy, and hold, the
+            // old buffer beside the new one.
+            let grown = if needed > 1 << 20 {
+                self.limit
+            } else {
+                (self.bytes.capacity() * 2).max(needed).min(self.limit)
+            };
+            self.bytes.reserve_exact(grown - self.bytes.len());
+        }
+        self.bytes.extend_from_slice(data);
+        Ok(())
+    }
+}
+
+/// Reads `reader` to its end, stopping with TooBig once it has given more than `limit` bytes.
+pub(super) fn read_bounded(mut reader: impl Read, limit: u64) -> Result<Inflated, TooBig> {
+    let mut out = Capped::new(limit);
+    let mut chunk = vec![0u8; 64 * 1024];
+    let broken = loop {
+        match reader.read(&mut chunk) {
+            Ok(0) => break None,
+            Ok(n) => out.push(chunk.get(..n).unwrap_or_default())?,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => break Some(e.to_string()),
+        }
+    };
     Ok(Inflated {
-        bytes,
-        broken: outcome.err().map(|e| e.to_string()),
+        bytes: out.bytes,
+        broken,
     })
 }
 
@@ -55,16 +96,13 @@ pub(super) fn lzw(data: &[u8], early_change: bool, limit: u64) -> Result<Inflate
     } else {
         Decoder::new(BitOrder::Msb, 8)
     };
-    let mut bytes = Vec::new();
+    let mut out = Capped::new(limit);
     let mut chunk = [0u8; 16 * 1024];
     let mut input = data;
     let broken = loop {
         let result = decoder.decode_bytes(input, &mut chunk);
         input = input.get(result.consumed_in..).unwrap_or_default();
-        bytes.extend_from_slice(chunk.get(..result.consumed_out).unwrap_or_default());
-        if bytes.len() as u64 > limit {
-            return Err(TooBig);
-        }
+        out.push(chunk.get(..result.consumed_out).unwrap_or_default())?;
         match result.status {
             Ok(LzwStatus::Done | LzwStatus::NoProgress) => break None,
             // A decoder that neither reads nor writes would spin: treat it as the end.
@@ -73,7 +111,10 @@ pub(super) fn lzw(data: &[u8], early_change: bool, limit: u64) -> Result<Inflate
             Err(e) => break Some(e.to_string()),
         }
     };
-    Ok(Inflated { bytes, broken })
+    Ok(Inflated {
+        bytes: out.bytes,
+        broken,
+    })
 }
 
 /// PDF ASCIIHexDecode: never longer than its input, so it needs no cap.
@@ -101,38 +142,35 @@ pub(super) fn ascii_hex(data: &[u8]) -> Vec<u8> {
 
 /// PDF ASCII85Decode. `z` makes four bytes of one, so it is capped like the others.
 pub(super) fn ascii85(data: &[u8], limit: u64) -> Result<Vec<u8>, TooBig> {
-    let mut out = Vec::new();
+    let mut out = Capped::new(limit);
     let mut group = [0u32; 5];
     let mut count = 0;
-    let push = |out: &mut Vec<u8>, group: &[u32; 5], count: usize| {
+    let push = |out: &mut Capped, group: &[u32; 5], count: usize| {
         let value = group
             .iter()
             .fold(0u32, |acc, &d| acc.wrapping_mul(85).wrapping_add(d));
-        out.extend_from_slice(&value.to_be_bytes()[..count.saturating_sub(1)]);
+        out.push(&value.to_be_bytes()[..count.saturating_sub(1)])
     };
     for &byte in data {
         match byte {
             b'~' => break,
-            b'z' if count == 0 => out.extend_from_slice(&[0; 4]),
+            b'z' if count == 0 => out.push(&[0; 4])?,
             b'!'..=b'u' => {
                 group[count] = u32::from(byte - b'!');
                 count += 1;
                 if count == 5 {
-                    push(&mut out, &group, 5);
+                    push(&mut out, &group, 5)?;
                     count = 0;
                 }
             }
             _ => continue,
         }
-        if out.len() as u64 > limit {
-            return Err(TooBig);
-        }
     }
     if count > 1 {
         group[count..].fill(84);
-        push(&mut out, &group, count);
+        push(&mut out, &group, count)?;
     }
-    Ok(out)
+    Ok(out.bytes)
 }
 
 #[cfg(test)]
@@ -152,6 +190,9 @@ mod tests {
     fn inflation_stops_one_byte_past_the_limit() {
         let packed = zlib_of(&vec![0u8; 4 * 1024 * 1024]);
         assert_eq!(zlib(&packed, 1024 * 1024), Err(TooBig));
+        // Exactly the limit is taken, and the buffer never held more than it.
+        let exact = zlib(&packed, 4 * 1024 * 1024).unwrap();
+        assert!(exact.bytes.capacity() <= 4 * 1024 * 1024);
         let whole = zlib(&packed, 4 * 1024 * 1024).unwrap();
         assert_eq!((whole.bytes.len(), whole.broken), (4 * 1024 * 1024, None));
         let truncated = zlib(&packed[..packed.len() / 2], 8 * 1024 * 1024).unwrap();

@@ -13,8 +13,8 @@ mod inflate;
 mod office;
 mod pdf;
 mod pdf_decode;
-#[cfg(test)]
-mod pdf_fixtures;
+#[cfg(any(test, feature = "fixtures"))]
+pub mod pdf_fixtures;
 mod pdf_font;
 mod pdf_layout;
 mod pdf_load;

@@ -1,4 +1,5 @@
-//! PDF files written by the tests, byte by byte, so each can be as broken as a test needs.
+//! PDF files written by the tests, byte by byte, so each can be as broken as a test needs
+//! (feature `fixtures`, for the suites of the crates that read attachments).
 
 #![allow(clippy::unwrap_used)]
 
@@ -6,7 +7,7 @@ use std::io::Write;
 
 /// A file of `objects` (numbered from 1; object 1 is the catalog) with a cross-reference table
 /// and a trailer holding `trailer_extra` besides /Size and /Root.
-pub(super) fn file(objects: &[Vec<u8>], trailer_extra: &str) -> Vec<u8> {
+pub fn file(objects: &[Vec<u8>], trailer_extra: &str) -> Vec<u8> {
     let mut out = b"%PDF-1.7\n%\xE2\xE3\xCF\xD3\n".to_vec();
     let mut offsets = Vec::new();
     for (n, body) in objects.iter().enumerate() {
@@ -31,14 +32,14 @@ pub(super) fn file(objects: &[Vec<u8>], trailer_extra: &str) -> Vec<u8> {
 }
 
 /// A stream object: `dict` entries (without /Length) and its bytes as stored.
-pub(super) fn stream(dict: &str, data: &[u8]) -> Vec<u8> {
+pub fn stream(dict: &str, data: &[u8]) -> Vec<u8> {
     let mut out = format!("<< {dict} /Length {} >>\nstream\n", data.len()).into_bytes();
     out.extend_from_slice(data);
     out.extend_from_slice(b"\nendstream");
     out
 }
 
-pub(super) fn zlib(data: &[u8]) -> Vec<u8> {
+pub fn zlib(data: &[u8]) -> Vec<u8> {
     let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
     encoder.write_all(data).unwrap();
     encoder.finish().unwrap()
@@ -46,7 +47,7 @@ pub(super) fn zlib(data: &[u8]) -> Vec<u8> {
 
 /// A zlib stream inflating to `megabytes` MiB of zeros, made in milliseconds: one MiB is
 /// compressed after a first one, and its blocks, which only refer back into zeros, repeated.
-pub(super) fn zeros_bomb(megabytes: usize) -> Vec<u8> {
+pub fn zeros_bomb(megabytes: usize) -> Vec<u8> {
     use flate2::{Compress, Compression, FlushCompress};
     let chunk = vec![0u8; 1 << 20];
     let mut compress = Compress::new(Compression::best(), true);
@@ -78,7 +79,7 @@ pub(super) fn zeros_bomb(megabytes: usize) -> Vec<u8> {
 
 /// The usual skeleton: 1 catalog, 2 page tree, then one page per content (objects 3, 5, …)
 /// each followed by its content stream, all using font /F1 = `font` (the last object).
-pub(super) fn with_pages(contents: &[Vec<u8>], font: &[u8]) -> Vec<u8> {
+pub fn with_pages(contents: &[Vec<u8>], font: &[u8]) -> Vec<u8> {
     let font_id = 3 + 2 * contents.len();
     let kids: Vec<String> = (0..contents.len())
         .map(|n| format!("{} 0 R", 3 + 2 * n))
@@ -106,5 +107,5 @@ pub(super) fn with_pages(contents: &[Vec<u8>], font: &[u8]) -> Vec<u8> {
     file(&objects, "")
 }
 
-pub(super) const HELVETICA: &[u8] =
+pub const HELVETICA: &[u8] =
     b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>";

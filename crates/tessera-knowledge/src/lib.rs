@@ -11,7 +11,7 @@
 
 pub mod chunk;
 pub mod error;
-pub mod extract;
+pub use tessera_extract as extract;
 pub mod index_db;
 pub mod indexer;
 pub mod scan;

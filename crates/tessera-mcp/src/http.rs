@@ -10,11 +10,20 @@ use tessera_protocol::secrets::redact_words;
 
 use crate::unavailable::ConnectError;
 
+/// The most one answer of a server over HTTP may hold (JSON, or one event of a stream); past
+/// it the call fails naming the limit. rmcp counts the bytes before parsing them.
+pub const MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
+/// What is read of an HTTP error's body, for its message.
+pub const MAX_ERROR_BYTES: usize = 64 * 1024;
+
 pub(crate) fn transport(
     url: &str,
     headers: &[(String, String)],
 ) -> Result<StreamableHttpClientTransport<reqwest::Client>, ConnectError> {
-    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned());
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_owned())
+        .max_json_response_size(MAX_ANSWER_BYTES)
+        .max_sse_event_size(MAX_ANSWER_BYTES)
+        .max_error_response_size(MAX_ERROR_BYTES);
     let mut custom = HashMap::new();
     for (name, value) in headers {
         if name.eq_ignore_ascii_case("authorization") {

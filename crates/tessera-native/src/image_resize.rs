@@ -85,12 +85,8 @@ pub fn handler(store: Arc<Store>) -> impl Fn(Value, ToolContext) -> Fut + Send +
             };
             let resized =
                 tokio::task::spawn_blocking(move || -> Result<image::RgbaImage, ToolFailure> {
-                    let source = image::load_from_memory(&bytes).map_err(|e| {
-                        ToolFailure::new(
-                            "NOT_AN_IMAGE",
-                            format!("the attachment is not a readable image: {e}"),
-                        )
-                    })?;
+                    let source = images::decode_bounded(&bytes, "the attachment")
+                        .map_err(|why| ToolFailure::new("NOT_AN_IMAGE", why))?;
                     let filter = image::imageops::FilterType::Lanczos3;
                     Ok(if keep {
                         source.resize(width, height, filter).to_rgba8()

@@ -90,14 +90,9 @@ pub async fn capture(
                 "the screenshot file is larger than any screen's (over 256 MB)",
             )
         })?;
-    image::load_from_memory(&bytes)
+    crate::images::decode_bounded(&bytes, "the screenshot")
         .map(|i| i.to_rgba8())
-        .map_err(|e| {
-            ToolFailure::new(
-                "CAPTURE_FAILED",
-                format!("the screenshot is not an image: {e}"),
-            )
-        })
+        .map_err(|why| ToolFailure::new("CAPTURE_FAILED", why))
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use crate::config::{ProviderConfig, WireKind};
 use crate::error::{ProviderError, Result};
 use crate::http::{build_client, client_builder, join_url};
 use crate::keys::Secret;
+use crate::limits::WholeBodyError;
 use crate::request::ChatRequest;
 use crate::stream::{Accumulator, Response, StreamItem};
 use crate::{anthropic, openai, retry};
@@ -647,10 +648,10 @@ impl ResponseStream {
         let status = response.status();
         if !status.is_success() {
             let retry_after = retry::retry_after(response.headers());
-            let text = match tokio::time::timeout(first_byte, response.text()).await {
-                Ok(Ok(text)) => text,
-                _ => String::new(),
-            };
+            let read = crate::limits::read_start(response, crate::limits::MAX_ERROR_BYTES);
+            let text = tokio::time::timeout(first_byte, read)
+                .await
+                .unwrap_or_default();
             let (kind, message) = match serde_json::from_str::<Value>(&text) {
                 Ok(value) => {
                     let error = value.get("error").unwrap_or(&value);
@@ -677,14 +678,25 @@ impl ResponseStream {
             .is_some_and(|v| v.starts_with("text/event-stream"));
         if !is_sse {
             // Some servers ignore `stream: true`; a whole answer is fine either way.
-            let bytes = match tokio::time::timeout(first_byte, response.bytes()).await {
+            let read = crate::limits::read_response(
+                response,
+                crate::limits::MAX_ANSWER_BYTES,
+                "the answer",
+            );
+            let bytes = match tokio::time::timeout(first_byte, read).await {
                 Err(_) => {
                     return Err(ProviderError::FirstByteTimeout {
                         provider,
                         timeout: first_byte,
                     })
                 }
-                Ok(Err(err)) => return Err(self.transport_error(err)),
+                Ok(Err(WholeBodyError::Transport(err))) => return Err(self.transport_error(err)),
+                Ok(Err(WholeBodyError::TooLarge(err))) => {
+                    return Err(ProviderError::Decode {
+                        provider,
+                        message: err.to_string(),
+                    })
+                }
                 Ok(Ok(bytes)) => bytes,
             };
             let value: Value =

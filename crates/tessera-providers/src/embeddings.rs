@@ -1,18 +1,16 @@
 //! Embeddings from an OpenAI-compatible provider (`POST {base}/embeddings`: OpenAI, Ollama,
-//! LM Studio, vLLM…), for the knowledge index. The answer is read within [`MAX_ANSWER_BYTES`]
+//! LM Studio, vLLM…), for the knowledge index. The answer is read within [`MAX_EMBEDDINGS_BYTES`]
 //! and [`TIMEOUT`], and must hold one vector per input, all of one length.
 
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use serde::Deserialize;
 
 use crate::client::ProviderClient;
 use crate::error::{ProviderError, Result};
 use crate::http::join_url;
+use crate::limits::{read_response, read_start, WholeBodyError, MAX_EMBEDDINGS_BYTES};
 
-/// Largest answer read.
-pub const MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
 /// How long one call may take.
 pub const TIMEOUT: Duration = Duration::from_secs(120);
 /// Longest vector taken.
@@ -58,27 +56,21 @@ impl ProviderClient {
             .await
             .map_err(network)?;
         let status = response.status();
-        let mut body = Vec::new();
-        let mut stream = response.bytes_stream();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(network)?;
-            if body.len() + chunk.len() > MAX_ANSWER_BYTES {
-                return Err(decode(format!(
-                    "the embeddings answer passes {MAX_ANSWER_BYTES} bytes"
-                )));
-            }
-            body.extend_from_slice(&chunk);
-        }
         if !status.is_success() {
-            let text = String::from_utf8_lossy(&body[..body.len().min(500)]).into_owned();
             return Err(ProviderError::Http {
                 provider,
                 status: status.as_u16(),
                 kind: None,
-                message: text,
+                message: read_start(response, 500).await,
                 retry_after: None,
             });
         }
+        let body = read_response(response, MAX_EMBEDDINGS_BYTES, "the embeddings answer")
+            .await
+            .map_err(|err| match err {
+                WholeBodyError::Transport(err) => network(err),
+                WholeBodyError::TooLarge(err) => decode(err.to_string()),
+            })?;
         let answer: Answer = serde_json::from_slice(&body)
             .map_err(|e| decode(format!("not an embeddings answer: {e}")))?;
         if answer.data.len() != inputs.len() {

@@ -13,6 +13,9 @@ use crate::config::{ModelPrice, ModelSettings, ProviderConfig, WireKind};
 use crate::error::{ProviderError, Result};
 use crate::http::{build_client, join_url};
 use crate::keys::Secret;
+use crate::limits::{
+    read_response, read_start, WholeBodyError, MAX_ERROR_BYTES, MAX_MODEL_LIST_BYTES,
+};
 
 /// Where a local Ollama listens by default.
 pub const OLLAMA_URL: &str = "http://127.0.0.1:11434";
@@ -372,8 +375,8 @@ impl Lister<'_> {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.trim().parse::<u64>().ok())
             .map(Duration::from_secs);
-        let text = response.text().await.map_err(|err| self.transport(&err))?;
         if !status.is_success() {
+            let text = read_start(response, MAX_ERROR_BYTES).await;
             let (kind, message) = error_message(status, &text);
             return Err(ProviderError::Http {
                 provider,
@@ -383,7 +386,17 @@ impl Lister<'_> {
                 retry_after,
             });
         }
-        serde_json::from_str(&text).map_err(|err| self.decode(&err))
+        let body = match read_response(response, MAX_MODEL_LIST_BYTES, "the model list").await {
+            Ok(body) => body,
+            Err(WholeBodyError::Transport(err)) => return Err(self.transport(&err)),
+            Err(WholeBodyError::TooLarge(err)) => {
+                return Err(ProviderError::Decode {
+                    provider,
+                    message: err.to_string(),
+                })
+            }
+        };
+        serde_json::from_slice(&body).map_err(|err| self.decode(&err))
     }
 
     fn transport(&self, err: &reqwest::Error) -> ProviderError {

@@ -194,3 +194,69 @@ async fn an_attachment_from_anywhere_but_the_message_or_tessera_is_refused_and_n
         .error(400, "INVALID_ATTACHMENT")
         .contains("at most 20"));
 }
+
+/// The most memory the process `pid` has held, in MiB (`VmHWM`).
+fn peak_mib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap()
+        / 1024
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pdf_reaches_the_model_as_its_text_and_a_pdf_bomb_is_refused_within_bounds() {
+    use tessera_extract::pdf_fixtures::{stream, with_pages, zeros_bomb, HELVETICA};
+    let provider = ScriptedProvider::start().await.unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let api = start(data.path(), &provider);
+
+    let page = stream(
+        "",
+        b"BT /F1 12 Tf 72 700 Td (The launch is on 3 March.) Tj ET",
+    );
+    let pdf = with_pages(&[page], HELVETICA);
+    provider.push(Reply::openai_text("m", &["Read."]));
+    let sent = with_attachments(
+        "att_pdf",
+        "When is the launch?",
+        json!([{"type": "FILE", "url": data_url("application/pdf", &pdf), "metadata": {"fileName": "plan.pdf"}}]),
+    );
+    api.post("/messages", &sent).await.ok(200);
+    let texts: Vec<String> = last_user_parts(&provider)
+        .iter()
+        .filter_map(|p| p["text"].as_str().map(str::to_owned))
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("The launch is on 3 March.") && t.contains("plan.pdf")),
+        "{texts:?}"
+    );
+
+    // 256 MiB of zeros in a ~250 KB page stream: refused naming the limit, memory untouched.
+    eprintln!("before the bomb: peak {} MiB", peak_mib(api.server.pid()));
+    let bomb = zeros_bomb(256);
+    let pdf = with_pages(&[stream("/Filter /FlateDecode", &bomb)], HELVETICA);
+    assert!(pdf.len() < 400 * 1024, "{} bytes", pdf.len());
+    let before = provider.calls().len();
+    let sent = with_attachments(
+        "att_bomb",
+        "Read this",
+        json!([{"type": "FILE", "url": data_url("application/pdf", &pdf), "metadata": {"fileName": "bomb.pdf"}}]),
+    );
+    let refused = api.post("/messages", &sent).await;
+    assert!(refused.status >= 400, "{}", refused.text);
+    assert!(
+        refused.text.contains("bomb.pdf") && refused.text.contains("inflates past 67108864 bytes"),
+        "{}",
+        refused.text
+    );
+    assert_eq!(provider.calls().len(), before, "nothing was sent");
+    let peak = peak_mib(api.server.pid());
+    eprintln!("PDF bomb: peak {peak} MiB for 256 MiB inflated");
+    assert!(peak < 200, "peak {peak} MiB");
+}
