@@ -154,7 +154,7 @@ test-keyring:
 	cargo test -q -p tessera-providers --test all --no-run
 	cargo test -q -p tessera-server --test all --no-run
 	timeout -k 10 120 scripts/with-keyring.sh cargo test -q -p tessera-providers --test all -- keyring::
-	timeout -k 10 300 scripts/with-keyring.sh cargo test -q -p tessera-server --test all -- chat_keyring:: provider_keyring:: serve_ui_keyring:: serve_mcp_keyring::
+	timeout -k 10 300 scripts/with-keyring.sh cargo test -q -p tessera-server --test all -- chat_keyring:: provider_keyring:: serve_ui_keyring:: serve_mcp_keyring:: serve_keys_moving::
 
 test-ui:
 	npm --prefix ui run typecheck

@@ -114,7 +114,14 @@ impl App {
     /// explanation when asked), as `{"prompt", "explanation"?}`.
     pub fn assemble_prompt(&self, request: &PromptRequest<'_>) -> Result<Value, CoreError> {
         self.require_conversation(request.conversation)?;
-        let doc = self.engine.store().export_document(request.conversation)?;
+        // The document a run reads (what CLEAR_HISTORY cleared left out, the project's
+        // context added), not the stored one.
+        let doc = tessera_engine::turn::readable_document(
+            self.engine.store(),
+            request.conversation,
+            None,
+            &[self.project_context()],
+        )?;
         let assemble_request = AssembleRequest::new(
             request.model,
             request.budget,

@@ -122,8 +122,10 @@ impl DirectRun {
         );
         event.meta = Some(EventMeta {
             run_id: Some(self.run_id.clone()),
-            // Seed 002 §13: every run's `done` says how long it took; no model was called, so
-            // there are no token figures.
+            // Seed 002 §13 and §16 rule 3 (no field of `done` is left out): the token figures
+            // beside the latency, 0 as no model was called.
+            prompt_tokens: Some(0),
+            completion_tokens: Some(0),
             latency_ms: Some(u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)),
             extra,
             ..EventMeta::default()

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use tessera_engine::executor::outcome::InstructionResults;
-use tessera_engine::executor::task_list::task_list_sink;
+use tessera_engine::executor::task_list::TaskListSink;
 use tessera_engine::executor::{Executor, ExecutorOptions, NullSink};
 use tessera_engine::tools::ToolRegistry;
 use tessera_protocol::context_doc::Task;
@@ -137,15 +137,15 @@ impl App {
         self.ensure_conversation(conversation, "Instructions")?;
         let run = DirectRun::begin(&self.engine, conversation)?;
         let run_id = run.run_id.clone();
-        let sink = match task_list_sink(self.engine.store().clone(), conversation, set, run.sink())
-        {
-            Ok(sink) => sink,
-            Err(err) => {
-                run.end(SystemState::Failed);
-                return Err(err.into());
-            }
-        };
-        let executor = run.executor(registry, Some(sink));
+        let task_list =
+            match TaskListSink::new(self.engine.store().clone(), conversation, set, run.sink()) {
+                Ok(sink) => Arc::new(sink),
+                Err(err) => {
+                    run.end(SystemState::Failed);
+                    return Err(err.into());
+                }
+            };
+        let executor = run.executor(registry, Some(task_list.clone()));
         let results = match executor.run_instructions(set, &run.cancel_token()).await {
             Ok(results) => results,
             Err(err) => {
@@ -153,6 +153,11 @@ impl App {
                 return Err(err.into());
             }
         };
+        // Seed 004 §2/§3: a completed task names the evidences its result became, as the
+        // planner's tasks do; the status events alone cannot say which.
+        if let Err(err) = task_list.settle(&results, Some(&run_id)) {
+            tracing::warn!(%err, "could not settle the task list");
+        }
         run.end(SystemState::Completed);
         let tasks = self.engine.store().tasks(conversation)?;
         Ok(InstructionsOutcome {

@@ -53,6 +53,13 @@ impl App {
         let engine = &self.engine;
         let conversation = request.conversation.as_str();
         let pick = engine.model_named(&request.model)?;
+        // A message that cannot fit the model's window even alone creates nothing.
+        engine.check_message_fits(
+            Some(conversation),
+            pick.as_ref().map(Some),
+            &request.text,
+            request.overrides.max_tokens,
+        )?;
         self.ensure_conversation(conversation, &request.text)?;
         if pick.is_some() {
             engine.prepare_model(conversation, pick).await?;
@@ -80,6 +87,13 @@ impl App {
             self.project(project)?;
         }
         self.ready_model(conversation, &message.pick).await?;
+        // A message that cannot fit the model's window even alone creates nothing.
+        engine.check_message_fits(
+            Some(conversation),
+            message.pick.as_ref().map(Option::as_ref),
+            &message.text,
+            None,
+        )?;
         // Read and stored before the conversation exists: a refused file creates nothing.
         let attachments = engine.read_attachments(message.attachments).await?;
         let said = UserMessage {

@@ -76,6 +76,9 @@ error_codes! {
     BadSha256 => "BAD_SHA256",
     UnsupportedMessageType => "UNSUPPORTED_MESSAGE_TYPE",
     NoUserInput => "NO_USER_INPUT",
+    /// The person's message alone passes the model's context window (the message names the
+    /// tokens it needs and the window); nothing was stored or run.
+    MessageTooLong => "MESSAGE_TOO_LONG",
     /// A secret (an API key) sent where settings are kept.
     SecretRefused => "SECRET_REFUSED",
     // The door.

@@ -113,7 +113,8 @@ impl Timeouts {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 pub struct RetryPolicy {
-    /// Retries after the first attempt.
+    /// Retries after the first attempt: one unless a provider's settings ask for more (seed
+    /// 001 §9.1/§9.3: a rate-limited call is retried once with backoff, `maxRetries = 1`).
     pub max_retries: u32,
     /// The first backoff; each retry doubles it (with jitter).
     pub base_delay_ms: u64,
@@ -124,7 +125,7 @@ pub struct RetryPolicy {
 impl Default for RetryPolicy {
     fn default() -> Self {
         Self {
-            max_retries: 3,
+            max_retries: 1,
             base_delay_ms: 500,
             max_delay_ms: 30_000,
         }

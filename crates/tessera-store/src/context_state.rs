@@ -7,8 +7,7 @@
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::{Map, Value};
 use tessera_protocol::mcp_cp::{
-    ContextMessage, ContextOperation, ContextState, ContextUpdate, HistoryFilter, McpContext,
-    Message,
+    ContextOperation, ContextState, ContextUpdate, HistoryFilter, McpContext, Message,
 };
 use tessera_protocol::wire::{JsonObject, Timestamp};
 
@@ -165,41 +164,61 @@ fn update_state(state: &mut JsonObject, update: &ContextUpdate) -> Result<()> {
 }
 
 impl ReadTx<'_> {
-    /// The context as seed 000 §8.1 shows it, if it has been updated at least once.
+    /// The context as seed 000 §8.1 shows it, for every conversation (None: no conversation
+    /// `context_id`): its messages ([`crate::context_history`]), and its state, version 0 and
+    /// an empty state until the first update. It was created with its conversation.
     pub fn context(&self, context_id: &str) -> Result<Option<McpContext>> {
-        let row: Option<(String, String, i64, String, Option<String>)> = self
+        let Some(conversation) = conversations::get(self.conn, context_id)? else {
+            return Ok(None);
+        };
+        let row: Option<(String, i64, String, Option<String>)> = self
             .conn
             .prepare_cached(
-                "SELECT created_at, updated_at, version, state_json, metadata_json FROM contexts
+                "SELECT updated_at, version, state_json, metadata_json FROM contexts
                  WHERE conversation_id = ?1",
             )?
             .query_row([context_id], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
             })
             .optional()?;
-        let Some((created_at, updated_at, version, state, metadata)) = row else {
-            return Ok(None);
+        let messages = crate::context_history::history(self, &conversation)?;
+        let mut last_update_time = conversation.updated_at.clone();
+        let (version, state, metadata) = match row {
+            Some((updated_at, version, state, metadata)) => {
+                // A message joining touches the conversation, an update the context: the
+                // later of the two is the context's last change.
+                if clock::parse_millis(&updated_at) > clock::parse_millis(last_update_time.as_str())
+                {
+                    last_update_time = Timestamp::new(updated_at);
+                }
+                (
+                    sql::to_u64("context version", version)?,
+                    sql::parse("context state", &state)?,
+                    sql::opt_parse("context metadata", metadata)?,
+                )
+            }
+            None => (0, ContextState::default(), None),
         };
-        let messages = self
-            .conn
-            .prepare_cached(
-                "SELECT message_json FROM context_messages WHERE conversation_id = ?1 ORDER BY pk",
-            )?
-            .query_map([context_id], |row| row.get::<_, String>(0))?
-            .collect::<rusqlite::Result<Vec<_>>>()?
-            .iter()
-            .map(|json| sql::parse::<ContextMessage>("context message", json))
-            .collect::<Result<Vec<_>>>()?;
         Ok(Some(McpContext {
             context_id: context_id.to_owned(),
-            creation_time: Timestamp::new(created_at),
-            last_update_time: Timestamp::new(updated_at),
+            creation_time: conversation.created_at,
+            last_update_time,
             messages,
-            state: sql::parse("context state", &state)?,
-            metadata: sql::opt_parse("context metadata", metadata)?,
-            version: Some(sql::to_u64("context version", version)?),
+            state,
+            metadata,
+            version: Some(version),
             extra: JsonObject::new(),
         }))
+    }
+
+    /// The context's state alone (None before the first update), without reading its history.
+    pub fn context_state(&self, context_id: &str) -> Result<Option<ContextState>> {
+        let state: Option<String> = self
+            .conn
+            .prepare_cached("SELECT state_json FROM contexts WHERE conversation_id = ?1")?
+            .query_row([context_id], |r| r.get(0))
+            .optional()?;
+        state.map(|s| sql::parse("context state", &s)).transpose()
     }
 
     /// The change log after `after_version`, oldest first.
@@ -323,6 +342,11 @@ impl Store {
     /// The context state and history.
     pub fn context(&self, context_id: &str) -> Result<Option<McpContext>> {
         self.read(|r| r.context(context_id))
+    }
+
+    /// The context's state alone; see [`ReadTx::context_state`].
+    pub fn context_state(&self, context_id: &str) -> Result<Option<ContextState>> {
+        self.read(|r| r.context_state(context_id))
     }
 
     /// The context and its whole change log, read together.

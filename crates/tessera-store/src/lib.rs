@@ -35,6 +35,7 @@ mod checkpoint;
 pub mod cjk_bigrams;
 mod clock;
 pub mod consents;
+mod context_history;
 pub mod context_state;
 pub mod conversation_model;
 pub mod conversations;

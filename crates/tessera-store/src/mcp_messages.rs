@@ -32,7 +32,7 @@ fn sender_type(message: &SessionMessage) -> &'static str {
     }
 }
 
-fn to_mcp(stored: &StoredMessage, fallback_time: &str) -> Result<Message> {
+pub(crate) fn to_mcp(stored: &StoredMessage, fallback_time: &str) -> Result<Message> {
     let m = &stored.message;
     let (message_type, content) = match &m.role {
         Role::User => ("USER_INPUT", json!({ "text": m.content })),

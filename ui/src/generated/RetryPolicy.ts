@@ -5,7 +5,8 @@
  */
 export type RetryPolicy = { 
 /**
- * Retries after the first attempt.
+ * Retries after the first attempt: one unless a provider's settings ask for more (seed
+ * 001 §9.1/§9.3: a rate-limited call is retried once with backoff, `maxRetries = 1`).
  */
 max_retries: number, 
 /**

@@ -5,7 +5,12 @@ import type { Timestamp } from "./Timestamp";
 /**
  * The session's rolling summary.
  */
-export type Summary = { content?: string, updated_at?: Timestamp, 
+export type Summary = { content?: string, 
+/**
+ * When the summary was written: an RFC 3339 timestamp, or `""` while `content` is empty
+ * (seed 004 §4's own example: a summary not written yet).
+ */
+updated_at?: Timestamp, 
 /**
  * The messages the summary covers.
  */

@@ -2,13 +2,16 @@ import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
 import { afterEach } from 'vitest';
 
-afterEach(() => {
+afterEach(async () => {
   cleanup();
   localStorage.clear();
   sessionStorage.clear();
   document.documentElement.removeAttribute('lang');
   document.documentElement.removeAttribute('data-theme');
   window.history.replaceState(null, '', '/');
+  // React's scheduler may still hold a task (setImmediate) from the unmount: run it while the
+  // page exists, or under load it runs after the file's last test, when `window` is gone.
+  await new Promise((resolve) => setImmediate(resolve));
 });
 
 // The parts the app loads on demand (lazy/pages.ts), loaded before any test: their first

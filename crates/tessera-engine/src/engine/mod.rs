@@ -23,6 +23,7 @@ use crate::turn::{new_id, run_turn, Said, TurnError, TurnInput, TurnOptions, Tur
 
 mod answering;
 mod attachments;
+mod failed_run;
 mod picked_model;
 mod profile_run;
 mod recover;
@@ -167,8 +168,8 @@ pub struct UserMessage {
 /// A run's settings a client's request gives (seed 003 §1.2).
 #[derive(Clone, Debug, Default)]
 pub struct RunOverrides {
-    pub temperature: Option<f32>,
-    pub top_p: Option<f32>,
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
     pub max_tokens: Option<u32>,
     /// `function_call: "none"`: the model is offered no tool.
     pub no_tools: bool,
@@ -393,8 +394,8 @@ impl Engine {
         // model is offered; a name it lists that no tool has grants nothing.
         let active = self
             .store
-            .context(conversation_id)
-            .map(|c| c.and_then(|c| c.state.active_tools));
+            .context_state(conversation_id)
+            .map(|state| state.and_then(|s| s.active_tools));
         match active {
             Ok(Some(names)) => {
                 if let Some(tools) = &options.tools {
@@ -666,6 +667,8 @@ impl Engine {
             overrides,
         } = said;
         let default = self.model().ok_or(EngineError::NoModel)?;
+        // Before anything is stored or closed: a message that cannot fit starts no run.
+        self.check_message_fits(conversation, None, &text, overrides.max_tokens)?;
         let mut own = None;
         let conversation_id = match conversation {
             Some(id) => {
@@ -839,7 +842,10 @@ impl Engine {
                     }
                 }
                 Ok(_) => {}
-                Err(error) => tracing::error!(%error, run = %run, "a run could not be recorded"),
+                Err(error) => {
+                    tracing::error!(%error, run = %run, "a run stopped on an error");
+                    engine.end_failed_run(&conversation, &run, &error);
+                }
             }
             // A run's answer, its events and their copies on the way out were freed by now.
             crate::heap::release_freed_memory_soon(cached_pages_of(&engine.store));

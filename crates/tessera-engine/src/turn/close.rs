@@ -77,6 +77,36 @@ pub fn close_run(
     run_id: &str,
     reason: CloseReason,
 ) -> Result<Vec<StoredEvent>, TurnError> {
+    close(store, conversation_id, run_id, reason, None)
+}
+
+/// Ends run `run_id`, whose turn stopped on `error` without ending it (the store failed, its
+/// context could not be assembled…): `error` as a `system/error`, then `failed` and `done`,
+/// so a client following it sees why and its stream ends. What it produced is kept as
+/// [`close_run`] keeps it. The events it wrote, to publish; nothing for a run that ended.
+pub fn fail_run(
+    store: &Arc<Store>,
+    conversation_id: &str,
+    run_id: &str,
+    error: &TurnError,
+) -> Result<Vec<StoredEvent>, TurnError> {
+    close(
+        store,
+        conversation_id,
+        run_id,
+        CloseReason::Interrupted,
+        Some(error),
+    )
+}
+
+/// [`close_run`], or with `failure`, [`fail_run`].
+fn close(
+    store: &Arc<Store>,
+    conversation_id: &str,
+    run_id: &str,
+    reason: CloseReason,
+    failure: Option<&TurnError>,
+) -> Result<Vec<StoredEvent>, TurnError> {
     let events = store.run_events(conversation_id, run_id)?;
     if events
         .iter()
@@ -165,8 +195,17 @@ pub fn close_run(
         )?;
     }
 
-    let state = match reason {
-        CloseReason::Interrupted => {
+    let state = match (failure, reason) {
+        (Some(err), _) => {
+            // A run that failed before its first event still starts as seed 002 §15 has it.
+            if events.is_empty() {
+                written.push(log.append(shaper.status(SystemState::Initializing))?);
+            }
+            let error = shaper.system_error(err.code(), err.to_string(), false, None);
+            written.push(log.append(error)?);
+            SystemState::Failed
+        }
+        (None, CloseReason::Interrupted) => {
             let error = shaper.system_error(
                 "interrupted",
                 "the app stopped while this run was going on; what it produced is kept".into(),
@@ -176,7 +215,7 @@ pub fn close_run(
             written.push(log.append(error)?);
             SystemState::Failed
         }
-        CloseReason::Cancelled | CloseReason::Superseded => SystemState::Cancelled,
+        (None, CloseReason::Cancelled | CloseReason::Superseded) => SystemState::Cancelled,
     };
     written.push(log.append(shaper.status(state))?);
     let latency_ms = events

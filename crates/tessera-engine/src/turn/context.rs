@@ -3,24 +3,21 @@
 //! blocks, the rolling summary standing in for older messages, the newest messages within the
 //! model's window. The explanation of what was used is kept with the run's first model turn.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 use serde_json::Value;
+use tessera_protocol::context_doc::ContextDocument;
 use tessera_protocol::request::Role as WireRole;
 use tessera_providers::{ChatMessage, ProviderConfig};
-use tessera_store::Store;
+use tessera_store::{Store, StoreError};
 
 use super::close::interruption_note;
+use super::extra_context::ContextSource;
 use super::TurnError;
 use crate::assembler::{
     assemble, AssembleError, AssembleRequest, DocumentResolver, PromptSource, TokenCache,
 };
-
-/// The window assumed for a model whose settings name none.
-const DEFAULT_WINDOW: u64 = 128_000;
-/// Tokens kept for the answer when the turn sets no `max_tokens`.
-const DEFAULT_RESERVE: u64 = 8_000;
 
 /// Token counts of blocks and messages, kept for the life of the process.
 fn cache() -> &'static TokenCache {
@@ -36,6 +33,22 @@ pub(crate) struct Prompt {
     pub explanation: Value,
 }
 
+/// The document of conversation `conversation_id` a prompt is assembled from: the branch that
+/// ends at `leaf` (None: the branch shown) without what CLEAR_HISTORY took out, with what
+/// `sources` add. Runs and `tessera context assemble` both start here, so the command shows
+/// what a run would send.
+pub fn readable_document(
+    store: &Store,
+    conversation_id: &str,
+    leaf: Option<&str>,
+    sources: &[Arc<dyn ContextSource>],
+) -> Result<ContextDocument, StoreError> {
+    let mut doc = store.export_document_through(conversation_id, leaf)?;
+    super::cleared_history::without_cleared(&mut doc);
+    super::extra_context::add(&mut doc, conversation_id, sources);
+    Ok(doc)
+}
+
 /// Assembles the prompt of conversation `conversation_id` for `model`, from the branch that
 /// ends at `leaf` (the person's message being answered; None: the branch shown).
 pub(crate) fn prompt(
@@ -47,17 +60,8 @@ pub(crate) fn prompt(
     options: &super::TurnOptions,
 ) -> Result<Prompt, TurnError> {
     let max_tokens = options.max_tokens;
-    let mut doc = store.export_document_through(conversation_id, leaf)?;
-    // What CLEAR_HISTORY took out is not read again.
-    super::cleared_history::without_cleared(&mut doc);
-    super::extra_context::add(&mut doc, conversation_id, &options.context_sources);
-    let window = config
-        .model(model)
-        .and_then(|m| m.context_window)
-        .unwrap_or(DEFAULT_WINDOW);
-    let reserve = max_tokens
-        .map_or(DEFAULT_RESERVE, u64::from)
-        .min(window / 2);
+    let doc = readable_document(store, conversation_id, leaf, &options.context_sources)?;
+    let (window, reserve) = super::fits::budget(config, model, max_tokens);
     let mut request = AssembleRequest::new(model, window, reserve, SystemTime::now());
     request.counting = options.counting;
     // What the model is sent besides the document takes the window too.
@@ -66,8 +70,14 @@ pub(crate) fn prompt(
     if !tools.is_empty() {
         request.tool_declarations = serde_json::to_string(&tools).ok();
     }
-    let assembly = assemble(&doc, &request, &DocumentResolver::new(&doc), cache())
-        .map_err(|err: AssembleError| TurnError::Context(err.to_string()))?;
+    let assembly = assemble(&doc, &request, &DocumentResolver::new(&doc), cache()).map_err(
+        |err: AssembleError| {
+            TurnError::Context(format!(
+                "{err} (the model's window is {window} tokens, {reserve} of them kept for the \
+                 answer)"
+            ))
+        },
+    )?;
     let mut system: Vec<String> = Vec::new();
     let mut messages = Vec::new();
     for item in assembly.prompt {

@@ -485,6 +485,15 @@ fn summary(state: &TurnState, run_state: SystemState) -> DoneSummary {
     }
 }
 
+/// What `done` says of a run that failed before its first model call, begun at `begun`.
+pub(super) fn failed_summary(begun: Instant) -> DoneSummary {
+    let state = TurnState {
+        started: begun,
+        ..TurnState::default()
+    };
+    summary(&state, SystemState::Failed)
+}
+
 /// Ends a turn that never called the model.
 fn fail_early(
     recorder: &mut Recorder<'_>,

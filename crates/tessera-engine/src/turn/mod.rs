@@ -14,6 +14,7 @@ pub mod close;
 mod context;
 mod drive;
 pub mod extra_context;
+pub mod fits;
 pub(crate) mod limits;
 mod read_ahead;
 pub mod resume;
@@ -44,6 +45,7 @@ use crate::model_events::EventShaper;
 use crate::specialist_report::SpecialistReport;
 use crate::tools::ToolRegistry;
 
+pub use context::readable_document;
 pub use drive::TurnState;
 
 /// What stops a turn from being recorded at all (a provider failure is not one: it is part of
@@ -60,9 +62,41 @@ pub enum TurnError {
     CannotResume(String, String),
     #[error("the conversation cannot be put in the model's window: {0}")]
     Context(String),
+    /// The person's message alone passes the model's window ([`fits::check_message_fits`]).
+    #[error(
+        "the message needs ~{needed} tokens; the model's window is {window} tokens, {reserved} of \
+         them kept for the answer (model {model}): shorten the message, or pick a model whose \
+         window holds it"
+    )]
+    MessageTooLong {
+        needed: u64,
+        window: u64,
+        reserved: u64,
+        model: String,
+    },
     #[error("internal error: {0}")]
     Internal(String),
 }
+
+impl TurnError {
+    /// The `system/error` code a run that ended on this error carries.
+    pub fn code(&self) -> &'static str {
+        match self {
+            TurnError::Store(_) => "store_error",
+            TurnError::NoConversation(_) | TurnError::NoUserMessage(_) => "not_found",
+            TurnError::CannotResume(..) => "cannot_resume",
+            TurnError::Context(_) => CONTEXT_WINDOW_EXCEEDED,
+            TurnError::MessageTooLong { .. } => MESSAGE_TOO_LONG,
+            TurnError::Internal(_) => "internal",
+        }
+    }
+}
+
+/// The `system/error` code of a run whose message alone passes the model's window.
+pub const MESSAGE_TOO_LONG: &str = "message_too_long";
+/// The `system/error` code of a run whose prompt's parts that are always sent (the message,
+/// the system prompt, the tools) pass the model's window together.
+pub const CONTEXT_WINDOW_EXCEEDED: &str = "context_window_exceeded";
 
 /// The field of a run's first `running` status naming the person's message it answers
 /// ([`tessera_protocol::easyflow::SystemStatusPayload::user_message_id`]), as the store looks
@@ -120,8 +154,8 @@ pub struct TurnOptions {
     /// Emit `debug/log` events (seed 002 §5): only when the client asked for them.
     pub debug: bool,
     /// Sampling the client asked for (seed 003 §1.2 `config`); None: the provider's default.
-    pub temperature: Option<f32>,
-    pub top_p: Option<f32>,
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
     /// The first model call's tool choice (`tessera chat --tool-choice`). Later calls of the
     /// turn choose freely: forced on every call, a model would call tools until the turn's
     /// limit.
@@ -527,6 +561,10 @@ pub async fn run_turn(
         attachments,
         message_id: chosen_id,
     } = input;
+    let begun = Instant::now();
+    // Refused before anything is stored. A stored message answered again is checked too: the
+    // model may have changed since.
+    fits::check_message_fits(client.config(), model, text, options.max_tokens)?;
     let conversation_id = match conversation {
         Some(id) => {
             if store.conversation(id)?.is_none() {
@@ -569,14 +607,28 @@ pub async fn run_turn(
         p.user_message_id = Some(user_message.clone());
         p.debug = options.debug.then_some(true);
     }
-    let prompt = context::prompt(
+    let prompt = match context::prompt(
         store,
         &conversation_id,
         Some(&user_message),
         client.config(),
         model,
         options,
-    )?;
+    ) {
+        Ok(prompt) => prompt,
+        Err(err) => {
+            // The run has begun (`initializing` is out): it ends as a failed run does, so a
+            // client following it sees why and its stream ends.
+            recorder.put(
+                recorder
+                    .shaper
+                    .system_error(err.code(), err.to_string(), false, None),
+            )?;
+            recorder.put(recorder.shaper.status(SystemState::Failed))?;
+            recorder.put(recorder.shaper.done(&drive::failed_summary(begun)))?;
+            return Err(err);
+        }
+    };
     recorder.put(running)?;
     let state = TurnState {
         messages: prompt.messages,

@@ -367,8 +367,11 @@ async fn memories_are_saved_replaced_by_key_and_found() {
     rejected(blank, "INVALID_ARGUMENTS", "content: ");
 }
 
+/// Seed 001 §4: the calls before `save_memory` run together, it waits for all of them and runs
+/// alone, and the call after it waits for it (it used to overlap the calls that do not touch
+/// memory).
 #[tokio::test]
-async fn reads_run_together_and_the_memory_write_waits_for_the_search() {
+async fn the_memory_write_drains_the_calls_before_it_and_runs_alone() {
     let w = world();
     let (results, sink) = w
         .run(&[
@@ -388,7 +391,7 @@ async fn reads_run_together_and_the_memory_write_waits_for_the_search() {
 
     let events = stream(&sink);
     let (_, graph) = events.iter().find(|(t, _)| t == "graph").unwrap();
-    let edges: Vec<(&str, &str, &str)> = graph["edges"]
+    let edges: Vec<(&str, &str, &str, Option<&str>)> = graph["edges"]
         .as_array()
         .unwrap()
         .iter()
@@ -397,34 +400,46 @@ async fn reads_run_together_and_the_memory_write_waits_for_the_search() {
                 e["from"].as_str().unwrap(),
                 e["to"].as_str().unwrap(),
                 e["kind"].as_str().unwrap(),
+                e["resource"].as_str(),
             )
         })
         .collect();
-    // Only the memory conflict orders anything.
-    assert_eq!(edges, [("search", "save", "conflict")]);
-    assert_eq!(graph["edges"][0]["resource"], "memory");
+    assert_eq!(
+        edges,
+        [
+            ("search", "save", "conflict", Some("memory")),
+            ("calc", "save", "conflict", None),
+            ("save", "now", "conflict", None),
+        ]
+    );
 
-    // The safe calls all start before any call ends (they start in one scheduling pass) …
+    // The two calls before the write start together (before either ends) …
     let first_result = events.iter().position(|(t, _)| t == "tool_result").unwrap();
-    for id in ["search", "calc", "now"] {
+    for id in ["search", "calc"] {
         assert!(
             position(&events, "tool_started", id).unwrap() < first_result,
             "{id}"
         );
     }
-    // … and the write starts only once the search that reads memory has ended.
+    // … the write starts once both have ended, and the call after it once it has.
+    for earlier in ["search", "calc"] {
+        assert!(
+            before(&events, "tool_result", earlier, "tool_started", "save"),
+            "{earlier}"
+        );
+    }
     assert!(before(
         &events,
         "tool_result",
-        "search",
+        "save",
         "tool_started",
-        "save"
+        "now"
     ));
     let (_, save_call) = events
         .iter()
         .find(|(t, p)| t == "tool_call" && p["tool_call_id"] == "save")
         .unwrap();
-    assert_eq!(save_call["depends_on"], json!(["search"]));
+    assert_eq!(save_call["depends_on"], json!(["search", "calc"]));
 }
 
 #[tokio::test]

@@ -93,7 +93,12 @@ pub enum AuthorKind {
 pub struct Summary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+    /// When the summary was written: an RFC 3339 timestamp, or `""` while `content` is empty
+    /// (seed 004 §4's own example: a summary not written yet).
+    // A plain string here: the schema cannot say "empty only while the content is", the
+    // validator checks it (`check_summary_time`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<String>")]
     pub updated_at: Option<Timestamp>,
     /// The messages the summary covers.
     #[serde(default, skip_serializing_if = "Option::is_none")]

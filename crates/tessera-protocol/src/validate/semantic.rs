@@ -71,6 +71,7 @@ pub(crate) fn check(kind: DocumentKind, doc: &Value, out: &mut Vec<Problem>) {
         }
         DocumentKind::Context => {
             check_evidence_keys(doc, out);
+            check_summary_time(doc, out);
             super::context_refs::check(doc, out);
         }
         DocumentKind::Event => check_llm_text(doc, out),
@@ -207,6 +208,32 @@ fn check_evidence_keys(doc: &Value, out: &mut Vec<Problem>) {
             }
         }
     }
+}
+
+/// Seed 004 §4: `session.summary.updated_at` is an RFC 3339 timestamp, or `""` while the
+/// summary is empty (the seed's minimal example writes `"content": "", "updated_at": ""`).
+fn check_summary_time(doc: &Value, out: &mut Vec<Problem>) {
+    let Some(Value::String(at)) = doc.pointer("/session/summary/updated_at") else {
+        return;
+    };
+    if crate::wire::is_rfc3339(at) {
+        return;
+    }
+    let empty = match doc.pointer("/session/summary/content") {
+        None => true,
+        Some(Value::String(text)) => text.is_empty(),
+        // A content of the wrong type is the schema's to report.
+        Some(_) => return,
+    };
+    if at.is_empty() && empty {
+        return;
+    }
+    let message = if at.is_empty() {
+        "empty, but the summary has content: an RFC 3339 timestamp must say when it was written"
+    } else {
+        "not an RFC 3339 timestamp"
+    };
+    out.push(problem("session.summary.updated_at", message));
 }
 
 /// Seed 002 §6: an `llm/thinking` or `llm/message` payload has exactly one of `delta` and

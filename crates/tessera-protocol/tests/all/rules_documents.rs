@@ -148,9 +148,36 @@ fn context_document_shapes() {
             "context_blocks[0].token_estimate: must be >= 0",
             "evidences.ev_1.confidence: must be <= 1",
             "session.messages[0].at: not an RFC 3339 timestamp",
-            "session.summary.updated_at: not an RFC 3339 timestamp",
+            // Empty is only for a summary not written yet (seed 004 §4); this one has content.
+            "session.summary.updated_at: empty, but the summary has content: an RFC 3339 \
+             timestamp must say when it was written",
         ]
     );
+}
+
+/// Seed 004 §4's minimal example: `"content": "", "updated_at": ""` is a summary not written
+/// yet; any other text in `updated_at` is still not a time.
+#[test]
+fn an_empty_summary_may_leave_its_time_empty() {
+    for content in [Some(json!("")), None] {
+        let mut doc = common::context();
+        set(&mut doc, "/session/summary/updated_at", json!(""));
+        match content {
+            Some(c) => set(&mut doc, "/session/summary/content", c),
+            None => {
+                doc["session"]["summary"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("content");
+            }
+        }
+        assert_eq!(validate(DocumentKind::Context, &doc), []);
+        set(&mut doc, "/session/summary/updated_at", json!("…"));
+        assert_eq!(
+            problems(DocumentKind::Context, &doc),
+            ["session.summary.updated_at: not an RFC 3339 timestamp"]
+        );
+    }
 }
 
 #[test]

@@ -4,14 +4,14 @@
 //! - `after`: declared order (`requiredAfter`, an instruction's `dependencies`);
 //! - `data`: a `${results.<id>…}` / `${dependencies.<id>…}` placeholder or a condition that
 //!   reads another node;
-//! - `conflict`: read/write conflicts, oriented in the model's order. A side-effecting node
-//!   conflicts with every node that touches a resource it writes; a side-effecting node that
-//!   declares no resources conflicts with every node (seed 001: nothing overlaps it, and the
-//!   model's order is kept across it). Safe nodes never conflict with each other;
+//! - `conflict`: seed 001 §4 — a side-effecting node (`isConcurrencySafe` false) drains
+//!   every node before it in the model's order and runs alone: every node after it waits for
+//!   it, whatever resources either declares. Safe nodes never conflict with each other;
 //! - `phase`: FRONTEND_FIRST / BACKEND_FIRST put every node of one runtime before the other's.
 //!
-//! Conflict edges are built per resource (the last writer, the readers since it) so their number
-//! stays linear in practice; transitively implied edges are not repeated.
+//! Conflict edges link each side-effecting node to the safe nodes since the one before it and
+//! to those until the next, so their number stays linear; transitively implied edges are not
+//! repeated.
 
 use std::collections::HashMap;
 
@@ -21,8 +21,11 @@ use serde_json::Value;
 /// What a node reads and writes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Access {
-    /// Whether running it changes something (seed 001 `isConcurrencySafe == false`).
+    /// Whether running it changes something (seed 001 `isConcurrencySafe == false`): then it
+    /// runs alone.
     pub side_effects: bool,
+    /// Declared resources: they do not order anything, they name what a conflict edge is
+    /// about in the graph view.
     pub reads: Vec<String>,
     pub writes: Vec<String>,
 }
@@ -33,7 +36,7 @@ impl Access {
         Self::default()
     }
 
-    /// A side-effecting node that declares nothing: it conflicts with everything.
+    /// A side-effecting node that declares nothing.
     pub fn exclusive() -> Self {
         Self {
             side_effects: true,
@@ -41,9 +44,25 @@ impl Access {
         }
     }
 
-    /// Whether this node conflicts with every other.
+    /// Whether this node conflicts with every other: any side-effecting node (seed 001 §4:
+    /// "先执行当前并发批次，再单独执行非 safe 工具"), resources declared or not.
     pub fn is_barrier(&self) -> bool {
-        self.side_effects && self.reads.is_empty() && self.writes.is_empty()
+        self.side_effects
+    }
+
+    /// A resource one of the two writes and the other touches, to label their conflict.
+    fn shared_with<'a>(&'a self, other: &Access) -> Option<&'a str> {
+        let touches = |x: &Access, r: &String| x.reads.contains(r) || x.writes.contains(r);
+        self.writes
+            .iter()
+            .find(|r| touches(other, r))
+            .or_else(|| {
+                self.reads
+                    .iter()
+                    .chain(&self.writes)
+                    .find(|r| other.writes.contains(r))
+            })
+            .map(String::as_str)
     }
 }
 
@@ -324,58 +343,37 @@ impl Graph {
     }
 }
 
-/// Conflict edges in model order, per resource: a reader waits for the last writer; a writer
-/// waits for the last writer and every reader since; a barrier waits for everything since the
-/// previous barrier, and everything after it waits for it.
+/// Conflict edges in model order: a side-effecting node waits for everything since the
+/// previous one (or for the previous one itself when nothing came between), and everything
+/// after it waits for it. An edge names a resource when the two nodes share one.
 fn add_conflicts(nodes: &[NodeSpec], b: &mut Builder) {
-    let mut last_writer: HashMap<&str, usize> = HashMap::new();
-    let mut readers: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut last_barrier: Option<usize> = None;
     let mut since_barrier: Vec<usize> = Vec::new();
     for (i, node) in nodes.iter().enumerate() {
         let a = &node.access;
+        let label = |j: usize| {
+            nodes[j]
+                .access
+                .shared_with(a)
+                .or_else(|| a.shared_with(&nodes[j].access))
+        };
         if a.is_barrier() {
             for &j in &since_barrier {
-                b.add(j, i, EdgeKind::Conflict, None);
+                b.add(j, i, EdgeKind::Conflict, label(j));
             }
             if since_barrier.is_empty() {
                 if let Some(p) = last_barrier {
-                    b.add(p, i, EdgeKind::Conflict, None);
+                    b.add(p, i, EdgeKind::Conflict, label(p));
                 }
             }
             last_barrier = Some(i);
             since_barrier.clear();
-            last_writer.clear();
-            readers.clear();
             continue;
         }
         if let Some(p) = last_barrier {
-            b.add(p, i, EdgeKind::Conflict, None);
+            b.add(p, i, EdgeKind::Conflict, label(p));
         }
         since_barrier.push(i);
-        for r in &a.reads {
-            if let Some(&w) = last_writer.get(r.as_str()) {
-                b.add(w, i, EdgeKind::Conflict, Some(r));
-            }
-        }
-        for w in &a.writes {
-            if let Some(&p) = last_writer.get(w.as_str()) {
-                b.add(p, i, EdgeKind::Conflict, Some(w));
-            }
-            if let Some(rs) = readers.remove(w.as_str()) {
-                for j in rs {
-                    b.add(j, i, EdgeKind::Conflict, Some(w));
-                }
-            }
-        }
-        for r in &a.reads {
-            if !a.writes.contains(r) {
-                readers.entry(r.as_str()).or_default().push(i);
-            }
-        }
-        for w in &a.writes {
-            last_writer.insert(w.as_str(), i);
-        }
     }
 }
 

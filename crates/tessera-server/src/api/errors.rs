@@ -179,6 +179,13 @@ impl From<tessera_engine::engine::EngineError> for ApiError {
                 ErrorCode::AlreadyRunning,
                 err.to_string(),
             ),
+            EngineError::Turn(tessera_engine::turn::TurnError::MessageTooLong { .. }) => {
+                ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    ErrorCode::MessageTooLong,
+                    err.to_string(),
+                )
+            }
             EngineError::Turn(_) => ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 ErrorCode::RunError,
@@ -197,6 +204,14 @@ impl From<tessera_engine::engine::EngineError> for ApiError {
                 ErrorCode::KeyringUnavailable,
                 err.to_string(),
             ),
+            // The person's own file where the key file would go: theirs to move.
+            EngineError::Secrets(tessera_engine::secrets::SecretError::NotKeyFile { .. }) => {
+                ApiError::new(
+                    StatusCode::CONFLICT,
+                    ErrorCode::KeyFileError,
+                    err.to_string(),
+                )
+            }
             EngineError::Secrets(_) => ApiError::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 ErrorCode::KeyFileError,

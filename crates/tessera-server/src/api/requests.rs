@@ -165,8 +165,8 @@ fn wait_budget(request: &Request) -> Result<Duration, String> {
 /// What the request sets for its run alone: `config` (temperature, top_p, max_tokens, the
 /// function-call switch: `"none"` offers no tool) and the `system` resources, in order.
 fn overrides_of(request: &Request) -> tessera_engine::engine::RunOverrides {
-    let number =
-        |n: &Option<serde_json::Number>| n.as_ref().and_then(|n| n.as_f64()).map(|v| v as f32);
+    // f64 end to end: a narrower float would reach the provider as 0.20000000298023224.
+    let number = |n: &Option<serde_json::Number>| n.as_ref().and_then(|n| n.as_f64());
     let system: Vec<&str> = request
         .resources
         .iter()

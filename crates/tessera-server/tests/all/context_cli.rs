@@ -217,3 +217,51 @@ fn assemble_records_the_conflict_decisions_it_made() {
     assert_eq!(dropped[0]["block_id"], "b_old");
     assert_eq!(dropped[0]["errors"][0]["error"]["kind"], "superseded");
 }
+
+/// Seed 004 §4's minimal example writes `"summary": {"content": "", "updated_at": "", …}`: a
+/// summary not written yet, valid as printed, imported and assembled; a summary with content
+/// must still say when it was written.
+#[test]
+fn an_empty_summary_may_have_an_empty_time() {
+    let data = tempfile::tempdir().unwrap();
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(vectors().join("004-4.1-mvp.json")).unwrap())
+            .unwrap();
+    doc["session"]["summary"] = serde_json::json!({"content": "", "updated_at": "", "message_index_range": {"from": 0, "to": 0}});
+    let file = data.path().join("mvp.json");
+    std::fs::write(&file, doc.to_string()).unwrap();
+
+    let out = tessera(
+        data.path(),
+        &["validate", "context", file.to_str().unwrap()],
+    );
+    assert_eq!(stdout(&out), "ok\n", "{}", stderr(&out));
+    let id = import(data.path(), &file);
+    let out = tessera(data.path(), &["context", "export", &id]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let exported: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(exported["session"]["summary"]["updated_at"], "");
+    let out = tessera(
+        data.path(),
+        &["context", "assemble", &id, "--budget", "4000"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("包周期续订的接口是？"),
+        "{}",
+        stdout(&out)
+    );
+
+    doc["session"]["summary"]["content"] = Value::from("Earlier: the person asked about plans.");
+    std::fs::write(&file, doc.to_string()).unwrap();
+    let out = tessera(
+        data.path(),
+        &["validate", "context", file.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("session.summary.updated_at: empty, but the summary has content"),
+        "{text}"
+    );
+}

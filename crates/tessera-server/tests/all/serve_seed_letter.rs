@@ -74,8 +74,9 @@ async fn an_event_stream_says_keep_alive() {
     assert!(body.contains("\"type\":\"done\""), "{body}");
 }
 
-/// Seed 002 §13: every run's `done` carries `latency_ms`, direct tool calls and instruction sets
-/// included (no model was called there, so no token figures).
+/// Seed 002 §13 and §16 rule 3 (不允许删除已有字段): every run's `done` carries `latency_ms`,
+/// `prompt_tokens` and `completion_tokens`, direct tool calls and instruction sets included
+/// (no model was called there: 0 tokens).
 #[tokio::test(flavor = "multi_thread")]
 async fn a_direct_runs_done_says_how_long_it_took() {
     let provider = ScriptedProvider::start().await.unwrap();
@@ -101,7 +102,8 @@ async fn a_direct_runs_done_says_how_long_it_took() {
     for (kind, events) in [("TOOL_CALL_REQUEST", events), ("INSTRUCTION", more)] {
         let done = events.iter().find(|e| e["type"] == "done").unwrap();
         assert!(done["meta"]["latency_ms"].is_u64(), "{kind}: {done}");
-        assert_eq!(done["meta"].get("prompt_tokens"), None, "{kind}: {done}");
+        assert_eq!(done["meta"]["prompt_tokens"], 0, "{kind}: {done}");
+        assert_eq!(done["meta"]["completion_tokens"], 0, "{kind}: {done}");
     }
 }
 
@@ -507,7 +509,7 @@ async fn debug_logs_come_only_when_asked_and_hold_no_prompt() {
 
 /// Seed 003 §1.2: `POST /v1/requests` honours the whole request: `model` picks any configured
 /// provider's model (by name, whatever the case; an unknown one is an error response naming
-/// it), `config` reaches the provider, `system` resources join the system prompt and the
+/// it), `config` reaches the provider as sent, `system` resources join the system prompt and the
 /// earlier resources are the history of a new conversation.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_request_object_picks_its_model_config_and_resources() {
@@ -529,7 +531,7 @@ async fn a_request_object_picks_its_model_config_and_resources() {
             {"role": "assistant", "content": "Noted the CV."},
             {"role": "user", "content": "请根据简历生成岗位匹配度分析"}
         ],
-        "config": {"temperature": 0.3, "top_p": 0.9, "max_tokens": 77, "function_call": "none"},
+        "config": {"temperature": 0.2, "top_p": 0.9, "max_tokens": 77, "function_call": "none"},
         "metadata": {"request_id": "req_1"}
     });
     let answer = api.post("/requests", &request).await;
@@ -542,8 +544,9 @@ async fn a_request_object_picks_its_model_config_and_resources() {
     );
     let sent = &other.calls()[0].body;
     assert_eq!(sent["model"], "Resume-Analyst");
-    assert_eq!(sent["temperature"], json!(0.3_f32));
-    assert_eq!(sent["top_p"], json!(0.9_f32));
+    // As sent: 0.2, not the 0.20000000298023224 a narrower float would make of it.
+    assert_eq!(sent["temperature"], json!(0.2), "{sent}");
+    assert_eq!(sent["top_p"], json!(0.9), "{sent}");
     assert_eq!(sent["max_tokens"], 77);
     assert!(
         sent.get("tools").is_none(),

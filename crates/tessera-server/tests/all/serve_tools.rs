@@ -390,3 +390,46 @@ async fn cancelling_mid_tool_stops_the_running_call_and_keeps_what_was_said() {
     assert_eq!(answer["message"]["interrupted"], "cancelled", "{answer}");
     cancel(&server, &run_id).await.error(404, "RUN_NOT_RUNNING");
 }
+
+/// Seed 001 §4 (先执行当前并发批次，再单独执行非 safe 工具): a side-effecting call waits for the
+/// calls before it and runs alone; the calls after it wait for it, though it declares the one
+/// resource it writes and they touch none (they used to overlap it).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_side_effecting_call_runs_alone_between_the_calls_around_it() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    provider.push(Reply::openai_tool_calls(
+        "m",
+        &[
+            (
+                "call_r1",
+                "test_slow_read",
+                &[r#"{"ms": 300, "tag": "r1"}"#],
+            ),
+            ("call_w", "test_slow_write", &[r#"{"ms": 300, "tag": "w"}"#]),
+            ("call_r2", "test_slow_read", &[r#"{"ms": 0, "tag": "r2"}"#]),
+            ("call_c", "calculator", &[r#"{"expression": "6*7"}"#]),
+        ],
+    ));
+    provider.push(Reply::openai_text("m", &["Done in order."]));
+    let data = tempfile::tempdir().unwrap();
+    let server = serve(data.path(), &provider);
+
+    let mut stream = Stream::post(&server, "ctx_alone", "Read, write, read").await;
+    stream.read_to_done().await;
+    assert_eq!(check_run(&stream.data()), Ok(()));
+    for id in ["call_r1", "call_w", "call_r2", "call_c"] {
+        assert_eq!(stream.tool_result(id)["status"], "success", "{id}");
+    }
+    assert!(at(&stream, "tool_result", "call_r1") < at(&stream, "tool_started", "call_w"));
+    for later in ["call_r2", "call_c"] {
+        assert!(
+            at(&stream, "tool_result", "call_w") < at(&stream, "tool_started", later),
+            "{later} started while the write ran"
+        );
+    }
+    let log = marks(data.path());
+    let w_start = mark_of(&log, "start", "w").unwrap();
+    let w_end = mark_of(&log, "end", "w").unwrap();
+    assert!(mark_of(&log, "end", "r1").unwrap() <= w_start, "{log:?}");
+    assert!(w_end <= mark_of(&log, "start", "r2").unwrap(), "{log:?}");
+}

@@ -40,7 +40,10 @@ fn add(
 fn updates_bump_the_version_and_are_logged() {
     let (_dir, store) = common::open();
     let c = common::conversation(&store, "ctx");
-    assert!(store.context(&c).unwrap().is_none());
+    // Seed 000 §1.3: a conversation is a context from the start, at version 0.
+    let fresh = store.context(&c).unwrap().unwrap();
+    assert_eq!((fresh.version, fresh.messages.len()), (Some(0), 0));
+    assert!(store.context("nobody").unwrap().is_none());
     let first = store
         .apply_context_update(
             &c,
@@ -121,7 +124,8 @@ fn a_stale_expected_version_conflicts_and_changes_nothing() {
         ),
         Err(StoreError::VersionConflict { current: 0, .. })
     ));
-    assert!(store.context(&fresh).unwrap().is_none());
+    assert_eq!(store.context(&fresh).unwrap().unwrap().version, Some(0));
+    assert!(store.context_changes(&fresh, 0).unwrap().is_empty());
 }
 
 #[test]

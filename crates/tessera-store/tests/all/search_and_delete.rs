@@ -426,6 +426,7 @@ fn deleting_a_conversation_removes_it_everywhere() {
     assert!(matches!(store.events_after(&doomed, None, None), Ok(ref v) if v.is_empty()));
     assert!(store.message(&doomed, &m.id).unwrap().is_none());
     assert!(store.context(&doomed).unwrap().is_none());
+    assert!(store.context_state(&doomed).unwrap().is_none());
     assert!(store.consent_grants(true).unwrap().is_empty());
     let hits = store.search("续订", &SearchOptions::default()).unwrap();
     assert!(hits.iter().all(|h| h.conversation_id == kept), "{hits:?}");

@@ -113,26 +113,38 @@ pub(crate) fn waiting_interactions(
 }
 
 /// The HTTP status of a run's fatal error: a business rule's refusal (the spending limit, the
-/// account's quota) is 402, a provider's failure 502.
+/// account's quota) is 402, a prompt the model's window cannot hold 400, a provider's failure
+/// 502.
 pub(crate) fn failure_status(code: &str) -> StatusCode {
     if is_business_refusal(code) || code == "spending_limit" {
         StatusCode::PAYMENT_REQUIRED
+    } else if failure_code(code) == ErrorCode::MessageTooLong {
+        StatusCode::BAD_REQUEST
     } else {
         StatusCode::BAD_GATEWAY
     }
 }
 
-/// The error code a client gets for a run's fatal error: a business rule's own code, else
-/// `MODEL_ERROR` (the provider's code is in the message).
+/// The error code a client gets for a run's fatal error: a business rule's own code,
+/// `MESSAGE_TOO_LONG` when the model's window cannot hold the prompt, else `MODEL_ERROR` (the
+/// provider's code is in the message).
 pub(crate) fn failure_code(code: &str) -> ErrorCode {
     match ErrorCode::from_wire(code) {
         Some(refusal @ (ErrorCode::SpendingLimitReached | ErrorCode::QuotaExceeded)) => refusal,
+        _ if code == tessera_engine::turn::MESSAGE_TOO_LONG
+            || code == tessera_engine::turn::CONTEXT_WINDOW_EXCEEDED =>
+        {
+            ErrorCode::MessageTooLong
+        }
         _ => ErrorCode::ModelError,
     }
 }
 
 fn is_business_refusal(code: &str) -> bool {
-    failure_code(code) != ErrorCode::ModelError
+    matches!(
+        failure_code(code),
+        ErrorCode::SpendingLimitReached | ErrorCode::QuotaExceeded
+    )
 }
 
 /// The stored id a client's `messageId` becomes: letters, digits and `._:-`, at most 128
@@ -314,12 +326,17 @@ pub(crate) async fn answer(
         usage: token_usage,
         extra: JsonObject::new(),
     });
-    Ok(Json(reply_to(
+    let mut reply = reply_to(
         context_id,
         in_reply_to,
         SenderType::Model,
         content,
         metadata,
-    ))
-    .into_response())
+    );
+    // The answer is a stored message: the reply carries its id (seed 000 §2.2 消息唯一标识),
+    // the one the context's history shows and a later `parentMessageId` may name.
+    if let (false, Some(id)) = (summary.suspended, &summary.message_id) {
+        reply.message_id.clone_from(id);
+    }
+    Ok(Json(reply).into_response())
 }
