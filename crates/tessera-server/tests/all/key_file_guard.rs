@@ -13,19 +13,8 @@ use crate::support;
 use std::path::Path;
 
 use serde_json::{json, Value};
-use support::api::Api;
-use support::{assert_exit, has_key, run, run_with_stdin, stderr, stdout, tessera, tessera_std};
-
-fn serve(data: &Path) -> Api {
-    let mut cmd = tessera_std(data);
-    // A bus address where nothing listens: the keyring fails at once, as without a session.
-    cmd.env(
-        "DBUS_SESSION_BUS_ADDRESS",
-        "unix:path=/nonexistent/tessera-test-bus",
-    )
-    .args(["serve", "--port", "0"]);
-    Api::start(cmd)
-}
+use support::serve_without_keyring as serve;
+use support::{assert_exit, has_key, run, run_with_stdin, stderr, stdout, tessera};
 
 fn provider_entry() -> Value {
     json!({"name": "work", "kind": "openai", "base_url": "http://127.0.0.1:9/v1",

@@ -195,18 +195,6 @@ async fn an_attachment_from_anywhere_but_the_message_or_tessera_is_refused_and_n
         .contains("at most 20"));
 }
 
-/// The most memory the process `pid` has held, in MiB (`VmHWM`).
-fn peak_mib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse::<u64>().ok())
-        .unwrap()
-        / 1024
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pdf_reaches_the_model_as_its_text_and_a_pdf_bomb_is_refused_within_bounds() {
     use tessera_extract::pdf_fixtures::{stream, with_pages, zeros_bomb, HELVETICA};
@@ -238,7 +226,10 @@ async fn a_pdf_reaches_the_model_as_its_text_and_a_pdf_bomb_is_refused_within_bo
     );
 
     // 256 MiB of zeros in a ~250 KB page stream: refused naming the limit, memory untouched.
-    eprintln!("before the bomb: peak {} MiB", peak_mib(api.server.pid()));
+    eprintln!(
+        "before the bomb: peak {} MiB",
+        support::peak_mib(api.server.pid())
+    );
     let bomb = zeros_bomb(256);
     let pdf = with_pages(&[stream("/Filter /FlateDecode", &bomb)], HELVETICA);
     assert!(pdf.len() < 400 * 1024, "{} bytes", pdf.len());
@@ -256,7 +247,7 @@ async fn a_pdf_reaches_the_model_as_its_text_and_a_pdf_bomb_is_refused_within_bo
         refused.text
     );
     assert_eq!(provider.calls().len(), before, "nothing was sent");
-    let peak = peak_mib(api.server.pid());
+    let peak = support::peak_mib(api.server.pid());
     eprintln!("PDF bomb: peak {peak} MiB for 256 MiB inflated");
     assert!(peak < 200, "peak {peak} MiB");
 }

@@ -81,18 +81,6 @@ fn serve_against(data: &std::path::Path, base_url: &str) -> Api {
     Api::start(cmd)
 }
 
-/// The most memory the process `pid` has held, in MiB (`VmHWM`).
-fn peak_mib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let kb: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse().ok())
-        .unwrap();
-    kb / 1024
-}
-
 /// Sends a message and returns the run's `error` (or its `done`, when it ended well).
 async fn ask(api: &Api, context: &str) -> Value {
     let mut stream = api
@@ -123,7 +111,7 @@ async fn a_model_server_answering_without_end_is_cut_at_the_limit() {
         said.contains("the answer passed 16 MiB (16777216 bytes)"),
         "{said}"
     );
-    let peak = peak_mib(api.server.pid());
+    let peak = support::peak_mib(api.server.pid());
     eprintln!("whole answer: peak {peak} MiB while 512 MiB were offered");
     assert!(peak < PEAK_LIMIT_MIB, "peak {peak} MiB");
 
@@ -140,7 +128,7 @@ async fn a_model_server_answering_without_end_is_cut_at_the_limit() {
     let api = serve_against(data.path(), &format!("{flood}/error/v1"));
     let done = ask(&api, "ctx_error").await;
     assert!(done.to_string().contains("500"), "{done}");
-    let peak = peak_mib(api.server.pid());
+    let peak = support::peak_mib(api.server.pid());
     eprintln!("error body: peak {peak} MiB while 512 MiB were offered");
     assert!(peak < PEAK_LIMIT_MIB, "peak {peak} MiB");
 }
@@ -175,7 +163,7 @@ async fn an_mcp_server_over_http_answering_without_end_is_cut_at_the_limit() {
     let servers = api.get("/mcp/servers?connect=1").await;
     let said = servers.text;
     assert!(said.contains("16777216 bytes"), "{said}");
-    let peak = peak_mib(api.server.pid());
+    let peak = support::peak_mib(api.server.pid());
     eprintln!("MCP over HTTP: peak {peak} MiB while 512 MiB were offered");
     assert!(peak < PEAK_LIMIT_MIB, "peak {peak} MiB");
 }

@@ -14,22 +14,11 @@ use crate::support;
 use std::path::Path;
 
 use serde_json::json;
-use support::api::Api;
 use support::mcp::{everything, tool_message};
+use support::serve_without_keyring as serve;
 use support::stream::Stream;
-use support::{files_holding, has_key, tessera_std};
+use support::{files_holding, has_key};
 use tessera_testkit::scripted::{Reply, ScriptedProvider};
-
-fn serve(data: &Path) -> Api {
-    let mut cmd = tessera_std(data);
-    // A bus address where nothing listens: the keyring fails at once, as without a session.
-    cmd.env(
-        "DBUS_SESSION_BUS_ADDRESS",
-        "unix:path=/nonexistent/tessera-test-bus",
-    )
-    .args(["serve", "--port", "0"]);
-    Api::start(cmd)
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn without_a_keyring_the_chosen_key_file_keeps_every_secret() {

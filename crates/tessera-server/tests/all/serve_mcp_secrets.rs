@@ -10,22 +10,9 @@
 
 use crate::support;
 
-use std::path::Path;
-
 use serde_json::json;
-use support::api::Api;
-use support::{files_holding, free_port, tessera_std};
-
-fn serve(data: &Path) -> Api {
-    let mut cmd = tessera_std(data);
-    // A bus address where nothing listens: the keyring fails at once, as without a session.
-    cmd.env(
-        "DBUS_SESSION_BUS_ADDRESS",
-        "unix:path=/nonexistent/tessera-test-bus",
-    )
-    .args(["serve", "--port", "0"]);
-    Api::start(cmd)
-}
+use support::serve_without_keyring as serve;
+use support::{files_holding, free_port};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_secret_in_a_server_url_is_shown_redacted_and_never_logged() {

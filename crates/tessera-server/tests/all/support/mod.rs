@@ -235,3 +235,27 @@ pub fn has_key(list: &serde_json::Value, name: &str) -> serde_json::Value {
         .map(|p| p["has_key"].clone())
         .unwrap()
 }
+
+/// `tessera serve --port 0` over `data` with a bus address where nothing listens: the keyring
+/// fails at once, as on a minimal desktop session without one.
+pub fn serve_without_keyring(data: &Path) -> api::Api {
+    let mut cmd = tessera_std(data);
+    cmd.env(
+        "DBUS_SESSION_BUS_ADDRESS",
+        "unix:path=/nonexistent/tessera-test-bus",
+    )
+    .args(["serve", "--port", "0"]);
+    api::Api::start(cmd)
+}
+
+/// The most memory the process `pid` has held, in MiB (`VmHWM`).
+pub fn peak_mib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap()
+        / 1024
+}
