@@ -100,15 +100,16 @@ describe('retrying a failed answer', () => {
     );
   });
 
-  test('after the last attempt failed, no “Retrying… attempt 3” is left above the failure', async () => {
-    await pushReplies(stack.providerUrl, [busyReply(), busyReply(), busyReply(), busyReply()]);
+  // Seed 001 §9.1/§9.3: a rate-limited call is retried once (`maxRetries = 1`), then fails.
+  test('after the last attempt failed, no “Retrying… attempt 2” is left above the failure', async () => {
+    await pushReplies(stack.providerUrl, [busyReply(), busyReply()]);
     const { page, errors } = await suite.open('en-US');
     await page.getByRole('button', { name: 'New conversation' }).click();
     await sendMessage(page, 'Are you there?');
     const log = page.getByRole('log', { name: 'Messages' });
     await log.getByTestId('run-error').waitFor({ timeout: 20_000 });
     const calls = (await modelCalls(stack.providerUrl)).filter((c) => JSON.stringify(c).includes('Are you there?'));
-    assert.equal(calls.length, 4, 'the engine tried four times');
+    assert.equal(calls.length, 2, 'the engine tried twice: the call and its one retry');
     assert.equal(await settled(() => log.getByTestId('retry-notice').count(), 0), 0, 'no retry is announced once they are over');
     assert.deepEqual(
       errors.filter((e) => !/status of 502/.test(e)),
