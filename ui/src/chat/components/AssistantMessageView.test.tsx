@@ -97,6 +97,26 @@ describe('an assistant message', () => {
     expect(screen.getByTestId('engine-detail')).toHaveTextContent('HTTP 401 from openai: invalid key (auth_failed)');
   });
 
+  it('a run past the model’s window, or an answer too large to read, is said in the UI language', () => {
+    for (const [code, said] of [
+      ['context_window_exceeded', '超出了模型一次能读的上限'],
+      ['decode_error', '服务商发来的回答无法读取'],
+    ] as const) {
+      const { unmount } = render(
+        <I18nextProvider i18n={createI18n('zh-CN')}>
+          <AssistantMessageView
+            message={{ id: 'm7', runId: 'r7', parts: [], notices: [] }}
+            tools={{}}
+            run={{ id: 'r7', messageId: 'm7', state: 'failed', done: true, fatal: { code, message: 'the answer passed 16 MiB (16777216 bytes)', retryable: false } }}
+          />
+        </I18nextProvider>,
+      );
+      expect(screen.getByTestId('run-error')).toHaveTextContent(said);
+      expect(screen.getByTestId('engine-detail')).toHaveTextContent('16 MiB');
+      unmount();
+    }
+  });
+
   it('an error the UI does not know shows the engine’s words and code', () => {
     render(
       <I18nextProvider i18n={createI18n('en')}>

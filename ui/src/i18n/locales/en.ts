@@ -263,6 +263,7 @@ const en = {
   apiErrors: {
     NO_MODEL: 'No model is set up yet. Add a provider in Settings → Providers.',
     MODEL_UNAVAILABLE: 'The model picked for this conversation cannot be used. Pick another under the message box.',
+    MESSAGE_TOO_LONG: 'The message is longer than the model can read at once, even alone. Shorten it, or pick a model with a larger context window.',
   } satisfies Partial<Record<ErrorCode, string>>,
   engineErrors: {
     auth_failed: 'The provider refused the API key. Check it in Settings → Providers.',
@@ -283,6 +284,8 @@ const en = {
     keyring_error: 'The system keyring cannot be reached to read the API key.',
     RUN_LIMIT_REACHED: 'The answer’s tool results grew past what one answer may keep.',
     context_length: 'The conversation is too long for this model.',
+    context_window_exceeded: 'The message, the instructions and the tools together are more than the model can read at once. Shorten the message, or pick a model with a larger context window.',
+    decode_error: 'The provider sent an answer Tessera cannot read.',
   },
   shortcuts: {
     title: 'Keyboard shortcuts',

@@ -259,6 +259,7 @@ const zhCN: Messages = {
   apiErrors: {
     NO_MODEL: '还没有设置模型。请在“设置 → 模型服务”中添加服务商。',
     MODEL_UNAVAILABLE: '此对话选用的模型无法使用。请在输入框下方另选一个。',
+    MESSAGE_TOO_LONG: '这条消息太长，即使单独发送也超出了模型一次能读的上限。请缩短它，或换一个上下文窗口更大的模型。',
   },
   engineErrors: {
     auth_failed: '服务商拒绝了 API 密钥。请在“设置 → 模型服务”中检查。',
@@ -279,6 +280,8 @@ const zhCN: Messages = {
     keyring_error: '无法访问系统密钥环以读取 API 密钥。',
     RUN_LIMIT_REACHED: '这次回答的工具结果超出了单次回答可保存的上限。',
     context_length: '对话太长，超出了该模型的上限。',
+    context_window_exceeded: '消息、指令和工具合起来超出了模型一次能读的上限。请缩短消息，或换一个上下文窗口更大的模型。',
+    decode_error: '服务商发来的回答无法读取。',
   },
   shortcuts: {
     title: '键盘快捷键',
