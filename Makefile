@@ -16,7 +16,7 @@ AS_ROOT := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 RELEASE_DEB_DIR := $(CARGO_TARGET_DIR)/release/bundle/deb
 
-.PHONY: figures package run test deps deps-build ui desktop serve lint gen \
+.PHONY: figures package run test check check-rust check-ui-unit deps deps-build ui desktop serve lint gen \
         test-generated test-rust test-docs test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop \
         bench-ui bench-cli bench-mcp bench-knowledge bench-llama bench-llama-attention fuzz llama-worker test-llama test-gguf
 
@@ -30,6 +30,18 @@ test: deps lint test-generated test-rust test-docs test-keyring test-ui test-lla
 
 deps:
 	scripts/install-deps.sh all
+
+## The loop of a change: the Rust suites and the UI's unit suite, with no browser, no desktop and
+## no local model (`make test` runs those too). Assumes `make test` or `make deps` ran once. The
+## two run side by side (each waits on its own work much of the time), their output kept apart.
+check:
+	$(MAKE) --no-print-directory -j2 --output-sync=target check-rust check-ui-unit
+
+check-rust:
+	cargo test -q --workspace --exclude tessera-desktop
+
+check-ui-unit:
+	npm --prefix ui test --silent
 
 deps-build:
 	scripts/install-deps.sh build
@@ -65,11 +77,12 @@ test-rust:
 	cargo test --workspace --exclude tessera-desktop
 
 # Every route of the router in docs/api.md, every `tessera` subcommand and flag in docs/cli.md,
-# read from the binary's --help. After test-rust the build is a no-op; alone, it keeps the
+# read from the binary's --help; the crate graph of docs/architecture.md from cargo metadata. After test-rust the build is a no-op; alone, it keeps the
 # binary from being older than the source.
 test-docs:
 	cargo build -q -p tessera-server --bin tessera
 	python3 scripts/check-docs.py $(TESSERA_BIN)
+	python3 scripts/crate-graph.py
 
 ## The local-model worker (issue 28): llama.cpp behind the OpenAI wire. A workspace of its own,
 ## built apart: its own target folder, and a `-C target-cpu` that llama.cpp's build follows
