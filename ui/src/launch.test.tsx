@@ -4,24 +4,10 @@ import formStream from './chat/fixtures/form1.sse?raw';
 import { fakeEngine, openStream, sseFrom } from './test/fakeEngine';
 import { renderApp, setBrowserLanguages } from './test/render';
 import type { ConversationSummary } from './transport/client';
+import { conversationRow } from './test/rows';
 
-function row(id: string, title: string, extra: Partial<ConversationSummary> = {}): ConversationSummary {
-  return {
-    id,
-    title,
-    created_at: '2026-11-20T10:00:00.000Z',
-    updated_at: '2026-11-20T10:00:00.000Z',
-    pinned: false,
-    archived: false,
-    active_leaf_id: null,
-    locale: null,
-    actor: null,
-    project_id: null,
-    message_count: 1,
-    waits_for_person: false,
-    ...extra,
-  };
-}
+/** The sidebar's rows here have one message each. */
+const row = (id: string, title: string, extra: Partial<ConversationSummary> = {}) => conversationRow(id, title, { message_count: 1, ...extra });
 
 function question(conversation: string, text: string) {
   return { id: `${conversation}-q`, conversation_id: conversation, parent_id: null, depth: 0, message: { role: 'user', content: text } };

@@ -9,24 +9,7 @@ import { setBrowserLanguages } from '../test/render';
 import type { ConversationSummary, TesseraClient } from '../transport/client';
 import { Sidebar } from './Sidebar';
 import { SEARCH_DEBOUNCE_MS, UNDO_MS } from './useConversationList';
-
-function row(id: string, title: string, extra: Partial<ConversationSummary> = {}): ConversationSummary {
-  return {
-    id,
-    title,
-    created_at: '2026-11-20T10:00:00.000Z',
-    updated_at: '2026-11-20T10:00:00.000Z',
-    pinned: false,
-    archived: false,
-    active_leaf_id: null,
-    locale: null,
-    actor: null,
-    project_id: null,
-    message_count: 2,
-    waits_for_person: false,
-    ...extra,
-  };
-}
+import { conversationRow as row } from '../test/rows';
 
 /** An engine holding `rows`: list, PATCH and DELETE change them as `tessera serve` does. */
 function engineWith(rows: ConversationSummary[], extraRoutes: Parameters<typeof fakeEngine>[0] = {}) {

@@ -3,35 +3,14 @@ import userEvent from '@testing-library/user-event';
 import { I18nextProvider } from 'react-i18next';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Sidebar } from '../conversations/Sidebar';
-import type { Project } from '../generated/Project';
 import { createI18n, type Language } from '../i18n';
 import { fakeEngine, type RecordedRequest } from '../test/fakeEngine';
 import { setBrowserLanguages } from '../test/render';
-import type { ConversationSummary } from '../transport/client';
 import type { Memory } from './api';
 import { MemoryPanel } from './MemoryPanel';
+import { conversationRow as conversation, projectRow } from '../test/rows';
 
-function project(id: string, name: string): Project {
-  return { id, name, instructions: '', model: null, sources: [], conversations: 1, created_at: '2026-11-20T10:00:00.000Z', updated_at: '2026-11-20T10:00:00.000Z' };
-}
-
-function conversation(id: string, title: string, extra: Partial<ConversationSummary> = {}): ConversationSummary {
-  return {
-    id,
-    title,
-    created_at: '2026-11-20T10:00:00.000Z',
-    updated_at: '2026-11-20T10:00:00.000Z',
-    pinned: false,
-    archived: false,
-    active_leaf_id: null,
-    locale: null,
-    actor: null,
-    project_id: null,
-    message_count: 2,
-    waits_for_person: false,
-    ...extra,
-  };
-}
+const project = (id: string, name: string) => projectRow(id, name, { conversations: 1 });
 
 function memory(id: string, content: string, extra: Partial<Memory> = {}): Memory {
   return {

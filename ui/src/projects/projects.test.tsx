@@ -12,38 +12,7 @@ import type { ConversationSummary, TesseraClient } from '../transport/client';
 import { ProjectsApi, type Project } from './api';
 import { groupByProject } from './groups';
 import { ProjectView } from './ProjectView';
-
-function project(id: string, name: string, extra: Partial<Project> = {}): Project {
-  return {
-    id,
-    name,
-    instructions: '',
-    model: null,
-    sources: [],
-    conversations: 0,
-    created_at: '2026-11-20T10:00:00.000Z',
-    updated_at: '2026-11-20T10:00:00.000Z',
-    ...extra,
-  };
-}
-
-function conversation(id: string, title: string, extra: Partial<ConversationSummary> = {}): ConversationSummary {
-  return {
-    id,
-    title,
-    created_at: '2026-11-20T10:00:00.000Z',
-    updated_at: '2026-11-20T10:00:00.000Z',
-    pinned: false,
-    archived: false,
-    active_leaf_id: null,
-    locale: null,
-    actor: null,
-    project_id: null,
-    message_count: 2,
-    waits_for_person: false,
-    ...extra,
-  };
-}
+import { projectRow as project, conversationRow as conversation } from '../test/rows';
 
 function status(extra: Partial<KnowledgeStatus> = {}): KnowledgeStatus {
   return {
