@@ -6,7 +6,7 @@ import react from '@vitejs/plugin-react';
 
 /**
  * The Content-Security-Policy of the built page. No 'unsafe-eval' and no inline scripts
- * (DESIGN.md). connect-src also allows Tauri 2's IPC endpoints so the same build runs inside
+ * (docs/design.md). connect-src also allows Tauri 2's IPC endpoints so the same build runs inside
  * the desktop shell. Only added to the production build: the dev server injects inline
  * scripts for hot reload.
  */

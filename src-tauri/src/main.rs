@@ -2,7 +2,7 @@
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
 //! The desktop shell: hosts the engine in process and carries the HTTP API's router over IPC
-//! (DESIGN.md), so the window runs exactly what `tessera serve` serves to a browser. The shell
+//! (docs/design.md), so the window runs exactly what `tessera serve` serves to a browser. The shell
 //! decides nothing itself.
 
 mod cli;

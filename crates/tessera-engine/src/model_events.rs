@@ -1,4 +1,4 @@
-//! A model call's normalised stream as easyflow-chat 1.1 events (DESIGN.md "The vocabulary"):
+//! A model call's normalised stream as easyflow-chat 1.1 events (docs/design.md "The vocabulary"):
 //! text and refusals as `llm/message` deltas, reasoning as `llm/thinking`, tool-argument
 //! deltas as `tool/tool_call_delta`, retries and incomplete calls as recoverable
 //! `system/error`, the fallback switch as `system/model_fallback`. Seq numbers are the store's;

@@ -1,4 +1,4 @@
-//! MCP servers as tool providers (DESIGN.md: rmcp client, elicitation): servers configured in
+//! MCP servers as tool providers (docs/design.md: rmcp client, elicitation): servers configured in
 //! `mcp.json` ([`config`], secrets in the keyring), started on demand and watched
 //! ([`server`]), their tools in each run's registry ([`hub::McpHub`] is a
 //! [`tessera_engine::tools::ToolSource`]), their elicitation shown as forms and their progress

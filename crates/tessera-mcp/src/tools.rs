@@ -1,7 +1,7 @@
 //! A server's tools in the engine's registry: named `server__tool`, with the server's schema;
 //! concurrency and consent from the tool's annotations, read with the MCP spec's defaults
 //! (readOnlyHint: safe to run beside others, no consent; anything else, `destructiveHint: false`
-//! and no annotations included: runs alone, the person consents first, as DESIGN.md asks of
+//! and no annotations included: runs alone, the person consents first, as docs/design.md asks of
 //! every side-effecting tool), unless the person marked the server `alwaysAsk` (every call
 //! asks, no grant kept); each call
 //! recorded with provider kind `mcp`, the server's name and URI.

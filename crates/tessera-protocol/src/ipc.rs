@@ -1,6 +1,6 @@
 //! What the desktop shell and its webview say to each other over Tauri IPC: an HTTP request for
-//! the in-process API (DESIGN.md: one command that calls the router, one channel for the body),
-//! the head of its response, and the body as a sequence of frames.
+//! the in-process API (docs/design.md: one command that calls the router, one channel for the
+//! body), the head of its response, and the body as a sequence of frames.
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;

@@ -1,4 +1,4 @@
-//! The vocabulary table of DESIGN.md: one engine enum per concept, mapped explicitly to every
+//! The vocabulary table of docs/design.md: one engine enum per concept, mapped explicitly to every
 //! wire that carries it. Every enum-to-enum mapping is an exhaustive `match` without a wildcard,
 //! so a new variant does not compile until each wire has been decided; string parsing goes
 //! through the same mappings (it searches `ALL`), so it cannot drift.

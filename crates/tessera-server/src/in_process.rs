@@ -1,4 +1,4 @@
-//! The HTTP API called in process: what the desktop shell carries over Tauri IPC (DESIGN.md,
+//! The HTTP API called in process: what the desktop shell carries over Tauri IPC (docs/design.md,
 //! "one command that calls the router in process, one channel for the event stream"). The
 //! request goes through the very router `tessera serve` binds, token check included, so the
 //! desktop runs the code every browser test exercises.

@@ -4,7 +4,7 @@
 //!
 //! - one conversation;
 //! - `meta.seq` strictly increasing without gaps; a folded whole message (`meta.replaces
-//!   {from, to}`, DESIGN "Persistence") covers `from..=to`; a stream resumed after a
+//!   {from, to}`, docs/design.md "Persistence") covers `from..=to`; a stream resumed after a
 //!   `Last-Event-ID` ([`check_resumed`]) starts right after it, or with the folded event whose
 //!   range reaches past it;
 //! - `meta.run_id` present and the same on every event;

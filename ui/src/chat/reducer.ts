@@ -1,5 +1,5 @@
 /**
- * What the chat shows, folded from a conversation's easyflow-chat events (seed 002, DESIGN.md
+ * What the chat shows, folded from a conversation's easyflow-chat events (seed 002, docs/design.md
  * "Wire decisions"). Pure: `reduce(state, event)` returns a new state, or the very same object
  * when the event changes nothing — so an event seen twice (a reconnect that overlaps, the POST
  * stream and the follow stream both delivering it) is harmless.

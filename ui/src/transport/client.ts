@@ -1,7 +1,7 @@
 /**
  * The API client for `tessera serve`'s `/v1` (docs/api.md). Everything goes through
  * a small `Transport`, so the desktop shell can later carry the very same requests over Tauri
- * IPC (DESIGN.md) instead of HTTP.
+ * IPC (docs/design.md) instead of HTTP.
  */
 import type { ErrorCode } from '../generated/ErrorCode';
 import type { Answer } from '../generated/Answer';

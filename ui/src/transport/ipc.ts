@@ -1,7 +1,7 @@
 /**
  * The transport inside the desktop shell: the same requests as `httpTransport`, carried over
- * Tauri IPC to the router the shell runs in process (DESIGN.md). `api_request` answers with the
- * status and headers; the body arrives as frames on a channel, so an event stream flows as it
+ * Tauri IPC to the router the shell runs in process (docs/design.md). `api_request` answers with
+ * the status and headers; the body arrives as frames on a channel, so an event stream flows as it
  * does over HTTP. Aborting the request (or cancelling its body) tells the shell to stop pumping,
  * which ends the subscription behind it.
  */

@@ -1,5 +1,5 @@
-//! The context assembler (DESIGN.md "One turn, as data", step 3; seed 004 §3 "组装最终输入"):
-//! builds the prompt for one model call from a session's [`ContextDocument`], trimmed to the
+//! The context assembler (docs/design.md "One turn, as data", step 3; seed 004 §3
+//! "组装最终输入"): builds the prompt for one model call from a session's [`ContextDocument`], trimmed to the
 //! model's token budget, and explains what it used and what it left out.
 //!
 //! ```no_run

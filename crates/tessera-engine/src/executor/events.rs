@@ -1,4 +1,4 @@
-//! Events for every state change, as easyflow-chat envelopes (DESIGN.md "Event types"), sent
+//! Events for every state change, as easyflow-chat envelopes (docs/design.md "Event types"), sent
 //! to an [`EventSink`]: the CLI prints them, the coordinator persists and fans them out.
 
 use std::sync::{Arc, Mutex};

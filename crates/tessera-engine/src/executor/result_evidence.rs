@@ -1,5 +1,5 @@
 //! A tool call's result as citable evidence (seed 004: every tool result becomes an evidence;
-//! DESIGN.md "Results become evidences"). The answer of the run refers to them, so a person
+//! docs/design.md "Results become evidences"). The answer of the run refers to them, so a person
 //! can see what it was built from.
 //!
 //! A result that already names evidences (search hits carry `evidence_id`s) is cited through

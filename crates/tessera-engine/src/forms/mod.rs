@@ -1,7 +1,7 @@
 //! Forms the model asks the person to fill in (`request_form`): the schema rules and the
 //! validation of submitted values. Pure: no store, no events.
 //!
-//! The schema language is the flat subset MCP elicitation allows (DESIGN.md, "Wire decisions",
+//! The schema language is the flat subset MCP elicitation allows (docs/design.md, "Wire decisions",
 //! Forms): string fields (minLength, maxLength, format email/uri/date/date-time), number and
 //! integer fields (minimum, maximum), booleans, single-select enums (`enum`, or `oneOf` of
 //! `{const, title}`), multi-selects (`type: array` with `items.enum` or `items.anyOf` of

@@ -1,4 +1,4 @@
-//! Forms and consent requests that suspend a run (DESIGN.md "Wire decisions": forms, consent).
+//! Forms and consent requests that suspend a run (docs/design.md "Wire decisions": forms, consent).
 //! Each is an interaction kept in the store with its event, so it survives a restart; its answer
 //! is validated here, recorded with its event in one transaction, and resumes the run once no
 //! other interaction of the run is pending.

@@ -251,7 +251,7 @@ impl ToolSpec {
     }
 
     /// Whether calls may overlap others: as declared, else by the seed 001 §2.2 name rules
-    /// (MCP tools that declare nothing are side-effecting, DESIGN.md).
+    /// (MCP tools that declare nothing are side-effecting, docs/design.md).
     pub fn is_concurrency_safe(&self) -> bool {
         match (self.concurrency_safe, self.kind) {
             (Some(safe), _) => safe,

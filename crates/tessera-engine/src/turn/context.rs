@@ -1,5 +1,5 @@
 //! The conversation as the model reads it at the start of a turn, built by the assembler
-//! (DESIGN.md "One turn, as data", step 3) from the stored session: memory and other context
+//! (docs/design.md "One turn, as data", step 3) from the stored session: memory and other context
 //! blocks, the rolling summary standing in for older messages, the newest messages within the
 //! model's window. The explanation of what was used is kept with the run's first model turn.
 

@@ -679,7 +679,7 @@ fn place_user_message(
     Ok(store_user_input(store, conversation_id, new, parent)?)
 }
 
-/// The person's message, and its `user_input` evidence (DESIGN.md: written before anything
+/// The person's message, and its `user_input` evidence (docs/design.md: written before anything
 /// else, so what they said can be cited), in one transaction; its id.
 fn store_user_input(
     store: &Store,

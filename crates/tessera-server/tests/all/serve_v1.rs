@@ -125,7 +125,7 @@ async fn a_user_input_streams_its_run_and_a_reconnect_gets_exactly_what_it_misse
         Ok(())
     );
     // Only what came after it — or a folded whole message whose range reaches past it (it
-    // replaces the deltas the client had, DESIGN "Persistence").
+    // replaces the deltas the client had, docs/design.md "Persistence").
     assert!(
         replayed.iter().all(|e| e.0 > second
             || e.2["meta"]["replaces"]["to"]

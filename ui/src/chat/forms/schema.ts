@@ -1,5 +1,5 @@
 /**
- * The form schema subset (DESIGN.md "Wire decisions", MCP elicitation): a flat object whose
+ * The form schema subset (docs/design.md "Wire decisions", MCP elicitation): a flat object whose
  * properties are strings (minLength, maxLength, format email/uri/date/date-time), numbers or
  * integers (minimum, maximum), booleans, single-select enums (`enum`, or `oneOf` of
  * `{const, title}`) and multi-selects (`type: array`, `items.enum` or `items.anyOf` of
