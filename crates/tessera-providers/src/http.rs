@@ -56,10 +56,6 @@ pub fn client_builder(config: &ProviderConfig) -> Result<ClientBuilder> {
         builder = builder
             .tls_backend_rustls()
             .tls_certs_only(Vec::new())
-            // A local server (Tessera's own worker closes a connection idle for 10 s) may close
-            // a kept-alive connection just as a call is sent on it; giving idle ones up sooner
-            // keeps the client on the safe side of that race.
-            .pool_idle_timeout(std::time::Duration::from_secs(5))
             .redirect(reqwest::redirect::Policy::custom(|attempt| {
                 if attempt.url().scheme() == "https" {
                     let to = redact_userinfo(attempt.url().as_str());
