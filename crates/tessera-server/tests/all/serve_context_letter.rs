@@ -37,6 +37,14 @@ fn pair(kind: &str, text: &str) -> (String, String) {
     (kind.to_owned(), text.to_owned())
 }
 
+/// Adds `message` to the context of `ctx` with a CONTEXT_UPDATE ADD_MESSAGE.
+async fn add_message(api: &Api, ctx: &str, message: &serde_json::Value) {
+    let update = json!({"operation": "ADD_MESSAGE", "message": message});
+    api.post("/messages", &mcp_message(ctx, "CONTEXT_UPDATE", update))
+        .await
+        .ok(200);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_context_holds_the_messages_its_conversation_exchanged() {
     let provider = ScriptedProvider::start().await.unwrap();
@@ -73,16 +81,7 @@ async fn a_context_holds_the_messages_its_conversation_exchanged() {
 
     // A message ADD_MESSAGE adds is there once, as it was sent.
     let note = mcp_message(ctx, "USER_INPUT", json!({"text": "remember: tea"}));
-    api.post(
-        "/messages",
-        &mcp_message(
-            ctx,
-            "CONTEXT_UPDATE",
-            json!({"operation": "ADD_MESSAGE", "message": note}),
-        ),
-    )
-    .await
-    .ok(200);
+    add_message(&api, ctx, &note).await;
     let context = context_of(&api, ctx).await;
     assert_eq!(said(&context).len(), 3, "{context}");
     assert_eq!(context["messages"][2]["messageId"], note["messageId"]);
@@ -159,16 +158,7 @@ async fn instruction_tasks_name_the_evidences_of_their_results() {
     let api = Api::start(serve_scripted(data.path(), &provider, false));
     let ctx = "ctx_task_evidence";
     let note = mcp_message(ctx, "USER_INPUT", json!({"text": "sum these"}));
-    api.post(
-        "/messages",
-        &mcp_message(
-            ctx,
-            "CONTEXT_UPDATE",
-            json!({"operation": "ADD_MESSAGE", "message": note}),
-        ),
-    )
-    .await
-    .ok(200);
+    add_message(&api, ctx, &note).await;
     let set = mcp_message(
         ctx,
         "INSTRUCTION",
