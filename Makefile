@@ -54,7 +54,7 @@ desktop: ui
 
 ## The headless server with the web UI, for a browser.
 serve: ui
-	cargo run -p tessera-server --bin tessera -- serve --ui-dir ui/dist
+	cargo run -p tessera-cli --bin tessera -- serve --ui-dir ui/dist
 
 # The desktop crate embeds ui/dist at compile time, so clippy needs the UI built.
 lint: ui
@@ -63,11 +63,11 @@ lint: ui
 
 ## Rewrite the generated JSON Schemas, TypeScript types and protocol vectors.
 gen:
-	cargo run -q -p tessera-server --bin tessera-gen -- write
+	cargo run -q -p tessera-cli --bin tessera-gen -- write
 	python3 tests/vectors/extract.py
 
 test-generated:
-	cargo run -q -p tessera-server --bin tessera-gen -- check
+	cargo run -q -p tessera-cli --bin tessera-gen -- check
 	python3 tests/vectors/extract.py --check
 	python3 scripts/check-deps.py
 	python3 scripts/check-ui-routes.py
@@ -80,7 +80,7 @@ test-rust:
 # read from the binary's --help; the crate graph of docs/architecture.md from cargo metadata. After test-rust the build is a no-op; alone, it keeps the
 # binary from being older than the source.
 test-docs:
-	cargo build -q -p tessera-server --bin tessera
+	cargo build -q -p tessera-cli --bin tessera
 	python3 scripts/check-docs.py $(TESSERA_BIN)
 	python3 scripts/crate-graph.py
 
@@ -109,7 +109,7 @@ test-gguf:
 
 ## The worker against the suite's own model (random weights, made by scripts/make-test-gguf.sh).
 test-llama: llama-worker test-gguf
-	cargo build -q -p tessera-server --bin tessera
+	cargo build -q -p tessera-cli --bin tessera
 	$(LLAMA_CARGO) fmt -- --check
 	$(LLAMA_CARGO) clippy --release --all-targets -q -- -D warnings
 	$(LLAMA_CARGO) test --release -q
@@ -165,9 +165,10 @@ fuzz:
 ## empty password. Built first so the timeout covers only the run (a hung keyring call).
 test-keyring:
 	cargo test -q -p tessera-providers --test all --no-run
-	cargo test -q -p tessera-server --test all --no-run
+	cargo test -q -p tessera-cli --test all --no-run
+	cargo build -q -p tessera-test-tools --bins
 	timeout -k 10 120 scripts/with-keyring.sh cargo test -q -p tessera-providers --test all -- keyring::
-	timeout -k 10 300 scripts/with-keyring.sh cargo test -q -p tessera-server --test all -- chat_keyring:: provider_keyring:: serve_ui_keyring:: serve_mcp_keyring:: serve_keys_moving::
+	timeout -k 10 300 scripts/with-keyring.sh cargo test -q -p tessera-cli --test all -- chat_keyring:: provider_keyring:: serve_ui_keyring:: serve_mcp_keyring:: serve_keys_moving::
 
 test-ui:
 	npm --prefix ui run typecheck
@@ -179,13 +180,13 @@ test-ui:
 # Both end-to-end suites run with no network (scripts/offline.sh: loopback only), the local
 # model's tests among them: nothing they do may need one.
 test-ui-e2e: ui llama-worker test-gguf
-	cargo build -q -p tessera-server --bin tessera -p tessera-testkit --bins
+	cargo build -q -p tessera-cli --bin tessera -p tessera-testkit -p tessera-test-tools --bins
 	TESSERA_BIN=$(TESSERA_BIN) TESSERA_LLAMA_BIN=$(LLAMA_BIN) TESSERA_TEST_GGUF=$(TEST_GGUF) \
 	  TESSERA_REQUIRE_LOCAL_MODEL=1 scripts/offline.sh npm --prefix ui run e2e
 
 ## Figures, not a test: long main-thread tasks while a 20k-token answer streams into the web UI.
 bench-ui: ui
-	cargo build -q -p tessera-server --bin tessera -p tessera-testkit --bin tessera-scripted-provider
+	cargo build -q -p tessera-cli --bin tessera -p tessera-testkit --bin tessera-scripted-provider
 	TESSERA_BIN=$(TESSERA_BIN) node ui/bench/long-answer.mjs
 
 ## Figures, not a test (issue 27): `tessera chat` against curl, openai-python and the Vercel AI
@@ -194,7 +195,7 @@ bench-ui: ui
 ## bench/cli/node_modules).
 BENCH_VENV ?= $(HOME)/.cache/tessera-bench-venv
 bench-cli:
-	cargo build --release -q -p tessera-server --bin tessera
+	cargo build --release -q -p tessera-cli --bin tessera
 	python3 -c 'import ensurepip' 2>/dev/null || $(AS_ROOT) apt-get install -y -q python3-venv
 	[ -x $(BENCH_VENV)/bin/python ] || python3 -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/pip install -q -r bench/cli/requirements.txt
@@ -206,7 +207,7 @@ bench-cli:
 ## a direct TOOL_CALL_REQUEST, beside the official Python MCP client (pinned, in the venv).
 bench-mcp:
 	scripts/install-deps.sh all
-	cargo build --release -q -p tessera-server --bin tessera
+	cargo build --release -q -p tessera-cli --bin tessera
 	python3 -c 'import ensurepip' 2>/dev/null || $(AS_ROOT) apt-get install -y -q python3-venv
 	[ -x $(BENCH_VENV)/bin/python ] || python3 -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/pip install -q -r bench/mcp/requirements.txt
@@ -229,7 +230,7 @@ desktop-install: desktop-deb
 	$(AS_ROOT) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --reinstall $(DEB_DIR)/*.deb
 
 test-desktop: desktop-install test-gguf
-	cargo build -q -p tessera-server --bin tessera -p tessera-testkit --bins
+	cargo build -q -p tessera-cli --bin tessera -p tessera-testkit --bins
 	TESSERA_SCRIPTED_PROVIDER_BIN=$(CARGO_TARGET_DIR)/debug/tessera-scripted-provider \
 	TESSERA_BIN=$(TESSERA_BIN) TESSERA_TEST_GGUF=$(TEST_GGUF) TESSERA_REQUIRE_LOCAL_MODEL=1 \
 	TESSERA_DESKTOP_BIN=/usr/bin/tessera-desktop xvfb-run -a -s "-screen 0 1280x900x24" \
@@ -243,7 +244,7 @@ package: deps-build ui llama-worker
 ## The desktop figures of issue 7 (release build): start-up, memory, longest task, .deb size.
 figures: package
 	cargo build -q -p tessera-testkit --bin tessera-scripted-provider
-	cargo build --release -q -p tessera-server --bin tessera
+	cargo build --release -q -p tessera-cli --bin tessera
 	TESSERA_BIN=$(CARGO_TARGET_DIR)/release/tessera \
 	TESSERA_DESKTOP_BIN=$(CARGO_TARGET_DIR)/release/tessera-desktop \
 	TESSERA_DEB="$$(ls $(RELEASE_DEB_DIR)/*.deb | head -1)" \

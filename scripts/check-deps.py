@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The shells hold no application logic: checked where a machine can, in the dependency graph.
 
-The HTTP API and command line (tessera-server) and the desktop shell (tessera-desktop) reach
-the data folder only through the application core (tessera-app), so neither may depend on the
-store directly; the desktop shell reads its few flags itself and carries no argument parser.
+The HTTP API (tessera-server), the command line (tessera-cli) and the desktop shell
+(tessera-desktop) reach the data folder only through the application core (tessera-app), so none
+may depend on the store directly; the desktop shell reads its few flags itself and carries no
+argument parser, not even through a crate it depends on.
 """
 
 import json
@@ -13,21 +14,49 @@ import sys
 
 # (package, dependency it must not have directly, why)
 FORBIDDEN = [
-    ("tessera-server", "tessera-store", "the HTTP API and the CLI reach the store through tessera-app"),
+    ("tessera-server", "tessera-store", "the HTTP API reaches the store through tessera-app"),
+    ("tessera-cli", "tessera-store", "the command line reaches the store through tessera-app"),
     ("tessera-desktop", "tessera-store", "the desktop shell reaches the store through tessera-app"),
     ("tessera-desktop", "tessera-engine", "the desktop shell reaches the engine through tessera-app"),
     ("tessera-desktop", "clap", "the desktop shell reads its flags itself (src-tauri/src/cli.rs)"),
 ]
 
+# (package, dependency it must not link through any chain of normal dependencies, why)
+FORBIDDEN_ANYWHERE = [
+    ("tessera-desktop", "clap", "the desktop carries the HTTP API (tessera-server), never the command line"),
+    ("tessera-server", "clap", "the HTTP API has no argument parser: that is tessera-cli's"),
+    ("tessera-desktop", "tessera-cli", "the desktop depends on the HTTP API only"),
+]
+
 
 # Where the shells' own code lives (run from the workspace root).
-SHELL_SOURCES = ["crates/tessera-server/src", "src-tauri/src"]
+SHELL_SOURCES = ["crates/tessera-server/src", "crates/tessera-cli/src", "src-tauri/src"]
+
+
+def host_triple():
+    verbose = subprocess.run(["rustc", "-vV"], check=True, capture_output=True, text=True).stdout
+    return next(line.split(": ", 1)[1] for line in verbose.splitlines() if line.startswith("host: "))
+
+
+def linked(metadata, package):
+    """Every package `package` links through normal (not dev, not build) dependencies."""
+    ids = {p["name"]: p["id"] for p in metadata["packages"]}
+    names = {p["id"]: p["name"] for p in metadata["packages"]}
+    nodes = {n["id"]: n for n in metadata["resolve"]["nodes"]}
+    seen, todo = set(), [ids[package]]
+    while todo:
+        for dep in nodes[todo.pop()]["deps"]:
+            if any(k.get("kind") is None for k in dep["dep_kinds"]) and dep["pkg"] not in seen:
+                seen.add(dep["pkg"])
+                todo.append(dep["pkg"])
+    return {names[i] for i in seen}
 
 
 def main() -> int:
     metadata = json.loads(
         subprocess.run(
-            ["cargo", "metadata", "--format-version", "1", "--no-deps", "--offline"],
+            # This machine's platform only: the others' crates are never downloaded here.
+            ["cargo", "metadata", "--format-version", "1", "--offline", "--filter-platform", host_triple()],
             check=True,
             capture_output=True,
             text=True,
@@ -44,6 +73,11 @@ def main() -> int:
         names = {d["name"] for d in packages[package]["dependencies"] if d.get("kind") is None}
         if dependency in names:
             problems.append(f"{package} depends on {dependency} directly: {why}")
+    for package, dependency, why in FORBIDDEN_ANYWHERE:
+        if package not in packages:
+            problems.append(f"{package}: not in the workspace any more; update scripts/check-deps.py")
+        elif dependency in linked(metadata, package):
+            problems.append(f"{package} links {dependency} through its dependencies: {why}")
     # The engine hands out its store (`Engine::store()`) for the core's sake: a shell that calls
     # it reaches past the core all the same.
     for folder in SHELL_SOURCES:
@@ -88,7 +122,7 @@ def main() -> int:
             print(f"check-deps: {line}", file=sys.stderr)
         return 1
     print(
-        f"check-deps: {len(FORBIDDEN)} dependency rules hold, no shell calls .store(), no "
+        f"check-deps: {len(FORBIDDEN) + len(FORBIDDEN_ANYWHERE)} dependency rules hold, no shell calls .store(), no "
         "crate emits an untyped event, and events are written only through the event log"
     )
     return 0

@@ -247,7 +247,7 @@ def main(argv: list[str]) -> int:
     if not Path(binary).is_file():
         print(
             f"check-docs: {binary} does not exist: build it first"
-            " (cargo build -p tessera-server --bin tessera)",
+            " (cargo build -p tessera-cli --bin tessera)",
             file=sys.stderr,
         )
         return 2

@@ -21,13 +21,14 @@ END = "<!-- /crate-graph -->"
 # Manifests outside the workspace whose crates belong in the picture.
 EXTRA_MANIFESTS = ["crates/tessera-llama/Cargo.toml"]
 # Crates that are not part of the product's graph (test support, cross-crate suites).
-LEFT_OUT = {"tessera-testkit", "tessera-tests"}
+LEFT_OUT = {"tessera-testkit", "tessera-test-tools", "tessera-tests"}
 BOTTOM = "tessera-protocol"
 
 # What each node says under its name. A crate missing here fails the check, naming itself.
 LABELS = {
     "tessera-desktop": "src-tauri: window, IPC, native dialogs",
-    "tessera-server": "HTTP router + tessera CLI",
+    "tessera-cli": "the tessera command line, tessera-gen",
+    "tessera-server": "the HTTP API: router, SSE, in-process caller",
     "tessera-app": "App::open: store, keys, tools, model, recovery",
     "tessera-native": "screen, files, clipboard, notifications",
     "tessera-mcp": "MCP servers as tools",

@@ -20,7 +20,7 @@ mod pick;
 mod webview_tuning;
 
 use tauri::{DragDropEvent, Manager, RunEvent, WindowEvent};
-use tessera_server::data_dir::default_data_dir;
+use tessera_app::data_dir::default_data_dir;
 
 /// When the process started, for the start-up figure.
 static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();

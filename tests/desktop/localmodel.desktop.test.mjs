@@ -1,9 +1,10 @@
 // The installed app with a model on this computer and no account: the first run downloads the
 // recommended model from a hub on 127.0.0.1 (tessera-fake-hub serving the suite's own GGUF,
 // named by HF_ENDPOINT), the model becomes the default, and a message is answered by the
-// worker the package installed beside the app, through a tool call (forced with the test
-// tools: a model with random weights never chooses one). Opened again with `request_form`
-// forced, the model asks for a form; it is filled in and the answer goes on.
+// worker the package installed beside the app, through a tool call (forced by the model's
+// `tessera provider add --tool-choice` setting: a model with random weights never chooses one).
+// Opened again with `request_form` the first choice, the model asks for a form; it is filled in
+// and the answer goes on.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
@@ -69,19 +70,21 @@ function startHub() {
 
 const js = (driver, script) => driver.exec(script);
 
-/** The on-device provider's models, each answer at most `maxOutputTokens` long. */
-function setLongestAnswer(maxOutputTokens) {
-  execFileSync(cli, ['--data-dir', data, 'provider', 'add', 'on-device', ...CATALOGUE_FILES.flatMap((f) => ['--model', f]), '--max-output-tokens', String(maxOutputTokens)], {
+/**
+ * The on-device provider's models as a person sets them for a model with random weights: each
+ * answer at most `maxOutputTokens` long, and the first call of a run calling `tool` (it never
+ * chooses one of its own accord).
+ */
+function setModels(maxOutputTokens, tool) {
+  execFileSync(cli, ['--data-dir', data, 'provider', 'add', 'on-device', ...CATALOGUE_FILES.flatMap((f) => ['--model', f]), '--max-output-tokens', String(maxOutputTokens), '--tool-choice', tool], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
 
-/** The app on the suite's data folder, the first call of a run forced to `tool`; `body` drives it. */
-async function withApp(tool, extraEnv, failedShot, body) {
+/** The app on the suite's data folder; `body` drives it. */
+async function withApp(extraEnv, failedShot, body) {
   const env = {
     ...extraEnv,
-    TESSERA_TEST_TOOLS: '1',
-    TESSERA_TEST_FIRST_TOOL_CHOICE: tool,
     TESSERA_OLLAMA_URL: 'http://127.0.0.1:9',
     TESSERA_LMSTUDIO_URL: 'http://127.0.0.1:9',
     ...(process.env.TESSERA_LLAMA_BIN ? { TESSERA_LLAMA_BIN: process.env.TESSERA_LLAMA_BIN } : {}),
@@ -118,8 +121,8 @@ async function answerEnded(driver) {
 
 test('downloads a model with no account and answers through it, calling a tool', { skip }, async () => {
   const hub = await startHub();
-  setLongestAnswer(200);
-  await withApp('get_current_datetime', { HF_ENDPOINT: hub }, 'desktop-local-failed.png', async (driver) => {
+  setModels(200, 'get_current_datetime');
+  await withApp({ HF_ENDPOINT: hub }, 'desktop-local-failed.png', async (driver) => {
     await until('the first run offer', () => driver.find('[data-testid="first-run-download"] button'), 30_000);
     const offered = await js(driver, 'return document.querySelector(\'[data-testid="first-run-download"] button\').textContent');
     assert.match(offered, /^Download a model \(.+\) — no account$/);
@@ -163,8 +166,8 @@ test('asks for a form through the model on this computer, and goes on with the a
   // of the form's call to its longest: room for the call. Its app may still be closing, and
   // holds the folder's lock until it has (the command line would be refused: seen once).
   await until('the first test\'s app gone from the data folder', () => appPid(data) === null, 30_000);
-  setLongestAnswer(1500);
-  await withApp('request_form', {}, 'desktop-local-form-failed.png', async (driver) => {
+  setModels(1500, 'request_form');
+  await withApp({}, 'desktop-local-form-failed.png', async (driver) => {
     await until('the composer', () => driver.find('[data-testid="composer-input"]'), 30_000);
     await driver.type('[data-testid="composer-input"]', 'Book a room for me\uE007');
     await until('the form', () => driver.find('[data-testid="form-card"]'), 180_000);

@@ -81,7 +81,7 @@ describe('chatting with the engine', () => {
 
     const calls = await modelCalls(stack.providerUrl);
     // This model is not known to take images: it gets the text and a note, never the bytes
-    // (a model that takes them gets the image: crates/tessera-server/tests/serve_attachments.rs).
+    // (a model that takes them gets the image: crates/tessera-cli/tests/all/serve_attachments.rs).
     const user = calls.at(-1).body.messages.filter((m) => m.role === 'user').at(-1);
     const texts = user.content.map((p) => p.text ?? '');
     assert.equal(texts[0], 'What colour is this?');

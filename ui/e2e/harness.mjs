@@ -19,6 +19,19 @@ export const RESULTS_DIR = path.join(UI_DIR, 'test-results');
 export const SCREENS_DIR = path.join(UI_DIR, '..', 'target-test-results');
 export const VIEWPORT = { width: 800, height: 600 };
 
+/**
+ * The `tessera` command line with the testkit's tools (`tessera-with-test-tools`, built beside
+ * TESSERA_BIN by `cargo build -p tessera-test-tools`): the suites serve through it, so a model
+ * can call the slow, guarded and image tools the tests lean on. The product never has them.
+ */
+export function withTestToolsBin() {
+  const bin = process.env.TESSERA_BIN;
+  if (!bin || !existsSync(bin)) throw new Error('TESSERA_BIN must name the `tessera` binary');
+  const withTools = path.join(path.dirname(path.resolve(bin)), 'tessera-with-test-tools');
+  if (!existsSync(withTools)) throw new Error(`${withTools} is missing: cargo build -p tessera-test-tools`);
+  return withTools;
+}
+
 export function waitForListening(child, name) {
   let stdout = '';
   let stderr = '';
@@ -70,8 +83,7 @@ export async function stopChild(child) {
  * the provider lists `models`.
  */
 export async function startStack({ unconfigured = false, models = [], localOllama = false } = {}) {
-  const bin = process.env.TESSERA_BIN;
-  if (!bin || !existsSync(bin)) throw new Error('TESSERA_BIN must name the `tessera` binary');
+  const bin = withTestToolsBin();
   if (!existsSync(path.join(DIST_DIR, 'index.html'))) throw new Error('run `npm run build` in ui/ first');
   const children = [];
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tessera-e2e-chat-'));
@@ -94,7 +106,7 @@ export async function startStack({ unconfigured = false, models = [], localOllam
   };
   try {
     const provider = await startScriptedProvider((c) => children.push(c), models);
-    const env = { ...process.env, TESSERA_TEST_TOOLS: '1', OPENAI_API_KEY: 'scripted' };
+    const env = { ...process.env, OPENAI_API_KEY: 'scripted' };
     delete env.TESSERA_TOKEN;
     // Model servers on this machine: the scripted provider stands for a local Ollama (it
     // answers `/api/tags`), or nothing is found (a closed port), whatever runs here.

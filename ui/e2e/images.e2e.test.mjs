@@ -1,4 +1,4 @@
-// End-to-end: a tool that returns an image (the test tool `test_image`, TESSERA_TEST_TOOLS=1 as
+// End-to-end: a tool that returns an image (the test tool `test_image`: tessera-with-test-tools, as
 // the harness starts serve) shows it in its tool card, loaded through the API client with the
 // token, before and after a reload; the scripted model takes no images, so it got a note.
 

@@ -19,7 +19,7 @@ import { DIST_DIR, RESULTS_DIR, launchBrowser, openPage, stopChild, waitForListe
 const bin = process.env.TESSERA_BIN ?? '';
 const hubBin = process.env.TESSERA_FAKE_HUB_BIN || (bin ? path.join(path.dirname(bin), 'tessera-fake-hub') : '');
 const missing = [
-  [bin, 'TESSERA_BIN (cargo build -p tessera-server --bin tessera)'],
+  [bin, 'TESSERA_BIN (cargo build -p tessera-cli --bin tessera)'],
   [hubBin, 'tessera-fake-hub beside TESSERA_BIN (cargo build -p tessera-testkit --bins)'],
 ]
   .filter(([file]) => !file || !existsSync(file))

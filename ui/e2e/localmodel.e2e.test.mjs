@@ -3,10 +3,11 @@
 // the download comes from a hub on 127.0.0.1 (`tessera-fake-hub`, named by HF_ENDPOINT) serving
 // the suite's own GGUF (random weights, made by scripts/make-test-gguf.sh), with its progress on
 // screen; the model becomes the default; a message starts the real worker (`tessera-llama`),
-// which calls a tool (forced: a random model never chooses one) that runs through the consent
-// gate and the scheduler, and answers. Settings then show the loaded model, and unload it.
-// Restarted with `request_form` forced, the model asks for a form; the person fills it in
-// and the run goes on to an answer.
+// which calls a tool (forced by the model's `first_tool_choice` setting, as a person sets it for
+// a small model: a random one never chooses a tool) that runs through the consent gate and the
+// scheduler, and answers. Settings then show the loaded model, and unload it. With
+// `request_form` the first choice, the model asks for a form; the person fills it in and the
+// run goes on to an answer.
 //
 //   TESSERA_BIN=… TESSERA_LLAMA_BIN=… TESSERA_TEST_GGUF=… node --test e2e/localmodel.e2e.test.mjs
 // Without TESSERA_LLAMA_BIN the suite skips (saying why), unless TESSERA_REQUIRE_LOCAL_MODEL=1
@@ -40,7 +41,6 @@ describe('a model on this computer', { skip }, () => {
   let token;
   let browser;
   let serveEnv;
-  let serveChild;
 
   const start = (file, args, env) => {
     const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
@@ -48,11 +48,9 @@ describe('a model on this computer', { skip }, () => {
     return { child, listening: waitForListening(child, path.basename(file)) };
   };
 
-  /** `tessera serve` on the suite's data folder, forcing the first call of a run to `tool`. */
-  const serve = async (tool) => {
-    const env = { ...serveEnv, TESSERA_TEST_FIRST_TOOL_CHOICE: tool };
-    const started = start(path.resolve(bin), ['--data-dir', dataDir, 'serve', '--port', '0', '--ui-dir', DIST_DIR], env);
-    serveChild = started.child;
+  /** `tessera serve` on the suite's data folder. */
+  const serve = async () => {
+    const started = start(path.resolve(bin), ['--data-dir', dataDir, 'serve', '--port', '0', '--ui-dir', DIST_DIR], serveEnv);
     url = await started.listening;
     token = new URLSearchParams(url.hash.slice(1)).get('token') ?? '';
   };
@@ -67,13 +65,12 @@ describe('a model on this computer', { skip }, () => {
       ...process.env,
       HF_ENDPOINT: hub.origin,
       TESSERA_LLAMA_BIN: path.resolve(worker),
-      TESSERA_TEST_TOOLS: '1',
       TESSERA_OLLAMA_URL: 'http://127.0.0.1:9',
       TESSERA_LMSTUDIO_URL: 'http://127.0.0.1:9',
     };
     for (const name of ['TESSERA_TOKEN', 'OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY']) delete env[name];
     serveEnv = env;
-    await serve('get_current_datetime');
+    await serve();
     browser = await launchBrowser();
   });
 
@@ -114,11 +111,12 @@ describe('a model on this computer', { skip }, () => {
     assert.deepEqual(listing.downloads, []);
     assert.equal(listing.files.find((f) => f.file === file)?.partial, false);
     // A random model never stops on its own: its answers are kept short, as a person would
-    // set the model's longest answer in its provider.
+    // set the model's longest answer in its provider; and it never calls a tool of its own
+    // accord: its first call of a run must call this one.
     const providers = await api('GET', '/v1/providers');
     const onDevice = providers.providers.find((p) => p.name === 'on-device');
     assert.equal(onDevice?.default, true);
-    const config = { ...onDevice.config, models: { ...onDevice.config.models, [file]: { max_output_tokens: 200 } } };
+    const config = { ...onDevice.config, models: { ...onDevice.config.models, [file]: { max_output_tokens: 200, first_tool_choice: 'get_current_datetime' } } };
     await api('POST', '/v1/providers', config);
 
     await sendMessage(page, 'What time is it?');
@@ -157,14 +155,12 @@ describe('a model on this computer', { skip }, () => {
   });
 
   test('asks for a form through the model on this computer, and goes on with the answer', async () => {
-    await stopChild(serveChild);
-    await serve('request_form');
     const { default_file: file } = await api('GET', '/v1/local-models');
     assert.ok(file, 'the first test left a default model');
     // A random model fills every string of the call to its longest: room for the form's call.
     const providers = await api('GET', '/v1/providers');
     const onDevice = providers.providers.find((p) => p.name === 'on-device');
-    const config = { ...onDevice.config, models: { ...onDevice.config.models, [file]: { max_output_tokens: 1500 } } };
+    const config = { ...onDevice.config, models: { ...onDevice.config.models, [file]: { max_output_tokens: 1500, first_tool_choice: 'request_form' } } };
     await api('POST', '/v1/providers', config);
 
     const { page, errors } = await openPage(browser, url, 'en-US');

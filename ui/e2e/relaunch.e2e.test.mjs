@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { DIST_DIR, RESULTS_DIR, VIEWPORT, launchBrowser, sendMessage, stopChild, waitForListening } from './harness.mjs';
+import { DIST_DIR, RESULTS_DIR, VIEWPORT, launchBrowser, sendMessage, withTestToolsBin, stopChild, waitForListening } from './harness.mjs';
 import { MODEL, pushReplies, startScriptedProvider, textReply, toolCallReply } from './scripted.mjs';
 
 const DINNER = {
@@ -32,10 +32,10 @@ describe('the app opened again', () => {
 
   /** `tessera serve` over the suite's data folder; `port` 0 the first time, then the same one. */
   const serve = async (port) => {
-    const env = { ...process.env, TESSERA_TEST_TOOLS: '1', OPENAI_API_KEY: 'scripted', TESSERA_OLLAMA_URL: 'http://127.0.0.1:9', TESSERA_LMSTUDIO_URL: 'http://127.0.0.1:9' };
+    const env = { ...process.env, OPENAI_API_KEY: 'scripted', TESSERA_OLLAMA_URL: 'http://127.0.0.1:9', TESSERA_LMSTUDIO_URL: 'http://127.0.0.1:9' };
     delete env.TESSERA_TOKEN;
     const args = ['--data-dir', dataDir, 'serve', '--port', String(port), '--ui-dir', DIST_DIR, '--kind', 'openai', '--base-url', `${provider.url}/v1`, '--model', MODEL];
-    server = spawn(path.resolve(process.env.TESSERA_BIN ?? ''), args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+    server = spawn(withTestToolsBin(), args, { stdio: ['ignore', 'pipe', 'pipe'], env });
     children.push(server);
     url = await waitForListening(server, 'tessera serve');
   };

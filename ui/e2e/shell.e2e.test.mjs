@@ -33,7 +33,7 @@ function serverBinary() {
     );
   }
   if (!existsSync(bin) || !statSync(bin).isFile()) {
-    throw new Error(`TESSERA_BIN=${bin}: no such file (build the server first: cargo build -p tessera-server)`);
+    throw new Error(`TESSERA_BIN=${bin}: no such file (build the server first: cargo build -p tessera-cli)`);
   }
   try {
     accessSync(bin, constants.X_OK);

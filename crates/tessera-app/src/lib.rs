@@ -9,6 +9,7 @@ pub mod branches;
 pub mod context;
 pub mod context_updates;
 pub mod conversations;
+pub mod data_dir;
 mod direct_run;
 pub mod direct_runs;
 pub mod embedding;
@@ -26,7 +27,6 @@ pub mod project_context;
 pub mod projects;
 pub mod providers;
 pub mod specialists;
-pub mod test_tools;
 pub mod views;
 
 use std::path::{Path, PathBuf};
@@ -290,7 +290,6 @@ impl App {
                 tools: Some(Arc::new(tools)),
                 // A client of the API can answer forms and consent requests.
                 interactions: true,
-                first_tool_choice: test_tools::first_tool_choice(),
                 context_sources: vec![self.project_context()],
                 ..tessera_engine::turn::TurnOptions::default()
             },
@@ -365,19 +364,10 @@ impl App {
         })
     }
 
-    /// The tools that need no model: the built-in ones, the test tools when asked for
-    /// (`TESSERA_TEST_TOOLS=1`), the shell's.
+    /// The tools that need no model: the built-in ones and the shell's (its plugins).
     fn base_tools(&self) -> Result<ToolRegistry, ModelError> {
         let store = self.engine.store();
         let mut tools = self.builtin_tools()?;
-        if test_tools::wanted() {
-            test_tools::register(&mut tools, store.paths().root.clone(), store.clone()).map_err(
-                |source| ModelError::Tools {
-                    what: "test tools",
-                    source,
-                },
-            )?;
-        }
         for plugin in &self.inner.plugins {
             plugin(&mut tools, store).map_err(|source| ModelError::Tools {
                 what: "app's tools",

@@ -73,6 +73,11 @@ pub struct ModelSettings {
     /// The longest answer to ask for (Anthropic requires one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_output_tokens: Option<u32>,
+    /// The `tool_choice` of the first model call of each run: `auto`, `required`, `none` or a
+    /// tool's name (for a small model that never calls a tool of its own accord). Later calls
+    /// of the run choose freely, so a run still ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_tool_choice: Option<String>,
 }
 
 /// Timeouts of one provider, in milliseconds.
@@ -212,6 +217,15 @@ impl ProviderConfig {
         self.replay_reasoning.unwrap_or_else(|| {
             model.to_ascii_lowercase().contains("deepseek")
                 || self.base_url.to_ascii_lowercase().contains("deepseek")
+        })
+    }
+
+    /// The `tool_choice` the first call of a run with `model` makes, when one is set.
+    pub fn first_tool_choice(&self, model: &str) -> Option<crate::ToolChoice> {
+        let choice = self.model(model)?.first_tool_choice.as_deref()?.trim();
+        (!choice.is_empty()).then(|| match choice.parse() {
+            Ok(parsed) => parsed,
+            Err(never) => match never {},
         })
     }
 

@@ -1,19 +1,9 @@
-//! The `tessera` binary's library half: the HTTP API router (shared with the desktop shell, which
-//! carries the same router over IPC) and the command-line subcommands.
+//! The HTTP API over the application core: the router and its authentication, the SSE streams,
+//! the in-process caller the desktop shell carries the same router over, and `serve`, which
+//! binds it to a port. No argument parser: the command line is tessera-cli's.
 
 pub mod api;
 pub mod auth;
-pub mod chat_ask;
-pub mod chat_cmd;
-pub mod condition_cmd;
-pub mod context_cmd;
-pub mod data_dir;
 pub mod in_process;
-pub mod local_cmd;
-pub mod project_cmd;
-pub mod provider_cmd;
 pub mod router;
-pub mod run_cmd;
 pub mod serve;
-pub mod ui_types;
-pub mod validate_cmd;

@@ -16,4 +16,10 @@ image_input?: boolean, price?: ModelPrice,
 /**
  * The longest answer to ask for (Anthropic requires one).
  */
-max_output_tokens?: number, };
+max_output_tokens?: number, 
+/**
+ * The `tool_choice` of the first model call of each run: `auto`, `required`, `none` or a
+ * tool's name (for a small model that never calls a tool of its own accord). Later calls
+ * of the run choose freely, so a run still ends.
+ */
+first_tool_choice?: string, };

@@ -130,6 +130,15 @@ pub fn check_config(config: &mut ProviderConfig) -> Outcome {
                 "models.{model}.max_output_tokens must be a number of tokens above 0"
             )));
         }
+        if settings
+            .first_tool_choice
+            .as_deref()
+            .is_some_and(|choice| choice.trim().is_empty())
+        {
+            return Err(invalid(format!(
+                "models.{model}.first_tool_choice must be auto, required, none or a tool's name"
+            )));
+        }
         if let Some(price) = &settings.price {
             let amounts = [
                 Some(price.input_per_mtok),

@@ -29,5 +29,6 @@ pub fn merge_settings(mine: ModelSettings, detected: ModelSettings) -> ModelSett
         image_input: mine.image_input.or(detected.image_input),
         price: mine.price.or(detected.price),
         max_output_tokens: mine.max_output_tokens.or(detected.max_output_tokens),
+        first_tool_choice: mine.first_tool_choice.or(detected.first_tool_choice),
     }
 }

@@ -167,8 +167,12 @@ pub(super) async fn drive(
         request.temperature = options.temperature;
         request.top_p = options.top_p;
         request.tools.clone_from(&tools);
-        if state.calls == 1 {
-            request.tool_choice.clone_from(&options.first_tool_choice);
+        if state.calls == 1 && !request.tools.is_empty() {
+            // The caller's choice, else the one the person set for this model.
+            request.tool_choice = options
+                .first_tool_choice
+                .clone()
+                .or_else(|| client.config().first_tool_choice(model));
         }
         if options.debug {
             let mut facts = tessera_protocol::wire::JsonObject::new();

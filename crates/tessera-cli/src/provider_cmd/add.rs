@@ -134,6 +134,17 @@ pub(super) fn add(providers: &Providers<'_>, args: AddArgs) -> Outcome {
             config.models.entry(model).or_default().max_output_tokens = Some(max);
         }
     }
+    if let Some(choice) = &args.tool_choice {
+        let choice = choice.trim();
+        if choice.is_empty() {
+            return Err(usage("--tool-choice needs required, none, auto or a tool's name"));
+        }
+        for model in per_model("--tool-choice")? {
+            // `auto` is what a call does unasked: the setting goes.
+            config.models.entry(model).or_default().first_tool_choice =
+                (choice != "auto").then(|| choice.to_owned());
+        }
+    }
 
     if let Some(proxy) = &args.proxy {
         config.proxy = check_proxy("--proxy", &name, proxy)?;

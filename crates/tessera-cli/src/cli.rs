@@ -1,4 +1,4 @@
-//! `tessera`: the headless server and command-line tools.
+//! The `tessera` command line: its arguments and the subcommand each runs.
 
 use std::{
     net::{IpAddr, SocketAddr},
@@ -7,16 +7,13 @@ use std::{
 };
 
 use clap::{Parser, Subcommand};
+use tessera_app::{data_dir::default_data_dir, ToolPlugin};
 use tessera_protocol::DocumentKind;
-use tessera_server::provider_cmd;
-use tessera_server::{chat_cmd, context_cmd, data_dir::default_data_dir, serve, validate_cmd};
-use tessera_server::{condition_cmd, local_cmd, project_cmd, run_cmd};
+use tessera_server::serve;
 
-/// A streamed answer is thousands of small values made and dropped (SSE lines, JSON, events,
-/// rows): with glibc's allocator, allocating and freeing was a sixth of `tessera chat`'s time
-/// per delta.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+use crate::provider_cmd;
+use crate::{chat_cmd, context_cmd, validate_cmd};
+use crate::{condition_cmd, local_cmd, project_cmd, run_cmd};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -168,7 +165,9 @@ enum ContextCommand {
     },
 }
 
-fn main() -> ExitCode {
+/// Runs the command line. `plugins` add tools to what `tessera serve` offers, as the desktop
+/// shell adds its native ones: the `tessera` binary passes none.
+pub fn main_with(plugins: Vec<ToolPlugin>) -> ExitCode {
     let cli = Cli::parse();
     let data_dir = cli.data_dir;
     match cli.command {
@@ -193,6 +192,7 @@ fn main() -> ExitCode {
                 },
                 data_dir,
                 model,
+                plugins,
             )
         }
         Command::Validate { kind, file } => match validate_cmd::run(kind, &file) {
@@ -351,6 +351,7 @@ fn run_serve(
     mut opts: serve::ServeOptions,
     data_dir: Option<PathBuf>,
     model: chat_cmd::ModelArgs,
+    plugins: Vec<ToolPlugin>,
 ) -> ExitCode {
     init_logging();
     let runtime = match tokio::runtime::Runtime::new() {
@@ -370,7 +371,7 @@ fn run_serve(
         eprintln!("tessera serve: no home folder to keep data in; pass --data-dir DIR");
         return ExitCode::from(2);
     };
-    match runtime.block_on(tessera_app::App::open(&dir, model.overrides(), Vec::new())) {
+    match runtime.block_on(tessera_app::App::open(&dir, model.overrides(), plugins)) {
         Ok(app) => {
             for note in app.start_notes() {
                 match note {

@@ -90,14 +90,32 @@ pub fn save_scripted_provider(data: &Path, provider: &tessera_testkit::scripted:
 }
 
 /// `tessera serve --port 0 --provider local` over `data` (see [`save_scripted_provider`]);
-/// `test_tools` registers the test tools (`TESSERA_TEST_TOOLS=1`).
+/// with `test_tools`, the same command line with the testkit's tools added
+/// (`tessera-with-test-tools`, crates/tessera-test-tools).
 pub fn serve_local(data: &Path, test_tools: bool) -> std::process::Command {
-    let mut cmd = tessera_std(data);
+    let mut cmd = if test_tools {
+        let mut cmd = std::process::Command::new(with_test_tools_bin());
+        clean(&mut cmd, data);
+        cmd.env_remove("DBUS_SESSION_BUS_ADDRESS");
+        cmd
+    } else {
+        tessera_std(data)
+    };
     cmd.args(["serve", "--port", "0", "--provider", "local"]);
-    if test_tools {
-        cmd.env("TESSERA_TEST_TOOLS", "1");
-    }
     cmd
+}
+
+/// `tessera-with-test-tools`, built beside this suite by `cargo test --workspace` (it is
+/// another package's binary, so `cargo test -p tessera-cli` alone does not build it).
+pub fn with_test_tools_bin() -> std::path::PathBuf {
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_tessera"))
+        .with_file_name("tessera-with-test-tools");
+    assert!(
+        bin.exists(),
+        "{} is missing: build it with `cargo build -p tessera-test-tools` (or run `cargo test --workspace`)",
+        bin.display()
+    );
+    bin
 }
 
 /// [`serve_local`] answering with `provider`.
@@ -121,6 +139,12 @@ pub fn tessera_std(data: &Path) -> std::process::Command {
 /// [`tessera_std`] keeping the session bus (inside scripts/with-keyring.sh's session).
 pub fn tessera_std_with_keyring(data: &Path) -> std::process::Command {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tessera"));
+    clean(&mut cmd, data);
+    cmd
+}
+
+/// `--data-dir DATA`, and the environment cleaned of what would reach past the suite.
+fn clean(cmd: &mut std::process::Command, data: &Path) {
     cmd.arg("--data-dir").arg(data);
     for var in CLEARED {
         cmd.env_remove(var);
@@ -132,7 +156,6 @@ pub fn tessera_std_with_keyring(data: &Path) -> std::process::Command {
             }
         }
     }
-    cmd
 }
 
 /// Runs `cmd` to the end.

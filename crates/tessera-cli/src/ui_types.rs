@@ -3,7 +3,7 @@
 
 use tessera_protocol::generate::Collector;
 
-/// Adds the engine's types and the answers this crate composes ([`crate::views`]).
+/// Adds the engine's types and the answers this crate composes (`tessera_app::views`).
 pub fn add_roots(collector: &mut Collector<'_>) {
     // `GET /v1/runs/{id}/context`: `TurnContext.assembly` (typed there by name only, as the
     // protocol cannot see the engine).

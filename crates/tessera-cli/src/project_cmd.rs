@@ -11,7 +11,7 @@ use tessera_app::projects::{KnowledgeStatus, NewProject, Project};
 use tessera_app::views::projects::KnowledgeSearch;
 use tessera_app::{error_chain, App, CoreError};
 
-use crate::data_dir::default_data_dir;
+use tessera_app::data_dir::default_data_dir;
 
 #[derive(Debug, Subcommand)]
 pub enum ProjectCommand {

@@ -13,7 +13,7 @@ use tessera_app::providers::checks::*;
 use tessera_app::providers::{Providers, ProvidersError};
 use tessera_app::{error_chain, App, WireKind};
 
-use crate::data_dir::default_data_dir;
+use tessera_app::data_dir::default_data_dir;
 
 mod add;
 mod keys;
@@ -102,6 +102,10 @@ pub struct AddArgs {
     /// all its models); unset, the server decides (Anthropic: the model's known limit).
     #[arg(long, value_name = "N")]
     pub max_output_tokens: Option<u32>,
+    /// The first model call of each run must call a tool (`required`) or this tool (a name),
+    /// for the models named in this command (else all its models); `auto` undoes it.
+    #[arg(long, value_name = "required|NAME|auto")]
+    pub tool_choice: Option<String>,
     /// A proxy for this provider only; `none` bypasses the system proxy, `system` follows it.
     #[arg(long, value_name = "URL|none|system")]
     pub proxy: Option<String>,

@@ -1,13 +1,13 @@
 //! `tessera-gen write|check [--root DIR]`: regenerates, or checks, the JSON Schemas in
 //! `schemas/` and the TypeScript types in `ui/src/generated/` from the Rust types (those of
-//! tessera-protocol and the ones [`tessera_server::ui_types`] adds). `check` exits 1 listing
+//! tessera-protocol and the ones [`tessera_cli::ui_types`] adds). `check` exits 1 listing
 //! every stale, missing or extra file (CI runs it).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use tessera_protocol::generate::{self, SCHEMAS_DIR, TYPESCRIPT_DIR};
-use tessera_server::ui_types::add_roots;
+use tessera_cli::ui_types::add_roots;
 
 const USAGE: &str = "usage: tessera-gen <write|check> [--root DIR]
 

@@ -71,7 +71,7 @@ pub enum LocalCommand {
 }
 
 pub fn main(data_dir: Option<PathBuf>, command: LocalCommand) -> std::process::ExitCode {
-    let Some(dir) = data_dir.or_else(crate::data_dir::default_data_dir) else {
+    let Some(dir) = data_dir.or_else(tessera_app::data_dir::default_data_dir) else {
         eprintln!("tessera local: no home folder to keep models in; pass --data-dir DIR");
         return std::process::ExitCode::from(2);
     };
@@ -144,7 +144,7 @@ fn serve(
         return std::process::ExitCode::from(2);
     }
     let worker = tessera_local::worker::worker_binary();
-    let token = token.unwrap_or_else(crate::auth::new_token);
+    let token = token.unwrap_or_else(tessera_server::auth::new_token);
     let mut command = tessera_local::worker::command(&worker, &file, port, ctx, threads, &token);
     let mut child = match command.spawn() {
         Ok(child) => child,

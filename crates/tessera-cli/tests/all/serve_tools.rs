@@ -433,3 +433,69 @@ async fn a_side_effecting_call_runs_alone_between_the_calls_around_it() {
     assert!(mark_of(&log, "end", "r1").unwrap() <= w_start, "{log:?}");
     assert!(w_end <= mark_of(&log, "start", "r2").unwrap(), "{log:?}");
 }
+
+/// A person sets `--tool-choice` for a small model that never calls a tool of its own accord:
+/// the first call of each run asks for that tool, the calls after it choose freely (so the run
+/// ends), and the next run asks again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_models_first_tool_choice_is_asked_on_the_first_call_of_each_run_only() {
+    let provider = ScriptedProvider::start().await.unwrap();
+    for _ in 0..2 {
+        provider.push(Reply::openai_tool_calls(
+            "m",
+            &[("call_c", "calculator", &[r#"{"expression": "6*7"}"#])],
+        ));
+        provider.push(Reply::openai_text("m", &["42."]));
+    }
+    let data = tempfile::tempdir().unwrap();
+    support::save_scripted_provider(data.path(), &provider);
+    let provider_add = |choice: &str| {
+        let added = support::tessera_std(data.path())
+            .args([
+                "provider",
+                "add",
+                "local",
+                "--model",
+                "m",
+                "--tool-choice",
+                choice,
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            added.status.success(),
+            "{}",
+            String::from_utf8_lossy(&added.stderr)
+        );
+    };
+    // What `provider add` saved for model `m`, read from the real SQLite file.
+    let saved = || {
+        let store = tessera_store::Store::open(data.path()).unwrap();
+        let settings = store.provider_settings("local").unwrap().unwrap();
+        settings["models"]["m"]["first_tool_choice"].clone()
+    };
+    provider_add("calculator");
+    assert_eq!(saved(), "calculator");
+    // `auto` takes the setting away; set again, it is what the server runs with.
+    provider_add("auto");
+    assert_eq!(saved(), Value::Null);
+    provider_add("calculator");
+    let server = RunningServer::spawn(support::serve_local(data.path(), false)).unwrap();
+
+    for context in ["ctx_choice_1", "ctx_choice_2"] {
+        let mut stream = Stream::post(&server, context, "6*7?").await;
+        stream.read_to_done().await;
+        assert_eq!(check_run(&stream.data()), Ok(()));
+    }
+    let choices: Vec<Value> = provider
+        .calls()
+        .iter()
+        .map(|call| call.body["tool_choice"].clone())
+        .collect();
+    let forced = json!({"type": "function", "function": {"name": "calculator"}});
+    assert_eq!(
+        choices,
+        [forced.clone(), Value::Null, forced, Value::Null],
+        "first call of each run forced, the others free"
+    );
+}

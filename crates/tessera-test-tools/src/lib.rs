@@ -1,5 +1,7 @@
-//! Tools for the suites that drive the real `tessera serve` and kill it mid-run: registered only
-//! when `TESSERA_TEST_TOOLS=1` is set, never otherwise.
+//! The testkit's tools, for the suites that drive the real `tessera serve` (and kill it mid-run):
+//! a [`ToolPlugin`] the binary `tessera-with-test-tools` (the whole `tessera` command line with
+//! this plugin, `tessera_cli::main_with`) adds, the way the desktop shell adds its native tools.
+//! The product never carries them.
 //!
 //! - `test_slow_write` is a side-effecting call that appends a line to `test-tool-runs.log` in
 //!   the data folder when it starts and then takes `ms` milliseconds, so a suite can kill the
@@ -24,14 +26,13 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use tessera_app::ToolPlugin;
 use tessera_engine::tools::{
     attach_image, RegistryError, ToolContext, ToolFailure, ToolRegistry, ToolSpec, TOOL_IMAGES_KEY,
 };
 use tessera_protocol::mcp_cp::PermissionLevel;
 use tessera_store::Store;
 
-/// The variable that turns the test tools on.
-pub const ENV: &str = "TESSERA_TEST_TOOLS";
 /// The file each run of a side-effecting test tool appends a line to.
 pub const LOG: &str = "test-tool-runs.log";
 /// The file every test tool appends its start and end to.
@@ -40,30 +41,6 @@ pub const TIMES: &str = "test-tool-times.log";
 const SLOW_READ: &str = "test_slow_read";
 /// How often `test_slow_read` looks whether the others it waits for have started.
 const MEET_POLL: Duration = Duration::from_millis(10);
-
-/// With the test tools on, forces the first model call of every run to call a tool (`required`,
-/// or a tool's name): a model with random weights (the suites' own local model) never chooses
-/// one, and the suites prove a local model's calls and forms go through consent and the
-/// scheduler as a remote one's do.
-pub const FIRST_TOOL_CHOICE_ENV: &str = "TESSERA_TEST_FIRST_TOOL_CHOICE";
-
-/// The forced first tool choice, when the test tools are on and one is asked for.
-pub fn first_tool_choice() -> Option<tessera_providers::ToolChoice> {
-    if !wanted() {
-        return None;
-    }
-    let choice = std::env::var(FIRST_TOOL_CHOICE_ENV).ok()?;
-    let choice = choice.trim();
-    (!choice.is_empty()).then(|| match choice.parse() {
-        Ok(parsed) => parsed,
-        Err(never) => match never {},
-    })
-}
-
-/// Whether the test tools were asked for.
-pub fn wanted() -> bool {
-    std::env::var(ENV).is_ok_and(|v| v == "1")
-}
 
 fn schema() -> Value {
     json!({
@@ -233,6 +210,14 @@ fn image(store: &Store, args: &Value) -> Result<Value, String> {
 }
 
 /// Registers the test tools, writing their logs in `data_dir` and their images in `store`.
+/// The test tools as a plugin: each registry the core builds gets them, writing their logs in
+/// the data folder of the store they are given.
+pub fn plugin() -> ToolPlugin {
+    Arc::new(|registry: &mut ToolRegistry, store: &Arc<Store>| {
+        register(registry, store.paths().root.clone(), store.clone())
+    })
+}
+
 pub fn register(
     registry: &mut ToolRegistry,
     data_dir: PathBuf,

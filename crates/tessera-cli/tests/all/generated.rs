@@ -2,7 +2,7 @@
 //! tessera-protocol and those `ui_types` adds (what CI's `tessera-gen check` verifies).
 
 use tessera_protocol::generate::{check, default_root};
-use tessera_server::ui_types::add_roots;
+use tessera_cli::ui_types::add_roots;
 
 #[test]
 fn committed_artefacts_are_up_to_date() {
