@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Event } from '../generated/Event';
+import type { InteractionView } from '../generated/InteractionView';
 import { SseParser } from '../transport/sse';
 import consent1 from './fixtures/consent1.sse?raw';
 import consent2 from './fixtures/consent2.sse?raw';
@@ -250,7 +251,19 @@ describe('chat reducer on engine shapes', () => {
 describe('pending interactions from the API', () => {
   const form = { form_id: 'f1', title: 'T', schema: { type: 'object', properties: {} }, message_id: 'm1' };
   it('adds what waits, and never brings back one already answered', () => {
-    const listed = [{ interaction_id: 'f1', run_id: 'r1', state: 'pending', kind: 'form', request: form }];
+    const listed: InteractionView[] = [
+      {
+        interaction_id: 'f1',
+        conversation_id: 'c1',
+        run_id: 'r1',
+        state: 'pending',
+        answer: null,
+        created_at: '2025-01-01T00:00:00Z',
+        updated_at: '2025-01-01T00:00:00Z',
+        kind: 'form',
+        request: form,
+      },
+    ];
     const s = withPendingInteractions(initialChatState, listed);
     expect(s.forms['f1']).toMatchObject({ formId: 'f1', runId: 'r1', messageId: 'm1', request: { title: 'T' } });
     expect(withPendingInteractions(s, listed)).toBe(s);

@@ -17,6 +17,8 @@
 import type { ConsentRequestPayload } from '../generated/ConsentRequestPayload';
 import type { Event } from '../generated/Event';
 import type { FormRequestPayload } from '../generated/FormRequestPayload';
+import type { InteractionView } from '../generated/InteractionView';
+import type { Runtime } from '../generated/Runtime';
 import type { SystemState } from '../generated/SystemState';
 import type { ToolResultStatus } from '../generated/ToolResultStatus';
 import type { WorkflowState } from '../generated/WorkflowState';
@@ -50,7 +52,7 @@ export interface ToolCard {
   /** The arguments after `${…}` substitution, once complete. */
   arguments?: JsonValue;
   dependsOn: string[];
-  runtime?: string;
+  runtime?: Runtime;
   provider?: string;
   position?: number;
   progress?: { progress: number; total?: number; message?: string };
@@ -559,25 +561,22 @@ export function closeInteraction(state: ChatState, id: string): ChatState {
   return { ...state, forms: without(state.forms, id), consents: without(state.consents, id), closed: { ...state.closed, [id]: true } };
 }
 
-/** What `GET /v1/interactions` says waits (e.g. a form pending when the app opens). */
-export interface PendingInteraction {
-  interaction_id: string;
-  run_id: string | null;
-  state: string;
-  kind: string;
-  request: FormRequestPayload | ConsentRequestPayload;
-}
-
-export function withPendingInteractions(state: ChatState, pending: PendingInteraction[]): ChatState {
+/** Adds what `GET /v1/interactions` says waits (e.g. a form pending when the app opens). */
+export function withPendingInteractions(state: ChatState, pending: InteractionView[]): ChatState {
   let s = state;
   for (const p of pending) {
     const id = p.interaction_id;
     if (p.state !== 'pending' || s.closed[id] || id in s.forms || id in s.consents) continue;
-    const messageId = str((p.request as Record<string, unknown>)['message_id']) ?? null;
-    if (p.kind === 'form') {
-      s = { ...s, forms: { ...s.forms, [id]: { formId: id, messageId, runId: p.run_id, request: p.request as FormRequestPayload } } };
-    } else if (p.kind === 'consent') {
-      s = { ...s, consents: { ...s.consents, [id]: { consentId: id, messageId, runId: p.run_id, request: p.request as ConsentRequestPayload } } };
+    const messageId = str(p.request['message_id']) ?? null;
+    switch (p.kind) {
+      case 'form':
+        s = { ...s, forms: { ...s.forms, [id]: { formId: id, messageId, runId: p.run_id, request: p.request } } };
+        break;
+      case 'consent':
+        s = { ...s, consents: { ...s.consents, [id]: { consentId: id, messageId, runId: p.run_id, request: p.request } } };
+        break;
+      default:
+        s = unhandled(p, s);
     }
   }
   return s;

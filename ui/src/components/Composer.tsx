@@ -5,7 +5,9 @@ import { readFiles, sizeLabel, type PendingFile, type Refusal } from './attachme
 import { useNativeDrop } from './nativeDrop';
 import { pastedImage } from './clipboard';
 import { PaperclipIcon, SendIcon, StopIcon } from './icons';
+import type { DropRefusal } from '../generated/DropRefusal';
 import type { ImageInput } from '../generated/ImageInput';
+import type { InteractionView } from '../generated/InteractionView';
 
 export interface ComposerProps {
   draft: string;
@@ -28,10 +30,7 @@ export interface ComposerProps {
 
 const MAX_INPUT_HEIGHT_PX = 200;
 
-/** What a waiting run asked the person for. */
-type WaitingKind = 'form' | 'consent';
-
-const REFUSAL_KEYS = { tooBig: 'composer.refusedTooBig', tooMany: 'composer.refusedTooMany', unreadable: 'composer.refusedUnreadable' } as const;
+const REFUSAL_KEYS = { tooBig: 'composer.refusedTooBig', tooMany: 'composer.refusedTooMany', unreadable: 'composer.refusedUnreadable' } as const satisfies Record<DropRefusal, string>;
 
 /** The message box: Enter sends, Shift+Enter inserts a new line. */
 export const Composer = memo(function Composer({ draft, onDraftChange, connection, connectionError, onSend, running, waiting, onStop, inputRef, modelPicker, imageInput }: ComposerProps) {
@@ -81,7 +80,8 @@ export const Composer = memo(function Composer({ draft, onDraftChange, connectio
   }, [draft, inputRef]);
 
   // Stopping a run that waits for the person cancels what they were asked: asked first, in place.
-  const [asking, setAsking] = useState<WaitingKind | null>(null);
+  // What the waiting run asked the person for.
+  const [asking, setAsking] = useState<InteractionView['kind'] | null>(null);
   const askedFrom = useRef<HTMLElement | null>(null);
   const confirmStopRef = useRef<HTMLButtonElement | null>(null);
   const [nudged, setNudged] = useState(false);

@@ -5,6 +5,8 @@
  */
 import type { Attachment } from '../generated/Attachment';
 import type { AttachmentMetadata } from '../generated/AttachmentMetadata';
+import type { AttachmentType } from '../generated/AttachmentType';
+import type { DropRefusal } from '../generated/DropRefusal';
 
 export const MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
 export const MAX_ATTACHMENTS = 20;
@@ -19,7 +21,7 @@ export interface PendingFile {
 }
 
 /** Why a file cannot be attached, or null. */
-export type Refusal = { name: string; reason: 'tooBig' | 'tooMany' | 'unreadable' };
+export type Refusal = { name: string; reason: DropRefusal };
 
 function readAsDataUrl(file: File): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -54,7 +56,7 @@ export async function readFiles(files: readonly File[], already: number): Promis
 }
 
 /** The seed's attachment type of a file. */
-function typeOf(mime: string): Attachment['type'] {
+function typeOf(mime: string): AttachmentType {
   if (mime.startsWith('image/')) return 'IMAGE';
   if (mime.startsWith('audio/')) return 'AUDIO';
   if (mime.startsWith('video/')) return 'VIDEO';

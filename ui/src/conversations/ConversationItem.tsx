@@ -1,12 +1,14 @@
 import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MoreIcon, PinIcon } from '../components/icons';
-import type { ListRow } from './useConversationList';
+import type { ConversationSummary } from '../generated/ConversationSummary';
+import type { MessageMatch } from '../generated/MessageMatch';
 
 export type ItemAction = 'rename' | 'pin' | 'archive' | 'move' | 'exportJson' | 'exportMarkdown' | 'delete';
 
 export interface ConversationItemProps {
-  row: ListRow;
+  /** A search's rows say where they matched (`match`). */
+  row: ConversationSummary;
   selected: boolean;
   onSelect: () => void;
   onRename: (title: string) => void;
@@ -14,7 +16,7 @@ export interface ConversationItemProps {
 }
 
 /** The search match with the words found marked. */
-function Snippet({ match }: { match: NonNullable<ListRow['match']> }) {
+function Snippet({ match }: { match: MessageMatch }) {
   const chars = Array.from(match.snippet);
   const [start, end] = match.highlight ?? [0, 0];
   return (

@@ -28,10 +28,6 @@ export interface Failure {
   error: string;
 }
 
-/** A row as the sidebar shows it: the conversation, and where a search found it. */
-/** A row of the list; a search's rows say where they matched (`match`). */
-export type ListRow = ConversationSummary;
-
 export interface ConversationListOptions {
   client: TesseraClient | null;
   /** Every conversation, archived ones too, as the engine last listed them. */
@@ -117,10 +113,10 @@ export function useConversationList({ client, conversations, selectedId, onDesel
   }, []);
 
   const hidden = useMemo(() => new Set(pending.map((p) => p.id)), [pending]);
-  const withOverrides = useCallback((row: ListRow): ListRow => ({ ...row, ...overrides[row.id] }), [overrides]);
+  const withOverrides = useCallback((row: ConversationSummary): ConversationSummary => ({ ...row, ...overrides[row.id] }), [overrides]);
 
   const rows = useMemo(() => {
-    const source: ListRow[] = results ?? conversations;
+    const source: ConversationSummary[] = results ?? conversations;
     const shown = source
       .filter((c) => !hidden.has(c.id))
       .map(withOverrides)

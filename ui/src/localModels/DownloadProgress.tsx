@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import type { DownloadView } from '../settings/api';
 import type { DownloadFailure } from '../generated/DownloadFailure';
+import type { DownloadPhase } from '../generated/DownloadPhase';
 import { formatBytes, formatDuration } from './format';
 import { isMoving } from './useLocalModels';
 import './localModels.css';
@@ -14,7 +15,7 @@ const PHASE_KEYS = {
   verifying: 'localModels.phaseVerifying',
   paused: 'localModels.phasePaused',
   failed: 'localModels.phaseFailed',
-} as const satisfies Record<DownloadView['phase'], string>;
+} as const satisfies Record<DownloadPhase, string>;
 
 export interface DownloadActions {
   pause: (file: string) => void;

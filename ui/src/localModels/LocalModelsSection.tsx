@@ -1,6 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { LocalModelsView, SettingsApi } from '../settings/api';
+import type { CatalogueEntry } from '../generated/CatalogueEntry';
+import type { LocalFile } from '../generated/LocalFile';
+import type { ModelTier } from '../generated/ModelTier';
+import type { SettingsApi } from '../settings/api';
 import { ErrorNotice, Field, messageOf } from '../settings/fields';
 import { DownloadProgress } from './DownloadProgress';
 import { formatBytes } from './format';
@@ -11,14 +14,11 @@ import { HubSettings } from './HubSettings';
 import { canBrowseFiles, pickGgufFile } from './pickFile';
 import { WorkerNotice } from './WorkerNotice';
 
-type Catalogue = LocalModelsView['catalogue'][number];
-
 const TIER_KEYS = {
   small: 'localModels.tierSmall',
   medium: 'localModels.tierMedium',
   large: 'localModels.tierLarge',
-} as const satisfies Record<Catalogue['tier'], string>;
-type LocalFile = LocalModelsView['files'][number];
+} as const satisfies Record<ModelTier, string>;
 
 /**
  * Settings → Models on this machine: the recommended models (download, use), the downloads with
@@ -107,7 +107,7 @@ export function LocalModelsSection({ api }: { api: SettingsApi | null }) {
   const downloading = (file: string) => view.downloads.some((d) => d.file === file);
   const partial = (file: string) => view.files.some((f) => f.file === file && f.partial);
 
-  const catalogueAction = (model: Catalogue) => {
+  const catalogueAction = (model: CatalogueEntry) => {
     const onDisk = whole(model.file);
     if (onDisk) {
       return onDisk.default ? (

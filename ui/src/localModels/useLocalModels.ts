@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
+import type { DownloadPhase } from '../generated/DownloadPhase';
 import type { LocalModelsView, SettingsApi } from '../settings/api';
 import { messageOf } from '../settings/fields';
 
@@ -6,7 +7,7 @@ import { messageOf } from '../settings/fields';
 export const POLL_MS = 500;
 
 /** A download still moving: its figures change without anyone acting. */
-export function isMoving(phase: LocalModelsView['downloads'][number]['phase']): boolean {
+export function isMoving(phase: DownloadPhase): boolean {
   switch (phase) {
     case 'starting':
     case 'checking_partial':
@@ -16,6 +17,11 @@ export function isMoving(phase: LocalModelsView['downloads'][number]['phase']): 
     case 'paused':
     case 'failed':
       return false;
+    default: {
+      // A new phase without its case fails the type check here.
+      const unhandled: never = phase;
+      return unhandled;
+    }
   }
 }
 

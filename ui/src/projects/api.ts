@@ -3,6 +3,7 @@
  * the app's client so they go the same way as the chat (HTTP in a browser, IPC in the shell).
  */
 import type { TFunction } from 'i18next';
+import type { ErrorCode } from '../generated/ErrorCode';
 import type { ConversationProjectBody } from '../generated/ConversationProjectBody';
 import type { KnowledgeAdded } from '../generated/KnowledgeAdded';
 import type { KnowledgeEmbedding } from '../generated/KnowledgeEmbedding';
@@ -84,7 +85,7 @@ export class ProjectsApi {
 }
 
 /** The codes a project call may answer that the UI says in the person's language. */
-const KNOWN = ['INVALID_PROJECT', 'INVALID_KNOWLEDGE_SOURCE', 'KNOWLEDGE_UNAVAILABLE', 'ALREADY_EXISTS', 'NOT_FOUND'] as const;
+const KNOWN = ['INVALID_PROJECT', 'INVALID_KNOWLEDGE_SOURCE', 'KNOWLEDGE_UNAVAILABLE', 'ALREADY_EXISTS', 'NOT_FOUND'] as const satisfies readonly ErrorCode[];
 type KnownCode = (typeof KNOWN)[number];
 
 function isKnown(code: string): code is KnownCode {

@@ -1,5 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { ResponseFormat } from '../generated/ResponseFormat';
+import type { SpecialistRole } from '../generated/SpecialistRole';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
 import type { Profile, SpecialistSpec, ToolInfo } from './api';
 import { Field, FormActions } from './fields';
@@ -15,10 +17,10 @@ export interface AgentDraft {
   model: string;
   /** null: every tool (profiles only). */
   tools: string[] | null;
-  format: 'text' | 'json';
+  format: ResponseFormat['type'];
   schema: string;
   max_turns: string;
-  role: 'answer' | 'plan';
+  role: SpecialistRole;
 }
 
 export function draftOfProfile(p: Profile | null): AgentDraft {
@@ -54,7 +56,7 @@ export function draftOfSpecialist(s: SpecialistSpec | null): AgentDraft {
 
 /** The draft as a profile, keeping what the form does not edit (rules, default, limits). */
 export function profileOfDraft(d: AgentDraft, base: Profile | null): Profile | string {
-  let response_format: Profile['response_format'] = { type: 'text' };
+  let response_format: ResponseFormat = { type: 'text' };
   if (d.format === 'json') {
     let schema: JsonValue;
     try {

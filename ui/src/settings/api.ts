@@ -80,11 +80,24 @@ export type ProviderConfigInput = Pick<ProviderConfig, 'name' | 'kind' | 'base_u
 
 export type SettingKey = keyof SettingValues;
 
-/**
- * A resource and a prompt of an MCP server as the server lists them (the MCP specification's
- * `Resource` and `Prompt`, passed through unchanged, so they have no Rust type to generate
- * from); only what the settings page shows.
+/*
+ * The answers of `/v1/profiles` and `/v1/specialists` are built with `json!` in
+ * tessera-server's api/ui/agents.rs: no Rust type to generate them from yet, so they are
+ * written here, once, until there is one.
  */
+
+/** `GET`, `PUT` and `DELETE /v1/profiles`. */
+export interface ProfilesAnswer {
+  profiles: Profile[];
+  custom: boolean;
+}
+
+/** `GET`, `PUT` and `DELETE /v1/specialists`; `builtin`: the built-in specialists' names. */
+export interface SpecialistsAnswer {
+  specialists: SpecialistSpec[];
+  custom: boolean;
+  builtin?: string[];
+}
 
 /**
  * The settings calls over the app's client, so they go the same way as the chat (HTTP with
@@ -207,27 +220,27 @@ export class SettingsApi {
     return this.json({ method: 'PUT', path: routes.setting(key), body: { value } });
   }
 
-  profiles(): Promise<{ profiles: Profile[]; custom: boolean }> {
+  profiles(): Promise<ProfilesAnswer> {
     return this.json({ method: 'GET', path: routes.profiles() });
   }
 
-  saveProfiles(profiles: Profile[]): Promise<{ profiles: Profile[]; custom: boolean }> {
+  saveProfiles(profiles: Profile[]): Promise<ProfilesAnswer> {
     return this.json({ method: 'PUT', path: routes.profiles(), body: profiles });
   }
 
-  resetProfiles(): Promise<{ profiles: Profile[]; custom: boolean }> {
+  resetProfiles(): Promise<ProfilesAnswer> {
     return this.json({ method: 'DELETE', path: routes.profiles() });
   }
 
-  specialists(): Promise<{ specialists: SpecialistSpec[]; custom: boolean; builtin?: string[] }> {
+  specialists(): Promise<SpecialistsAnswer> {
     return this.json({ method: 'GET', path: routes.specialists() });
   }
 
-  saveSpecialists(specialists: SpecialistSpec[]): Promise<{ specialists: SpecialistSpec[]; custom: boolean; builtin?: string[] }> {
+  saveSpecialists(specialists: SpecialistSpec[]): Promise<SpecialistsAnswer> {
     return this.json({ method: 'PUT', path: routes.specialists(), body: specialists });
   }
 
-  resetSpecialists(): Promise<{ specialists: SpecialistSpec[]; custom: boolean; builtin?: string[] }> {
+  resetSpecialists(): Promise<SpecialistsAnswer> {
     return this.json({ method: 'DELETE', path: routes.specialists() });
   }
 

@@ -22,6 +22,7 @@ import type { InteractionAnswered } from '../generated/InteractionAnswered';
 import type { InteractionList } from '../generated/InteractionList';
 import type { InteractionView } from '../generated/InteractionView';
 import type { Message } from '../generated/Message';
+import type { SenderType } from '../generated/SenderType';
 import type { ToolResult } from '../generated/ToolResult';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
 import { routes } from './routes';
@@ -356,7 +357,7 @@ export class TesseraClient {
 }
 
 /** The fields every MCP-CP message this client sends carries. */
-function envelope(conversationId: string, sender: 'USER' | 'TOOL') {
+function envelope(conversationId: string, sender: Extract<SenderType, 'USER' | 'TOOL'>) {
   return {
     messageId: newId(),
     contextId: conversationId,

@@ -7,6 +7,7 @@
 import type { ClientCapabilities } from '../generated/ClientCapabilities';
 import type { FallbackBehavior } from '../generated/FallbackBehavior';
 import type { PermissionLevel } from '../generated/PermissionLevel';
+import type { Runtime } from '../generated/Runtime';
 import type { SupportedTool } from '../generated/SupportedTool';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
 
@@ -32,7 +33,7 @@ export type WebToolDefinition = SupportedTool & {
   description: string;
   parameters: { [key: string]: JsonValue };
   permissionLevel: PermissionLevel;
-  runtime: 'FRONTEND';
+  runtime: Extract<Runtime, 'FRONTEND'>;
   /** Seconds the engine waits for the answer. */
   timeout: number;
   fallbackBehavior: FallbackBehavior;
