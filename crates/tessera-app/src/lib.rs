@@ -22,6 +22,7 @@ pub mod memories;
 pub mod messages;
 pub mod models;
 mod one_turn;
+pub mod problem;
 pub mod profiles;
 pub mod project_context;
 pub mod projects;
@@ -40,6 +41,7 @@ use thiserror::Error;
 
 pub use error::{error_chain, CoreError};
 pub use models::{ModelError, ModelOverrides};
+pub use problem::Problem;
 pub use tessera_engine::{file_modes, sync};
 pub use tessera_providers::WireKind;
 pub use tessera_store::{Interaction, InteractionKind, InteractionState, StoreError, StoredEvent};

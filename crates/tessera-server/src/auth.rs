@@ -149,9 +149,8 @@ fn refuse(req: &Request, status: StatusCode, code: ErrorCode, message: &str) -> 
         } else {
             code
         };
-        let mut body =
-            serde_json::to_value(crate::api::ApiError::new(status, wire_code, message).body())
-                .unwrap_or_else(|_| json!({}));
+        let mut body = serde_json::to_value(crate::api::ApiError::new(wire_code, message).body())
+            .unwrap_or_else(|_| json!({}));
         body["error"] = legacy;
         body
     } else {

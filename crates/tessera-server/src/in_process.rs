@@ -72,9 +72,7 @@ impl InProcessApi {
     }
 
     fn build(&self, request: ApiRequest) -> Result<Request<Body>, ApiError> {
-        let bad = |message: String| {
-            ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
-        };
+        let bad = |message: String| ApiError::new(ErrorCode::BadRequest, message);
         let method = Method::from_bytes(request.method.as_bytes())
             .map_err(|_| bad(format!("`{}` is not an HTTP method", request.method)))?;
         // Only paths under the API: never an absolute URL that could name another server.
@@ -116,7 +114,11 @@ pub fn error_answer(
     code: ErrorCode,
     message: impl Into<String>,
 ) -> (ApiResponseHead, BodyText) {
-    split(ApiError::new(status, code, message).into_response())
+    split(
+        ApiError::new(code, message)
+            .with_status(status)
+            .into_response(),
+    )
 }
 
 /// Whether a body of this content type is text (JSON, an event stream, Markdown…): anything

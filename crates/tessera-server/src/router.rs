@@ -24,7 +24,6 @@ pub struct RouterConfig {
 /// `/v1/*` when no engine runs: a clear reason instead of a 404.
 async fn no_engine() -> crate::api::ApiError {
     crate::api::ApiError::new(
-        axum::http::StatusCode::SERVICE_UNAVAILABLE,
         ErrorCode::NoModel,
         "no model is configured: start `tessera serve` with --data-dir DIR and a provider \
          (--provider NAME, or --kind openai|anthropic --base-url URL, and --model M)",

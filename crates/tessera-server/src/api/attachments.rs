@@ -4,7 +4,7 @@
 
 use axum::body::Body;
 use axum::extract::{Path, State};
-use axum::http::{header, StatusCode};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -27,7 +27,6 @@ async fn get_attachment(
 ) -> Result<Response, ApiError> {
     if !is_sha256(&sha256) {
         return Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
             ErrorCode::BadSha256,
             "an attachment is named by the lowercase hex SHA-256 of its bytes (64 characters)",
         ));
@@ -37,14 +36,12 @@ async fn get_attachment(
         .await
         .map_err(|err| {
             ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
                 ErrorCode::Internal,
                 format!("reading the attachment stopped: {err}"),
             )
         })?;
     let not_found = || {
         ApiError::new(
-            StatusCode::NOT_FOUND,
             ErrorCode::AttachmentNotFound,
             format!("no attachment {sha256}"),
         )
@@ -55,7 +52,6 @@ async fn get_attachment(
         Err(error) => {
             tracing::warn!(%error, %sha256, "cannot read an attachment");
             return Err(ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
                 ErrorCode::StoreError,
                 "cannot read the attachment",
             ));

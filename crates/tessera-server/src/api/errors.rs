@@ -3,6 +3,7 @@
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use tessera_app::Problem;
 use tessera_protocol::error_codes::ErrorCode;
 use tessera_protocol::mcp_cp::{ErrorResponse, Message, MessageContent, Sender, SenderType};
 use tessera_protocol::wire::{JsonObject, Timestamp};
@@ -19,14 +20,23 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Self {
+    /// An error with `code`, answered with the code's own HTTP status (the error-code table).
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
-            status,
+            status: StatusCode::from_u16(code.http_status())
+                .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             code,
             message: message.into(),
             context_id: "none".into(),
             details: None,
         }
+    }
+
+    /// Another status than the code's own, for the few answers whose cause decides it (a body
+    /// too large is 413; the model a request named, 400).
+    pub fn with_status(mut self, status: StatusCode) -> Self {
+        self.status = status;
+        self
     }
 
     /// Seed 000 §7.2 `details`: what a client can act on (the problems of a document…).
@@ -37,25 +47,13 @@ impl ApiError {
 
     /// 422 listing every problem of a document, each as `{path, message}`.
     pub fn invalid_document(what: &str, problems: &[tessera_protocol::Problem]) -> Self {
-        let listed: Vec<String> = problems.iter().map(ToString::to_string).collect();
-        let mut details = JsonObject::new();
-        details.insert("problems".into(), problems_json(problems));
-        Self::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::InvalidDocument,
-            format!("{what} is not valid: {}", listed.join("; ")),
-        )
-        .with_details(details)
+        Problem::invalid_document(what, problems).into()
     }
 
     /// 400 for an MCP-CP message that is not valid: every problem listed in `details.problems`
     /// as `{path, message}` (Tessera's extension of §7.2 `details`).
     pub fn invalid_message(err: &tessera_protocol::ProtocolError) -> Self {
-        let error = Self::new(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::InvalidMessage,
-            err.to_string(),
-        );
+        let error = Self::new(ErrorCode::InvalidMessage, err.to_string());
         match err {
             tessera_protocol::ProtocolError::Invalid { problems, .. } => {
                 let mut details = JsonObject::new();
@@ -110,15 +108,7 @@ impl ApiError {
     }
 }
 
-/// Problems as `[{path, message}]`.
-pub fn problems_json(problems: &[tessera_protocol::Problem]) -> serde_json::Value {
-    serde_json::Value::Array(
-        problems
-            .iter()
-            .map(|p| serde_json::json!({"path": p.path, "message": p.message}))
-            .collect(),
-    )
-}
+pub use tessera_app::problem::problems_json;
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
@@ -126,272 +116,34 @@ impl IntoResponse for ApiError {
     }
 }
 
-impl From<tessera_engine::engine::EngineError> for ApiError {
-    fn from(err: tessera_engine::engine::EngineError) -> Self {
-        use tessera_engine::engine::EngineError;
-        match &err {
-            EngineError::NoConversation(_) | EngineError::NoMessage { .. } => {
-                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, err.to_string())
-            }
-            EngineError::MessageIdInUse { .. } => ApiError::new(
-                StatusCode::CONFLICT,
-                ErrorCode::MessageIdInUse,
-                err.to_string(),
-            ),
-            EngineError::NotUserMessage(_) => ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::BadRequest,
-                err.to_string(),
-            ),
-            EngineError::ShuttingDown => ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::ShuttingDown,
-                err.to_string(),
-            ),
-            EngineError::Attachment(tessera_engine::attachments::AttachmentError::Store(_)) => {
-                ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    ErrorCode::StoreError,
-                    err.to_string(),
-                )
-            }
-            EngineError::Attachment(_) => ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::InvalidAttachment,
-                err.to_string(),
-            ),
-            EngineError::ModelUnavailable { requested, .. } => ApiError::new(
-                if *requested {
-                    StatusCode::BAD_REQUEST
-                } else {
-                    StatusCode::CONFLICT
-                },
-                ErrorCode::ModelUnavailable,
-                err.to_string(),
-            ),
-            EngineError::NoModel => ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::NoModel,
-                err.to_string(),
-            ),
-            EngineError::AlreadyRunning(_) => ApiError::new(
-                StatusCode::CONFLICT,
-                ErrorCode::AlreadyRunning,
-                err.to_string(),
-            ),
-            EngineError::Turn(tessera_engine::turn::TurnError::MessageTooLong { .. }) => {
-                ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    ErrorCode::MessageTooLong,
-                    err.to_string(),
-                )
-            }
-            EngineError::Turn(_) => ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ErrorCode::RunError,
-                err.to_string(),
-            ),
-            EngineError::Store(_) => ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ErrorCode::StoreError,
-                err.to_string(),
-            ),
-            EngineError::Secrets(
-                tessera_engine::secrets::SecretError::Keyring(_)
-                | tessera_engine::secrets::SecretError::Timeout { .. },
-            ) => ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::KeyringUnavailable,
-                err.to_string(),
-            ),
-            // The person's own file where the key file would go: theirs to move.
-            EngineError::Secrets(tessera_engine::secrets::SecretError::NotKeyFile { .. }) => {
-                ApiError::new(
-                    StatusCode::CONFLICT,
-                    ErrorCode::KeyFileError,
-                    err.to_string(),
-                )
-            }
-            EngineError::Secrets(_) => ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ErrorCode::KeyFileError,
-                err.to_string(),
-            ),
+impl From<Problem> for ApiError {
+    fn from(problem: Problem) -> Self {
+        let status = StatusCode::from_u16(problem.http_status())
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut error = ApiError::new(problem.code, problem.message).with_status(status);
+        error.details = problem.details.map(Box::new);
+        match problem.conversation {
+            Some(id) => error.in_context(&id),
+            None => error,
         }
     }
 }
 
-impl From<tessera_app::StoreError> for ApiError {
-    fn from(err: tessera_app::StoreError) -> Self {
-        use tessera_app::StoreError;
-        match &err {
-            StoreError::NotFound { .. } => {
-                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, err.to_string())
+/// Every error of the core's operations answers as its [`Problem`].
+macro_rules! through_problem {
+    ($($error:ty),+) => {
+        $(impl From<$error> for ApiError {
+            fn from(err: $error) -> Self {
+                Problem::from(err).into()
             }
-            StoreError::AlreadyExists { .. } => ApiError::new(
-                StatusCode::CONFLICT,
-                ErrorCode::AlreadyExists,
-                err.to_string(),
-            ),
-            StoreError::InvalidDocument { problems } => {
-                ApiError::invalid_document("the document", problems)
-            }
-            StoreError::EmptyConversation { .. } => ApiError::new(
-                StatusCode::CONFLICT,
-                ErrorCode::EmptyConversation,
-                err.to_string(),
-            ),
-            StoreError::InvalidMemory(_) => ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::BadRequest,
-                err.to_string(),
-            ),
-            StoreError::InvalidProject { .. } => ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::InvalidProject,
-                err.to_string(),
-            ),
-            StoreError::SecretInSettings { .. } => ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::SecretRefused,
-                err.to_string(),
-            ),
-            // A CONTEXT_UPDATE naming another version than the context's (seed 000 §8.3).
-            StoreError::VersionConflict {
-                expected, current, ..
-            } => {
-                let mut details = JsonObject::new();
-                details.insert("expectedVersion".into(), serde_json::json!(expected));
-                details.insert("currentVersion".into(), serde_json::json!(current));
-                ApiError::new(
-                    StatusCode::CONFLICT,
-                    ErrorCode::VersionConflict,
-                    err.to_string(),
-                )
-                .with_details(details)
-            }
-            StoreError::StatePath { .. } | StoreError::InvalidContextUpdate(_) => ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                ErrorCode::InvalidContextUpdate,
-                err.to_string(),
-            ),
-            _ => ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ErrorCode::StoreError,
-                err.to_string(),
-            ),
-        }
-    }
+        })+
+    };
 }
 
-impl From<tessera_app::CoreError> for ApiError {
-    fn from(err: tessera_app::CoreError) -> Self {
-        use tessera_app::CoreError;
-        let context = err.conversation().map(str::to_owned);
-        let answer = match err {
-            CoreError::NoProject(_) | CoreError::NotInProject { .. } | CoreError::NoMemory(_) => {
-                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, err.to_string())
-            }
-            CoreError::Knowledge(
-                tessera_app::projects::KnowledgeError::BadSource { .. }
-                | tessera_app::projects::KnowledgeError::RelativePath(_),
-            ) => ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::InvalidKnowledgeSource,
-                err.to_string(),
-            ),
-            CoreError::Knowledge(_) | CoreError::KnowledgeUnavailable(_) => ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::KnowledgeUnavailable,
-                err.to_string(),
-            ),
-            CoreError::BadSetting(_) => ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::InvalidValue,
-                err.to_string(),
-            ),
-            CoreError::Store(err) => err.into(),
-            CoreError::Engine(err) => err.into(),
-            CoreError::NoConversation(_) | CoreError::NoModelCall(_) => {
-                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, err.to_string())
-            }
-            CoreError::ConversationExists { ref id, ref title } => {
-                let mut details = JsonObject::new();
-                details.insert("conversation_id".into(), id.clone().into());
-                details.insert("title".into(), title.clone().into());
-                ApiError::new(
-                    StatusCode::CONFLICT,
-                    ErrorCode::AlreadyExists,
-                    err.to_string(),
-                )
-                .with_details(details)
-            }
-            CoreError::RunInProgress { .. } => ApiError::new(
-                StatusCode::CONFLICT,
-                ErrorCode::RunInProgress,
-                err.to_string(),
-            ),
-            CoreError::NothingToRegenerate(ref id) => ApiError::new(
-                StatusCode::CONFLICT,
-                ErrorCode::NothingToRegenerate,
-                err.to_string(),
-            )
-            .in_context(id),
-            CoreError::NotAQuestion(_) => ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::BadRequest,
-                err.to_string(),
-            ),
-            CoreError::UnknownShape(_) => ApiError::invalid_document(
-                "the document",
-                &[tessera_protocol::Problem {
-                    path: "$".into(),
-                    message: err.to_string(),
-                }],
-            ),
-            CoreError::Answer(err) => err.into(),
-            CoreError::NoForm { .. } => {
-                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, err.to_string())
-            }
-            CoreError::NoGrant(_) => {
-                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, err.to_string())
-            }
-            CoreError::McpUnavailable => ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::McpUnavailable,
-                err.to_string(),
-            ),
-            CoreError::Attach(tessera_mcp::resources::AttachError::Hub(e)) => e.into(),
-            CoreError::Attach(tessera_mcp::resources::AttachError::Store(e)) => e.into(),
-            CoreError::Attach(tessera_mcp::resources::AttachError::Empty(_)) => ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                ErrorCode::EmptyResource,
-                err.to_string(),
-            ),
-            CoreError::AddWhileRunning(_) => ApiError::new(
-                StatusCode::CONFLICT,
-                ErrorCode::RunInProgress,
-                err.to_string(),
-            ),
-            CoreError::Plan(_) => ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                ErrorCode::InvalidPlan,
-                err.to_string(),
-            ),
-            CoreError::Unavailable(_) => ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                ErrorCode::Unavailable,
-                err.to_string(),
-            ),
-            CoreError::Assemble(_) | CoreError::Json(_) | CoreError::Internal(_) => ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ErrorCode::Internal,
-                err.to_string(),
-            ),
-        };
-        match context {
-            Some(id) => answer.in_context(&id),
-            None => answer,
-        }
-    }
-}
+through_problem!(
+    tessera_app::CoreError,
+    tessera_app::StoreError,
+    tessera_engine::engine::EngineError,
+    tessera_engine::interactions::AnswerError,
+    tessera_mcp::HubError
+);

@@ -4,17 +4,15 @@
 //! entry per field and leave the run waiting; the same answer again answers the same.
 
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tessera_app::{App, Interaction};
 use tessera_engine::engine::Engine;
-use tessera_engine::interactions::{Answer, AnswerError, Answered};
+use tessera_engine::interactions::{Answer, Answered};
 use tessera_protocol::easyflow::FormSubmission;
 use tessera_protocol::error_codes::ErrorCode;
-use tessera_protocol::wire::JsonObject;
 use tessera_protocol::DocumentKind;
 
 use super::ApiError;
@@ -27,59 +25,11 @@ pub fn routes() -> Router<crate::api::ApiState> {
         .route("/forms", post(submit_form))
 }
 
-impl From<AnswerError> for ApiError {
-    fn from(err: AnswerError) -> Self {
-        let message = err.to_string();
-        match err {
-            AnswerError::NotFound(_) => {
-                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, message)
-            }
-            AnswerError::BadAnswer(_) | AnswerError::WrongKind { .. } => {
-                ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadAnswer, message)
-            }
-            AnswerError::FieldErrors(errors) => {
-                let mut details = JsonObject::new();
-                details.insert(
-                    "fields".into(),
-                    Value::Array(
-                        errors
-                            .iter()
-                            .map(|e| json!({"field": e.field, "message": e.message}))
-                            .collect(),
-                    ),
-                );
-                ApiError::new(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    ErrorCode::InvalidValues,
-                    message,
-                )
-                .with_details(details)
-            }
-            AnswerError::AlreadyAnswered { .. } => {
-                ApiError::new(StatusCode::CONFLICT, ErrorCode::AlreadyAnswered, message)
-            }
-            AnswerError::Closed { .. } => {
-                ApiError::new(StatusCode::CONFLICT, ErrorCode::InteractionClosed, message)
-            }
-            AnswerError::Store(_) => ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ErrorCode::StoreError,
-                message,
-            ),
-        }
-    }
-}
-
 /// What a client sees of an interaction; a request the store holds but that cannot be read
 /// as its kind's payload is the store's error.
 fn view(interaction: &Interaction) -> Result<InteractionView, ApiError> {
-    InteractionView::of(interaction).map_err(|unreadable| {
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::StoreError,
-            unreadable.to_string(),
-        )
-    })
+    InteractionView::of(interaction)
+        .map_err(|unreadable| ApiError::new(ErrorCode::StoreError, unreadable.to_string()))
 }
 
 fn answered(result: &Answered) -> Result<Json<InteractionAnswered>, ApiError> {
@@ -92,7 +42,6 @@ fn answered(result: &Answered) -> Result<Json<InteractionAnswered>, ApiError> {
 fn json_body(body: &[u8]) -> Result<Value, ApiError> {
     serde_json::from_slice(body).map_err(|err| {
         ApiError::new(
-            StatusCode::BAD_REQUEST,
             ErrorCode::InvalidJson,
             format!("the body is not JSON: {err}"),
         )
@@ -105,7 +54,6 @@ async fn off_thread<T: Send + 'static>(
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(work).await.map_err(|err| {
         ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::Internal,
             format!("the answer could not be recorded: {err}"),
         )
@@ -132,13 +80,8 @@ async fn submit_form(
 ) -> Result<Json<InteractionAnswered>, ApiError> {
     let value = json_body(&body)?;
     let submission: FormSubmission =
-        tessera_protocol::validate::parse(DocumentKind::FormSubmission, &value).map_err(|err| {
-            ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::InvalidFormSubmission,
-                err.to_string(),
-            )
-        })?;
+        tessera_protocol::validate::parse(DocumentKind::FormSubmission, &value)
+            .map_err(|err| ApiError::new(ErrorCode::InvalidFormSubmission, err.to_string()))?;
     let handle = tokio::runtime::Handle::current();
     off_thread(move || {
         let _guard = handle.enter();
@@ -178,7 +121,6 @@ async fn one(
     match app.interaction(&id)? {
         Some(interaction) => Ok(Json(view(&interaction)?)),
         None => Err(ApiError::new(
-            StatusCode::NOT_FOUND,
             ErrorCode::NotFound,
             format!("no interaction {id}"),
         )),

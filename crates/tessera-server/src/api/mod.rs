@@ -13,7 +13,7 @@ mod sse;
 mod ui;
 
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -76,14 +76,12 @@ async fn conversation_events(
         None => None,
         Some(Ok(text)) => Some(text.trim().parse::<u64>().map_err(|_| {
             ApiError::new(
-                StatusCode::BAD_REQUEST,
                 ErrorCode::BadLastEventId,
                 format!("Last-Event-ID must be an event's seq (a number), not `{text}`"),
             )
         })?),
         Some(Err(_)) => {
             return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
                 ErrorCode::BadLastEventId,
                 "Last-Event-ID must be an event's seq (a number)",
             ))
@@ -101,7 +99,6 @@ async fn cancel_run(
         Ok(Json(json!({"run_id": id, "cancelled": true})))
     } else {
         Err(ApiError::new(
-            StatusCode::NOT_FOUND,
             ErrorCode::RunNotRunning,
             format!("run {id} is not running (it ended, or never existed)"),
         ))

@@ -22,7 +22,6 @@ mod tools;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::http::StatusCode;
 use axum::Router;
 use serde_json::{Map, Value};
 use tessera_engine::engine::Engine;
@@ -55,14 +54,13 @@ pub fn ui_routes() -> Router<crate::api::ApiState> {
 fn json_body(body: Result<Bytes, BytesRejection>) -> Result<Value, ApiError> {
     let body = body.map_err(|rejection| {
         ApiError::new(
-            rejection.status(),
             ErrorCode::BadBody,
             format!("cannot read the request body: {}", rejection.body_text()),
         )
+        .with_status(rejection.status())
     })?;
     serde_json::from_slice(&body).map_err(|err| {
         ApiError::new(
-            StatusCode::BAD_REQUEST,
             ErrorCode::InvalidJson,
             format!("the body is not JSON: {err}"),
         )
@@ -90,7 +88,7 @@ fn only_field(body: &Map<String, Value>, allowed: &str, hint: &str) -> Result<()
 }
 
 fn bad_request(message: impl Into<String>) -> ApiError {
-    ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::BadRequest, message)
+    ApiError::new(ErrorCode::BadRequest, message)
 }
 
 fn kind_of(value: &Value) -> &'static str {

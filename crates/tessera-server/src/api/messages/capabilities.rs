@@ -9,7 +9,6 @@
 //! whether it runs here (an engine tool, or one a client of the conversation announced), with
 //! the reason when not.
 
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
@@ -25,7 +24,6 @@ pub(super) async fn announce(app: &App, message: Message) -> Result<Response, Ap
     let engine = app.engine();
     let MessageContent::ClientCapabilities(capabilities) = &message.content else {
         return Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::Internal,
             "not a CLIENT_CAPABILITIES",
         ));
@@ -34,7 +32,6 @@ pub(super) async fn announce(app: &App, message: Message) -> Result<Response, Ap
         .announce_client_tools(&message.context_id, capabilities.clone())
         .map_err(|err| {
             ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
                 ErrorCode::InvalidCapabilities,
                 format!("content.{err}; nothing was announced"),
             )
@@ -70,7 +67,6 @@ pub(super) async fn availability(app: &App, message: Message) -> Result<Response
     let engine = app.engine();
     let MessageContent::ToolAvailabilityRequest(request) = &message.content else {
         return Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::Internal,
             "not a TOOL_AVAILABILITY_REQUEST",
         ));

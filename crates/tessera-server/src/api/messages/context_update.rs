@@ -15,7 +15,6 @@
 //! history messages removed, the conversation messages cleared and the state. The whole context
 //! and its change log are read at `GET /v1/conversations/{id}/context`.
 
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
@@ -30,11 +29,7 @@ use super::ack;
 
 pub(super) async fn handle(app: &App, message: Message) -> Result<Response, ApiError> {
     let MessageContent::ContextUpdate(update) = &message.content else {
-        return Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::Internal,
-            "not a CONTEXT_UPDATE",
-        ));
+        return Err(ApiError::new(ErrorCode::Internal, "not a CONTEXT_UPDATE"));
     };
     let conversation = message.context_id.as_str();
     let ContextUpdated { outcome, context } = app.apply_context_update(&message).await?;

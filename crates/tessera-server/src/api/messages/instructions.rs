@@ -6,7 +6,6 @@
 //! instruction's state (seed 000 §5.4), result and error, in the set's order, and
 //! `data.tasks` the task list as stored.
 
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
@@ -21,11 +20,7 @@ use super::ack;
 
 pub(super) async fn handle(app: &App, message: Message) -> Result<Response, ApiError> {
     let MessageContent::Instruction(set) = &message.content else {
-        return Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::Internal,
-            "not an INSTRUCTION",
-        ));
+        return Err(ApiError::new(ErrorCode::Internal, "not an INSTRUCTION"));
     };
     let outcome = app.run_instructions(&message.context_id, set).await?;
     let (run_id, results, tasks) = (outcome.run_id, outcome.results, outcome.tasks);

@@ -15,7 +15,7 @@ mod tool_calls;
 pub(crate) mod user_input;
 
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::Response;
 use serde_json::{json, Value};
 use tessera_app::App;
@@ -96,14 +96,12 @@ pub(crate) fn ack(request: &Message, text: String, data: JsonObject) -> Message 
 pub(crate) fn json_body(body: &[u8]) -> Result<Value, ApiError> {
     let value = serde_json::from_slice(body).map_err(|err| {
         ApiError::new(
-            StatusCode::BAD_REQUEST,
             ErrorCode::InvalidJson,
             format!("the body is not JSON: {err}"),
         )
     })?;
-    refuse_duplicate_keys(body).map_err(|message| {
-        ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::DuplicateKey, message)
-    })?;
+    refuse_duplicate_keys(body)
+        .map_err(|message| ApiError::new(ErrorCode::DuplicateKey, message))?;
     Ok(value)
 }
 
@@ -138,7 +136,6 @@ pub(crate) async fn post_message(
             capabilities::availability(&app, message).await
         }
         other => Err(ApiError::new(
-            StatusCode::NOT_IMPLEMENTED,
             ErrorCode::UnsupportedMessageType,
             format!(
                 "a {} message is something this server sends, not something it takes; post \

@@ -22,7 +22,6 @@ use super::{ack, reply};
 pub(super) async fn request(app: &App, message: Message) -> Result<Response, ApiError> {
     let MessageContent::ToolCallRequest(request) = &message.content else {
         return Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::Internal,
             "not a TOOL_CALL_REQUEST",
         ));
@@ -56,7 +55,6 @@ pub(super) fn client_response(app: &App, message: Message) -> Result<Response, A
     let engine = app.engine();
     let MessageContent::ToolCallResponse(response) = &message.content else {
         return Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::Internal,
             "not a TOOL_CALL_RESPONSE",
         ));
@@ -64,7 +62,6 @@ pub(super) fn client_response(app: &App, message: Message) -> Result<Response, A
     let delivered = engine.client_tool_response(&message.context_id, response.results.clone());
     if delivered.accepted.is_empty() {
         return Err(ApiError::new(
-            StatusCode::NOT_FOUND,
             ErrorCode::NoWaitingCall,
             format!(
                 "no call of conversation {} waits for a client's result under {} (it was \

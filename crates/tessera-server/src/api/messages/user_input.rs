@@ -160,7 +160,6 @@ fn message_id_of(message: &Message) -> Result<String, ApiError> {
         Ok(id.clone())
     } else {
         Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
             ErrorCode::InvalidMessageId,
             "messageId must be 1 to 128 letters, digits, `.`, `_`, `:` or `-`: it becomes the \
              message's id (seed 000 §3.1), which later messages name as parentMessageId",
@@ -180,7 +179,6 @@ fn parent_of(message: &Message) -> Result<Option<Option<String>>, ApiError> {
         Some(Value::Null) => Ok(Some(None)),
         Some(Value::String(id)) if !id.is_empty() => Ok(Some(Some(id.clone()))),
         Some(_) => Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
             ErrorCode::BadRequest,
             "metadata.parentMessageId must be a message id of the conversation (the message \
              the text follows), or null to start the conversation anew",
@@ -195,7 +193,6 @@ fn debug_of(message: &Message) -> Result<bool, ApiError> {
         None => Ok(false),
         Some(Value::Bool(on)) => Ok(*on),
         Some(other) => Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
             ErrorCode::BadRequest,
             format!("metadata.debug must be true or false, not {other}"),
         )),
@@ -211,10 +208,7 @@ fn model_of(message: &Message) -> Result<Option<Option<ConversationModel>>, ApiE
         Some(value) => serde_json::from_value::<ConversationModel>(value.clone())
             .map(|pick| Some(Some(pick)))
             .map_err(|err| {
-                ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    ErrorCode::BadRequest,
-                    format!(
+                ApiError::new(ErrorCode::BadRequest, format!(
                         "metadata.model must be {{\"provider\": NAME, \"model\": MODEL}} (a provider \
                          and one of its models, for this conversation from now on) or null (the \
                          default provider's): {err}"
@@ -230,7 +224,6 @@ fn project_of(message: &Message) -> Result<Option<String>, ApiError> {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(name)) if !name.trim().is_empty() => Ok(Some(name.clone())),
         Some(_) => Err(ApiError::new(
-            StatusCode::BAD_REQUEST,
             ErrorCode::BadRequest,
             "metadata.project must be a project's name or id: a new conversation starts in it, \
              an existing one moves into it",
@@ -253,11 +246,7 @@ pub(super) async fn handle(
     message: Message,
 ) -> Result<Response, ApiError> {
     let MessageContent::UserInput(input) = &message.content else {
-        return Err(ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::Internal,
-            "not a USER_INPUT",
-        ));
+        return Err(ApiError::new(ErrorCode::Internal, "not a USER_INPUT"));
     };
     let conversation = message.context_id.as_str();
     let (run, sub) = app
@@ -292,7 +281,6 @@ pub(crate) async fn answer(
     let summary = follow_run(sub, &run.run_id, None).await?;
     if let Some((code, text)) = summary.failure {
         return Err(ApiError::new(
-            failure_status(&code),
             failure_code(&code),
             format!("{code}: {text}"),
         ));

@@ -7,7 +7,6 @@
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
-use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
 use serde_json::{json, Value};
@@ -57,7 +56,6 @@ fn profiles_error(err: ProfilesError) -> ApiError {
                 })
                 .collect();
             ApiError::new(
-                StatusCode::BAD_REQUEST,
                 ErrorCode::InvalidProfiles,
                 ProfilesError::Invalid(problems).to_string(),
             )
@@ -89,18 +87,10 @@ fn specialists_error(err: SpecialistsError) -> ApiError {
                     message: text.to_owned(),
                 })
                 .collect();
-            ApiError::new(
-                StatusCode::BAD_REQUEST,
-                ErrorCode::InvalidSpecialists,
-                err.to_string(),
-            )
-            .with_details(problem_details(listed))
+            ApiError::new(ErrorCode::InvalidSpecialists, err.to_string())
+                .with_details(problem_details(listed))
         }
-        other => ApiError::new(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::InvalidSpecialists,
-            other.to_string(),
-        ),
+        other => ApiError::new(ErrorCode::InvalidSpecialists, other.to_string()),
     }
 }
 

@@ -3,7 +3,6 @@
 //! call of its tool asks the person.
 
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
 use axum::routing::{delete, get};
 use axum::{Json, Router};
 use serde::Deserialize;
@@ -33,7 +32,6 @@ async fn list(
 ) -> Result<Json<Value>, ApiError> {
     let Query(query) = query.map_err(|rejection| {
         ApiError::new(
-            StatusCode::BAD_REQUEST,
             ErrorCode::BadRequest,
             format!("bad query: {}", rejection.body_text()),
         )

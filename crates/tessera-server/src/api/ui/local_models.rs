@@ -42,23 +42,19 @@ fn local_error(err: LocalModelsError) -> ApiError {
     if let LocalModelsError::Providers(inner) = err {
         return super::providers::providers_error(inner);
     }
-    let (status, code) = if err.is_not_found() {
-        (StatusCode::NOT_FOUND, ErrorCode::NotFound)
+    let code = if err.is_not_found() {
+        ErrorCode::NotFound
     } else if err.is_bad_request() {
-        (StatusCode::BAD_REQUEST, ErrorCode::BadRequest)
+        ErrorCode::BadRequest
     } else {
         match &err {
-            LocalModelsError::AlreadyThere(_) => (StatusCode::CONFLICT, ErrorCode::AlreadyExists),
-            LocalModelsError::StillDownloading(_) => {
-                (StatusCode::CONFLICT, ErrorCode::AlreadyRunning)
-            }
-            LocalModelsError::NotAModel { .. } => {
-                (StatusCode::BAD_REQUEST, ErrorCode::InvalidValue)
-            }
-            _ => (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::StoreError),
+            LocalModelsError::AlreadyThere(_) => ErrorCode::AlreadyExists,
+            LocalModelsError::StillDownloading(_) => ErrorCode::AlreadyRunning,
+            LocalModelsError::NotAModel { .. } => ErrorCode::InvalidValue,
+            _ => ErrorCode::StoreError,
         }
     };
-    ApiError::new(status, code, message)
+    ApiError::new(code, message)
 }
 
 /// The non-empty text of `key` in a request body, trimmed; `what` says what it should be.

@@ -14,7 +14,7 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tessera_app::App;
-use tessera_mcp::{HubError, McpHub};
+use tessera_mcp::McpHub;
 use tessera_protocol::mcp_api::{
     McpImported, McpPromptList, McpResourceList, McpServerList, McpServerLog,
 };
@@ -42,43 +42,6 @@ fn hub(app: &App) -> Result<Arc<McpHub>, ApiError> {
         .ok_or_else(|| ApiError::from(tessera_app::CoreError::McpUnavailable))
 }
 
-impl From<HubError> for ApiError {
-    fn from(error: HubError) -> Self {
-        hub_error(error)
-    }
-}
-
-fn hub_error(error: HubError) -> ApiError {
-    let (status, code) = match &error {
-        HubError::Config(_) => (
-            StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::InvalidMcpConfig,
-        ),
-        HubError::NotFound(_) => (StatusCode::NOT_FOUND, ErrorCode::NotFound),
-        HubError::Keyring { .. } => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::KeyringUnavailable,
-        ),
-        HubError::Unavailable { .. } => (StatusCode::BAD_GATEWAY, ErrorCode::McpServerUnavailable),
-        HubError::Server { .. } => (StatusCode::BAD_GATEWAY, ErrorCode::McpServerError),
-        HubError::WouldReplace(names) => {
-            let mut details = tessera_protocol::wire::JsonObject::new();
-            details.insert("servers".into(), json!(names));
-            return ApiError::new(
-                StatusCode::CONFLICT,
-                ErrorCode::McpServersExist,
-                error.to_string(),
-            )
-            .with_details(details);
-        }
-        HubError::Grants(_) => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::ContextDatabaseUnavailable,
-        ),
-    };
-    ApiError::new(status, code, error.to_string())
-}
-
 #[derive(Deserialize)]
 struct ListQuery {
     /// `1`: start every server first (each within its start-up timeout).
@@ -101,7 +64,7 @@ async fn list(
 }
 
 async fn one(State(app): State<App>, Path(name): Path<String>) -> Result<Json<Value>, ApiError> {
-    let view = hub(&app)?.server(&name).map_err(hub_error)?;
+    let view = hub(&app)?.server(&name)?;
     Ok(Json(json!(view)))
 }
 
@@ -112,15 +75,12 @@ async fn put_server(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let entry = json_body(body)?;
-    let view = hub(&app)?
-        .put_server(&name, &entry)
-        .await
-        .map_err(hub_error)?;
+    let view = hub(&app)?.put_server(&name, &entry).await?;
     Ok(Json(json!(view)))
 }
 
 async fn remove(State(app): State<App>, Path(name): Path<String>) -> Result<StatusCode, ApiError> {
-    hub(&app)?.remove(&name).await.map_err(hub_error)?;
+    hub(&app)?.remove(&name).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -141,7 +101,7 @@ async fn import(
     let document = json_body(body)?;
     let hub = hub(&app)?;
     let replace = query.replace.as_deref().is_some_and(|r| r != "0");
-    let added = hub.import(&document, replace).await.map_err(hub_error)?;
+    let added = hub.import(&document, replace).await?;
     Ok(Json(json!(McpImported {
         added,
         servers: hub.servers(),
@@ -152,7 +112,7 @@ async fn restart(
     State(app): State<App>,
     Path(name): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let view = hub(&app)?.restart(&name).await.map_err(hub_error)?;
+    let view = hub(&app)?.restart(&name).await?;
     Ok(Json(json!(view)))
 }
 
@@ -167,9 +127,7 @@ async fn log(
     Path(name): Path<String>,
     Query(query): Query<LogQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    let lines = hub(&app)?
-        .log(&name, query.lines.unwrap_or(200))
-        .map_err(hub_error)?;
+    let lines = hub(&app)?.log(&name, query.lines.unwrap_or(200))?;
     Ok(Json(json!(McpServerLog { lines })))
 }
 
@@ -177,7 +135,7 @@ async fn resources(
     State(app): State<App>,
     Path(name): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let resources = hub(&app)?.resources(&name).await.map_err(hub_error)?;
+    let resources = hub(&app)?.resources(&name).await?;
     Ok(Json(json!(McpResourceList { resources })))
 }
 
@@ -185,7 +143,7 @@ async fn prompts(
     State(app): State<App>,
     Path(name): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let prompts = hub(&app)?.prompts(&name).await.map_err(hub_error)?;
+    let prompts = hub(&app)?.prompts(&name).await?;
     Ok(Json(json!(McpPromptList { prompts })))
 }
 
@@ -202,11 +160,12 @@ async fn attach(
             .filter(|s| !s.trim().is_empty())
             .map(str::to_owned)
             .ok_or_else(|| {
+                // INVALID_REQUEST as the route always said, with the 400 of a missing field.
                 ApiError::new(
-                    StatusCode::BAD_REQUEST,
                     ErrorCode::InvalidRequest,
                     format!("`{key}` is required (a string)"),
                 )
+                .with_status(StatusCode::BAD_REQUEST)
             })
     };
     let (server, uri) = (field("server")?, field("uri")?);

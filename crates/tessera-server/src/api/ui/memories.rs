@@ -34,7 +34,6 @@ async fn blocking<T: Send + 'static>(
         .await
         .map_err(|e| {
             ApiError::new(
-                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
                 tessera_protocol::error_codes::ErrorCode::Internal,
                 format!("the work stopped: {e}"),
             )

@@ -53,13 +53,7 @@ async fn blocking<T: Send + 'static>(
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(work)
         .await
-        .map_err(|e| {
-            ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ErrorCode::Internal,
-                format!("the work stopped: {e}"),
-            )
-        })?
+        .map_err(|e| ApiError::new(ErrorCode::Internal, format!("the work stopped: {e}")))?
         .map_err(ApiError::from)
 }
 

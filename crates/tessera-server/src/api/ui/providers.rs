@@ -58,37 +58,25 @@ pub(super) fn providers_error(err: ProvidersError) -> ApiError {
     match &err {
         ProvidersError::Lookup(lookup) => match lookup {
             ProviderLookupError::Unknown { .. } => {
-                ApiError::new(StatusCode::NOT_FOUND, ErrorCode::UnknownProvider, message)
+                ApiError::new(ErrorCode::UnknownProvider, message)
             }
             ProviderLookupError::Unreadable { .. } => {
-                ApiError::new(StatusCode::CONFLICT, ErrorCode::ProviderUnreadable, message)
+                ApiError::new(ErrorCode::ProviderUnreadable, message)
             }
             ProviderLookupError::CredentialsInUrl { .. } => {
-                ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::InvalidProvider, message)
+                ApiError::new(ErrorCode::InvalidProvider, message)
             }
-            _ => ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                ErrorCode::StoreError,
-                message,
-            ),
+            _ => ApiError::new(ErrorCode::StoreError, message),
         },
-        ProvidersError::Store(_) => ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::StoreError,
-            message,
-        ),
-        ProvidersError::Provider(ProviderError::Keyring(_)) => ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            ErrorCode::KeyringUnavailable,
-            message,
-        ),
+        ProvidersError::Store(_) => ApiError::new(ErrorCode::StoreError, message),
+        ProvidersError::Provider(ProviderError::Keyring(_)) => {
+            ApiError::new(ErrorCode::KeyringUnavailable, message)
+        }
         ProvidersError::Provider(ProviderError::MissingKey { .. }) => {
-            ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::MissingKey, message)
+            ApiError::new(ErrorCode::MissingKey, message)
         }
-        _ if err.is_remote() => {
-            ApiError::new(StatusCode::BAD_GATEWAY, ErrorCode::ProviderError, message)
-        }
-        _ => ApiError::new(StatusCode::BAD_REQUEST, ErrorCode::InvalidProvider, message),
+        _ if err.is_remote() => ApiError::new(ErrorCode::ProviderError, message),
+        _ => ApiError::new(ErrorCode::InvalidProvider, message),
     }
 }
 
@@ -176,7 +164,6 @@ async fn remove(
     {
         let preset = tessera_providers::presets::preset(&name).is_some();
         return Err(ApiError::new(
-            StatusCode::NOT_FOUND,
             ErrorCode::UnknownProvider,
             if preset {
                 format!("{name} is a preset, not a saved provider: there is nothing to remove")
@@ -247,7 +234,6 @@ async fn delete_key(
     let known = providers.find(&name).map_err(providers_error)?.is_some();
     if !known {
         return Err(ApiError::new(
-            StatusCode::NOT_FOUND,
             ErrorCode::UnknownProvider,
             format!("no provider named {name}; the keyring was not touched"),
         ));

@@ -6,7 +6,6 @@
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
 use axum::routing::{get, put};
 use axum::{Json, Router};
 use serde_json::Value;
@@ -77,22 +76,18 @@ fn invalid(err: ProvidersError) -> ApiError {
     if err.is_remote() || matches!(err, ProvidersError::Store(_)) {
         providers_error(err)
     } else {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            ErrorCode::InvalidValue,
-            error_chain(&err),
-        )
+        ApiError::new(ErrorCode::InvalidValue, error_chain(&err))
     }
 }
 
 /// A hub address or proxy the person got wrong: 400 naming it and what was wrong.
 fn hub_error(err: LocalModelsError) -> ApiError {
-    let (status, code) = if err.is_bad_request() {
-        (StatusCode::BAD_REQUEST, ErrorCode::InvalidValue)
+    let code = if err.is_bad_request() {
+        ErrorCode::InvalidValue
     } else {
-        (StatusCode::INTERNAL_SERVER_ERROR, ErrorCode::StoreError)
+        ErrorCode::StoreError
     };
-    ApiError::new(status, code, error_chain(&err))
+    ApiError::new(code, error_chain(&err))
 }
 
 /// `PUT /v1/settings/{key}` with `{"value": …}`: a limit is an amount in USD (a number, or text

@@ -1,7 +1,6 @@
 //! The tools the model may call, as the settings page lists them.
 
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
 use tessera_protocol::error_codes::ErrorCode;
@@ -31,13 +30,10 @@ async fn list(
     Query(query): Query<ListQuery>,
 ) -> Result<Json<ToolList>, ApiError> {
     let conversation = query.conversation_id.unwrap_or_default();
-    let registry = app.tools_for(&conversation).await.map_err(|err| {
-        ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::ToolsUnavailable,
-            err.to_string(),
-        )
-    })?;
+    let registry = app
+        .tools_for(&conversation)
+        .await
+        .map_err(|err| ApiError::new(ErrorCode::ToolsUnavailable, err.to_string()))?;
     let tools = registry
         .names()
         .filter_map(|name| registry.get(name))
