@@ -70,6 +70,7 @@ test-generated:
 	cargo run -q -p tessera-cli --bin tessera-gen -- check
 	python3 tests/vectors/extract.py --check
 	python3 scripts/check-deps.py
+	python3 scripts/module-graph.py
 	python3 scripts/check-ui-routes.py
 
 # Without the Secret Service of test-keyring, the keyring tests in here skip and say so.

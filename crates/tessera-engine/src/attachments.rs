@@ -17,13 +17,13 @@ use tessera_store::{AttachmentRef, Store};
 use thiserror::Error;
 
 /// The key of a stored message's `extra` that lists its attachments.
-pub const MESSAGE_ATTACHMENTS_KEY: &str = "attachments";
+pub(crate) const MESSAGE_ATTACHMENTS_KEY: &str = "attachments";
 /// An attached file larger than this is refused (file_picker's limit).
-pub const MAX_ATTACHMENT_BYTES: u64 = 20 * 1024 * 1024;
+pub(crate) const MAX_ATTACHMENT_BYTES: u64 = 20 * 1024 * 1024;
 /// Text longer than this is refused: more than a model takes at once.
 pub const MAX_TEXT_CHARS: usize = 200_000;
 /// The most attachments one message takes.
-pub const MAX_ATTACHMENTS: usize = 20;
+pub(crate) const MAX_ATTACHMENTS: usize = 20;
 
 /// How the model reads an attachment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
@@ -50,7 +50,7 @@ pub struct MessageAttachment {
     /// A PDF's extracted text (what the model reads), stored beside it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
-    pub text_sha256: Option<String>,
+    pub(crate) text_sha256: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub width: Option<u32>,
@@ -264,7 +264,7 @@ fn name_of(attachment: &Attachment, index: usize) -> String {
 
 /// Reads and stores a message's attachments; the first one refused refuses them all (nothing
 /// is kept of a message that is not sent).
-pub fn ingest(
+pub(crate) fn ingest(
     store: &Store,
     attachments: &[Attachment],
 ) -> Result<Vec<MessageAttachment>, AttachmentError> {
@@ -357,7 +357,7 @@ pub fn ingest(
 }
 
 /// The attachments a stored message lists.
-pub fn of_message(extra: &tessera_protocol::wire::JsonObject) -> Vec<MessageAttachment> {
+pub(crate) fn of_message(extra: &tessera_protocol::wire::JsonObject) -> Vec<MessageAttachment> {
     extra
         .get(MESSAGE_ATTACHMENTS_KEY)
         .and_then(|v| serde_json::from_value(v.clone()).ok())

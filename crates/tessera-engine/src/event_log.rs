@@ -3,10 +3,10 @@
 //! - Each event is appended in a transaction with what it changes: a `tool_call` /
 //!   `tool_result` also writes the call's record (seed 004 `tool_calls`), so the results of an
 //!   ASYNC request are in the store when they arrive, and a successful result becomes an
-//!   evidence the answer can cite ([`crate::executor::result_evidence`]).
-//! - Immediate ([`EventLog::append`], [`EventLog::append_with`]): the call returns the event as
+//!   evidence the answer can cite (`crate::executor::result_evidence`).
+//! - Immediate ([`EventLog::append`], `EventLog::append_with`): the call returns the event as
 //!   stored, with its seq, once it has committed.
-//! - Batched ([`EventLog::prepare`], [`EventLog::append_prepared_then`]): a run's streamed
+//! - Batched ([`EventLog::prepare`], `EventLog::append_prepared_then`): a run's streamed
 //!   deltas, and the events of tool calls running at once, are queued, committed together by
 //!   the writer thread, and handed back in order once committed.
 //! - Published: an event reaches subscribers only as stored, after its commit. The turn hands
@@ -34,10 +34,10 @@ use crate::executor::result_evidence::evidence_of;
 use crate::tools::images::attachment_refs;
 
 /// The key of a call record's `extra` that names the run it belongs to.
-pub const RUN_ID_KEY: &str = "run_id";
+pub(crate) const RUN_ID_KEY: &str = "run_id";
 
 /// Where a published log hands each event once it has committed (the conversation's bus).
-pub type Publish = Arc<dyn Fn(StoredEvent) + Send + Sync>;
+pub(crate) type Publish = Arc<dyn Fn(StoredEvent) + Send + Sync>;
 
 /// What a call's event changes beside the log: its record, and the evidence of its result.
 type CallWrite = (ToolCallRecord, Option<Evidence>, Vec<AttachmentRef>);
@@ -88,14 +88,8 @@ impl EventLog {
         &self.conversation_id
     }
 
-    /// The tool of call `call_id`, while the call runs.
-    pub fn tool_of(&self, call_id: &str) -> Option<String> {
-        let calls = crate::sync::lock(&self.calls);
-        calls.get(call_id).and_then(|r| r.tool.clone())
-    }
-
     /// The provider of call `call_id`'s tool (`builtin`, `specialist`, an MCP server…).
-    pub fn provider_of(&self, call_id: &str) -> Option<String> {
+    pub(crate) fn provider_of(&self, call_id: &str) -> Option<String> {
         let calls = crate::sync::lock(&self.calls);
         calls
             .get(call_id)
@@ -219,7 +213,7 @@ impl EventLog {
 
     /// Appends `event` in one transaction with `change`, the state change it reports (an
     /// interaction it shows); neither is kept without the other.
-    pub fn append_with(
+    pub(crate) fn append_with(
         &self,
         event: Event,
         change: impl FnOnce(&mut WriteTx<'_>) -> tessera_store::Result<()> + Send + 'static,
@@ -238,7 +232,7 @@ impl EventLog {
         })
     }
 
-    /// `event` with the call record it updates, for [`EventLog::append_prepared_then`].
+    /// `event` with the call record it updates, for `EventLog::append_prepared_then`.
     pub fn prepare(&self, event: Event) -> Prepared {
         let call = self.record(&event).map(Box::new);
         Prepared {
@@ -252,7 +246,7 @@ impl EventLog {
     /// update (or the error: then none was kept). Batches queued one after another commit in
     /// that order, and concurrent writers' batches share commits (the store's writer groups
     /// them).
-    pub fn append_prepared_then(
+    pub(crate) fn append_prepared_then(
         &self,
         batch: Vec<Prepared>,
         then: impl FnOnce(tessera_store::Result<Vec<StoredEvent>>) + Send + 'static,
@@ -296,7 +290,7 @@ impl EventSink for EventLog {
     fn settle(&self) {
         // The writer runs writes in the order queued: an empty one commits after them all.
         let store = &self.store;
-        if let Err(error) = crate::turn::blocking(|| store.write(|_| Ok(()))) {
+        if let Err(error) = crate::sync::blocking(|| store.write(|_| Ok(()))) {
             tracing::warn!(%error, "could not wait for the events to be stored");
         }
     }

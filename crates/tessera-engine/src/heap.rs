@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 /// 32 MB), after which the multi-megabyte texts of a long answer (the folded message, its JSON,
 /// its SSE frame) come from the arenas and stay resident as holes. Measured with the serve
 /// bench: growth over a 1M-delta answer 35–107 MB with the moving bar, 23–28 MB without.
-pub fn keep_large_blocks_apart() {
+pub(crate) fn keep_large_blocks_apart() {
     static ONCE: OnceLock<()> = OnceLock::new();
     ONCE.get_or_init(set_mmap_threshold);
 }
@@ -63,7 +63,7 @@ fn now_ms() -> u64 {
 /// milliseconds on a large heap).
 /// `first` runs before the trim (caches to drop); when a trim is already queued, the queued
 /// one's runs instead.
-pub fn release_freed_memory_soon(first: impl FnOnce() + Send + 'static) {
+pub(crate) fn release_freed_memory_soon(first: impl FnOnce() + Send + 'static) {
     LATEST.store(now_ms(), Ordering::Release);
     if QUEUED.swap(true, Ordering::AcqRel) {
         return;
@@ -101,7 +101,7 @@ fn settle() {
 /// Returns the free pages of every malloc arena to the system; true when some were.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
-pub fn release_freed_memory() -> bool {
+pub(crate) fn release_freed_memory() -> bool {
     // SAFETY: malloc_trim takes no pointer and has no precondition; it only changes the
     // allocator's own free lists, under the allocator's locks.
     let released = unsafe { libc::malloc_trim(0) } != 0;
@@ -111,7 +111,7 @@ pub fn release_freed_memory() -> bool {
 
 /// Other allocators (musl, macOS, Windows) return freed memory on their own.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub fn release_freed_memory() -> bool {
+pub(crate) fn release_freed_memory() -> bool {
     false
 }
 

@@ -10,7 +10,7 @@
 //! - [`forms`]: request_form's schema rules and the validation of submitted values.
 //! - [`executor`]: runs tool-call requests and instruction sets on the scheduler's graph, with
 //!   timeouts, cancellation, recovery and events.
-//! - [`model_events`]: a model call's normalised stream as easyflow-chat events.
+//! - `model_events`: a model call's normalised stream as easyflow-chat events.
 //! - [`profiles`]: agent profiles (system prompt, tools, response format) and intent routing.
 //! - [`provider_settings`]: providers saved in the data folder, presets, the default.
 //! - [`specialists`]: agents called as tools (`invoke_researcher`, `invoke_planner`).
@@ -30,17 +30,18 @@ pub mod engine;
 pub mod event_log;
 pub mod executor;
 pub mod forms;
-pub mod heap;
+mod heap;
+mod ids;
 pub mod interactions;
 pub mod local_models;
-pub mod model_events;
+mod model_events;
 pub mod profiles;
 pub mod provider_settings;
-pub mod specialist_report;
+mod specialist_report;
 pub mod specialists;
 pub mod summary;
 pub mod sync;
-pub mod tool_round;
+mod tool_round;
 pub mod tools;
 pub mod turn;
 

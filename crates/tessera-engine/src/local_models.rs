@@ -19,7 +19,7 @@ pub const CONTEXT_SETTING: &str = "local_models.context_tokens";
 
 /// The contexts a person may ask for: less would not hold the app's tools and a question;
 /// more is beyond what llama.cpp's CPU back-end is built for here.
-pub const CONTEXT_RANGE: std::ops::RangeInclusive<u32> = 2_048..=262_144;
+pub(crate) const CONTEXT_RANGE: std::ops::RangeInclusive<u32> = 2_048..=262_144;
 
 /// A context a person asked for that the worker will not be given.
 #[derive(Debug, thiserror::Error)]
@@ -61,7 +61,7 @@ impl LocalModels {
     }
 
     /// The file a model name stands for: a name in the models folder, or a path.
-    pub fn file_of(&self, model: &str) -> Result<PathBuf, String> {
+    pub(crate) fn file_of(&self, model: &str) -> Result<PathBuf, String> {
         let named = Path::new(model);
         let path = if named.is_absolute() {
             named.to_owned()
@@ -94,7 +94,7 @@ impl LocalModels {
     }
 
     /// The context a person chose for local models, in tokens; None leaves it to the worker. A
-    /// stored value that is not a count in [`CONTEXT_RANGE`] counts as none (and is logged).
+    /// stored value that is not a count in `CONTEXT_RANGE` counts as none (and is logged).
     pub fn context_tokens(&self) -> Result<Option<u32>, tessera_store::StoreError> {
         Ok(match self.store.app_setting(CONTEXT_SETTING)? {
             None | Some(Value::Null) => None,

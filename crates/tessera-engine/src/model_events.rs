@@ -15,11 +15,11 @@ use tessera_providers::stream::{IncompleteReason, StreamItem, Usage};
 use tessera_providers::ProviderError;
 
 /// The `reason` of a run's `workflow/status` suspend and resume: a form or consent request.
-pub const INTERACTION_REASON: &str = "interaction";
+pub(crate) const INTERACTION_REASON: &str = "interaction";
 
 /// Shapes the events of one run in one conversation.
 #[derive(Clone, Debug)]
-pub struct EventShaper {
+pub(crate) struct EventShaper {
     conversation_id: String,
     message_id: String,
     run_id: String,
@@ -95,7 +95,7 @@ impl EventShaper {
     }
 
     /// A new model call begins: its deltas start new blocks.
-    pub fn next_call(&mut self) {
+    pub(crate) fn next_call(&mut self) {
         if self.block_kind.take().is_some() {
             self.block += 1;
         }
@@ -104,7 +104,7 @@ impl EventShaper {
     }
 
     /// The text between the answers of two calls of one turn.
-    pub const CALL_SEPARATOR: &'static str = "\n\n";
+    pub(crate) const CALL_SEPARATOR: &'static str = "\n\n";
 
     /// `system/status`.
     pub fn status(&self, state: SystemState) -> Event {
@@ -269,7 +269,7 @@ impl EventShaper {
     /// Continues a run rebuilt after it was suspended: its next deltas start a new block after
     /// `last_block`, are numbered on after `last_index`, and a new call's text is set apart from
     /// what came before.
-    pub fn continue_after(
+    pub(crate) fn continue_after(
         &mut self,
         last_block: Option<u64>,
         last_index: Option<u64>,
@@ -288,7 +288,7 @@ impl EventShaper {
     }
 
     /// `system/error`; `retryable: false` marks a run's fatal error.
-    pub fn system_error(
+    pub(crate) fn system_error(
         &self,
         code: &str,
         message: String,
@@ -309,7 +309,7 @@ impl EventShaper {
 
     /// `debug/log` (seed 002 §5) at level debug: emitted only for a client that asked for
     /// them; `facts` are figures, never a secret or a prompt's text.
-    pub fn debug_log(&self, message: &str, facts: JsonObject) -> Event {
+    pub(crate) fn debug_log(&self, message: &str, facts: JsonObject) -> Event {
         self.event(
             EventBody::DebugLog(tessera_protocol::easyflow::DebugLogPayload {
                 level: tessera_protocol::easyflow::LogLevel::Debug,
@@ -322,7 +322,7 @@ impl EventShaper {
 
     /// `workflow/status` of the run node waiting for the person (`suspend`) or going on after
     /// the answer (`resume`), with reason `interaction` (seed 002 §10).
-    pub fn run_waits(&self, state: WorkflowState) -> Event {
+    pub(crate) fn run_waits(&self, state: WorkflowState) -> Event {
         self.event(
             EventBody::WorkflowStatus(WorkflowStatusPayload {
                 node_id: self.run_id.clone(),
@@ -364,7 +364,7 @@ impl EventShaper {
     /// The fatal error a provider call ended with: a refusal by a business rule (the account's
     /// quota, the person's spending limit) is a `business/error` with its upper-case code (seed
     /// 002 §9), the provider's code beside it; anything else is a fatal `system/error`.
-    pub fn provider_error(&self, err: &ProviderError) -> Event {
+    pub(crate) fn provider_error(&self, err: &ProviderError) -> Event {
         match business_code(err) {
             Some(code) => {
                 let mut extra = JsonObject::new();
@@ -432,7 +432,7 @@ impl EventShaper {
 
 /// What `system/done` reports.
 #[derive(Clone, Debug)]
-pub struct DoneSummary {
+pub(crate) struct DoneSummary {
     /// Per model: its usage and estimated cost (USD) when the price is known.
     pub usage: Vec<(String, Usage, Option<f64>)>,
     pub latency_ms: u64,
@@ -447,7 +447,7 @@ pub struct DoneSummary {
 }
 
 /// The `business/error` code of a provider error that is a business rule's refusal.
-pub fn business_code(err: &ProviderError) -> Option<&'static str> {
+pub(crate) fn business_code(err: &ProviderError) -> Option<&'static str> {
     match err {
         ProviderError::SpendingLimit(_) => Some(tessera_protocol::easyflow::SPENDING_LIMIT_REACHED),
         _ if err.code() == "quota_exceeded" => Some(tessera_protocol::easyflow::QUOTA_EXCEEDED),

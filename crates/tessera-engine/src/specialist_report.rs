@@ -7,16 +7,16 @@ use serde_json::Value;
 use tessera_providers::stream::Usage;
 
 /// The prefix of a specialist's tool name.
-pub const TOOL_PREFIX: &str = "invoke_";
+pub(crate) const TOOL_PREFIX: &str = "invoke_";
 /// The provider a specialist's tool names: how a call's record says it ran an agent.
-pub const SPECIALIST_PROVIDER: &str = "specialist";
+pub(crate) const SPECIALIST_PROVIDER: &str = "specialist";
 /// The key of a specialist's result that lists what its model calls cost (the turn adds them
 /// to its own usage).
-pub const AGENT_USAGE_KEY: &str = "agent_usage";
+pub(crate) const AGENT_USAGE_KEY: &str = "agent_usage";
 
 /// One model's share of a specialist's cost, as its result carries it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct SpecialistUsage {
+pub(crate) struct SpecialistUsage {
     pub model: String,
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -37,7 +37,7 @@ impl SpecialistUsage {
 
 /// What one agent cost in a run (seed 001 §10.3 `AgentCostSummary`), for the run's `done`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct SpecialistCost {
+pub(crate) struct SpecialistCost {
     pub agent_name: String,
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -63,7 +63,7 @@ impl SpecialistCost {
 
 /// A specialist call's report, as its result carries it.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-pub struct SpecialistReport {
+pub(crate) struct SpecialistReport {
     pub agent: String,
     #[serde(default)]
     pub turns_used: u64,

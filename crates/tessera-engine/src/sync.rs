@@ -3,6 +3,8 @@
 //! calls, caches) stays usable after a panic elsewhere. So a poisoned lock is taken anyway and
 //! said once in the log: never skipped silently (which would drop a run's cancel, a waiting
 //! answer, a tool list), never a second panic.
+//!
+//! And a store write awaited from async code (`blocking`), taken one way everywhere too.
 
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -21,6 +23,16 @@ pub fn read<T: ?Sized>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
 
 pub fn write<T: ?Sized>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
     lock.write().unwrap_or_else(recovered)
+}
+
+/// Runs a store write (which waits for its commit) without holding up the other tasks of a
+/// multi-threaded runtime: tokio moves them to another worker meanwhile. On a single-threaded
+/// runtime there is nothing to move, so it simply runs.
+pub(crate) fn blocking<T>(write: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(write),
+        _ => write(),
+    }
 }
 
 #[cfg(test)]

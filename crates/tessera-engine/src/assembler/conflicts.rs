@@ -4,7 +4,7 @@
 //! What counts as a conflict is Tessera's definition, on evidences whose `source` names a `uri`
 //! (the same kind, name and uri is the same source):
 //! - **older version**: two evidences of the same source whose `metadata.version`
-//!   ([`VERSION_FIELD`]) differ: the highest version is kept (numbers by value, dotted versions
+//!   (`VERSION_FIELD`) differ: the highest version is kept (numbers by value, dotted versions
 //!   part by part, other text as text);
 //! - **same source and selector**: refs with the same selector citing evidences of the same
 //!   source whose `content` differs (the same part of one source said two ways): the evidence
@@ -25,7 +25,7 @@ use ts_rs::TS;
 use super::render::{EvidenceResolver, ResolveError};
 
 /// The evidence field that carries a source's version.
-pub const VERSION_FIELD: &str = "metadata.version";
+pub(crate) const VERSION_FIELD: &str = "metadata.version";
 
 /// Why one evidence was kept over another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -51,10 +51,10 @@ pub struct ConflictDecision {
     pub version_field: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(type = "unknown")]
-    pub kept_version: Option<Value>,
+    pub(crate) kept_version: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(type = "unknown")]
-    pub superseded_version: Option<Value>,
+    pub(crate) superseded_version: Option<Value>,
     /// For `same_source_and_selector`: the selector both were cited with (none: whole).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<String>,

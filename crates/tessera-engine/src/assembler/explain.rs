@@ -3,7 +3,7 @@
 //! the document carries them), evidence ids, figures; never pointers into memory.
 //!
 //! Field names are part of the stored format: add fields, never rename them; the `version` field
-//! ([`EXPLANATION_VERSION`]) changes if a field's meaning does.
+//! (`EXPLANATION_VERSION`) changes if a field's meaning does.
 
 use serde::{Deserialize, Serialize};
 use tessera_protocol::context_doc::{BlockType, Priority};
@@ -15,7 +15,7 @@ use super::render::RefFailure;
 use super::tokens::Encoding;
 
 /// The format version of [`Explanation`].
-pub const EXPLANATION_VERSION: u32 = 1;
+pub(crate) const EXPLANATION_VERSION: u32 = 1;
 
 /// What the assembler did, item by item.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]

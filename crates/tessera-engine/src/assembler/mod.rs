@@ -43,178 +43,28 @@
 pub mod budget;
 mod clock;
 pub mod conflicts;
+mod error;
 pub mod explain;
 mod output;
 pub mod render;
+mod request;
 mod select;
 pub mod tokens;
 
-use std::fmt;
-use std::time::SystemTime;
-
-use serde::{Deserialize, Serialize};
 use tessera_protocol::context_doc::ContextDocument;
-use tessera_protocol::request::Role;
 
 pub use budget::{AssemblePolicy, BudgetReport};
 pub use clock::system_time_from_rfc3339;
+pub use error::{AssembleError, MustCost, MustItem};
 pub use explain::{
     CitedRef, DropReason, DroppedBlock, DroppedMessages, Explanation, HistoryReport,
     HistoryTrigger, IncludedBlock, IncludedMessage, RenderedFrom, SummaryReport, SummaryStatus,
-    UsedEvidence, Why, EXPLANATION_VERSION,
+    UsedEvidence, Why,
 };
-pub use render::{DocumentResolver, EvidenceResolver, RefFailure, ResolveError, SelectorFn};
-pub use tokens::{
-    encoding_for_model, CacheStats, Encoding, EncodingChoice, TokenCache, TokenizerError,
-};
-
-/// What to assemble for.
-#[derive(Clone, Debug)]
-pub struct AssembleRequest {
-    /// The model's name; picks the encoding (see [`encoding_for_model`]).
-    pub model: String,
-    /// The model's context window, in tokens.
-    pub context_window: u64,
-    /// Tokens kept free for the answer (`max_tokens`, reasoning included).
-    pub reserved_for_answer: u64,
-    /// Blocks whose `expires_at` is at or before this instant are dropped.
-    pub now: SystemTime,
-    pub policy: AssemblePolicy,
-    /// How tokens are counted.
-    pub counting: Counting,
-    /// The instructions sent before everything the document gives (the agent's system prompt):
-    /// always sent, so counted first.
-    pub system_prompt: Option<String>,
-    /// The tool declarations sent with the prompt, as their JSON: they take the window's tokens
-    /// as much as any text does.
-    pub tool_declarations: Option<String>,
-}
-
-/// How an assembly counts tokens.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Counting {
-    /// With the model's encoding (its tables are built on first use, then kept).
-    #[default]
-    Exact,
-    /// Each text's length in bytes, an upper bound of its tokens, when the texts fit whole at
-    /// those bounds (then no count could change what is sent, and the explanation says its
-    /// figures are bounds); else exactly. For a one-shot command, whose start the tables would
-    /// take most of.
-    BytesWhenTheyFit,
-}
-
-impl AssembleRequest {
-    /// A request with the default policy.
-    pub fn new(
-        model: impl Into<String>,
-        context_window: u64,
-        reserved_for_answer: u64,
-        now: SystemTime,
-    ) -> Self {
-        Self {
-            model: model.into(),
-            context_window,
-            reserved_for_answer,
-            now,
-            policy: AssemblePolicy::default(),
-            counting: Counting::Exact,
-            system_prompt: None,
-            tool_declarations: None,
-        }
-    }
-}
-
-/// One item of the prompt, in order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PromptItem {
-    pub role: Role,
-    pub content: String,
-    /// What the item was made from (providers may merge consecutive `system` items).
-    pub source: PromptSource,
-}
-
-/// Where a prompt item came from.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum PromptSource {
-    /// `session.messages[index]`.
-    Message { index: usize },
-    /// A context block, role `system`.
-    Block { block_id: String },
-    /// The rolling summary, role `system`.
-    Summary,
-}
-
-/// The prompt and why it is what it is.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Assembly {
-    pub prompt: Vec<PromptItem>,
-    pub explanation: Explanation,
-}
-
-/// A `must` item and its tokens, as named by [`AssembleError::MustExceedsBudget`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MustCost {
-    pub item: MustItem,
-    pub tokens: u64,
-}
-
-/// An item that is always sent.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum MustItem {
-    /// A `must` block.
-    Block { block_id: String },
-    /// A `system` message or the newest message.
-    Message { index: usize, role: String },
-    /// The agent's system prompt ([`AssembleRequest::system_prompt`]).
-    SystemPrompt,
-    /// The tool declarations ([`AssembleRequest::tool_declarations`]).
-    ToolDeclarations,
-}
-
-impl fmt::Display for MustCost {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.item {
-            MustItem::Block { block_id } => write!(f, "block {block_id}")?,
-            MustItem::Message { index, role } => write!(f, "{role} message #{index}")?,
-            MustItem::SystemPrompt => write!(f, "the system prompt")?,
-            MustItem::ToolDeclarations => write!(f, "the tool declarations")?,
-        }
-        write!(f, " ({} tokens)", self.tokens)
-    }
-}
-
-fn list(items: &[MustCost]) -> String {
-    items
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// Why no prompt could be built.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum AssembleError {
-    #[error("the {reserved} tokens reserved for the answer leave nothing of the {window}-token context window")]
-    InvalidBudget { window: u64, reserved: u64 },
-    #[error("invalid assembly policy: {message}")]
-    InvalidPolicy { message: String },
-    /// The items that are always sent do not fit on their own.
-    #[error(
-        "must items need {needed} tokens ({priming} of them priming) but only {available} are \
-         available: {}",
-        list(items)
-    )]
-    MustExceedsBudget {
-        needed: u64,
-        available: u64,
-        priming: u64,
-        items: Vec<MustCost>,
-    },
-    #[error(transparent)]
-    Tokenizer(#[from] TokenizerError),
-}
+pub use render::{DocumentResolver, EvidenceResolver, RefFailure, ResolveError};
+pub use request::{AssembleRequest, Assembly, Counting, PromptItem, PromptSource};
+pub(crate) use tokens::encoding_for_model;
+pub use tokens::{CacheStats, Encoding, TokenCache, TokenizerError};
 
 /// Builds the prompt for `doc` within `request`'s budget.
 ///

@@ -67,7 +67,7 @@ pub enum ResolveError {
 
 /// Applies a selector to an evidence's content: `(selector, content) -> selected value`, or why
 /// it cannot (the protocol's `selector::select`).
-pub type SelectorFn<'a> = dyn Fn(&str, &Value) -> Result<Value, SelectorError> + 'a;
+pub(crate) type SelectorFn<'a> = dyn Fn(&str, &Value) -> Result<Value, SelectorError> + 'a;
 
 /// Resolves refs against a document's `evidences`: the whole `content` (a string as is, any
 /// other JSON compact). Without a selector function ([`DocumentResolver::new`]) a non-empty

@@ -1,7 +1,7 @@
 //! Token counting: the model family's BPE encoding (tiktoken-rs, tables compiled in), built once
 //! per process, and a [`TokenCache`] of counts the caller owns and reuses across turns.
 //!
-//! Family mapping ([`encoding_for_model`]):
+//! Family mapping (`encoding_for_model`):
 //! - `o200k_base` for gpt-4o, chatgpt-4o, gpt-4.1, gpt-4.5, gpt-5, o-series (`o1`, `o3`, `o4-mini`,
 //!   …), gpt-oss and codex models: exact.
 //! - `cl100k_base` for gpt-4 (classic and turbo), gpt-3.5 and the OpenAI embedding models: exact.
@@ -95,7 +95,7 @@ pub struct TokenizerError {
 
 /// Which encoding counts a model's tokens, and whether the count is exact for that model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EncodingChoice {
+pub(crate) struct EncodingChoice {
     pub encoding: Encoding,
     /// `false` when the model has its own tokenizer and the count is an estimate.
     pub exact: bool,
@@ -103,7 +103,7 @@ pub struct EncodingChoice {
 
 /// The encoding for a model name. Case-insensitive; a provider prefix (`openai/gpt-4o`,
 /// `azure/…`) and a fine-tune wrapper (`ft:gpt-4o-mini:org::id`) are looked through.
-pub fn encoding_for_model(model: &str) -> EncodingChoice {
+pub(crate) fn encoding_for_model(model: &str) -> EncodingChoice {
     let lower = model.trim().to_ascii_lowercase();
     let mut name = lower.rsplit('/').next().unwrap_or(&lower);
     if let Some(rest) = name.strip_prefix("ft:") {
@@ -189,9 +189,9 @@ pub struct CacheStats {
 
 impl TokenCache {
     /// The default capacity, in entries.
-    pub const DEFAULT_CAPACITY: usize = 1 << 18;
+    pub(crate) const DEFAULT_CAPACITY: usize = 1 << 18;
 
-    /// A cache with [`Self::DEFAULT_CAPACITY`].
+    /// A cache with `Self::DEFAULT_CAPACITY`.
     pub fn new() -> Self {
         Self::with_capacity(Self::DEFAULT_CAPACITY)
     }

@@ -15,7 +15,7 @@ pub struct CalcError {
 }
 
 /// Longest expression accepted, in characters.
-pub const MAX_EXPRESSION_CHARS: usize = 500;
+pub(crate) const MAX_EXPRESSION_CHARS: usize = 500;
 /// Deepest nesting of parentheses and unary signs: keeps the recursion far from the stack's end.
 const MAX_DEPTH: usize = 64;
 

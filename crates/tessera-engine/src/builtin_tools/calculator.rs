@@ -3,8 +3,9 @@
 
 use serde_json::{json, Number, Value};
 
+use super::args::string_arg;
 use super::calc::{evaluate, CalcError, MAX_EXPRESSION_CHARS};
-use super::{string_arg, BuiltinError};
+use super::error::BuiltinError;
 use crate::tools::{RetryPolicy, ToolContext, ToolFailure, ToolSpec};
 
 pub const NAME: &str = "calculator";

@@ -4,7 +4,8 @@ use jiff::tz::TimeZone;
 use jiff::Zoned;
 use serde_json::{json, Value};
 
-use super::{optional_string_arg, BuiltinError};
+use super::args::optional_string_arg;
+use super::error::BuiltinError;
 use crate::tools::{RetryPolicy, ToolContext, ToolFailure, ToolSpec};
 
 pub const NAME: &str = "get_current_datetime";

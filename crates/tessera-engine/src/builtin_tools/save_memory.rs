@@ -3,7 +3,7 @@
 //! assembler puts in every later prompt; with `scope: project` for every conversation of the
 //! conversation's project, with `scope: everywhere` for every conversation: those two are kept
 //! in the store's memories (with the conversation and the person's message they came from) and
-//! need the person's consent through the one gate ([`permission_for`]). A `key` names the
+//! need the person's consent through the one gate (`permission_for`). A `key` names the
 //! memory so a later save with the same key replaces it (a changed preference replaces the old
 //! one instead of contradicting it).
 
@@ -15,13 +15,14 @@ use tessera_protocol::mcp_cp::PermissionLevel;
 use tessera_store::memories::{MemoryScope, NewMemory};
 use tessera_store::Store;
 
-use super::{blocking, object, optional_string_arg, string_arg, BuiltinError};
+use super::args::{object, optional_string_arg, string_arg};
+use super::error::{blocking, BuiltinError};
 use crate::tools::{ToolContext, ToolFailure, ToolSpec};
 
 pub const NAME: &str = "save_memory";
 /// The resource memory blocks are: `save_memory` writes it, `search_context` reads it, so the
 /// scheduler never runs them side by side.
-pub const MEMORY_RESOURCE: &str = "memory";
+pub(crate) const MEMORY_RESOURCE: &str = "memory";
 /// Longest memory, in characters: a memory is a fact, not a document.
 pub const MAX_CONTENT_CHARS: usize = 4_000;
 const KEY_PATTERN: &str = "^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$";
@@ -93,7 +94,7 @@ fn scope_of(arguments: &Value) -> MemoryScope {
 }
 
 /// A memory kept beyond the conversation needs the person's consent.
-pub fn permission_for(arguments: &Value) -> PermissionLevel {
+pub(crate) fn permission_for(arguments: &Value) -> PermissionLevel {
     match scope_of(arguments) {
         MemoryScope::Conversation => PermissionLevel::None,
         MemoryScope::Project | MemoryScope::Everywhere => PermissionLevel::UserConsent,

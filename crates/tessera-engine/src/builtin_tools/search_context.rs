@@ -18,8 +18,9 @@ use tessera_store::cjk_bigrams::{match_expression, query_words};
 use tessera_store::{HitKind, ReadTx, SearchOptions, Store, StoreError};
 use xxhash_rust::xxh3::xxh3_64;
 
+use super::args::{object, string_arg};
+use super::error::{blocking, BuiltinError};
 use super::save_memory::MEMORY_RESOURCE;
-use super::{blocking, object, string_arg, BuiltinError};
 use crate::tools::{ToolContext, ToolFailure, ToolSpec};
 
 pub const NAME: &str = "search_context";
@@ -137,7 +138,7 @@ impl Found {
 /// The evidence id of what search finds as `kind` `id` of a conversation. A person's message
 /// is stored with its `user_input` evidence under this id, so finding the message and finding
 /// its evidence is one hit.
-pub fn derived_evidence_id(conversation_id: &str, kind: &str, id: &str) -> String {
+pub(crate) fn derived_evidence_id(conversation_id: &str, kind: &str, id: &str) -> String {
     let key = format!("{conversation_id}\u{0}{kind}\u{0}{id}");
     format!("search-{kind}-{:016x}", xxh3_64(key.as_bytes()))
 }

@@ -10,7 +10,7 @@ use tessera_protocol::mcp_cp::{
 };
 use tessera_protocol::wire::JsonObject;
 
-use super::ClientTool;
+use super::announcement::ClientTool;
 use crate::tools::ToolRegistry;
 
 /// Dotted numeric versions compared part by part (`1.10.0` > `1.9`); a part that is not a

@@ -8,15 +8,16 @@ use std::time::Duration;
 use serde_json::Value;
 use tessera_protocol::mcp_cp::{FallbackBehavior, McpToolStatus, ToolResult};
 
-use super::{ClientTool, ClientTools};
-use crate::tools::{SharedHandler, ToolContext, ToolFailure, ToolFuture, ToolHandler};
+use super::announcement::ClientTool;
+use super::waiting::WaitingCalls;
+use crate::tools::{ToolContext, ToolFailure, ToolFuture, ToolHandler};
 
 /// Runs a front-end tool by waiting for the client that announced it. Cheap to clone.
 #[derive(Clone)]
-pub struct ClientToolHandler(Arc<Inner>);
+pub(crate) struct ClientToolHandler(Arc<Inner>);
 
 struct Inner {
-    hub: Arc<ClientTools>,
+    hub: Arc<WaitingCalls>,
     conversation_id: String,
     tool: String,
     client_id: String,
@@ -25,7 +26,7 @@ struct Inner {
 }
 
 impl ClientToolHandler {
-    pub fn new(hub: Arc<ClientTools>, conversation_id: &str, tool: &ClientTool) -> Self {
+    pub(super) fn new(hub: Arc<WaitingCalls>, conversation_id: &str, tool: &ClientTool) -> Self {
         Self(Arc::new(Inner {
             hub,
             conversation_id: conversation_id.to_owned(),
@@ -39,7 +40,7 @@ impl ClientToolHandler {
 
 /// Removes the waiting entry however the wait ends (answer, timeout, cancellation).
 struct Forget<'a> {
-    hub: &'a ClientTools,
+    hub: &'a WaitingCalls,
     conversation_id: &'a str,
     call_id: &'a str,
 }
@@ -136,16 +137,6 @@ impl ToolHandler for ClientToolHandler {
     fn call(&self, arguments: Value, ctx: ToolContext) -> ToolFuture {
         Box::pin(Arc::clone(&self.0).run(arguments, ctx))
     }
-}
-
-/// A handler that never runs anything (to check a declaration without a real handler).
-pub(super) fn refusing() -> SharedHandler {
-    Arc::new(|_args: Value, _ctx: ToolContext| async {
-        Err::<Value, _>(ToolFailure::new(
-            "NOT_RUNNABLE",
-            "this tool is only being checked",
-        ))
-    })
 }
 
 #[cfg(test)]

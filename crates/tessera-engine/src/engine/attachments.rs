@@ -4,7 +4,7 @@
 use super::{Engine, EngineError};
 
 impl Engine {
-    /// Reads and stores what the person attached to a message ([`crate::attachments::ingest`],
+    /// Reads and stores what the person attached to a message (`crate::attachments::ingest`,
     /// off the async threads: a PDF's text takes a while). Nothing is kept when one is refused.
     pub async fn read_attachments(
         &self,

@@ -17,7 +17,7 @@ const CAPACITY: usize = 16_384;
 
 /// One broadcast channel per conversation with subscribers.
 #[derive(Debug, Default)]
-pub struct EventBus {
+pub(crate) struct EventBus {
     channels: Mutex<HashMap<String, broadcast::Sender<Arc<StoredEvent>>>>,
 }
 

@@ -86,7 +86,7 @@ impl Engine {
         let store = self.store.clone();
         let name = pick.provider.clone();
         let found =
-            crate::turn::blocking(move || crate::provider_settings::find_provider(&store, &name))?;
+            crate::sync::blocking(move || crate::provider_settings::find_provider(&store, &name))?;
         let Some((config, _)) = found else {
             return Err(ModelUnavailableReason::NoProvider(pick.provider.clone()));
         };

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use tessera_store::{Store, StoreError, StoredEvent};
 use tokio::sync::broadcast::{self, error::RecvError};
 
-use super::EventBus;
+use super::bus::EventBus;
+use super::error::EngineError;
+use super::handle::Engine;
 
 /// Events read from the store at a time while catching up, so a subscriber far behind (a long
 /// answer, a slow client) never holds the whole log in memory.
@@ -99,7 +101,32 @@ impl Drop for Subscription {
     fn drop(&mut self) {
         if self.bus.release(&self.conversation_id) {
             // The events the channel held, and what the stream read from the store, are free.
-            crate::heap::release_freed_memory_soon(super::cached_pages_of(&self.store));
+            crate::heap::release_freed_memory_soon(super::handle::cached_pages_of(&self.store));
         }
+    }
+}
+
+impl Engine {
+    /// A conversation's events after `after` (all of them when None): the stored ones, then
+    /// live ones as they are stored.
+    pub fn subscribe(
+        &self,
+        conversation_id: &str,
+        after: Option<u64>,
+    ) -> Result<Subscription, EngineError> {
+        if self.store.conversation(conversation_id)?.is_none() {
+            return Err(EngineError::NoConversation(conversation_id.to_owned()));
+        }
+        let live = self
+            .bus
+            .subscribe(conversation_id)
+            .ok_or(EngineError::ShuttingDown)?;
+        Ok(Subscription::new(
+            self.store.clone(),
+            Arc::clone(&self.bus),
+            conversation_id.to_owned(),
+            live,
+            after,
+        )?)
     }
 }

@@ -113,7 +113,7 @@ async fn ask_person(a: &Attempt, tool: &RegisteredTool) -> Option<Result<Clearan
         return None;
     };
     let forms = Arc::clone(a.emitter.live_forms()?);
-    let mut consent = request_payload(&crate::turn::new_id(), &a.call_id, &tool.spec, &a.arguments);
+    let mut consent = request_payload(&crate::ids::new_id(), &a.call_id, &tool.spec, &a.arguments);
     consent.requested_by = Some(a.gate.requested_by().to_wire(who));
     let emitter = Arc::clone(&a.emitter);
     let reply = forms

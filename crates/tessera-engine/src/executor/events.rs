@@ -81,7 +81,7 @@ impl EventSink for CollectingSink {
 
 /// Sends every event down a channel (a subscriber, a writer task).
 #[derive(Debug, Clone)]
-pub struct ChannelSink(pub mpsc::UnboundedSender<Event>);
+pub(crate) struct ChannelSink(pub mpsc::UnboundedSender<Event>);
 
 impl EventSink for ChannelSink {
     fn emit(&self, event: Event) {

@@ -28,9 +28,9 @@
 pub(crate) mod attempt;
 pub mod events;
 pub mod limits;
-pub mod nested_sink;
+pub(crate) mod nested_sink;
 pub mod outcome;
-pub mod result_evidence;
+pub(crate) mod result_evidence;
 pub(crate) mod run;
 pub mod task_list;
 
@@ -44,13 +44,15 @@ use tessera_protocol::wire::JsonObject;
 use tessera_scheduler::{plan_instructions, plan_tool_calls, Access, CallInfo, Plan, PlanError};
 use tokio::task::JoinHandle;
 
-use crate::tools::ToolRegistry;
+use crate::tools::{RequestedBy, ToolRegistry};
 use tokio_util::sync::CancellationToken;
 
-pub use events::{ChannelSink, CollectingSink, EventSink, NullSink};
+pub(crate) use events::ChannelSink;
+pub use events::{CollectingSink, EventSink, NullSink};
 pub use limits::Limits;
-pub use nested_sink::NestedSink;
-pub use outcome::{codes, CallError, CallOutcome, InstructionRecord, InstructionResults};
+pub(crate) use nested_sink::NestedSink;
+pub(crate) use outcome::CallOutcome;
+pub use outcome::{codes, CallError, InstructionRecord, InstructionResults};
 
 use events::Emitter;
 use run::{run_set, RunSpec, SetKind, Shared, Unit};
@@ -66,7 +68,7 @@ pub struct ExecutorOptions {
     pub run_id: Option<String>,
     /// Where a running tool's forms go ([`crate::tools::ToolContext::ask_form`]); None: the
     /// person cannot be asked.
-    pub live_forms: Option<Arc<crate::interactions::LiveForms>>,
+    pub(crate) live_forms: Option<Arc<crate::interactions::LiveForms>>,
     /// The consent gate every call passes before its tool runs. By default one with no grants
     /// to read: a tool that needs consent is refused.
     consent: Arc<crate::tools::ConsentGate>,
@@ -114,9 +116,22 @@ impl ExecutorOptions {
         self
     }
 
-    pub fn live_forms(mut self, forms: Option<Arc<crate::interactions::LiveForms>>) -> Self {
+    pub(crate) fn live_forms(mut self, forms: Option<Arc<crate::interactions::LiveForms>>) -> Self {
         self.live_forms = forms;
         self
+    }
+
+    /// Options for an executor of calls `requested_by` makes inside the running call `ctx`:
+    /// same conversation, same run, and a gate nested in the call's (the same grants; the
+    /// person's approval of the call does not extend to what it calls).
+    pub(crate) fn nested_in(ctx: &crate::tools::ToolContext, requested_by: RequestedBy) -> Self {
+        let options = Self::new(ctx.conversation_id())
+            .consent(Arc::new(ctx.nested_gate(requested_by)))
+            .live_forms(ctx.live_forms().cloned());
+        match ctx.run_id() {
+            Some(run) => options.run_id(run),
+            None => options,
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use tessera_protocol::easyflow::{Event, EventBody};
 use super::events::EventSink;
 
 /// Renames the ids of every event, then hands it to `inner`.
-pub struct NestedSink {
+pub(crate) struct NestedSink {
     inner: Arc<dyn EventSink>,
     prefix: String,
 }
@@ -23,11 +23,6 @@ impl NestedSink {
             inner,
             prefix: format!("{parent}/"),
         }
-    }
-
-    /// The id nested id `id` is shown and stored under.
-    pub fn id(&self, id: &str) -> String {
-        format!("{}{id}", self.prefix)
     }
 }
 

@@ -18,9 +18,9 @@ pub mod codes {
     /// Another call failed with `fallbackBehavior: ABORT`.
     pub const ABORTED: &str = "ABORTED";
     /// The result does not match the tool's result schema.
-    pub const INVALID_RESULT: &str = "INVALID_RESULT";
+    pub(crate) const INVALID_RESULT: &str = "INVALID_RESULT";
     /// The tool's code panicked.
-    pub const TOOL_CRASHED: &str = "TOOL_CRASHED";
+    pub(crate) const TOOL_CRASHED: &str = "TOOL_CRASHED";
     /// Skipped: a condition was false or a dependency did not complete.
     pub const SKIPPED: &str = "SKIPPED";
     /// The arguments after substitution are over the limit; the tool did not run.
@@ -63,7 +63,7 @@ impl CallError {
         Value::Object(o)
     }
 
-    pub fn to_tool_error(&self) -> ToolError {
+    pub(crate) fn to_tool_error(&self) -> ToolError {
         ToolError {
             code: self.code.clone(),
             message: self.message.clone(),
@@ -75,11 +75,11 @@ impl CallError {
 
 /// The note a front-end call's result carries the client's `clientInfo` under (on the
 /// `tool_result` event, as `client_info`).
-pub const CLIENT_INFO_NOTE: &str = "client_info";
+pub(crate) const CLIENT_INFO_NOTE: &str = "client_info";
 
 /// How one call ended.
 #[derive(Clone, Debug, PartialEq)]
-pub struct CallOutcome {
+pub(crate) struct CallOutcome {
     pub outcome: ToolOutcome,
     pub result: Option<Value>,
     pub error: Option<CallError>,
@@ -112,7 +112,7 @@ impl CallOutcome {
     }
 
     /// The MCP-CP result (seed 000 §3.4) for call `call_id`.
-    pub fn to_tool_result(&self, call_id: &str) -> ToolResult {
+    pub(crate) fn to_tool_result(&self, call_id: &str) -> ToolResult {
         let mut extra = JsonObject::new();
         if let Some(alt) = &self.alternative {
             extra.insert("alternativeTool".into(), Value::String(alt.clone()));
@@ -145,7 +145,7 @@ impl CallOutcome {
     }
 
     /// The instruction state this outcome gives.
-    pub fn instruction_state(&self) -> InstructionState {
+    pub(crate) fn instruction_state(&self) -> InstructionState {
         match self.outcome {
             ToolOutcome::Success => InstructionState::Completed,
             ToolOutcome::Timeout => InstructionState::Timeout,

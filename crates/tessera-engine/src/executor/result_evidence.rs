@@ -14,7 +14,7 @@ use tessera_protocol::wire::JsonObject;
 
 /// Most characters of a result kept in its evidence; the whole result stays in the event log
 /// and the call record.
-pub const MAX_EVIDENCE_CHARS: usize = 16_000;
+pub(crate) const MAX_EVIDENCE_CHARS: usize = 16_000;
 /// How deep the search for cited evidence ids goes into a result.
 const MAX_DEPTH: usize = 4;
 

@@ -57,14 +57,9 @@ impl TaskNaming {
     }
 }
 
-/// The tasks of `set`, all `pending`, in the set's order.
-pub fn pending_tasks(set: &InstructionSet) -> Vec<Task> {
-    pending_tasks_named(set, &TaskNaming::default())
-}
-
-/// [`pending_tasks`] named by `naming`; a task's name is the instruction's `description` when
-/// it has one, else its action.
-pub fn pending_tasks_named(set: &InstructionSet, naming: &TaskNaming) -> Vec<Task> {
+/// The tasks of `set`, all `pending`, in the set's order, named by `naming`; a task's name is
+/// the instruction's `description` when it has one, else its action.
+pub(crate) fn pending_tasks_named(set: &InstructionSet, naming: &TaskNaming) -> Vec<Task> {
     set.instructions
         .iter()
         .map(|inst| {
@@ -96,15 +91,6 @@ pub fn pending_tasks_named(set: &InstructionSet, naming: &TaskNaming) -> Vec<Tas
             }
         })
         .collect()
-}
-
-/// Writes the tasks of `set` as `pending`, in one transaction (all or none).
-pub fn write_pending(
-    store: &Store,
-    conversation_id: &str,
-    set: &InstructionSet,
-) -> Result<(), StoreError> {
-    write_tasks(store, conversation_id, pending_tasks(set))
 }
 
 fn write_tasks(store: &Store, conversation_id: &str, tasks: Vec<Task>) -> Result<(), StoreError> {

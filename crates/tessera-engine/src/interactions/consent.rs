@@ -29,7 +29,7 @@ fn is_destructive_write(resource: &str) -> bool {
 /// person's screen, clipboard or files, overwriting files, or an MCP tool that may change or
 /// delete data is high; another change (the clipboard written, a notification) medium; a call
 /// that only reads what is not personal low.
-pub fn risk_of(spec: &ToolSpec) -> (Risk, Vec<RiskReason>) {
+pub(crate) fn risk_of(spec: &ToolSpec) -> (Risk, Vec<RiskReason>) {
     let mut risk = Risk::Low;
     let mut reasons = Vec::new();
     let mut raise = |to: Risk| {
@@ -74,7 +74,7 @@ fn rank(risk: Risk) -> u8 {
 }
 
 /// The dialog's content for one call.
-pub fn request_payload(
+pub(crate) fn request_payload(
     consent_id: &str,
     tool_call_id: &str,
     spec: &ToolSpec,

@@ -22,7 +22,7 @@ use crate::engine::EventBus;
 use crate::forms::{check_form_schema, describe_issues};
 
 /// The key of a stored request that marks a form asked by a running tool.
-pub const LIVE_KEY: &str = "asked_during_call";
+pub(crate) const LIVE_KEY: &str = "asked_during_call";
 
 /// The person's answer to a live form.
 #[derive(Clone, Debug, PartialEq)]
@@ -192,7 +192,7 @@ impl LiveForms {
         check_form_schema(&Value::Object(form.schema.clone()))
             .map_err(|issues| LiveFormError::BadSchema(describe_issues(&issues)))?;
         if form.form_id.is_empty() {
-            form.form_id = crate::turn::new_id();
+            form.form_id = crate::ids::new_id();
         }
         let request = serde_json::to_value(&form)
             .map_err(|e| LiveFormError::BadSchema(format!("the form cannot be written: {e}")))?;
@@ -254,7 +254,7 @@ impl LiveForms {
         let conversation = asked.conversation_id.to_owned();
         let store = Arc::clone(&self.store);
         let interaction =
-            crate::turn::blocking(move || store.create_interaction(&conversation, new))?;
+            crate::sync::blocking(move || store.create_interaction(&conversation, new))?;
         // Waiting before the request is shown, so no answer can come unseen.
         {
             let mut waiting = crate::sync::lock(&self.waiting);

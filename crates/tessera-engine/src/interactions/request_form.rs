@@ -7,7 +7,7 @@ use tessera_protocol::easyflow::{FormRequestPayload, FormRequester, FormUi, Requ
 use tessera_protocol::wire::JsonObject;
 use tessera_providers::request::ToolSpec as ModelTool;
 
-use crate::forms::{check_form_schema, describe_issues, FormSchema};
+use crate::forms::{check_form_schema, describe_issues};
 
 /// The tool's name, as the model calls it.
 pub const REQUEST_FORM: &str = "request_form";
@@ -17,7 +17,7 @@ pub const REQUEST_FORM: &str = "request_form";
 /// in a `required` list, no bounds that can contradict each other), so a grammar built from
 /// it (a local model's) can only produce a valid request, and a small model has less to get
 /// wrong. Calls that pass a JSON Schema as `schema` are still accepted.
-pub fn model_tool() -> ModelTool {
+pub(crate) fn model_tool() -> ModelTool {
     // Every branch lists its fields in full (no `$ref`): providers and llama.cpp's grammar
     // read it alike. Few words: the declaration is in every prompt of a run with tools.
     let branch = |kinds: Value, extra: Option<(&str, Value)>| {
@@ -196,14 +196,13 @@ fn schema_of_fields(fields: &Value) -> Result<Value, BadFormRequest> {
 
 /// A form the model asked for, checked.
 #[derive(Clone, Debug)]
-pub struct RequestedForm {
-    pub schema: FormSchema,
+pub(crate) struct RequestedForm {
     pub payload: FormRequestPayload,
 }
 
 /// Why a model's `request_form` call shows no form; the words go back to the model.
 #[derive(Debug, thiserror::Error)]
-pub enum BadFormRequest {
+pub(crate) enum BadFormRequest {
     #[error("request_form needs a non-empty `title`")]
     NoTitle,
     #[error("request_form needs its `fields`: a non-empty list")]
@@ -221,7 +220,7 @@ pub enum BadFormRequest {
 }
 
 /// Reads the model's arguments into the form to show, or the error to give back to the model.
-pub fn parse_request(
+pub(crate) fn parse_request(
     form_id: &str,
     arguments: &Value,
     requester: FormRequester,
@@ -261,12 +260,11 @@ pub fn parse_request(
             requester: Some(requester),
             extra: JsonObject::new(),
         },
-        schema,
     })
 }
 
 /// The coordinator as the one who asks.
-pub fn agent_requester(name: &str) -> FormRequester {
+pub(crate) fn agent_requester(name: &str) -> FormRequester {
     FormRequester {
         kind: Some(RequesterKind::Agent),
         name: Some(name.to_owned()),
@@ -332,6 +330,7 @@ mod tests {
             {"name": "on", "label": "On", "kind": "date_time"}
         ]))
         .unwrap();
+        let checked = check_form_schema(&Value::Object(form.payload.schema.clone())).unwrap();
         assert_eq!(
             Value::Object(form.payload.schema),
             json!({"type": "object", "required": ["email"], "properties": {
@@ -345,7 +344,7 @@ mod tests {
                 "on": {"type": "string", "format": "date-time", "title": "On"}
             }})
         );
-        let names: Vec<&str> = form.schema.fields.iter().map(|f| f.name.as_str()).collect();
+        let names: Vec<&str> = checked.fields.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(
             names,
             ["email", "nights", "room", "extras", "note", "pets", "on"]

@@ -13,6 +13,7 @@ use tessera_providers::{ChatRequest, ProviderClient, ProviderError};
 use tessera_store::{Store, StoreError};
 use tokio_util::sync::CancellationToken;
 
+use crate::sync::blocking;
 use crate::turn::limits::check_spending;
 
 /// What the call gave: the answer so far, and the error that ended it early, if any.
@@ -83,7 +84,7 @@ pub(crate) async fn call_recorded_by(
     let response = acc.into_response();
     let model = stream.model().to_owned();
     let mut record = stream.call_record(
-        uuid::Uuid::now_v7().to_string(),
+        crate::ids::new_id(),
         stage,
         started_at,
         &response,
@@ -100,13 +101,4 @@ pub(crate) async fn call_recorded_by(
         model,
         cost,
     })
-}
-
-/// Runs a store write (which waits for its commit) without holding up the other tasks of a
-/// multi-threaded runtime, as the turn does.
-pub(crate) fn blocking<T>(write: impl FnOnce() -> T) -> T {
-    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
-        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(write),
-        _ => write(),
-    }
 }

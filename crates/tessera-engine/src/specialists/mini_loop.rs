@@ -13,10 +13,11 @@ use tessera_protocol::wire::JsonObject;
 use tessera_providers::request::ToolSpec as ModelTool;
 use tessera_providers::{ChatMessage, ChatRequest};
 
-use super::{SpecialistDeps, SpecialistSpec, SpecialistUsage, AGENT_USAGE_KEY};
+use super::spec::{SpecialistDeps, SpecialistSpec};
 use crate::executor::result_evidence::cited_ids;
-use crate::executor::{Executor, NestedSink};
+use crate::executor::{Executor, ExecutorOptions, NestedSink};
 use crate::profiles::side_call::call_recorded_by;
+use crate::specialist_report::{SpecialistUsage, AGENT_USAGE_KEY};
 use crate::tool_round::{assistant_message, result_parts, results_message, tool_call_request};
 use crate::tools::{ToolContext, ToolFailure, ToolRegistry};
 
@@ -132,9 +133,11 @@ pub(super) async fn run_loop<T, E: std::fmt::Display>(
     // The specialist's calls pass the gate as the coordinator's do, named as its own: nobody
     // is asked in the middle of its loop, so a call that needs consent and has no grant is
     // refused (the refusal is the specialist's tool result).
-    let options = ctx
-        .executor_options(crate::tools::RequestedBy::Specialist(spec.name.clone()))
-        .concurrency_limit(4);
+    let options = ExecutorOptions::nested_in(
+        ctx,
+        crate::tools::RequestedBy::Specialist(spec.name.clone()),
+    )
+    .concurrency_limit(4);
     let executor = Executor::new(
         Arc::clone(tools),
         Arc::new(NestedSink::new(ctx.event_sink(), &ctx.call_id)),

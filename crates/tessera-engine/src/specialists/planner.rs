@@ -13,16 +13,16 @@ use tessera_protocol::mcp_cp::InstructionSet;
 use tessera_protocol::wire::JsonObject;
 
 use super::mini_loop::{first_message, run_loop};
-use super::{SpecialistDeps, SpecialistRole, SpecialistSpec, DEFAULT_MAX_TURNS};
+use super::spec::{SpecialistDeps, SpecialistRole, SpecialistSpec, DEFAULT_MAX_TURNS};
 use crate::builtin_tools::{calculator, datetime, save_memory, search_context};
 use crate::executor::task_list::{TaskListSink, TaskNaming};
-use crate::executor::{Executor, InstructionResults, NestedSink, NullSink};
+use crate::executor::{Executor, ExecutorOptions, InstructionResults, NestedSink, NullSink};
 use crate::tools::{ConsentGate, RequestedBy};
 use crate::tools::{ToolContext, ToolFailure, ToolRegistry};
 
 pub const NAME: &str = "planner";
 /// More steps than this is no plan a person can follow.
-pub const MAX_INSTRUCTIONS: usize = 30;
+pub(crate) const MAX_INSTRUCTIONS: usize = 30;
 
 pub fn spec() -> SpecialistSpec {
     SpecialistSpec {
@@ -156,7 +156,7 @@ pub(super) async fn plan_and_run(
 ) -> Result<Value, ToolFailure> {
     let first = first_message(&arguments)?;
     let conversation_id = ctx.conversation_id().to_owned();
-    let options = ctx.executor_options(RequestedBy::Specialist(spec.name.clone()));
+    let options = ExecutorOptions::nested_in(&ctx, RequestedBy::Specialist(spec.name.clone()));
     let gate = Arc::clone(options.consent_gate());
     // Checks plans; the one that passes runs on an executor that keeps the task list.
     let checker = Executor::new(Arc::clone(tools), Arc::new(NullSink), options.clone());

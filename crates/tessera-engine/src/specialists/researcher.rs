@@ -2,7 +2,7 @@
 //! asked) and answers with what it found, citing each hit's evidence id. Its hits become the
 //! invoking call's evidences, so the coordinator's answer can cite them in turn.
 
-use super::{SpecialistRole, SpecialistSpec, DEFAULT_MAX_TURNS};
+use super::spec::{SpecialistRole, SpecialistSpec, DEFAULT_MAX_TURNS};
 use crate::builtin_tools::{datetime, search_context};
 
 pub const NAME: &str = "researcher";

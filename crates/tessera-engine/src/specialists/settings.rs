@@ -8,7 +8,8 @@ use serde_json::Value;
 use tessera_store::{Store, StoreError};
 use thiserror::Error;
 
-use super::{builtin, SpecialistSpec, MAX_TURNS_LIMIT};
+use super::spec::{SpecialistSpec, MAX_TURNS_LIMIT};
+use super::{planner, researcher};
 
 /// The app setting that holds them.
 pub const SETTING_KEY: &str = "specialists";
@@ -25,6 +26,11 @@ pub enum SpecialistsError {
     },
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// The specialists that ship.
+pub fn builtin() -> Vec<SpecialistSpec> {
+    vec![researcher::spec(), planner::spec()]
 }
 
 /// The specialists in force: the built-ins with the setting's over them.

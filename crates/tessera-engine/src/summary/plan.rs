@@ -8,7 +8,7 @@ use tessera_protocol::request::Role;
 use tessera_providers::{ChatMessage, ChatRequest};
 use tessera_store::{Store, StoredMessage};
 
-use super::{SummaryError, SummaryPolicy, COVERS_THROUGH};
+use super::policy::{SummaryError, SummaryPolicy, COVERS_THROUGH};
 use crate::assembler::tokens::{Encoding, TokenCache};
 
 /// One message in the summary prompt at most this long: a pasted log or a big tool result says

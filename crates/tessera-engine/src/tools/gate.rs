@@ -34,7 +34,7 @@ pub enum RequestedBy {
 
 impl RequestedBy {
     /// As the consent request's `requested_by`.
-    pub fn to_wire(&self, agent_name: &str) -> FormRequester {
+    pub(crate) fn to_wire(&self, agent_name: &str) -> FormRequester {
         let (kind, name) = match self {
             Self::Agent => (RequesterKind::Agent, agent_name),
             Self::Specialist(name) => (RequesterKind::Specialist, name.as_str()),
@@ -106,7 +106,7 @@ impl ConsentGate {
     }
 
     /// A gate with no grants to read: only tools that need no consent run.
-    pub fn without_grants(conversation_id: impl Into<String>) -> Self {
+    pub(crate) fn without_grants(conversation_id: impl Into<String>) -> Self {
         Self {
             conversation_id: conversation_id.into(),
             grants: None,
@@ -149,7 +149,7 @@ impl ConsentGate {
 
     /// Whether `spec` may run now without asking, without spending a grant: a model turn asks
     /// the person for the calls this says no to.
-    pub fn would_allow(&self, spec: &ToolSpec) -> Result<bool, tessera_store::StoreError> {
+    pub(crate) fn would_allow(&self, spec: &ToolSpec) -> Result<bool, tessera_store::StoreError> {
         match spec.permission {
             PermissionLevel::None => Ok(true),
             PermissionLevel::AlwaysAsk => Ok(false),

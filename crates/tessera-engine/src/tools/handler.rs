@@ -8,40 +8,10 @@ use std::sync::Arc;
 use serde_json::Value;
 use tessera_protocol::wire::JsonObject;
 
+use super::failure::ToolFailure;
 use super::gate::{Clearance, ConsentGate, RequestedBy};
 use crate::executor::events::Emitter;
 use tokio_util::sync::CancellationToken;
-
-/// Why a tool failed.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-#[error("{code}: {message}")]
-pub struct ToolFailure {
-    pub code: String,
-    pub message: String,
-    /// A temporary problem worth retrying (rate limit, service briefly unavailable).
-    pub retryable: bool,
-    pub details: Option<JsonObject>,
-}
-
-impl ToolFailure {
-    /// A failure that retrying will not fix.
-    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            code: code.into(),
-            message: message.into(),
-            retryable: false,
-            details: None,
-        }
-    }
-
-    /// A temporary failure: retried per the tool's policy.
-    pub fn retryable(code: impl Into<String>, message: impl Into<String>) -> Self {
-        Self {
-            retryable: true,
-            ..Self::new(code, message)
-        }
-    }
-}
 
 /// What a handler returns.
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value, ToolFailure>> + Send>>;
@@ -78,7 +48,7 @@ pub struct ToolContext {
     gate: Arc<ConsentGate>,
     clearance: Clearance,
     /// Fields the tool notes beside its result (shared with the executor's attempt).
-    notes: Arc<std::sync::Mutex<tessera_protocol::wire::JsonObject>>,
+    notes: Arc<std::sync::Mutex<JsonObject>>,
 }
 
 impl ToolContext {
@@ -98,7 +68,7 @@ impl ToolContext {
         cancel: CancellationToken,
         emitter: Arc<Emitter>,
         gate: Arc<ConsentGate>,
-        notes: Arc<std::sync::Mutex<tessera_protocol::wire::JsonObject>>,
+        notes: Arc<std::sync::Mutex<JsonObject>>,
     ) -> Self {
         Self {
             notes,
@@ -116,7 +86,7 @@ impl ToolContext {
     }
 
     /// What the gate let through: this call of this tool.
-    pub fn clearance(&self) -> &Clearance {
+    pub(crate) fn clearance(&self) -> &Clearance {
         &self.clearance
     }
 
@@ -143,20 +113,15 @@ impl ToolContext {
         self.reporter.emitter.sink()
     }
 
-    /// Options for an executor of calls `requested_by` makes inside this one: same
-    /// conversation, same run, and a gate nested in this call's (the same grants; the
-    /// person's approval of this call does not extend to what it calls).
-    pub(crate) fn executor_options(
-        &self,
-        requested_by: RequestedBy,
-    ) -> crate::executor::ExecutorOptions {
-        let options = crate::executor::ExecutorOptions::new(self.conversation_id())
-            .consent(Arc::new(self.gate.nested(requested_by)))
-            .live_forms(self.reporter.emitter.live_forms().cloned());
-        match self.run_id() {
-            Some(run) => options.run_id(run),
-            None => options,
-        }
+    /// The gate for the calls `requested_by` makes inside this one: nested in this call's
+    /// (the same grants; the person's approval of this call does not extend to what it calls).
+    pub(crate) fn nested_gate(&self, requested_by: RequestedBy) -> ConsentGate {
+        self.gate.nested(requested_by)
+    }
+
+    /// Where this call's forms go, for the calls it makes itself.
+    pub(crate) fn live_forms(&self) -> Option<&Arc<crate::interactions::LiveForms>> {
+        self.reporter.emitter.live_forms()
     }
 
     /// See [`CallReporter::ask_form`].

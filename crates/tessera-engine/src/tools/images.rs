@@ -11,7 +11,7 @@ use tessera_store::{AttachmentRef, Store, StoreError};
 pub use tessera_protocol::easyflow::{ToolImage, TOOL_IMAGES_KEY};
 
 /// Largest image sent to a model; providers refuse bigger ones (Anthropic: 5 MB).
-pub const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
+pub(crate) const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
 
 /// Stores `bytes` as an attachment and returns the entry a tool lists under
 /// [`TOOL_IMAGES_KEY`] of its result.
@@ -33,7 +33,7 @@ pub fn attach_image(
 }
 
 /// The images of a result that name a well-formed hash (the rest cannot be attachments).
-pub fn images_of(result: &Value) -> Vec<ToolImage> {
+pub(crate) fn images_of(result: &Value) -> Vec<ToolImage> {
     ToolImage::list_in(result)
         .into_iter()
         .filter(|image| is_sha256(&image.sha256))

@@ -1,6 +1,7 @@
 //! Tools: declarations ([`ToolSpec`]), handlers ([`ToolHandler`]), the registry with argument
 //! validation ([`ToolRegistry`]), and simulated stand-ins for dry runs ([`simulated`]).
 
+pub mod failure;
 pub mod gate;
 pub mod handler;
 pub mod images;
@@ -9,9 +10,11 @@ pub mod simulated;
 pub mod source;
 pub mod spec;
 
+pub use failure::ToolFailure;
 pub use gate::{Clearance, ConsentGate, RequestedBy, PERMISSION_DENIED};
-pub use handler::{CallReporter, SharedHandler, ToolContext, ToolFailure, ToolFuture, ToolHandler};
+pub use handler::{CallReporter, SharedHandler, ToolContext, ToolFuture, ToolHandler};
 pub use images::{attach_image, ToolImage, TOOL_IMAGES_KEY};
-pub use registry::{RegisteredTool, RegistryError, SchemaProblems, ToolRegistry};
-pub use source::{with_sourced_tools, MergedTools, SourcedTools, ToolSource};
-pub use spec::{default_safety, RetryPolicy, ToolKind, ToolSpec};
+pub use registry::{RegisteredTool, RegistryError, ToolRegistry};
+pub(crate) use source::{with_sourced_tools, MergedTools};
+pub use source::{SourcedTools, ToolSource};
+pub use spec::{RetryPolicy, ToolKind, ToolSpec};

@@ -26,7 +26,7 @@ pub enum RegistryError {
 /// Arguments or a result that do not match the schema; one problem per field.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}", .problems.join("; "))]
-pub struct SchemaProblems {
+pub(crate) struct SchemaProblems {
     /// `field.path: message`, the field first.
     pub problems: Vec<String>,
 }
@@ -123,7 +123,7 @@ fn problems(validator: &jsonschema::Validator, instance: &Value, base: &str) -> 
 
 impl RegisteredTool {
     /// Checks arguments against the input schema.
-    pub fn validate_arguments(&self, arguments: &Value) -> Result<(), SchemaProblems> {
+    pub(crate) fn validate_arguments(&self, arguments: &Value) -> Result<(), SchemaProblems> {
         if self.input.is_valid(arguments) {
             return Ok(());
         }
@@ -152,7 +152,7 @@ impl RegisteredTool {
     }
 
     /// Checks a result against the result schema, when there is one.
-    pub fn validate_result(&self, result: &Value) -> Result<(), SchemaProblems> {
+    pub(crate) fn validate_result(&self, result: &Value) -> Result<(), SchemaProblems> {
         let Some(v) = &self.result else { return Ok(()) };
         if v.is_valid(result) {
             return Ok(());
@@ -187,7 +187,7 @@ impl ToolRegistry {
     }
 
     /// Registers a tool with a handler already shared.
-    pub fn register_shared(
+    pub(crate) fn register_shared(
         &mut self,
         spec: ToolSpec,
         handler: SharedHandler,
@@ -235,7 +235,7 @@ impl ToolRegistry {
 
     /// A registry with every tool of this one plus `extra` (a run's view: the model's tools and
     /// the front-end tools a client announced). A name already here is refused as a duplicate.
-    pub fn with_extra(
+    pub(crate) fn with_extra(
         &self,
         extra: impl IntoIterator<Item = (ToolSpec, SharedHandler)>,
     ) -> Result<ToolRegistry, RegistryError> {
@@ -263,7 +263,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::tools::handler::{ToolContext, ToolFailure};
+    use crate::tools::{ToolContext, ToolFailure};
 
     async fn echo(args: Value, _ctx: ToolContext) -> Result<Value, ToolFailure> {
         Ok(args)

@@ -19,14 +19,15 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tessera_protocol::mcp_cp::Runtime;
 
-use super::handler::{ToolContext, ToolFailure};
+use super::failure::ToolFailure;
+use super::handler::ToolContext;
 use super::registry::{RegistryError, ToolRegistry};
 use super::spec::{RetryPolicy, ToolKind, ToolSpec};
 
 /// A simulated failure.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct SimulatedError {
+pub(crate) struct SimulatedError {
     pub code: String,
     pub message: String,
     #[serde(default)]
@@ -36,7 +37,7 @@ pub struct SimulatedError {
 /// One simulated tool.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct SimulatedTool {
+pub(crate) struct SimulatedTool {
     #[serde(default)]
     pub description: Option<String>,
     #[serde(default)]

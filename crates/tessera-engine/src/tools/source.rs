@@ -30,7 +30,7 @@ pub trait ToolSource: Send + Sync + 'static {
 
 /// `base` with the tools of `sources` (those `allowed` names, when a profile restricts them).
 /// A sourced tool never replaces one of `base`: it is left out, and the clash logged.
-pub async fn with_sourced_tools(
+pub(crate) async fn with_sourced_tools(
     base: Option<Arc<ToolRegistry>>,
     sources: &[Arc<dyn ToolSource>],
     allowed: Option<&[String]>,
@@ -84,7 +84,7 @@ fn merge(
 /// each time; building the registry again (each schema compiled, each declaration copied, all
 /// of it dropped after the call) was a sixth of the call's CPU.
 #[derive(Default)]
-pub struct MergedTools {
+pub(crate) struct MergedTools {
     last: Mutex<Option<Merged>>,
 }
 

@@ -38,8 +38,8 @@ pub struct RetryPolicy {
     /// Attempts in all, the first included (1: never retry).
     pub max_attempts: u32,
     /// Wait before the first retry; doubled each time.
-    pub initial_backoff_ms: u64,
-    pub max_backoff_ms: u64,
+    pub(crate) initial_backoff_ms: u64,
+    pub(crate) max_backoff_ms: u64,
 }
 
 impl Default for RetryPolicy {
@@ -81,7 +81,7 @@ pub struct ToolSpec {
     /// JSON Schema of the result, checked when present.
     pub result_schema: Option<Value>,
     /// Declared concurrency safety; `None` applies the seed 001 §2.2 name rules.
-    pub concurrency_safe: Option<bool>,
+    pub(crate) concurrency_safe: Option<bool>,
     /// Resources it reads (`memory`, `file:/tmp/x`…).
     pub reads: Vec<String>,
     /// Resources it writes.
@@ -90,7 +90,7 @@ pub struct ToolSpec {
     pub runtime: Runtime,
     pub permission: PermissionLevel,
     pub timeout_ms: u64,
-    pub estimated_duration_ms: u64,
+    pub(crate) estimated_duration_ms: u64,
     pub retry: RetryPolicy,
     /// The tool to use instead when a call with `fallbackBehavior: USE_ALTERNATIVE` fails.
     pub alternative: Option<String>,
@@ -103,16 +103,16 @@ pub struct ToolSpec {
     pub provider_uri: Option<String>,
     /// The largest file a call may send (a client's announced `maxFileSize`, seed 000
     /// §4.7.1): a call carrying a bigger one is refused before it is sent.
-    pub max_file_bytes: Option<u64>,
+    pub(crate) max_file_bytes: Option<u64>,
     /// A stricter permission some calls need, by their arguments (`save_memory` kept beyond
     /// the conversation asks first); see [`ToolSpec::for_arguments`].
-    pub permission_by_arguments: Option<ArgumentsRule>,
+    pub(crate) permission_by_arguments: Option<ArgumentsRule>,
 }
 
 /// A rule giving the permission a call needs by its arguments. Two rules compare equal: specs
 /// are compared by what they declare, and a function's address says nothing.
 #[derive(Clone, Copy, Debug)]
-pub struct ArgumentsRule(pub fn(&Value) -> PermissionLevel);
+pub(crate) struct ArgumentsRule(pub fn(&Value) -> PermissionLevel);
 
 impl PartialEq for ArgumentsRule {
     fn eq(&self, _: &Self) -> bool {
@@ -147,14 +147,14 @@ impl ToolSpec {
     }
 
     /// Sets the permission a call needs by its arguments (never looser than `permission`).
-    pub fn permission_by_arguments(mut self, rule: fn(&Value) -> PermissionLevel) -> Self {
+    pub(crate) fn permission_by_arguments(mut self, rule: fn(&Value) -> PermissionLevel) -> Self {
         self.permission_by_arguments = Some(ArgumentsRule(rule));
         self
     }
 
     /// The spec as the gate judges one call with `arguments`: its permission raised to what
     /// the arguments need.
-    pub fn for_arguments(&self, arguments: &Value) -> std::borrow::Cow<'_, ToolSpec> {
+    pub(crate) fn for_arguments(&self, arguments: &Value) -> std::borrow::Cow<'_, ToolSpec> {
         let Some(ArgumentsRule(rule)) = self.permission_by_arguments else {
             return std::borrow::Cow::Borrowed(self);
         };
@@ -299,7 +299,7 @@ impl ToolSpec {
 /// safe; `save_*`, `update_*`,
 /// `delete_*`, `generate_payment`, `send_notification` are not; anything else is treated as
 /// side-effecting (the safe default).
-pub fn default_safety(name: &str) -> bool {
+pub(crate) fn default_safety(name: &str) -> bool {
     if name == "invoke_memory_manager" {
         return false;
     }

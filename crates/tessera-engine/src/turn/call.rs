@@ -14,7 +14,8 @@ use tokio_util::sync::CancellationToken;
 use crate::tools::images::without_inline_images;
 
 use super::read_ahead::ReadAhead;
-use super::{new_id, Recorder, TurnError, TurnOptions};
+use super::{Recorder, TurnError, TurnOptions};
+use crate::ids::new_id;
 
 /// What one model call gave.
 pub(super) struct CallResult {

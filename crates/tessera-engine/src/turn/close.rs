@@ -15,14 +15,15 @@ use tessera_store::interactions::InteractionState;
 use tessera_store::{text_message, NewMessage, Store, StoredEvent};
 
 use super::round::tool_result_body;
-use super::{new_id, TurnError};
+use super::TurnError;
 use crate::event_log::EventLog;
+use crate::ids::new_id;
 use crate::interactions::{cancel_interaction, tool_call_id};
 use crate::model_events::{DoneSummary, EventShaper};
 
 /// Why a run is closed from outside.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CloseReason {
+pub(crate) enum CloseReason {
     /// The process stopped while it ran.
     Interrupted,
     /// The person cancelled it while it waited for them.
@@ -71,7 +72,7 @@ pub(crate) fn interruption_note(extra: &JsonObject) -> Option<String> {
 
 /// Closes run `run_id` of `conversation_id`; the events it wrote, to publish. Nothing happens
 /// to a run that already ended.
-pub fn close_run(
+pub(crate) fn close_run(
     store: &Arc<Store>,
     conversation_id: &str,
     run_id: &str,
@@ -84,7 +85,7 @@ pub fn close_run(
 /// context could not be assembled…): `error` as a `system/error`, then `failed` and `done`,
 /// so a client following it sees why and its stream ends. What it produced is kept as
 /// [`close_run`] keeps it. The events it wrote, to publish; nothing for a run that ended.
-pub fn fail_run(
+pub(crate) fn fail_run(
     store: &Arc<Store>,
     conversation_id: &str,
     run_id: &str,
@@ -186,7 +187,8 @@ fn close(
                 .extra
                 .insert(INTERRUPTED_CALLS.into(), json!(interrupted_calls));
         }
-        let parent = super::drive::answer_parent(super::user_message_of(&events).as_deref());
+        let parent =
+            super::drive::answer_parent(super::stored::user_message_of(&events).as_deref());
         store.append_message(
             conversation_id,
             NewMessage::new(message)

@@ -15,9 +15,10 @@ use tessera_store::{text_message, NewMessage, Parent};
 use tokio_util::sync::CancellationToken;
 
 use super::round::{run_round, RoundOutcome};
-use super::{blocking, call, limits, Recorder, TurnError, TurnOptions, TurnOutcome};
+use super::{call, limits, Recorder, TurnError, TurnOptions, TurnOutcome};
 use crate::interactions::request_form;
 use crate::profiles::validate_json_response;
+use crate::sync::blocking;
 use crate::tool_round::assistant_message;
 
 /// The `system/error` code (and stored message key) of an answer that is not the JSON the
@@ -28,7 +29,7 @@ use crate::model_events::{DoneSummary, EventShaper};
 /// Where a turn stands between model calls: what the model reads next and what the turn has
 /// produced so far. Rebuilt from the store when a suspended run resumes.
 #[derive(Debug)]
-pub struct TurnState {
+pub(crate) struct TurnState {
     pub messages: Vec<ChatMessage>,
     /// What the assembler put before the messages (context blocks, the rolling summary).
     pub system: Option<String>,
@@ -151,7 +152,14 @@ pub(super) async fn drive(
         // Spending limits stop every new paid call, tool rounds included.
         let store = recorder.store;
         let conversation_id = recorder.conversation_id.clone();
-        if let Err(err) = limits::check_limits(store, client, model, &conversation_id, options) {
+        if let Err(err) = limits::check_spending(
+            store,
+            client,
+            model,
+            &conversation_id,
+            options.limits.as_ref(),
+            &options.prices,
+        ) {
             if state.calls == 0 {
                 return fail_early(recorder, err, &state);
             }

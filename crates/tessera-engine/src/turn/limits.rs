@@ -6,29 +6,9 @@ use tessera_providers::cost::{day_start, PriceTable, SpendingLimits, Spent};
 use tessera_providers::{ProviderClient, ProviderError};
 use tessera_store::{Store, StoreError};
 
-use super::TurnOptions;
-
-/// Whether a new paid call may start. A call known to cost nothing (a local model) is never
-/// stopped by a spending limit.
-pub(super) fn check_limits(
-    store: &Store,
-    client: &ProviderClient,
-    model: &str,
-    conversation_id: &str,
-    options: &TurnOptions,
-) -> Result<(), ProviderError> {
-    check_spending(
-        store,
-        client,
-        model,
-        conversation_id,
-        options.limits.as_ref(),
-        &options.prices,
-    )
-}
-
-/// [`check_limits`] for a call outside a turn (routing, the summary, a specialist): `limits`
-/// None reads them from the app settings.
+/// Whether a new paid call may start: checked before every call of a turn, and of the calls
+/// outside one (routing, the summary, a specialist). `limits` None reads them from the app
+/// settings. A call known to cost nothing (a local model) is never stopped by a spending limit.
 pub(crate) fn check_spending(
     store: &Store,
     client: &ProviderClient,

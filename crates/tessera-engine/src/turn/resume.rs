@@ -67,7 +67,7 @@ pub fn standing(events: &[StoredEvent]) -> RunStanding {
 }
 
 /// Whether every interaction of the run has been settled (answered, cancelled or expired).
-pub fn ready_to_resume(interactions: &[Interaction]) -> bool {
+pub(crate) fn ready_to_resume(interactions: &[Interaction]) -> bool {
     interactions
         .iter()
         .all(|i| i.state != InteractionState::Pending)
@@ -152,7 +152,7 @@ pub async fn resume_turn(
     recorder.count_earlier_tool_bytes(
         events
             .iter()
-            .map(|e| super::tool_bytes_of(&e.event.body))
+            .map(|e| super::stored::tool_bytes_of(&e.event.body))
             .sum(),
     );
     recorder.put(recorder.shaper.status(SystemState::Resumed))?;
@@ -163,7 +163,7 @@ pub async fn resume_turn(
     )?;
     recorder.put(recorder.shaper.status(SystemState::Running))?;
 
-    let user_message = super::user_message_of(&events);
+    let user_message = super::stored::user_message_of(&events);
     let prompt = super::context::prompt(
         store,
         conversation_id,

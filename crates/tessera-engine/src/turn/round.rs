@@ -17,11 +17,13 @@ use tessera_store::interactions::{InteractionKind, NewInteraction};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::{new_id, Recorder, TurnError, TurnOptions};
+use super::{Recorder, TurnError, TurnOptions};
 use crate::executor::{ChannelSink, Executor, ExecutorOptions};
+use crate::ids::new_id;
 use crate::interactions::consent::request_payload;
 use crate::interactions::keys;
 use crate::interactions::request_form::{agent_requester, parse_request, REQUEST_FORM};
+use crate::sync::blocking;
 use crate::tool_round::{result_part, result_parts, results_message, tool_call_request};
 use crate::tools::ToolRegistry;
 use crate::tools::{ConsentGate, RequestedBy};
@@ -206,9 +208,7 @@ pub(super) async fn run_round(
         let spec = registry.and_then(|r| r.get(&call.name)).map(|t| &t.spec);
         // Checked without spending a grant: the executor's gate spends it as the call runs.
         let allowed = match spec {
-            Some(spec) => {
-                super::blocking(|| gate.would_allow(&spec.for_arguments(&call.arguments)))?
-            }
+            Some(spec) => blocking(|| gate.would_allow(&spec.for_arguments(&call.arguments)))?,
             // Unknown tools are the executor's to report.
             None => true,
         };
