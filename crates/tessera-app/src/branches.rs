@@ -1,13 +1,31 @@
 //! The branches of a conversation's tree of messages: which message an answer-again answers,
 //! and showing another branch.
 
-use tessera_engine::engine::EngineError;
+use tessera_engine::engine::{EngineError, StartedRun, Subscription};
 use tessera_protocol::request::Role;
 
 use crate::views::conversations::ConversationDetail;
 use crate::{App, CoreError};
 
 impl App {
+    /// Answers again the person's message `named` (an answer names the message it answered;
+    /// none: the last one of the branch shown): the branch shown is cut back to it and the new
+    /// answer follows it on a branch of its own, the earlier answers kept beside it. Refused
+    /// while a run answers in the conversation. The run and its events, followed from before
+    /// it started, and the message it answers.
+    pub async fn regenerate(
+        &self,
+        id: &str,
+        named: Option<&str>,
+    ) -> Result<(StartedRun, Subscription, String), CoreError> {
+        self.require_conversation(id)?;
+        self.refuse_while_running(id, "answering a message again")?;
+        let question = self.question_to_answer(id, named)?;
+        self.engine.prepare_model(id, None).await?;
+        let (run, sub) = self.start_followed(id, || self.engine.regenerate(id, &question))?;
+        Ok((run, sub, question))
+    }
+
     /// The person's message a regeneration answers again: the one named, or the one the
     /// answer named answered; none named, the last one of the branch shown.
     pub fn question_to_answer(&self, id: &str, named: Option<&str>) -> Result<String, CoreError> {

@@ -22,11 +22,13 @@ pub mod memories;
 pub mod messages;
 pub mod models;
 mod one_turn;
+pub mod outcome;
 pub mod problem;
 pub mod profiles;
 pub mod project_context;
 pub mod projects;
 pub mod providers;
+pub mod requests;
 pub mod specialists;
 pub mod views;
 
@@ -41,6 +43,7 @@ use thiserror::Error;
 
 pub use error::{error_chain, CoreError};
 pub use models::{ModelError, ModelOverrides};
+pub use outcome::{RunEnd, RunFailure, RunOutcome, WaitingInteraction};
 pub use problem::Problem;
 pub use tessera_engine::{file_modes, sync};
 pub use tessera_providers::WireKind;

@@ -85,11 +85,14 @@ impl ProviderError {
             Self::Cancelled => "cancelled",
             Self::MissingKey { .. } => "missing_api_key",
             Self::Config(_) => "config_error",
-            Self::SpendingLimit(_) => "spending_limit",
+            Self::SpendingLimit(_) => Self::SPENDING_LIMIT,
             Self::Keyring(_) => "keyring_error",
             Self::LocalModelStopped { .. } => "local_model_stopped",
         }
     }
+
+    /// The code of a call the person's spending limit stopped before it was made.
+    pub const SPENDING_LIMIT: &'static str = "spending_limit";
 
     /// Whether the provider said it is overloaded (HTTP 529 or an `overloaded_error`).
     pub fn is_overload(&self) -> bool {

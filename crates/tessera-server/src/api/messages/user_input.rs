@@ -1,24 +1,21 @@
 //! USER_INPUT: starts a run in the conversation. With `Accept: text/event-stream` the answer
 //! is the run's event stream; otherwise the MODEL_RESPONSE once the run ends or suspends.
-//! [`follow_run`] is also what `POST /v1/requests` waits with, [`answer`] what a regeneration
-//! answers with.
+//! [`answer`] is also what a regeneration answers with (the core waits: `App::wait`).
 //!
 //! `metadata.parentMessageId` places the text in the conversation's tree of messages: absent,
 //! it follows the branch shown; a message id, it follows that message on a new branch (editing
 //! a message and resending it names the edited message's parent); null, it starts the
 //! conversation anew. The branch it leaves stays, and the new one is shown.
 
-use std::time::Duration;
 use tessera_protocol::error_codes::ErrorCode;
 
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 use tessera_app::messages::NewMessage;
-use tessera_app::App;
-use tessera_engine::engine::{ConversationModel, Engine, StartedRun, Subscription};
-use tessera_protocol::easyflow::{EventBody, EventMeta, SystemState};
+use tessera_app::{App, RunEnd};
+use tessera_engine::engine::{ConversationModel, StartedRun, Subscription};
 use tessera_protocol::mcp_cp::{
     FinishReason, Message, MessageContent, ModelResponse, SenderType, TokenUsage,
 };
@@ -26,126 +23,6 @@ use tessera_protocol::wire::JsonObject;
 
 use super::super::{stream_response, wants_stream, ApiError};
 use super::reply_to;
-
-/// How a run went, as far as a waiting client saw it.
-#[derive(Debug, Default)]
-pub(crate) struct RunSummary {
-    /// The answer's text (all of it, or what came before a suspension or the wait's end).
-    pub text: String,
-    /// The `done` event's meta (usage, latency).
-    pub usage: Option<EventMeta>,
-    /// A fatal error: its code and message.
-    pub failure: Option<(String, String)>,
-    pub suspended: bool,
-    pub cancelled: bool,
-    /// The wait budget ran out first: the run goes on.
-    pub still_running: bool,
-    /// The answer's message (from the run's `done`).
-    pub message_id: Option<String>,
-}
-
-/// Reads the run's events until it ends, suspends, or `budget` runs out.
-pub(crate) async fn follow_run(
-    mut sub: Subscription,
-    run_id: &str,
-    budget: Option<Duration>,
-) -> Result<RunSummary, ApiError> {
-    let mut summary = RunSummary::default();
-    let deadline = budget.map(|b| tokio::time::Instant::now() + b);
-    loop {
-        let next = match deadline {
-            Some(at) => match tokio::time::timeout_at(at, sub.next()).await {
-                Ok(next) => next?,
-                Err(_) => {
-                    summary.still_running = true;
-                    return Ok(summary);
-                }
-            },
-            None => sub.next().await?,
-        };
-        let Some(event) = next else {
-            return Ok(summary);
-        };
-        if event.run_id.as_deref() != Some(run_id) {
-            continue;
-        }
-        match &event.event.body {
-            // The person must answer a form or consent first: the answer so far, and what waits.
-            EventBody::SystemStatus(p) if p.state == SystemState::Suspended => {
-                summary.suspended = true;
-                return Ok(summary);
-            }
-            EventBody::SystemStatus(p) if p.state == SystemState::Cancelled => {
-                summary.cancelled = true;
-            }
-            EventBody::LlmMessage(p) => {
-                if let Some(t) = p.delta.as_ref().or(p.content.as_ref()) {
-                    summary.text.push_str(t);
-                }
-            }
-            EventBody::SystemError(p) if p.retryable != Some(true) => {
-                summary.failure = Some((p.code.clone(), p.message.clone()));
-            }
-            EventBody::BusinessError(p) => {
-                summary.failure = Some((p.code.clone(), p.message.clone()));
-            }
-            EventBody::Done(_) => {
-                summary.usage = event.event.meta.clone();
-                summary.message_id.clone_from(&event.event.message_id);
-                return Ok(summary);
-            }
-            _ => {}
-        }
-    }
-}
-
-/// The interactions run `run_id` waits for, as a client sees them.
-pub(crate) fn waiting_interactions(
-    engine: &Engine,
-    run: &StartedRun,
-) -> Result<Vec<Value>, ApiError> {
-    Ok(engine
-        .pending_interactions(Some(&run.conversation_id))?
-        .into_iter()
-        .filter(|i| i.run_id.as_deref() == Some(run.run_id.as_str()))
-        .map(|i| json!({"interactionId": i.interaction_id, "kind": i.kind, "request": i.request}))
-        .collect())
-}
-
-/// The HTTP status of a run's fatal error: a business rule's refusal (the spending limit, the
-/// account's quota) is 402, a prompt the model's window cannot hold 400, a provider's failure
-/// 502.
-pub(crate) fn failure_status(code: &str) -> StatusCode {
-    if is_business_refusal(code) || code == "spending_limit" {
-        StatusCode::PAYMENT_REQUIRED
-    } else if failure_code(code) == ErrorCode::MessageTooLong {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::BAD_GATEWAY
-    }
-}
-
-/// The error code a client gets for a run's fatal error: a business rule's own code,
-/// `MESSAGE_TOO_LONG` when the model's window cannot hold the prompt, else `MODEL_ERROR` (the
-/// provider's code is in the message).
-pub(crate) fn failure_code(code: &str) -> ErrorCode {
-    match ErrorCode::from_wire(code) {
-        Some(refusal @ (ErrorCode::SpendingLimitReached | ErrorCode::QuotaExceeded)) => refusal,
-        _ if code == tessera_engine::turn::MESSAGE_TOO_LONG
-            || code == tessera_engine::turn::CONTEXT_WINDOW_EXCEEDED =>
-        {
-            ErrorCode::MessageTooLong
-        }
-        _ => ErrorCode::ModelError,
-    }
-}
-
-fn is_business_refusal(code: &str) -> bool {
-    matches!(
-        failure_code(code),
-        ErrorCode::SpendingLimitReached | ErrorCode::QuotaExceeded
-    )
-}
 
 /// The stored id a client's `messageId` becomes: letters, digits and `._:-`, at most 128
 /// (it appears in paths); anything else is refused rather than changed.
@@ -261,7 +138,7 @@ pub(super) async fn handle(
             project: project_of(&message)?,
         })
         .await?;
-    answer(app, headers, &run, sub, conversation, &message.message_id).await
+    answer(app, headers, &run, sub, &message.message_id).await
 }
 
 /// What a client that started run `run` gets: the run's event stream when it asked for one
@@ -272,20 +149,13 @@ pub(crate) async fn answer(
     headers: &HeaderMap,
     run: &StartedRun,
     sub: Subscription,
-    context_id: &str,
     in_reply_to: &str,
 ) -> Result<Response, ApiError> {
     if wants_stream(headers) {
         return Ok(stream_answer(run, sub));
     }
-    let summary = follow_run(sub, &run.run_id, None).await?;
-    if let Some((code, text)) = summary.failure {
-        return Err(ApiError::new(
-            failure_code(&code),
-            format!("{code}: {text}"),
-        ));
-    }
-    let token_usage = summary.usage.and_then(|m| {
+    let outcome = app.wait(run, sub, None).await?;
+    let token_usage = outcome.usage.as_ref().and_then(|m| {
         Some(TokenUsage {
             prompt_tokens: m.prompt_tokens?,
             completion_tokens: m.completion_tokens?,
@@ -295,27 +165,37 @@ pub(crate) async fn answer(
     });
     let mut metadata = JsonObject::new();
     metadata.insert("runId".into(), json!(run.run_id));
-    if summary.suspended {
-        metadata.insert("state".into(), json!("suspended"));
-        metadata.insert(
-            "interactions".into(),
-            Value::Array(waiting_interactions(app.engine(), run)?),
-        );
-    }
-    let finish_reason = if summary.suspended {
-        FinishReason::ToolCalls
-    } else {
-        app.finish_reason(context_id, summary.message_id.as_deref())
+    let (finish_reason, message_id) = match outcome.end {
+        RunEnd::Failed(failure) => return Err(failure.problem().into()),
+        RunEnd::Waiting(waiting) => {
+            metadata.insert("state".into(), json!("suspended"));
+            let waiting: Vec<Value> = waiting
+                .into_iter()
+                .map(|i| json!({"interactionId": i.interaction_id, "kind": i.kind, "request": i.request}))
+                .collect();
+            metadata.insert("interactions".into(), Value::Array(waiting));
+            (FinishReason::ToolCalls, None)
+        }
+        RunEnd::Answered {
+            message_id,
+            finish_reason,
+        }
+        | RunEnd::Cancelled {
+            message_id,
+            finish_reason,
+        } => (finish_reason, message_id),
+        // No budget: the wait ends only with the run.
+        RunEnd::StillRunning => (FinishReason::Stop, None),
     };
     let content = MessageContent::ModelResponse(ModelResponse {
-        text: summary.text,
+        text: outcome.text,
         tool_calls: None,
         finish_reason,
         usage: token_usage,
         extra: JsonObject::new(),
     });
     let mut reply = reply_to(
-        context_id,
+        &run.conversation_id,
         in_reply_to,
         SenderType::Model,
         content,
@@ -323,8 +203,8 @@ pub(crate) async fn answer(
     );
     // The answer is a stored message: the reply carries its id (seed 000 §2.2 消息唯一标识),
     // the one the context's history shows and a later `parentMessageId` may name.
-    if let (false, Some(id)) = (summary.suspended, &summary.message_id) {
-        reply.message_id.clone_from(id);
+    if let Some(id) = message_id {
+        reply.message_id = id;
     }
     Ok(Json(reply).into_response())
 }

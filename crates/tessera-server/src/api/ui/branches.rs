@@ -70,13 +70,8 @@ async fn regenerate(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let named = message_id_of(body)?;
-    app.require_conversation(&id)?;
-    app.refuse_while_running(&id, "answering a message again")?;
-    let question = app.question_to_answer(&id, named.as_deref())?;
-    let engine = app.engine();
-    engine.prepare_model(&id, None).await?;
-    let (run, sub) = app.start_followed(&id, || engine.regenerate(&id, &question))?;
-    answer(&app, &headers, &run, sub, &id, &question)
+    let (run, sub, question) = app.regenerate(&id, named.as_deref()).await?;
+    answer(&app, &headers, &run, sub, &question)
         .await
         .map_err(|err| err.in_context(&id))
 }
