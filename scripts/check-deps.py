@@ -16,6 +16,7 @@ import sys
 FORBIDDEN = [
     ("tessera-server", "tessera-store", "the HTTP API reaches the store through tessera-app"),
     ("tessera-cli", "tessera-store", "the command line reaches the store through tessera-app"),
+    ("tessera-server", "tessera-engine", "the HTTP API's handlers call the core (tessera-app), never the engine"),
     ("tessera-desktop", "tessera-store", "the desktop shell reaches the store through tessera-app"),
     ("tessera-desktop", "tessera-engine", "the desktop shell reaches the engine through tessera-app"),
     ("tessera-desktop", "clap", "the desktop shell reads its flags itself (src-tauri/src/cli.rs)"),

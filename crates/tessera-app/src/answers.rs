@@ -9,6 +9,29 @@ use tessera_store::{AttachmentInfo, Interaction, StoreError};
 use crate::{App, CoreError};
 
 impl App {
+    /// The forms and consents waiting for the person (in `conversation`, or anywhere). One
+    /// whose request the store holds but cannot read as its kind's is left out (and logged),
+    /// so it does not hide the others.
+    pub fn waiting_interactions(
+        &self,
+        conversation: Option<&str>,
+    ) -> Result<crate::views::interactions::InteractionList, CoreError> {
+        let pending = self.engine.pending_interactions(conversation)?;
+        let interactions = pending
+            .iter()
+            .filter_map(|interaction| {
+                match crate::views::interactions::InteractionView::of(interaction) {
+                    Ok(view) => Some(view),
+                    Err(error) => {
+                        tracing::warn!(%error, "an interaction is left out of the list");
+                        None
+                    }
+                }
+            })
+            .collect();
+        Ok(crate::views::interactions::InteractionList { interactions })
+    }
+
     /// Interaction `id`, whatever its state.
     pub fn interaction(&self, id: &str) -> Result<Option<Interaction>, CoreError> {
         Ok(self.engine.store().find_interaction(id)?)

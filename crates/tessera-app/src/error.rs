@@ -23,6 +23,8 @@ pub enum CoreError {
         run_id: String,
         doing: String,
     },
+    #[error("run {0} is not running (it ended, or never existed)")]
+    RunNotRunning(String),
     #[error("no model call of a run `{0}`")]
     NoModelCall(String),
     #[error("message {0} is neither the person's nor an answer to them")]
@@ -47,6 +49,18 @@ pub enum CoreError {
     NoForm { conversation: String, form: String },
     #[error(transparent)]
     Answer(#[from] tessera_engine::interactions::AnswerError),
+    /// A CLIENT_CAPABILITIES message the engine cannot take (the field named first).
+    #[error("content.{0}; nothing was announced")]
+    BadCapabilities(String),
+    #[error(
+        "no call of conversation {conversation} waits for a client's result under {} (it was \
+         answered already, timed out, or never asked)",
+        unmatched.join(", ")
+    )]
+    NoWaitingCall {
+        conversation: String,
+        unmatched: Vec<String>,
+    },
     #[error("no grant `{0}`")]
     NoGrant(String),
     #[error("MCP servers are not set up in this process")]
@@ -72,6 +86,10 @@ pub enum CoreError {
     KnowledgeUnavailable(String),
     #[error(transparent)]
     Knowledge(#[from] tessera_knowledge::KnowledgeError),
+    #[error(transparent)]
+    Profiles(#[from] tessera_engine::profiles::ProfilesError),
+    #[error(transparent)]
+    Specialists(#[from] tessera_engine::specialists::SpecialistsError),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]

@@ -6,6 +6,7 @@
 
 pub mod answers;
 pub mod branches;
+pub mod client_tools;
 pub mod context;
 pub mod context_updates;
 pub mod conversations;
@@ -45,6 +46,8 @@ pub use error::{error_chain, CoreError};
 pub use models::{ModelError, ModelOverrides};
 pub use outcome::{RunEnd, RunFailure, RunOutcome, WaitingInteraction};
 pub use problem::Problem;
+pub use tessera_engine::engine::{ConversationModel, StartedRun, Subscription};
+pub use tessera_engine::interactions::{Answer, Answered};
 pub use tessera_engine::{file_modes, sync};
 pub use tessera_providers::WireKind;
 pub use tessera_store::{Interaction, InteractionKind, InteractionState, StoreError, StoredEvent};

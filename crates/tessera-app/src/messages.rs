@@ -168,6 +168,24 @@ impl App {
         Ok((run, sub))
     }
 
+    /// The events of `conversation` after seq `after` (all of them, None), then live.
+    pub fn subscribe(
+        &self,
+        conversation: &str,
+        after: Option<u64>,
+    ) -> Result<Subscription, CoreError> {
+        Ok(self.engine.subscribe(conversation, after)?)
+    }
+
+    /// Cancels run `run_id`: its partial answer is kept, its running tools stop.
+    pub fn cancel_run(&self, run_id: &str) -> Result<(), CoreError> {
+        if self.engine.cancel(run_id) {
+            Ok(())
+        } else {
+            Err(CoreError::RunNotRunning(run_id.to_owned()))
+        }
+    }
+
     /// Readies the model the run will use, or forgets the conversation's own (null): before
     /// anything is created, and again after, to keep a pick.
     async fn ready_model(

@@ -16,7 +16,14 @@ use tessera_protocol::error_codes::ErrorCode;
 use tessera_protocol::wire::JsonObject;
 use tessera_store::StoreError;
 
+use tessera_engine::profiles::ProfilesError;
+use tessera_engine::provider_settings::ProviderLookupError;
+use tessera_engine::specialists::SpecialistsError;
+use tessera_providers::ProviderError;
+
 use crate::projects::KnowledgeError;
+use crate::providers::ProvidersError;
+use crate::views::agents::{AgentProblem, AgentProblems};
 use crate::CoreError;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -224,6 +231,8 @@ impl From<CoreError> for Problem {
             }
             CoreError::BadSetting(_) => ErrorCode::InvalidValue,
             CoreError::Store(err) => return Problem::from(err).about(conversation.as_deref()),
+            CoreError::Profiles(err) => return profiles_problem(err),
+            CoreError::Specialists(err) => return specialists_problem(err),
             CoreError::Engine(err) => return Problem::from(err).about(conversation.as_deref()),
             CoreError::Answer(err) => return Problem::from(err).about(conversation.as_deref()),
             CoreError::Attach(AttachError::Hub(err)) => return err.into(),
@@ -252,6 +261,9 @@ impl From<CoreError> for Problem {
                 )
             }
             CoreError::McpUnavailable => ErrorCode::McpUnavailable,
+            CoreError::BadCapabilities(_) => ErrorCode::InvalidCapabilities,
+            CoreError::NoWaitingCall { .. } => ErrorCode::NoWaitingCall,
+            CoreError::RunNotRunning(_) => ErrorCode::RunNotRunning,
             CoreError::Plan(_) => ErrorCode::InvalidPlan,
             CoreError::Unavailable(_) => ErrorCode::Unavailable,
             CoreError::Assemble(_) | CoreError::Json(_) | CoreError::Internal(_) => {
@@ -259,5 +271,91 @@ impl From<CoreError> for Problem {
             }
         };
         Problem::new(code, message).about(conversation.as_deref())
+    }
+}
+
+/// `details.problems` of a refused profile set or specialist list.
+fn agent_details(problems: Vec<AgentProblem>) -> Option<JsonObject> {
+    match serde_json::to_value(AgentProblems { problems }) {
+        Ok(Value::Object(details)) => Some(details),
+        _ => None,
+    }
+}
+
+fn profiles_problem(err: ProfilesError) -> Problem {
+    match err {
+        ProfilesError::Invalid(problems) => {
+            let listed = problems
+                .iter()
+                .map(|p| AgentProblem {
+                    profile: Some(p.profile.clone()),
+                    specialist: None,
+                    index: None,
+                    field: p.field.clone(),
+                    message: p.message.clone(),
+                })
+                .collect();
+            Problem {
+                details: agent_details(listed),
+                ..Problem::new(
+                    ErrorCode::InvalidProfiles,
+                    ProfilesError::Invalid(problems).to_string(),
+                )
+            }
+        }
+        ProfilesError::Store(err) => err.into(),
+    }
+}
+
+fn specialists_problem(err: SpecialistsError) -> Problem {
+    match err {
+        SpecialistsError::Store(err) => err.into(),
+        SpecialistsError::Invalid {
+            index,
+            ref name,
+            ref message,
+        } => {
+            // The engine's message starts with the field(s) it is about (`max_turns: …`,
+            // `title and description: …`): one problem per field, as the profiles' are, so the
+            // settings page shows each next to its field.
+            let (fields, text) = message.split_once(": ").unwrap_or(("", message.as_str()));
+            let listed = fields
+                .split(" and ")
+                .map(|field| AgentProblem {
+                    profile: None,
+                    specialist: Some(name.clone()),
+                    index: Some(index),
+                    field: field.trim().to_owned(),
+                    message: text.to_owned(),
+                })
+                .collect();
+            Problem {
+                details: agent_details(listed),
+                ..Problem::new(ErrorCode::InvalidSpecialists, err.to_string())
+            }
+        }
+        other => Problem::new(ErrorCode::InvalidSpecialists, other.to_string()),
+    }
+}
+
+impl From<ProvidersError> for Problem {
+    /// A wrong request is a 4xx (404 for an unknown provider), a provider or keyring that
+    /// failed a 502 or 503.
+    fn from(err: ProvidersError) -> Self {
+        let message = crate::error_chain(&err);
+        let code = match &err {
+            ProvidersError::Lookup(lookup) => match lookup {
+                ProviderLookupError::Unknown { .. } => ErrorCode::UnknownProvider,
+                ProviderLookupError::Unreadable { .. } => ErrorCode::ProviderUnreadable,
+                ProviderLookupError::CredentialsInUrl { .. } => ErrorCode::InvalidProvider,
+                _ => ErrorCode::StoreError,
+            },
+            ProvidersError::Store(_) => ErrorCode::StoreError,
+            ProvidersError::Provider(ProviderError::Keyring(_)) => ErrorCode::KeyringUnavailable,
+            ProvidersError::Provider(ProviderError::MissingKey { .. }) => ErrorCode::MissingKey,
+            _ if err.is_remote() => ErrorCode::ProviderError,
+            _ => ErrorCode::InvalidProvider,
+        };
+        Problem::new(code, message)
     }
 }

@@ -13,6 +13,8 @@ pub fn add_roots(collector: &mut Collector<'_>) {
     collector.add::<tessera_engine::specialists::SpecialistSpec>();
     // Their errors' `details.problems`.
     collector.add::<tessera_app::views::agents::AgentProblems>();
+    collector.add::<tessera_app::views::agents::ProfilesView>();
+    collector.add::<tessera_app::views::agents::SpecialistsView>();
     collector.add::<tessera_app::views::projects::ProjectList>();
     collector.add::<tessera_app::views::projects::ProjectDetail>();
     collector.add::<tessera_app::views::projects::NewProjectBody>();

@@ -8,6 +8,8 @@ import type { TesseraClient, TransportRequest } from '../transport/client';
 import { routes } from '../transport/routes';
 import type { AgentProblem } from '../generated/AgentProblem';
 import type { Profile } from '../generated/Profile';
+import type { ProfilesView } from '../generated/ProfilesView';
+import type { SpecialistsView } from '../generated/SpecialistsView';
 import type { DefaultProviderSet } from '../generated/DefaultProviderSet';
 import type { KeyRemoved } from '../generated/KeyRemoved';
 import type { KeyStored } from '../generated/KeyStored';
@@ -79,25 +81,6 @@ export type {
 export type ProviderConfigInput = Pick<ProviderConfig, 'name' | 'kind' | 'base_url'> & Partial<ProviderConfig>;
 
 export type SettingKey = keyof SettingValues;
-
-/*
- * The answers of `/v1/profiles` and `/v1/specialists` are built with `json!` in
- * tessera-server's api/ui/agents.rs: no Rust type to generate them from yet, so they are
- * written here, once, until there is one.
- */
-
-/** `GET`, `PUT` and `DELETE /v1/profiles`. */
-export interface ProfilesAnswer {
-  profiles: Profile[];
-  custom: boolean;
-}
-
-/** `GET`, `PUT` and `DELETE /v1/specialists`; `builtin`: the built-in specialists' names. */
-export interface SpecialistsAnswer {
-  specialists: SpecialistSpec[];
-  custom: boolean;
-  builtin?: string[];
-}
 
 /**
  * The settings calls over the app's client, so they go the same way as the chat (HTTP with
@@ -220,27 +203,27 @@ export class SettingsApi {
     return this.json({ method: 'PUT', path: routes.setting(key), body: { value } });
   }
 
-  profiles(): Promise<ProfilesAnswer> {
+  profiles(): Promise<ProfilesView> {
     return this.json({ method: 'GET', path: routes.profiles() });
   }
 
-  saveProfiles(profiles: Profile[]): Promise<ProfilesAnswer> {
+  saveProfiles(profiles: Profile[]): Promise<ProfilesView> {
     return this.json({ method: 'PUT', path: routes.profiles(), body: profiles });
   }
 
-  resetProfiles(): Promise<ProfilesAnswer> {
+  resetProfiles(): Promise<ProfilesView> {
     return this.json({ method: 'DELETE', path: routes.profiles() });
   }
 
-  specialists(): Promise<SpecialistsAnswer> {
+  specialists(): Promise<SpecialistsView> {
     return this.json({ method: 'GET', path: routes.specialists() });
   }
 
-  saveSpecialists(specialists: SpecialistSpec[]): Promise<SpecialistsAnswer> {
+  saveSpecialists(specialists: SpecialistSpec[]): Promise<SpecialistsView> {
     return this.json({ method: 'PUT', path: routes.specialists(), body: specialists });
   }
 
-  resetSpecialists(): Promise<SpecialistsAnswer> {
+  resetSpecialists(): Promise<SpecialistsView> {
     return this.json({ method: 'DELETE', path: routes.specialists() });
   }
 

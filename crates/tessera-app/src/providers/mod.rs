@@ -2,6 +2,7 @@
 //! default, the models each serves, local model servers, the spending limits. The settings page
 //! and `tessera provider` take the very same steps here, held to the same checks.
 
+pub mod changes;
 pub mod checks;
 mod connection_check;
 mod images;

@@ -29,3 +29,26 @@ pub struct AgentProblem {
 pub struct AgentProblems {
     pub problems: Vec<AgentProblem>,
 }
+
+/// `GET`, `PUT` and `DELETE /v1/profiles`: the profiles in force.
+#[derive(Clone, Debug, Serialize, TS)]
+pub struct ProfilesView {
+    pub profiles: Vec<tessera_engine::profiles::Profile>,
+    /// Whether they are the person's own (else the built-in one).
+    pub custom: bool,
+}
+
+/// `GET`, `PUT` and `DELETE /v1/specialists`: the specialists in force.
+#[derive(Clone, Debug, Serialize, TS)]
+pub struct SpecialistsView {
+    pub specialists: Vec<tessera_engine::specialists::SpecialistSpec>,
+    /// Whether the person saved their own.
+    pub custom: bool,
+    /// The names of the built-in ones: saving a list without one keeps it, so the settings
+    /// page offers no Delete for them.
+    pub builtin: Vec<String>,
+    /// After a change: the model new runs use, rebuilt with the change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub model: Option<tessera_protocol::settings_api::ModelStatus>,
+}

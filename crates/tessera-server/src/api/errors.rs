@@ -143,7 +143,5 @@ macro_rules! through_problem {
 through_problem!(
     tessera_app::CoreError,
     tessera_app::StoreError,
-    tessera_engine::engine::EngineError,
-    tessera_engine::interactions::AnswerError,
     tessera_mcp::HubError
 );

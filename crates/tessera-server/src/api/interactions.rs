@@ -8,9 +8,8 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::Value;
+use tessera_app::{Answer, Answered};
 use tessera_app::{App, Interaction};
-use tessera_engine::engine::Engine;
-use tessera_engine::interactions::{Answer, Answered};
 use tessera_protocol::easyflow::FormSubmission;
 use tessera_protocol::error_codes::ErrorCode;
 use tessera_protocol::DocumentKind;
@@ -65,7 +64,7 @@ async fn answer(
     Path(id): Path<String>,
     body: axum::body::Bytes,
 ) -> Result<Json<InteractionAnswered>, ApiError> {
-    let answer = Answer::from_json(&json_body(&body)?)?;
+    let answer = Answer::from_json(&json_body(&body)?).map_err(tessera_app::CoreError::from)?;
     let handle = tokio::runtime::Handle::current();
     off_thread(move || {
         let _guard = handle.enter();
@@ -96,22 +95,12 @@ struct ListQuery {
 }
 
 async fn list(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Query(query): Query<ListQuery>,
 ) -> Result<Json<InteractionList>, ApiError> {
-    let pending = engine.pending_interactions(query.conversation_id.as_deref())?;
-    // One unreadable request does not hide the others.
-    let interactions = pending
-        .iter()
-        .filter_map(|interaction| match InteractionView::of(interaction) {
-            Ok(view) => Some(view),
-            Err(error) => {
-                tracing::warn!(%error, "an interaction is left out of the list");
-                None
-            }
-        })
-        .collect();
-    Ok(Json(InteractionList { interactions }))
+    Ok(Json(
+        app.waiting_interactions(query.conversation_id.as_deref())?,
+    ))
 }
 
 async fn one(

@@ -18,7 +18,7 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{json, Value};
-use tessera_engine::engine::Engine;
+use tessera_app::App;
 use tessera_protocol::error_codes::ErrorCode;
 
 pub use errors::ApiError;
@@ -28,15 +28,9 @@ pub(crate) use sse::stream_response;
 /// and a few smaller ones beside it.
 const MESSAGE_LIMIT: usize = 64 * 1024 * 1024;
 
-/// What every handler reaches: the application, and through it the engine.
+/// What every handler reaches: the application core.
 #[derive(Clone, Debug)]
 pub struct ApiState(pub tessera_app::App);
-
-impl axum::extract::FromRef<ApiState> for Engine {
-    fn from_ref(state: &ApiState) -> Self {
-        state.0.engine().clone()
-    }
-}
 
 impl axum::extract::FromRef<ApiState> for tessera_app::App {
     fn from_ref(state: &ApiState) -> Self {
@@ -68,7 +62,7 @@ pub(crate) fn wants_stream(headers: &HeaderMap) -> bool {
 }
 
 async fn conversation_events(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
@@ -87,20 +81,14 @@ async fn conversation_events(
             ))
         }
     };
-    let sub = engine.subscribe(&id, after)?;
+    let sub = app.subscribe(&id, after)?;
     Ok(stream_response(sub, None))
 }
 
 async fn cancel_run(
-    State(engine): State<Engine>,
+    State(app): State<App>,
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    if engine.cancel(&id) {
-        Ok(Json(json!({"run_id": id, "cancelled": true})))
-    } else {
-        Err(ApiError::new(
-            ErrorCode::RunNotRunning,
-            format!("run {id} is not running (it ended, or never existed)"),
-        ))
-    }
+    app.cancel_run(&id)?;
+    Ok(Json(json!({"run_id": id, "cancelled": true})))
 }

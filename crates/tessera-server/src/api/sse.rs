@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use bytes::{BufMut, Bytes, BytesMut};
 use futures_util::{stream, FutureExt};
 use tessera_app::StoredEvent;
-use tessera_engine::engine::Subscription;
+use tessera_app::Subscription;
 use tessera_protocol::easyflow::EventBody;
 
 /// A comment sent when nothing else was for this long, so proxies and clients keep an idle

@@ -24,9 +24,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::Router;
 use serde_json::{Map, Value};
-use tessera_engine::engine::Engine;
 use tessera_protocol::error_codes::ErrorCode;
-use tessera_protocol::settings_api::ModelStatus;
 
 use super::ApiError;
 
@@ -100,19 +98,4 @@ fn kind_of(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
-}
-
-/// The model new runs use, as the UI shows it.
-fn model_status(engine: &Engine) -> ModelStatus {
-    tessera_app::model_status(engine)
-}
-
-/// Rebuilds the model after a change and says how it went.
-async fn refresh_model(app: &tessera_app::App) -> ModelStatus {
-    app.reload_model_status().await
-}
-
-/// A status as a JSON value, for answers assembled with `json!`.
-fn model_value(status: &ModelStatus) -> Value {
-    serde_json::to_value(status).unwrap_or(Value::Null)
 }

@@ -21,60 +21,36 @@ use super::super::ApiError;
 use super::{ack, reply};
 
 pub(super) async fn announce(app: &App, message: Message) -> Result<Response, ApiError> {
-    let engine = app.engine();
     let MessageContent::ClientCapabilities(capabilities) = &message.content else {
         return Err(ApiError::new(
             ErrorCode::Internal,
             "not a CLIENT_CAPABILITIES",
         ));
     };
-    let announcement = engine
+    let announced = app
         .announce_client_tools(&message.context_id, capabilities.clone())
-        .map_err(|err| {
-            ApiError::new(
-                ErrorCode::InvalidCapabilities,
-                format!("content.{err}; nothing was announced"),
-            )
-        })?;
-    let engine_tools = engine.served_tools().await;
-    let mut taken = Vec::new();
-    let mut shadowed = Vec::new();
-    for tool in &announcement.tools {
-        // A name the engine has stays the engine's tool.
-        if engine_tools
-            .as_ref()
-            .is_some_and(|r| r.get(&tool.spec.name).is_some())
-        {
-            shadowed.push(tool.spec.name.clone());
-        } else {
-            taken.push(tool.spec.name.clone());
-        }
-    }
+        .await?;
     let mut data = JsonObject::new();
     data.insert("clientId".into(), json!(capabilities.client_id));
-    data.insert("tools".into(), json!(taken));
-    data.insert("shadowedByServerTools".into(), json!(shadowed));
+    data.insert("tools".into(), json!(announced.taken));
+    data.insert("shadowedByServerTools".into(), json!(announced.shadowed));
     let text = format!(
         "client {} can run {} front-end tool(s) in context {}",
         capabilities.client_id,
-        taken.len(),
+        announced.taken.len(),
         message.context_id
     );
     Ok(Json(ack(&message, text, data)).into_response())
 }
 
 pub(super) async fn availability(app: &App, message: Message) -> Result<Response, ApiError> {
-    let engine = app.engine();
     let MessageContent::ToolAvailabilityRequest(request) = &message.content else {
         return Err(ApiError::new(
             ErrorCode::Internal,
             "not a TOOL_AVAILABILITY_REQUEST",
         ));
     };
-    let engine_tools = engine.served_tools().await;
-    let client_tools = engine.client_tools().tools(&message.context_id);
-    let response =
-        tessera_engine::client_tools::availability(request, engine_tools.as_deref(), &client_tools);
+    let response = app.tool_availability(&message.context_id, request).await;
     let answer = reply(
         &message,
         SenderType::System,

@@ -52,25 +52,13 @@ pub(super) async fn request(app: &App, message: Message) -> Result<Response, Api
 
 /// A client's results for front-end calls waiting for it.
 pub(super) fn client_response(app: &App, message: Message) -> Result<Response, ApiError> {
-    let engine = app.engine();
     let MessageContent::ToolCallResponse(response) = &message.content else {
         return Err(ApiError::new(
             ErrorCode::Internal,
             "not a TOOL_CALL_RESPONSE",
         ));
     };
-    let delivered = engine.client_tool_response(&message.context_id, response.results.clone());
-    if delivered.accepted.is_empty() {
-        return Err(ApiError::new(
-            ErrorCode::NoWaitingCall,
-            format!(
-                "no call of conversation {} waits for a client's result under {} (it was \
-                 answered already, timed out, or never asked)",
-                message.context_id,
-                delivered.unmatched.join(", ")
-            ),
-        ));
-    }
+    let delivered = app.deliver_client_results(&message.context_id, response.results.clone())?;
     let mut data = JsonObject::new();
     data.insert("accepted".into(), json!(delivered.accepted));
     data.insert("unmatched".into(), json!(delivered.unmatched));

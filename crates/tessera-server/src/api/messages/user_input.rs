@@ -14,8 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 use tessera_app::messages::NewMessage;
-use tessera_app::{App, RunEnd};
-use tessera_engine::engine::{ConversationModel, StartedRun, Subscription};
+use tessera_app::{App, ConversationModel, RunEnd, StartedRun, Subscription};
 use tessera_protocol::mcp_cp::{
     FinishReason, Message, MessageContent, ModelResponse, SenderType, TokenUsage,
 };

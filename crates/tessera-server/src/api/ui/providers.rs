@@ -13,14 +13,13 @@ use serde_json::Value;
 use tessera_app::providers::config::ProviderConfig;
 use tessera_app::providers::listing::summary;
 use tessera_app::providers::ProvidersError;
-use tessera_app::{error_chain, App};
-use tessera_engine::provider_settings::ProviderLookupError;
+use tessera_app::App;
 use tessera_protocol::error_codes::ErrorCode;
 use tessera_providers::http::redact_userinfo;
-use tessera_providers::ProviderError;
 
-use super::{bad_request, kind_of, model_status, object_body, only_field, refresh_model};
+use super::{bad_request, kind_of, object_body, only_field};
 use crate::api::ApiError;
+use tessera_app::providers::changes::Changed;
 use tessera_app::views::providers::{
     DefaultProviderSet, ImageInput, KeyRemoved, KeyStored, LocalProviders, ProviderList,
     ProviderModels, ProviderRemoved, ProviderRow, ProviderSaved,
@@ -51,33 +50,9 @@ async fn local() -> Json<LocalProviders> {
     })
 }
 
-/// A provider operation's failure as an API error: a wrong request is a 4xx (404 for an
-/// unknown provider), a provider or keyring that failed a 502 or 503.
+/// A provider operation's failure as an API error (its [`tessera_app::Problem`]).
 pub(super) fn providers_error(err: ProvidersError) -> ApiError {
-    let message = error_chain(&err);
-    match &err {
-        ProvidersError::Lookup(lookup) => match lookup {
-            ProviderLookupError::Unknown { .. } => {
-                ApiError::new(ErrorCode::UnknownProvider, message)
-            }
-            ProviderLookupError::Unreadable { .. } => {
-                ApiError::new(ErrorCode::ProviderUnreadable, message)
-            }
-            ProviderLookupError::CredentialsInUrl { .. } => {
-                ApiError::new(ErrorCode::InvalidProvider, message)
-            }
-            _ => ApiError::new(ErrorCode::StoreError, message),
-        },
-        ProvidersError::Store(_) => ApiError::new(ErrorCode::StoreError, message),
-        ProvidersError::Provider(ProviderError::Keyring(_)) => {
-            ApiError::new(ErrorCode::KeyringUnavailable, message)
-        }
-        ProvidersError::Provider(ProviderError::MissingKey { .. }) => {
-            ApiError::new(ErrorCode::MissingKey, message)
-        }
-        _ if err.is_remote() => ApiError::new(ErrorCode::ProviderError, message),
-        _ => ApiError::new(ErrorCode::InvalidProvider, message),
-    }
+    tessera_app::Problem::from(err).into()
 }
 
 /// The configuration as saved, with any credentials of old settings (in the proxy, in the
@@ -107,7 +82,7 @@ async fn list(State(app): State<App>) -> Result<Json<ProviderList>, ApiError> {
         providers,
         default: listing.default,
         keyring_error: listing.keyring_error,
-        model: model_status(app.engine()),
+        model: app.model_status(),
     }))
 }
 
@@ -131,11 +106,13 @@ async fn save(
     }
     let mut config: ProviderConfig = serde_json::from_value(Value::Object(body))
         .map_err(|err| bad_request(format!("not a provider configuration: {err}")))?;
-    let replaced = app
-        .providers()
-        .check_and_save(&mut config)
+    let Changed {
+        value: replaced,
+        model,
+    } = app
+        .save_provider(&mut config)
+        .await
         .map_err(providers_error)?;
-    let model = refresh_model(&app).await;
     let status = if replaced {
         StatusCode::OK
     } else {
@@ -172,7 +149,10 @@ async fn remove(
             },
         ));
     }
-    let removal = providers.remove(&name).await.map_err(providers_error)?;
+    let Changed {
+        value: removal,
+        model,
+    } = app.remove_provider(&name).await.map_err(providers_error)?;
     let (key_removed, keyring_warning) = match &removal.key {
         Ok(removed) => (Some(*removed), None),
         Err(err) => (
@@ -180,7 +160,6 @@ async fn remove(
             Some(format!("a key of {name} may remain in the keyring: {err}")),
         ),
     };
-    let model = refresh_model(&app).await;
     Ok(Json(ProviderRemoved {
         removed: name,
         key_removed,
@@ -209,12 +188,13 @@ async fn set_key(
         }
         None => return Err(bad_request("send {\"key\": \"…\"}")),
     };
-    let notes = app
-        .providers()
-        .save_key(&name, key)
+    let Changed {
+        value: notes,
+        model,
+    } = app
+        .save_provider_key(&name, key)
         .await
         .map_err(providers_error)?;
-    let model = refresh_model(&app).await;
     Ok(Json(KeyStored {
         provider: name,
         stored: true,
@@ -238,8 +218,13 @@ async fn delete_key(
             format!("no provider named {name}; the keyring was not touched"),
         ));
     }
-    let removed = providers.remove_key(&name).await.map_err(providers_error)?;
-    let model = refresh_model(&app).await;
+    let Changed {
+        value: removed,
+        model,
+    } = app
+        .remove_provider_key(&name)
+        .await
+        .map_err(providers_error)?;
     Ok(Json(KeyRemoved {
         provider: name,
         removed,
@@ -252,10 +237,10 @@ async fn make_default(
     State(app): State<App>,
     Path(name): Path<String>,
 ) -> Result<Json<DefaultProviderSet>, ApiError> {
-    app.providers()
-        .set_default(&name)
+    let Changed { model, .. } = app
+        .set_default_provider(Some(&name))
+        .await
         .map_err(providers_error)?;
-    let model = refresh_model(&app).await;
     Ok(Json(DefaultProviderSet {
         default: name,
         model,

@@ -8,29 +8,22 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::routing::get;
 use axum::{Json, Router};
-use tessera_engine::engine::Engine;
+use tessera_app::App;
 use tessera_protocol::settings_api::{SecretStoreChoice, SecretStoreMoved, SecretStoreView};
 
-use super::{bad_request, json_body, refresh_model};
+use super::{bad_request, json_body};
 use crate::api::ApiError;
 
 pub(super) fn routes() -> Router<crate::api::ApiState> {
     Router::new().route("/secrets/store", get(show).put(choose))
 }
 
-async fn show(State(engine): State<Engine>) -> Json<SecretStoreView> {
-    let secrets = engine.secret_store();
-    Json(SecretStoreView {
-        store: secrets.backend(),
-        key_file: secrets.key_file().display().to_string(),
-        keyring: secrets.keyring_health().await,
-        warnings: secrets.warnings(),
-    })
+async fn show(State(app): State<App>) -> Json<SecretStoreView> {
+    Json(app.secret_store_view().await)
 }
 
 async fn choose(
-    State(engine): State<Engine>,
-    State(app): State<tessera_app::App>,
+    State(app): State<App>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<SecretStoreMoved>, ApiError> {
     let choice: SecretStoreChoice = serde_json::from_value(json_body(body)?).map_err(|err| {
@@ -38,8 +31,5 @@ async fn choose(
             "the body must be {{\"store\": \"keyring\"}} or {{\"store\": \"file\"}}: {err}"
         ))
     })?;
-    let moved = engine.choose_secret_store(choice.store).await?;
-    // A key the model could not read before may be readable now.
-    refresh_model(&app).await;
-    Ok(Json(moved))
+    Ok(Json(app.choose_secret_store(choice.store).await?))
 }

@@ -17,7 +17,7 @@ use tessera_protocol::error_codes::ErrorCode;
 use tessera_protocol::settings_api::{SettingValues, SettingsView};
 
 use super::providers::providers_error;
-use super::{bad_request, kind_of, object_body, only_field, refresh_model};
+use super::{bad_request, kind_of, object_body, only_field};
 use crate::api::ApiError;
 
 const PER_DAY: &str = "spending_limit_per_day_usd";
@@ -66,7 +66,7 @@ async fn show(State(app): State<App>) -> Result<Json<SettingsView>, ApiError> {
     // With the model new runs use: the cheap way to ask "is a model set up?" (the providers'
     // list reads every provider's key).
     Ok(Json(SettingsView {
-        model: Some(super::model_status(app.engine())),
+        model: Some(app.model_status()),
         ..view(&app)?
     }))
 }
@@ -145,20 +145,19 @@ async fn change(
     }
     let providers = app.providers();
     if key == DEFAULT_PROVIDER {
-        match value {
-            Value::Null => {
-                providers.clear_default().map_err(invalid)?;
-            }
-            Value::String(name) => providers.set_default(name.trim()).map_err(invalid)?,
+        let name = match &value {
+            Value::Null => None,
+            Value::String(name) => Some(name.trim()),
             other => {
                 return Err(bad_request(format!(
                     "{key} must be a provider's name or null, not {}",
-                    kind_of(&other)
+                    kind_of(other)
                 )))
             }
-        }
+        };
+        let changed = app.set_default_provider(name).await.map_err(invalid)?;
         let mut answer = view(&app)?;
-        answer.model = Some(refresh_model(&app).await);
+        answer.model = Some(changed.model);
         return Ok(Json(answer));
     }
     let limit = match &value {
