@@ -74,8 +74,17 @@ pub enum CoreError {
     Assemble(#[from] tessera_engine::assembler::AssembleError),
     #[error("cannot write JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// A setting's value the person got wrong (`INVALID_VALUE`).
     #[error("{0}")]
     BadSetting(String),
+    /// A request that is not what the operation takes: a key, a field, a JSON type
+    /// (`BAD_REQUEST`).
+    #[error("{0}")]
+    WrongShape(String),
+    #[error(transparent)]
+    Providers(#[from] crate::providers::ProvidersError),
+    #[error(transparent)]
+    LocalModels(#[from] crate::local_models::LocalModelsError),
     #[error("no memory {0:?}")]
     NoMemory(String),
     #[error("no project {0:?}")]

@@ -30,6 +30,7 @@ pub mod project_context;
 pub mod projects;
 pub mod providers;
 pub mod requests;
+pub mod settings;
 pub mod specialists;
 pub mod views;
 

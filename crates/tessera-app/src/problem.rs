@@ -21,6 +21,7 @@ use tessera_engine::provider_settings::ProviderLookupError;
 use tessera_engine::specialists::SpecialistsError;
 use tessera_providers::ProviderError;
 
+use crate::local_models::LocalModelsError;
 use crate::projects::KnowledgeError;
 use crate::providers::ProvidersError;
 use crate::views::agents::{AgentProblem, AgentProblems};
@@ -230,6 +231,9 @@ impl From<CoreError> for Problem {
                 ErrorCode::KnowledgeUnavailable
             }
             CoreError::BadSetting(_) => ErrorCode::InvalidValue,
+            CoreError::WrongShape(_) => ErrorCode::BadRequest,
+            CoreError::Providers(err) => return err.into(),
+            CoreError::LocalModels(err) => return err.into(),
             CoreError::Store(err) => return Problem::from(err).about(conversation.as_deref()),
             CoreError::Profiles(err) => return profiles_problem(err),
             CoreError::Specialists(err) => return specialists_problem(err),
@@ -355,6 +359,28 @@ impl From<ProvidersError> for Problem {
             ProvidersError::Provider(ProviderError::MissingKey { .. }) => ErrorCode::MissingKey,
             _ if err.is_remote() => ErrorCode::ProviderError,
             _ => ErrorCode::InvalidProvider,
+        };
+        Problem::new(code, message)
+    }
+}
+
+impl From<LocalModelsError> for Problem {
+    fn from(err: LocalModelsError) -> Self {
+        let message = crate::error_chain(&err);
+        if let LocalModelsError::Providers(inner) = err {
+            return inner.into();
+        }
+        let code = if err.is_not_found() {
+            ErrorCode::NotFound
+        } else if err.is_bad_request() {
+            ErrorCode::BadRequest
+        } else {
+            match &err {
+                LocalModelsError::AlreadyThere(_) => ErrorCode::AlreadyExists,
+                LocalModelsError::StillDownloading(_) => ErrorCode::AlreadyRunning,
+                LocalModelsError::NotAModel { .. } => ErrorCode::InvalidValue,
+                _ => ErrorCode::StoreError,
+            }
         };
         Problem::new(code, message)
     }

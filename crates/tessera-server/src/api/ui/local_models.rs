@@ -17,8 +17,7 @@ use tessera_app::views::local_models::{
     DownloadCancelled, DownloadView, LocalContextSet, LocalFileRemoved, LocalModelChosen,
     LocalModelsView, WorkerView,
 };
-use tessera_app::{error_chain, App};
-use tessera_protocol::error_codes::ErrorCode;
+use tessera_app::App;
 
 use super::{bad_request, kind_of, object_body, only_field};
 use crate::api::ApiError;
@@ -38,23 +37,7 @@ pub(super) fn routes() -> Router<crate::api::ApiState> {
 }
 
 fn local_error(err: LocalModelsError) -> ApiError {
-    let message = error_chain(&err);
-    if let LocalModelsError::Providers(inner) = err {
-        return super::providers::providers_error(inner);
-    }
-    let code = if err.is_not_found() {
-        ErrorCode::NotFound
-    } else if err.is_bad_request() {
-        ErrorCode::BadRequest
-    } else {
-        match &err {
-            LocalModelsError::AlreadyThere(_) => ErrorCode::AlreadyExists,
-            LocalModelsError::StillDownloading(_) => ErrorCode::AlreadyRunning,
-            LocalModelsError::NotAModel { .. } => ErrorCode::InvalidValue,
-            _ => ErrorCode::StoreError,
-        }
-    };
-    ApiError::new(code, message)
+    tessera_app::Problem::from(err).into()
 }
 
 /// The non-empty text of `key` in a request body, trimmed; `what` says what it should be.
