@@ -64,18 +64,26 @@ impl App {
         self.answer_interaction(&submission.form_id, &answer)
     }
 
-    /// Attachment `sha256`'s facts and bytes; None when no message has it. Blocks on the
-    /// disk: call it off the async workers.
-    pub fn attachment(&self, sha256: &str) -> Result<Option<(AttachmentInfo, Vec<u8>)>, CoreError> {
-        let store = self.engine.store();
-        let Some(info) = store.attachment(sha256)? else {
-            return Ok(None);
-        };
-        match store.read_attachment(sha256) {
-            Ok(bytes) => Ok(Some((info, bytes))),
-            Err(StoreError::NotFound { .. }) => Ok(None),
-            Err(other) => Err(other.into()),
-        }
+    /// Attachment `sha256`'s facts and bytes; None when no message has it (read off the async
+    /// workers: it may be tens of megabytes).
+    pub async fn attachment(
+        &self,
+        sha256: &str,
+    ) -> Result<Option<(AttachmentInfo, Vec<u8>)>, CoreError> {
+        let store = self.engine.store().clone();
+        let sha256 = sha256.to_owned();
+        tokio::task::spawn_blocking(move || {
+            let Some(info) = store.attachment(&sha256)? else {
+                return Ok(None);
+            };
+            match store.read_attachment(&sha256) {
+                Ok(bytes) => Ok(Some((info, bytes))),
+                Err(StoreError::NotFound { .. }) => Ok(None),
+                Err(other) => Err(other.into()),
+            }
+        })
+        .await
+        .map_err(|err| CoreError::Internal(format!("reading the attachment stopped: {err}")))?
     }
 }
 

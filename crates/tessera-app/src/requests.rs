@@ -40,7 +40,7 @@ pub struct RequestReply {
 /// What a request gets: the run's event stream, when it asked for one, or the response.
 pub enum RequestAnswer {
     Stream(StartedRun, Subscription),
-    Reply(RequestReply),
+    Reply(Box<RequestReply>),
 }
 
 impl RequestReply {
@@ -111,7 +111,7 @@ impl App {
                 conversation: problem.conversation.or(Some(request.root_id.clone())),
                 ..problem
             };
-            RequestAnswer::Reply(RequestReply::error(trace_id, problem))
+            RequestAnswer::Reply(Box::new(RequestReply::error(trace_id, problem)))
         };
         let Some(last_user) = request.resources.iter().rposition(|r| r.role == Role::User) else {
             return in_context(Problem::new(
@@ -147,7 +147,7 @@ impl App {
             return RequestAnswer::Stream(run, sub);
         }
         match self.wait(&run, sub, Some(budget)).await {
-            Ok(outcome) => RequestAnswer::Reply(self.reply(trace_id, outcome)),
+            Ok(outcome) => RequestAnswer::Reply(Box::new(self.reply(trace_id, outcome))),
             Err(err) => in_context(err.into()),
         }
     }

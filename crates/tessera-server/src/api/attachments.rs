@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use tessera_app::answers::is_sha256;
-use tessera_app::{App, CoreError, StoreError};
+use tessera_app::{App, AttachmentInfo, CoreError, StoreError};
 use tessera_protocol::error_codes::ErrorCode;
 
 use super::ApiError;
@@ -31,36 +31,28 @@ async fn get_attachment(
             "an attachment is named by the lowercase hex SHA-256 of its bytes (64 characters)",
         ));
     }
-    let hash = sha256.clone();
-    let found = tokio::task::spawn_blocking(move || app.attachment(&hash))
-        .await
-        .map_err(|err| {
-            ApiError::new(
-                ErrorCode::Internal,
-                format!("reading the attachment stopped: {err}"),
-            )
-        })?;
-    let not_found = || {
-        ApiError::new(
+    match app.attachment(&sha256).await {
+        Ok(Some((info, bytes))) => Ok(attachment_response(info, bytes)),
+        Ok(None) | Err(CoreError::Store(StoreError::NotFound { .. })) => Err(ApiError::new(
             ErrorCode::AttachmentNotFound,
             format!("no attachment {sha256}"),
-        )
-    };
-    let (info, bytes) = match found {
-        Ok(Some(found)) => found,
-        Ok(None) | Err(CoreError::Store(StoreError::NotFound { .. })) => return Err(not_found()),
+        )),
         Err(error) => {
             tracing::warn!(%error, %sha256, "cannot read an attachment");
-            return Err(ApiError::new(
+            Err(ApiError::new(
                 ErrorCode::StoreError,
                 "cannot read the attachment",
-            ));
+            ))
         }
-    };
+    }
+}
+
+/// The bytes, as their type, never run when opened on their own.
+fn attachment_response(info: AttachmentInfo, bytes: Vec<u8>) -> Response {
     let mime = info
         .mime_type
         .unwrap_or_else(|| "application/octet-stream".to_owned());
-    Ok((
+    (
         [
             (header::CONTENT_TYPE, mime),
             (header::CACHE_CONTROL, CACHE_CONTROL.to_owned()),
@@ -73,5 +65,5 @@ async fn get_attachment(
         ],
         Body::from(bytes),
     )
-        .into_response())
+        .into_response()
 }

@@ -23,6 +23,12 @@ pub(super) async fn handle(app: &App, message: Message) -> Result<Response, ApiE
         return Err(ApiError::new(ErrorCode::Internal, "not an INSTRUCTION"));
     };
     let outcome = app.run_instructions(&message.context_id, set).await?;
+    let (text, data) = summary(outcome);
+    Ok(Json(ack(&message, text, data)).into_response())
+}
+
+/// The acknowledgement's text (how many of each state) and data (each result, the tasks).
+fn summary(outcome: tessera_app::direct_runs::InstructionsOutcome) -> (String, JsonObject) {
     let (run_id, results, tasks) = (outcome.run_id, outcome.results, outcome.tasks);
     let listed: Vec<Value> = results
         .results
@@ -59,5 +65,5 @@ pub(super) async fn handle(app: &App, message: Message) -> Result<Response, ApiE
         count(InstructionState::Skipped),
         count(InstructionState::Timeout),
     );
-    Ok(Json(ack(&message, text, data)).into_response())
+    (text, data)
 }

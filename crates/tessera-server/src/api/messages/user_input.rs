@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
 use tessera_app::messages::NewMessage;
-use tessera_app::{App, ConversationModel, RunEnd, StartedRun, Subscription};
+use tessera_app::{App, ConversationModel, RunEnd, RunOutcome, StartedRun, Subscription};
 use tessera_protocol::mcp_cp::{
     FinishReason, Message, MessageContent, ModelResponse, SenderType, TokenUsage,
 };
@@ -154,7 +154,28 @@ pub(crate) async fn answer(
         return Ok(stream_answer(run, sub));
     }
     let outcome = app.wait(run, sub, None).await?;
-    let token_usage = outcome.usage.as_ref().and_then(|m| {
+    let (content, metadata, message_id) = model_response(outcome)?;
+    let mut reply = reply_to(
+        &run.conversation_id,
+        in_reply_to,
+        SenderType::Model,
+        MessageContent::ModelResponse(content),
+        metadata,
+    );
+    // The answer is a stored message: the reply carries its id (seed 000 §2.2 消息唯一标识),
+    // the one the context's history shows and a later `parentMessageId` may name.
+    if let Some(id) = message_id {
+        reply.message_id = id;
+    }
+    Ok(Json(reply).into_response())
+}
+
+/// The MODEL_RESPONSE a run's outcome makes, its metadata (the run, and what it waits for when
+/// suspended), and the stored answer's id; a failed run is the error it failed with.
+fn model_response(
+    outcome: RunOutcome,
+) -> Result<(ModelResponse, JsonObject, Option<String>), ApiError> {
+    let usage = outcome.usage.as_ref().and_then(|m| {
         Some(TokenUsage {
             prompt_tokens: m.prompt_tokens?,
             completion_tokens: m.completion_tokens?,
@@ -163,15 +184,15 @@ pub(crate) async fn answer(
         })
     });
     let mut metadata = JsonObject::new();
-    metadata.insert("runId".into(), json!(run.run_id));
+    metadata.insert("runId".into(), json!(outcome.run_id));
     let (finish_reason, message_id) = match outcome.end {
         RunEnd::Failed(failure) => return Err(failure.problem().into()),
         RunEnd::Waiting(waiting) => {
-            metadata.insert("state".into(), json!("suspended"));
             let waiting: Vec<Value> = waiting
                 .into_iter()
                 .map(|i| json!({"interactionId": i.interaction_id, "kind": i.kind, "request": i.request}))
                 .collect();
+            metadata.insert("state".into(), json!("suspended"));
             metadata.insert("interactions".into(), Value::Array(waiting));
             (FinishReason::ToolCalls, None)
         }
@@ -186,24 +207,12 @@ pub(crate) async fn answer(
         // No budget: the wait ends only with the run.
         RunEnd::StillRunning => (FinishReason::Stop, None),
     };
-    let content = MessageContent::ModelResponse(ModelResponse {
+    let content = ModelResponse {
         text: outcome.text,
         tool_calls: None,
         finish_reason,
-        usage: token_usage,
+        usage,
         extra: JsonObject::new(),
-    });
-    let mut reply = reply_to(
-        &run.conversation_id,
-        in_reply_to,
-        SenderType::Model,
-        content,
-        metadata,
-    );
-    // The answer is a stored message: the reply carries its id (seed 000 §2.2 消息唯一标识),
-    // the one the context's history shows and a later `parentMessageId` may name.
-    if let Some(id) = message_id {
-        reply.message_id = id;
-    }
-    Ok(Json(reply).into_response())
+    };
+    Ok((content, metadata, message_id))
 }

@@ -13,7 +13,7 @@ use axum::{Json, Router};
 use serde_json::{Map, Value};
 use tessera_app::conversations::ConversationFilter;
 use tessera_app::views::conversations::ExportFormat;
-use tessera_app::{App, CoreError};
+use tessera_app::App;
 
 use super::{bad_request, json_body, kind_of, object_body};
 use crate::api::ApiError;
@@ -257,8 +257,26 @@ async fn import(
     RawQuery(query): RawQuery,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    let as_copy = copy_of(query.as_deref())?;
+    let document = json_body(body)?;
+    match app.import_conversation_as(&document, "the body", as_copy)? {
+        Ok(report) => Ok((
+            StatusCode::CREATED,
+            Json(ConversationImported {
+                conversation_id: report.conversation_id,
+                messages: report.messages as u64,
+                evidences: report.evidences as u64,
+            }),
+        )
+            .into_response()),
+        Err(problems) => Err(ApiError::invalid_document("the document", &problems)),
+    }
+}
+
+/// `?copy=true|false` (also 1|0), the only query parameter of an import.
+fn copy_of(query: Option<&str>) -> Result<bool, ApiError> {
     let mut as_copy = false;
-    for (name, value) in query_pairs(query.as_deref()) {
+    for (name, value) in query_pairs(query) {
         match (name.as_str(), value.as_str()) {
             ("copy", "true" | "1") => as_copy = true,
             ("copy", "false" | "0") => as_copy = false,
@@ -274,25 +292,5 @@ async fn import(
             }
         }
     }
-    let document = json_body(body)?;
-    match app.import_conversation_as(&document, "the body", as_copy) {
-        Ok(Ok(report)) => Ok((
-            StatusCode::CREATED,
-            Json(ConversationImported {
-                conversation_id: report.conversation_id,
-                messages: report.messages as u64,
-                evidences: report.evidences as u64,
-            }),
-        )
-            .into_response()),
-        Ok(Err(problems)) => Err(ApiError::invalid_document("the document", &problems)),
-        Err(err @ CoreError::UnknownShape(_)) => Err(ApiError::invalid_document(
-            "the document",
-            &[tessera_protocol::Problem {
-                path: "$".into(),
-                message: err.to_string(),
-            }],
-        )),
-        Err(other) => Err(other.into()),
-    }
+    Ok(as_copy)
 }
