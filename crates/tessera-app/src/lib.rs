@@ -51,7 +51,9 @@ pub use tessera_engine::engine::{ConversationModel, StartedRun, Subscription};
 pub use tessera_engine::interactions::{Answer, Answered};
 pub use tessera_engine::{file_modes, sync};
 pub use tessera_providers::WireKind;
-pub use tessera_store::{AttachmentInfo, Interaction, InteractionKind, InteractionState, StoreError, StoredEvent};
+pub use tessera_store::{
+    AttachmentInfo, Interaction, InteractionKind, InteractionState, StoreError, StoredEvent,
+};
 
 fn open_store(dir: &Path) -> Result<Arc<Store>, AppError> {
     Store::open(dir)

@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use tessera_protocol::generate::{self, SCHEMAS_DIR, TYPESCRIPT_DIR};
 use tessera_cli::ui_types::add_roots;
+use tessera_protocol::generate::{self, SCHEMAS_DIR, TYPESCRIPT_DIR};
 
 const USAGE: &str = "usage: tessera-gen <write|check> [--root DIR]
 

@@ -137,7 +137,9 @@ pub(super) fn add(providers: &Providers<'_>, args: AddArgs) -> Outcome {
     if let Some(choice) = &args.tool_choice {
         let choice = choice.trim();
         if choice.is_empty() {
-            return Err(usage("--tool-choice needs required, none, auto or a tool's name"));
+            return Err(usage(
+                "--tool-choice needs required, none, auto or a tool's name",
+            ));
         }
         for model in per_model("--tool-choice")? {
             // `auto` is what a call does unasked: the setting goes.

@@ -1,8 +1,8 @@
 //! The committed `schemas/` and `ui/src/generated/` match the Rust types, those of
 //! tessera-protocol and those `ui_types` adds (what CI's `tessera-gen check` verifies).
 
-use tessera_protocol::generate::{check, default_root};
 use tessera_cli::ui_types::add_roots;
+use tessera_protocol::generate::{check, default_root};
 
 #[test]
 fn committed_artefacts_are_up_to_date() {
