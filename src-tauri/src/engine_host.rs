@@ -54,19 +54,10 @@ impl EngineHost {
         }
     }
 
-    /// Quitting: cancel what runs (partial answers are kept) so no run is left half-written.
+    /// Quitting: the core cancels what runs (partial answers are kept).
     pub fn shut_down(&self) {
         if let Self::Ready { app, .. } = self {
-            let engine = app.engine();
-            for run in engine.running() {
-                tracing::info!(run = %run.run_id, "cancelling a run: the app is quitting");
-                engine.cancel(&run.run_id);
-            }
-            // A cancelled run writes its partial answer and its end; give that a moment.
-            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
-            while !engine.running().is_empty() && std::time::Instant::now() < deadline {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
+            app.shut_down(std::time::Duration::from_secs(3));
         }
     }
 }

@@ -239,8 +239,9 @@ impl App {
         models::model_client(&self.engine, &self.inner.overrides).await
     }
 
-    /// The engine: runs, events, interactions, the store behind them.
-    pub fn engine(&self) -> &Engine {
+    /// The engine: runs, events, interactions, the store behind them. The core's own: the
+    /// shells call the core's operations.
+    pub(crate) fn engine(&self) -> &Engine {
         &self.engine
     }
 

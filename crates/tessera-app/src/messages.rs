@@ -20,15 +20,50 @@ pub struct NewMessage {
     pub attachments: Vec<Attachment>,
     /// Ask for the run's `debug/log` events.
     pub debug: bool,
-    /// Where the text goes in the conversation's tree: None, after the branch shown;
-    /// `Some(Some(id))`, after that message on a new branch; `Some(None)`, anew.
-    pub parent: Option<Option<String>>,
-    /// The model: None, the conversation's own (if any); `Some(Some(pick))`, that provider's
-    /// model from now on; `Some(None)`, back to the default provider's.
-    pub pick: Option<Option<ConversationModel>>,
+    /// Where the text goes in the conversation's tree.
+    pub placement: Placement,
+    /// The model it is answered with.
+    pub pick: ModelPick,
     /// The project (name or id) the conversation is in from this message on: a new
     /// conversation starts in it, so its first prompt has the project's context.
     pub project: Option<String>,
+}
+
+/// Where a message goes in its conversation's tree of messages.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Placement {
+    /// After the branch shown.
+    #[default]
+    Next,
+    /// After this message, on a new branch (editing a message and resending it names the
+    /// edited message's parent).
+    After(String),
+    /// At the start: the conversation begins anew (the branch it leaves stays).
+    Anew,
+}
+
+impl Placement {
+    /// The message it follows on a new branch: None when it follows the branch shown, or
+    /// `Some(None)` when it starts the conversation anew.
+    fn parent(&self) -> Option<Option<&str>> {
+        match self {
+            Self::Next => None,
+            Self::After(id) => Some(Some(id)),
+            Self::Anew => Some(None),
+        }
+    }
+}
+
+/// The model a message is answered with.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum ModelPick {
+    /// The conversation's own, if it has one, else the default provider's.
+    #[default]
+    Kept,
+    /// This provider's model, from now on.
+    Chosen(ConversationModel),
+    /// Back to the default provider's: the conversation forgets its own.
+    Default,
 }
 
 /// A seed-003 request's run: the model named, the conversation's history when it has none,
@@ -87,13 +122,13 @@ impl App {
             self.project(project)?;
         }
         self.ready_model(conversation, &message.pick).await?;
+        let pick = match &message.pick {
+            ModelPick::Kept => None,
+            ModelPick::Chosen(pick) => Some(Some(pick)),
+            ModelPick::Default => Some(None),
+        };
         // A message that cannot fit the model's window even alone creates nothing.
-        engine.check_message_fits(
-            Some(conversation),
-            message.pick.as_ref().map(Option::as_ref),
-            &message.text,
-            None,
-        )?;
+        engine.check_message_fits(Some(conversation), pick, &message.text, None)?;
         // Read and stored before the conversation exists: a refused file creates nothing.
         let attachments = engine.read_attachments(message.attachments).await?;
         let said = UserMessage {
@@ -115,16 +150,16 @@ impl App {
                 })?
             }
             SaidBefore::New => {
-                if matches!(message.parent, None | Some(None)) {
+                if matches!(message.placement, Placement::Next | Placement::Anew) {
                     self.ensure_conversation(conversation, &message.text)?;
                     if let Some(project) = &message.project {
                         self.move_conversation(conversation, Some(project))?;
                     }
-                    if matches!(message.pick, Some(Some(_))) {
+                    if matches!(message.pick, ModelPick::Chosen(_)) {
                         self.ready_model(conversation, &message.pick).await?;
                     }
                 }
-                match message.parent {
+                match message.placement.parent() {
                     None => self.start_run(conversation, said)?,
                     Some(parent) => {
                         self.refuse_while_running(
@@ -132,7 +167,7 @@ impl App {
                             "sending a message on another branch",
                         )?;
                         self.start_followed(conversation, || {
-                            engine.start_run_after(conversation, parent.as_deref(), said)
+                            engine.start_run_after(conversation, parent, said)
                         })?
                     }
                 }
@@ -186,25 +221,35 @@ impl App {
         }
     }
 
+    /// Quitting: cancels every run (each keeps its partial answer and writes its end) and waits
+    /// up to `grace` for them to finish writing, so no run is left half-written. Blocks: call it
+    /// where the process ends (the desktop's exit handler).
+    pub fn shut_down(&self, grace: std::time::Duration) {
+        for run in self.engine.running() {
+            tracing::info!(run = %run.run_id, "cancelling a run: the app is quitting");
+            self.engine.cancel(&run.run_id);
+        }
+        let deadline = std::time::Instant::now() + grace;
+        while !self.engine.running().is_empty() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     /// Readies the model the run will use, or forgets the conversation's own (null): before
     /// anything is created, and again after, to keep a pick.
-    async fn ready_model(
-        &self,
-        conversation: &str,
-        pick: &Option<Option<ConversationModel>>,
-    ) -> Result<(), CoreError> {
+    async fn ready_model(&self, conversation: &str, pick: &ModelPick) -> Result<(), CoreError> {
         match pick {
-            Some(None) => {
+            ModelPick::Default => {
                 if self.has_conversation(conversation)? {
                     self.engine.clear_conversation_model(conversation)?;
                 }
             }
-            Some(Some(pick)) => {
+            ModelPick::Chosen(pick) => {
                 self.engine
                     .prepare_model(conversation, Some(pick.clone()))
                     .await?;
             }
-            None => {
+            ModelPick::Kept => {
                 self.engine.prepare_model(conversation, None).await?;
             }
         }

@@ -71,6 +71,12 @@ impl App {
         }
     }
 
+    /// What the person must know about the key file: someone else's file at its path, modes
+    /// set back to owner-only.
+    pub fn secret_store_warnings(&self) -> Vec<String> {
+        self.engine.secret_store().warnings()
+    }
+
     /// Moves every secret to `to`; a key the model could not read before may be readable now.
     pub async fn choose_secret_store(
         &self,

@@ -199,7 +199,7 @@ async fn run(dir: &Path, cmd: ProviderCommand) -> Outcome {
     let outcome = command(&providers, cmd).await;
     // This command logs nothing: what the person must know about the key file (someone
     // else's file at its path, modes set back to owner-only) is said here.
-    for warning in app.engine().secret_store().warnings() {
+    for warning in app.secret_store_warnings() {
         eprintln!("warning: {warning}");
     }
     outcome

@@ -217,10 +217,21 @@ async fn a_picture_arrives_byte_for_byte_while_text_stays_text() {
         provider: Some("local".into()),
         ..ModelOverrides::default()
     };
-    let app = App::open(data.path(), overrides, Vec::new()).await.unwrap();
-    let sha = app
-        .engine()
-        .store()
+    // The store as a tool plugin gets it (the seam the desktop's native tools use), to keep a
+    // picture the way a tool's screenshot is kept.
+    let seen = std::sync::Arc::new(std::sync::OnceLock::new());
+    let plugin: tessera_app::ToolPlugin = {
+        let seen = seen.clone();
+        std::sync::Arc::new(move |_tools, store| {
+            let _ = seen.set(store.clone());
+            Ok(())
+        })
+    };
+    let app = App::open(data.path(), overrides, vec![plugin])
+        .await
+        .unwrap();
+    let store: &std::sync::Arc<tessera_store::Store> = seen.get().unwrap();
+    let sha = store
         .put_attachment(&picture, Some("image/png"))
         .unwrap()
         .sha256;

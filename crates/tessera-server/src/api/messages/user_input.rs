@@ -13,7 +13,7 @@ use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::{json, Value};
-use tessera_app::messages::NewMessage;
+use tessera_app::messages::{ModelPick, NewMessage, Placement};
 use tessera_app::{App, ConversationModel, RunEnd, RunOutcome, StartedRun, Subscription};
 use tessera_protocol::mcp_cp::{
     FinishReason, Message, MessageContent, ModelResponse, SenderType, TokenUsage,
@@ -43,17 +43,17 @@ fn message_id_of(message: &Message) -> Result<String, ApiError> {
     }
 }
 
-/// Where `metadata.parentMessageId` puts the text: None when absent (after the branch shown),
-/// else the message it follows (None inside: it starts the conversation anew).
-fn parent_of(message: &Message) -> Result<Option<Option<String>>, ApiError> {
+/// Where `metadata.parentMessageId` puts the text: absent, after the branch shown; a message
+/// id, after that message; null, the conversation anew.
+fn placement_of(message: &Message) -> Result<Placement, ApiError> {
     match message
         .metadata
         .as_ref()
         .and_then(|m| m.get("parentMessageId"))
     {
-        None => Ok(None),
-        Some(Value::Null) => Ok(Some(None)),
-        Some(Value::String(id)) if !id.is_empty() => Ok(Some(Some(id.clone()))),
+        None => Ok(Placement::Next),
+        Some(Value::Null) => Ok(Placement::Anew),
+        Some(Value::String(id)) if !id.is_empty() => Ok(Placement::After(id.clone())),
         Some(_) => Err(ApiError::new(
             ErrorCode::BadRequest,
             "metadata.parentMessageId must be a message id of the conversation (the message \
@@ -75,14 +75,14 @@ fn debug_of(message: &Message) -> Result<bool, ApiError> {
     }
 }
 
-/// What `metadata.model` asks: None when absent (the conversation's own model, if any), else
-/// `{"provider", "model"}` to use from now on, or null to go back to the default provider's.
-fn model_of(message: &Message) -> Result<Option<Option<ConversationModel>>, ApiError> {
+/// What `metadata.model` asks: absent, the conversation's own model (if any);
+/// `{"provider", "model"}`, that one from now on; null, back to the default provider's.
+fn model_of(message: &Message) -> Result<ModelPick, ApiError> {
     match message.metadata.as_ref().and_then(|m| m.get("model")) {
-        None => Ok(None),
-        Some(Value::Null) => Ok(Some(None)),
+        None => Ok(ModelPick::Kept),
+        Some(Value::Null) => Ok(ModelPick::Default),
         Some(value) => serde_json::from_value::<ConversationModel>(value.clone())
-            .map(|pick| Some(Some(pick)))
+            .map(ModelPick::Chosen)
             .map_err(|err| {
                 ApiError::new(ErrorCode::BadRequest, format!(
                         "metadata.model must be {{\"provider\": NAME, \"model\": MODEL}} (a provider \
@@ -132,7 +132,7 @@ pub(super) async fn handle(
             text: input.text.clone(),
             attachments: input.attachments.clone().unwrap_or_default(),
             debug: debug_of(&message)?,
-            parent: parent_of(&message)?,
+            placement: placement_of(&message)?,
             pick: model_of(&message)?,
             project: project_of(&message)?,
         })
