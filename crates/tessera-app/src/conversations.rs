@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 use tessera_protocol::Problem;
+use tessera_store::conversations::Conversation;
 pub use tessera_store::conversations::ConversationFilter;
-use tessera_store::conversations::{Conversation, NewConversation};
 use tessera_store::import::ImportReport;
 use tessera_store::{ReadTx, StoreError, StoredMessage};
 
@@ -36,18 +36,7 @@ impl App {
     pub fn ensure_conversation(&self, id: &str, title: &str) -> Result<(), CoreError> {
         let store = self.engine.store();
         if !store.conversation_exists(id)? {
-            match store.create_conversation(NewConversation {
-                id: Some(id.to_owned()),
-                title: tessera_engine::turn::title_of(title),
-                locale: None,
-                actor: None,
-                created_at: None,
-                project_id: None,
-            }) {
-                // Another request may have created it a moment ago.
-                Ok(_) | Err(StoreError::AlreadyExists { .. }) => {}
-                Err(other) => return Err(other.into()),
-            }
+            tessera_engine::conversation_start::start_conversation(store, Some(id), title)?;
         }
         Ok(())
     }

@@ -26,6 +26,7 @@ pub mod assembler;
 pub mod attachments;
 pub mod builtin_tools;
 pub mod client_tools;
+pub mod conversation_start;
 pub mod engine;
 pub mod event_log;
 pub mod executor;

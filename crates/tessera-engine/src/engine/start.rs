@@ -2,7 +2,6 @@
 //! choice (an edit), or again for a message they sent (regenerate).
 
 use tessera_protocol::easyflow::SystemState;
-use tessera_store::conversations::NewConversation;
 
 use super::error::EngineError;
 use super::handle::Engine;
@@ -117,18 +116,7 @@ impl Engine {
                 self.close_waiting_runs(id, CloseReason::Superseded)?;
                 id.to_owned()
             }
-            None => {
-                self.store
-                    .create_conversation(NewConversation {
-                        id: None,
-                        title: crate::turn::title_of(&text),
-                        locale: None,
-                        actor: None,
-                        created_at: None,
-                        project_id: None,
-                    })?
-                    .id
-            }
+            None => crate::conversation_start::start_conversation(&self.store, None, &text)?,
         };
         // The person's pick names the model too: a profile's own model is for the default
         // provider, and may not exist at the one picked.

@@ -30,7 +30,6 @@ use std::time::Instant;
 use tessera_protocol::easyflow::SystemState;
 use tessera_protocol::request::Role as WireRole;
 use tessera_providers::ProviderClient;
-use tessera_store::conversations::NewConversation;
 use tessera_store::{text_message, NewMessage, Parent, Store, StoreError, StoredEvent};
 use tokio_util::sync::CancellationToken;
 
@@ -75,18 +74,7 @@ pub async fn run_turn(
             }
             id.to_owned()
         }
-        None => {
-            store
-                .create_conversation(NewConversation {
-                    id: None,
-                    title: title_of(text),
-                    locale: None,
-                    actor: None,
-                    created_at: None,
-                    project_id: None,
-                })?
-                .id
-        }
+        None => crate::conversation_start::start_conversation(store, None, text)?,
     };
     let user_message = place_user_message(
         store,
@@ -122,11 +110,12 @@ pub async fn run_turn(
         Err(err) => {
             // The run has begun (`initializing` is out): it ends as a failed run does, so a
             // client following it sees why and its stream ends.
-            recorder.put(
-                recorder
-                    .shaper
-                    .system_error(err.code(), err.to_string(), false, None),
-            )?;
+            recorder.put(recorder.shaper.system_error(
+                err.code().as_str(),
+                err.to_string(),
+                false,
+                None,
+            ))?;
             recorder.put(recorder.shaper.status(SystemState::Failed))?;
             recorder.put(recorder.shaper.done(&drive::failed_summary(begun)))?;
             return Err(err);
