@@ -4,7 +4,7 @@
 use tessera_store::conversations::NewConversation;
 use tessera_store::{Store, StoreError};
 
-/// Creates a conversation titled by `first_words` (see [`crate::turn::title_of`]): with `id`
+/// Creates a conversation titled by `first_words` (see [`title_of`]): with `id`
 /// when given (one another request created a moment ago is taken as it is), else a new id.
 /// Its id.
 pub fn start_conversation(
@@ -14,7 +14,7 @@ pub fn start_conversation(
 ) -> Result<String, StoreError> {
     let created = store.create_conversation(NewConversation {
         id: id.map(str::to_owned),
-        title: crate::turn::title_of(first_words),
+        title: title_of(first_words),
         locale: None,
         actor: None,
         created_at: None,
@@ -25,4 +25,32 @@ pub fn start_conversation(
         (Err(StoreError::AlreadyExists { .. }), Some(id)) => Ok(id.to_owned()),
         (Err(other), _) => Err(other),
     }
+}
+
+/// A conversation title from the first words of the message: its first line, cut at a word
+/// (at a character for text without spaces, such as Chinese) with "…" when longer than 60
+/// characters.
+pub fn title_of(text: &str) -> String {
+    const MAX: usize = 60;
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    if line.is_empty() {
+        return "New conversation".into();
+    }
+    if line.chars().count() <= MAX {
+        return line.to_owned();
+    }
+    let cut: String = line.chars().take(MAX).collect();
+    // Back to the last space, unless that leaves too little (one long word, or no spaces).
+    let at_word = match cut.rfind(char::is_whitespace) {
+        Some(space) if cut[..space].chars().count() >= MAX / 2 => &cut[..space],
+        _ => cut.as_str(),
+    };
+    format!(
+        "{}…",
+        at_word.trim_end_matches(|c: char| c.is_whitespace() || ",;:-".contains(c))
+    )
 }

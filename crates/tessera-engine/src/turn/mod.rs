@@ -36,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 use crate::ids::new_id;
 use crate::model_events::EventShaper;
 
+pub use crate::conversation_start::title_of;
 pub use context::readable_document;
 pub(crate) use drive::TurnState;
 pub use error::{TurnError, CONTEXT_WINDOW_EXCEEDED, MESSAGE_TOO_LONG};
@@ -224,34 +225,6 @@ fn store_user_input(
         tx.put_evidence(&conversation_id, &evidence, &refs)?;
         Ok(message.id)
     })
-}
-
-/// A conversation title from the first words of the message: its first line, cut at a word
-/// (at a character for text without spaces, such as Chinese) with "…" when longer than 60
-/// characters.
-pub fn title_of(text: &str) -> String {
-    const MAX: usize = 60;
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or_default();
-    if line.is_empty() {
-        return "New conversation".into();
-    }
-    if line.chars().count() <= MAX {
-        return line.to_owned();
-    }
-    let cut: String = line.chars().take(MAX).collect();
-    // Back to the last space, unless that leaves too little (one long word, or no spaces).
-    let at_word = match cut.rfind(char::is_whitespace) {
-        Some(space) if cut[..space].chars().count() >= MAX / 2 => &cut[..space],
-        _ => cut.as_str(),
-    };
-    format!(
-        "{}…",
-        at_word.trim_end_matches(|c: char| c.is_whitespace() || ",;:-".contains(c))
-    )
 }
 
 #[cfg(test)]
