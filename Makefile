@@ -16,7 +16,7 @@ AS_ROOT := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
 RELEASE_DEB_DIR := $(CARGO_TARGET_DIR)/release/bundle/deb
 
-.PHONY: figures package run test check check-rust check-ui-unit deps deps-build ui desktop serve lint gen \
+.PHONY: disk-room figures package run test check check-rust check-ui-unit deps deps-build ui desktop serve lint gen \
         test-generated test-rust test-docs test-keyring test-ui test-ui-e2e desktop-deb desktop-install test-desktop \
         bench-ui bench-cli bench-mcp bench-knowledge bench-llama bench-llama-attention fuzz llama-worker test-llama test-gguf
 
@@ -24,12 +24,18 @@ RELEASE_DEB_DIR := $(CARGO_TARGET_DIR)/release/bundle/deb
 run: deps-build ui desktop llama-worker
 	TESSERA_LLAMA_BIN=$${TESSERA_LLAMA_BIN:-$(LLAMA_BIN)} $(DESKTOP_BIN)
 
-## make test: install what is missing, run every suite.
-test: deps lint test-generated test-rust test-docs test-keyring test-ui test-llama test-ui-e2e test-desktop
+## make test: install what is missing, run every suite. The Rust suites and the UI's checks run
+## side by side (each waits on its own work much of the time), their output kept apart.
+test: deps disk-room lint test-generated
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-rust test-ui
+	$(MAKE) --no-print-directory test-docs test-keyring test-llama test-ui-e2e test-desktop
 	@echo "make test: every suite passed"
 
 deps:
 	scripts/install-deps.sh all
+
+disk-room:
+	scripts/disk-room.sh
 
 ## The loop of a change: the Rust suites and the UI's unit suite, with no browser, no desktop and
 ## no local model (`make test` runs those too). Assumes `make test` or `make deps` ran once. The
@@ -164,12 +170,13 @@ fuzz:
 
 ## API keys in a real keyring: gnome-keyring in a private D-Bus session, unlocked with an
 ## empty password. Built first so the timeout covers only the run (a hung keyring call).
+## The suites are built as `make test-rust` builds them (the whole workspace's features): a
+## `-p` build would resolve other features and compile half the workspace again.
+KEYRING_TESTS := cargo test -q --workspace --exclude tessera-desktop --test all
 test-keyring:
-	cargo test -q -p tessera-providers --test all --no-run
-	cargo test -q -p tessera-cli --test all --no-run
+	$(KEYRING_TESTS) --no-run
 	cargo build -q -p tessera-test-tools --bins
-	timeout -k 10 120 scripts/with-keyring.sh cargo test -q -p tessera-providers --test all -- keyring::
-	timeout -k 10 300 scripts/with-keyring.sh cargo test -q -p tessera-cli --test all -- chat_keyring:: provider_keyring:: serve_ui_keyring:: serve_mcp_keyring:: serve_keys_moving::
+	timeout -k 10 300 scripts/with-keyring.sh $(KEYRING_TESTS) -- keyring:: serve_keys_moving::
 
 test-ui:
 	npm --prefix ui run typecheck
