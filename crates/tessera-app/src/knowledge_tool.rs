@@ -5,7 +5,9 @@
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use tessera_engine::tools::{RegistryError, ToolContext, ToolFailure, ToolRegistry, ToolSpec};
+use tessera_engine::tools::{
+    RegistryError, ToolContext, ToolFailure, ToolFailureCode, ToolRegistry, ToolSpec,
+};
 use tessera_knowledge::Knowledge;
 use tessera_store::Store;
 
@@ -48,7 +50,7 @@ fn spec() -> ToolSpec {
 }
 
 fn failure(message: impl Into<String>) -> ToolFailure {
-    ToolFailure::new("KNOWLEDGE_SEARCH_FAILED", message)
+    ToolFailure::new(ToolFailureCode::KnowledgeSearchFailed, message)
 }
 
 async fn run(

@@ -26,21 +26,18 @@ use tessera_protocol::context_doc::{
 use tessera_protocol::easyflow::{Event, EventBody};
 use tessera_protocol::vocabulary::ToolOutcome;
 use tessera_protocol::wire::JsonObject;
-use tessera_store::{AttachmentRef, Store, StoredEvent, WriteTx};
+use tessera_store::{AttachmentRef, Store, StoredEvent, ToolCallRow, WriteTx};
 
 use crate::executor::events::EventSink;
 use crate::executor::outcome::CLIENT_INFO_NOTE;
 use crate::executor::result_evidence::evidence_of;
 use crate::tools::images::attachment_refs;
 
-/// The key of a call record's `extra` that names the run it belongs to.
-pub(crate) const RUN_ID_KEY: &str = "run_id";
-
 /// Where a published log hands each event once it has committed (the conversation's bus).
 pub(crate) type Publish = Arc<dyn Fn(StoredEvent) + Send + Sync>;
 
 /// What a call's event changes beside the log: its record, and the evidence of its result.
-type CallWrite = (ToolCallRecord, Option<Evidence>, Vec<AttachmentRef>);
+type CallWrite = (ToolCallRow, Option<Evidence>, Vec<AttachmentRef>);
 
 /// An event ready to be written in a batch ([`EventLog::prepare`]): the call it reports is
 /// already known to the log, so a later event of the same call finds it before this one is
@@ -56,7 +53,7 @@ pub struct Prepared {
 pub struct EventLog {
     store: Arc<Store>,
     conversation_id: String,
-    calls: Mutex<HashMap<String, ToolCallRecord>>,
+    calls: Mutex<HashMap<String, ToolCallRow>>,
     publish: Option<Publish>,
 }
 
@@ -93,7 +90,7 @@ impl EventLog {
         let calls = crate::sync::lock(&self.calls);
         calls
             .get(call_id)
-            .and_then(|r| r.provider.as_ref())
+            .and_then(|r| r.record.provider.as_ref())
             .and_then(|p| p.name.clone())
     }
 
@@ -106,15 +103,12 @@ impl EventLog {
             return None;
         }
         let mut calls = crate::sync::lock(&self.calls);
-        let mut record = self.record_of(&mut calls, event)?;
+        let mut row = self.record_of(&mut calls, event)?;
         let run_id = event.meta.as_ref().and_then(|m| m.run_id.as_deref());
         // Which run made the call: after a restart, the run is rebuilt from its own calls only
         // (providers reuse ids such as `call_1` across runs).
         if let Some(run_id) = run_id {
-            record.extra.insert(
-                RUN_ID_KEY.into(),
-                serde_json::Value::String(run_id.to_owned()),
-            );
+            row.run_id = Some(run_id.to_owned());
         }
         let mut evidence = None;
         let mut attachments = Vec::new();
@@ -123,27 +117,27 @@ impl EventLog {
                 (&p.result, ToolOutcome::from_event_status(p.status))
             {
                 let found = evidence_of(
-                    record.tool.as_deref(),
-                    record.provider.as_ref().and_then(|p| p.name.as_deref()),
+                    row.record.tool.as_deref(),
+                    row.record.provider.as_ref().and_then(|p| p.name.as_deref()),
                     &p.tool_call_id,
                     run_id,
                     result,
                 );
-                record.result_evidence_ids = Some(found.ids);
+                row.record.result_evidence_ids = Some(found.ids);
                 if found.new.is_some() {
                     attachments = attachment_refs(&self.store, result);
                 }
                 evidence = found.new;
             }
         }
-        Some((record, evidence, attachments))
+        Some((row, evidence, attachments))
     }
 
     fn record_of(
         &self,
-        calls: &mut HashMap<String, ToolCallRecord>,
+        calls: &mut HashMap<String, ToolCallRow>,
         event: &Event,
-    ) -> Option<ToolCallRecord> {
+    ) -> Option<ToolCallRow> {
         match &event.body {
             EventBody::ToolCall(p) => {
                 let provider = p.provider.as_deref().map(|name| ToolProvider {
@@ -156,7 +150,7 @@ impl EventLog {
                     uri: p.provider_uri.clone(),
                     ..ToolProvider::default()
                 });
-                let record = ToolCallRecord {
+                let row = ToolCallRow::from(ToolCallRecord {
                     tool_call_id: p.tool_call_id.clone(),
                     task_id: p.task_id.clone(),
                     tool: Some(p.name.clone()),
@@ -168,36 +162,32 @@ impl EventLog {
                     duration_ms: None,
                     result_evidence_ids: None,
                     extra: JsonObject::new(),
-                };
-                calls.insert(p.tool_call_id.clone(), record.clone());
-                Some(record)
+                });
+                calls.insert(p.tool_call_id.clone(), row.clone());
+                Some(row)
             }
             EventBody::ToolResult(p) => {
-                let mut record = calls.remove(&p.tool_call_id).unwrap_or(ToolCallRecord {
-                    tool_call_id: p.tool_call_id.clone(),
-                    task_id: None,
-                    tool: None,
-                    provider: None,
-                    call_type: Some(ToolCallKind::Tool),
-                    called_at: None,
-                    args_digest: None,
-                    status: None,
-                    duration_ms: None,
-                    result_evidence_ids: None,
-                    extra: JsonObject::new(),
+                let mut row = calls.remove(&p.tool_call_id).unwrap_or_else(|| {
+                    ToolCallRow::from(ToolCallRecord {
+                        tool_call_id: p.tool_call_id.clone(),
+                        task_id: None,
+                        tool: None,
+                        provider: None,
+                        call_type: Some(ToolCallKind::Tool),
+                        called_at: None,
+                        args_digest: None,
+                        status: None,
+                        duration_ms: None,
+                        result_evidence_ids: None,
+                        extra: JsonObject::new(),
+                    })
                 });
-                record.status = Some(ToolOutcome::from_event_status(p.status).to_context_doc());
-                record.duration_ms = p.duration_ms;
-                if let Some(result) = &p.result {
-                    record.extra.insert("result".into(), result.clone());
-                }
-                if let Some(error) = &p.error {
-                    record.extra.insert("error".into(), error.clone());
-                }
-                if let Some(info) = p.extra.get(CLIENT_INFO_NOTE) {
-                    record.extra.insert(CLIENT_INFO_NOTE.into(), info.clone());
-                }
-                Some(record)
+                row.record.status = Some(ToolOutcome::from_event_status(p.status).to_context_doc());
+                row.record.duration_ms = p.duration_ms;
+                row.result.clone_from(&p.result);
+                row.error.clone_from(&p.error);
+                row.client_info = p.extra.get(CLIENT_INFO_NOTE).cloned();
+                Some(row)
             }
             _ => None,
         }

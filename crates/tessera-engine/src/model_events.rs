@@ -10,9 +10,10 @@ use tessera_protocol::easyflow::{
     LlmThinkingPayload, ModelFallbackPayload, NodeKind, SystemErrorPayload, SystemState,
     SystemStatusPayload, ToolCallDeltaPayload, WorkflowState, WorkflowStatusPayload,
 };
+use tessera_protocol::failure_codes::RunErrorCode;
 use tessera_protocol::wire::JsonObject;
 use tessera_providers::stream::{IncompleteReason, StreamItem, Usage};
-use tessera_providers::ProviderError;
+use tessera_providers::{ProviderError, ProviderFailureCode};
 
 /// The `reason` of a run's `workflow/status` suspend and resume: a form or consent request.
 pub(crate) const INTERACTION_REASON: &str = "interaction";
@@ -228,7 +229,7 @@ impl EventShaper {
                     }
                 };
                 Some(self.system_error(
-                    "incomplete_tool_call",
+                    RunErrorCode::IncompleteToolCall.as_str(),
                     format!("The call to {name} was not run: {why}."),
                     true,
                     Some(json!({"tool_call_id": id, "name": name,
@@ -241,7 +242,7 @@ impl EventShaper {
                 code,
                 message,
             } => Some(self.system_error(
-                code,
+                code.as_str(),
                 format!("{message} (retrying in {delay_ms} ms, attempt {attempt})"),
                 true,
                 Some(json!({"attempt": attempt, "delay_ms": delay_ms})),
@@ -378,7 +379,7 @@ impl EventShaper {
                     None,
                 )
             }
-            None => self.system_error(err.code(), err.to_string(), false, None),
+            None => self.system_error(err.code().as_str(), err.to_string(), false, None),
         }
     }
 
@@ -450,7 +451,9 @@ pub(crate) struct DoneSummary {
 pub(crate) fn business_code(err: &ProviderError) -> Option<&'static str> {
     match err {
         ProviderError::SpendingLimit(_) => Some(tessera_protocol::easyflow::SPENDING_LIMIT_REACHED),
-        _ if err.code() == "quota_exceeded" => Some(tessera_protocol::easyflow::QUOTA_EXCEEDED),
+        _ if err.code() == ProviderFailureCode::QuotaExceeded => {
+            Some(tessera_protocol::easyflow::QUOTA_EXCEEDED)
+        }
         _ => None,
     }
 }

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use serde_json::{json, Value};
+use tessera_protocol::failure_codes::ToolFailureCode;
 use tessera_protocol::mcp_cp::{ToolCall, ToolCallRequest, ToolCallResponse};
 use tessera_protocol::vocabulary::ToolOutcome;
 use tessera_protocol::wire::JsonObject;
@@ -75,7 +76,7 @@ pub(crate) fn results_message(
                     &c.id,
                     ToolOutcome::Interrupted,
                     None,
-                    Some(&json!({"code": "interrupted", "message": "the call has no result"})),
+                    Some(&json!({"code": ToolFailureCode::Interrupted, "message": "the call has no result"})),
                 )
             })
         })
@@ -154,7 +155,8 @@ pub(crate) fn result_parts<'a>(
         Err(err) => calls
             .into_iter()
             .map(|c| {
-                let error = json!({"code": "INVALID_CALLS", "message": err.to_string()});
+                let error =
+                    json!({"code": ToolFailureCode::InvalidCalls, "message": err.to_string()});
                 (
                     c.id.clone(),
                     text_result_part(&c.id, ToolOutcome::Error, None, Some(&error)),

@@ -17,8 +17,8 @@ use rmcp::service::{PeerRequestOptions, RoleClient};
 use rmcp::Peer;
 use serde_json::{json, Map, Value};
 use tessera_engine::tools::{
-    RetryPolicy, SharedHandler, ToolContext, ToolFailure, ToolFuture, ToolHandler, ToolKind,
-    ToolSpec,
+    RetryPolicy, SharedHandler, ToolContext, ToolFailure, ToolFailureCode, ToolFuture, ToolHandler,
+    ToolKind, ToolSpec,
 };
 use tessera_protocol::mcp_cp::PermissionLevel;
 
@@ -187,7 +187,7 @@ impl McpToolHandler {
         let server = self.slot.name().to_owned();
         let connection = self.slot.ensure().await.map_err(|reason| {
             ToolFailure::retryable(
-                "MCP_SERVER_UNAVAILABLE",
+                ToolFailureCode::McpServerUnavailable,
                 format!("the MCP server `{server}` is not available: {reason}"),
             )
         })?;
@@ -196,7 +196,7 @@ impl McpToolHandler {
             Value::Null => Map::new(),
             other => {
                 return Err(ToolFailure::new(
-                    "INVALID_ARGUMENTS",
+                    ToolFailureCode::InvalidArguments,
                     format!("the arguments must be an object, not {other}"),
                 ))
             }
@@ -205,7 +205,7 @@ impl McpToolHandler {
         let peer = connection.service.peer().clone();
         let failed = |error: rmcp::ServiceError| {
             ToolFailure::new(
-                "MCP_CALL_FAILED",
+                ToolFailureCode::McpCallFailed,
                 self.slot
                     .log
                     .scrub(&format!("`{}` on `{server}` failed: {error}", self.tool)),
@@ -235,7 +235,7 @@ impl McpToolHandler {
             ServerResult::CallToolResult(result) => result,
             other => {
                 return Err(ToolFailure::new(
-                    "MCP_CALL_FAILED",
+                    ToolFailureCode::McpCallFailed,
                     format!(
                         "`{}` on `{server}` answered something other than a tool result: {}",
                         self.tool,
@@ -253,7 +253,7 @@ impl McpToolHandler {
                 .filter(|t| !t.is_empty())
                 .unwrap_or("the tool reported an error")
                 .to_owned();
-            return Err(ToolFailure::new("MCP_TOOL_ERROR", message));
+            return Err(ToolFailure::new(ToolFailureCode::McpToolError, message));
         }
         Ok(value)
     }

@@ -5,7 +5,9 @@ use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
 
 use serde_json::{json, Value};
-use tessera_engine::tools::{RetryPolicy, ToolContext, ToolFailure, ToolKind, ToolSpec};
+use tessera_engine::tools::{
+    RetryPolicy, ToolContext, ToolFailure, ToolFailureCode, ToolKind, ToolSpec,
+};
 use tessera_protocol::mcp_cp::{PermissionLevel, Runtime};
 
 pub const READ_NAME: &str = "clipboard_read";
@@ -51,7 +53,7 @@ pub fn read_image_png() -> Result<Option<Vec<u8>>, ToolFailure> {
     let rgba =
         image::RgbaImage::from_raw(width, height, image.bytes.into_owned()).ok_or_else(|| {
             ToolFailure::new(
-                "CLIPBOARD_FAILED",
+                ToolFailureCode::ClipboardFailed,
                 "the clipboard's picture has a wrong size",
             )
         })?;
@@ -103,10 +105,10 @@ pub fn write_spec() -> ToolSpec {
 fn failed(error: arboard::Error) -> ToolFailure {
     match error {
         arboard::Error::ContentNotAvailable => {
-            ToolFailure::new("EMPTY", "the clipboard holds no text")
+            ToolFailure::new(ToolFailureCode::Empty, "the clipboard holds no text")
         }
         other => ToolFailure::new(
-            "CLIPBOARD_FAILED",
+            ToolFailureCode::ClipboardFailed,
             format!("the clipboard cannot be used: {other}"),
         ),
     }
@@ -117,7 +119,7 @@ async fn blocking<T: Send + 'static>(
 ) -> Result<T, ToolFailure> {
     tokio::task::spawn_blocking(work)
         .await
-        .map_err(|e| ToolFailure::new("CLIPBOARD_FAILED", e.to_string()))?
+        .map_err(|e| ToolFailure::new(ToolFailureCode::ClipboardFailed, e.to_string()))?
 }
 
 pub fn read_handler() -> impl Fn(Value, ToolContext) -> Fut + Send + Sync {
@@ -127,7 +129,7 @@ pub fn read_handler() -> impl Fn(Value, ToolContext) -> Fut + Send + Sync {
             let chars = text.chars().count();
             if chars > MAX_TEXT {
                 return Err(ToolFailure::new(
-                    "TOO_LARGE",
+                    ToolFailureCode::TooLarge,
                     format!("the clipboard holds {chars} characters, over the {MAX_TEXT} limit"),
                 ));
             }

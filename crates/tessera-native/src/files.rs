@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::pin::Pin;
 
 use serde_json::{json, Value};
-use tessera_engine::tools::{RetryPolicy, ToolContext, ToolFailure, ToolKind, ToolSpec};
+use tessera_engine::tools::{
+    RetryPolicy, ToolContext, ToolFailure, ToolFailureCode, ToolKind, ToolSpec,
+};
 use tessera_protocol::mcp_cp::{PermissionLevel, Runtime};
 
 use crate::dialog::{FileFilter, PickRequest, SaveRequest};
@@ -160,7 +162,7 @@ pub fn handler(env: NativeEnv) -> impl Fn(Value, ToolContext) -> Fut + Send + Sy
                 .dialog
                 .pick(request)
                 .await
-                .map_err(|e| ToolFailure::new("DIALOG_FAILED", e.to_string()))?;
+                .map_err(|e| ToolFailure::new(ToolFailureCode::DialogFailed, e.to_string()))?;
             if picked.is_empty() {
                 return Ok(json!({"cancelled": true, "files": []}));
             }
@@ -202,7 +204,7 @@ pub fn handler(env: NativeEnv) -> impl Fn(Value, ToolContext) -> Fut + Send + Sy
                     })
                     .collect();
                 return Err(ToolFailure::new(
-                    "NOTHING_READABLE",
+                    ToolFailureCode::NothingReadable,
                     format!(
                         "none of the picked files could be given to you ({})",
                         reasons.join("; ")
@@ -350,7 +352,7 @@ pub fn save_handler(env: NativeEnv) -> impl Fn(Value, ToolContext) -> Fut + Send
                     suggested_name: suggested,
                 })
                 .await
-                .map_err(|e| ToolFailure::new("DIALOG_FAILED", e.to_string()))?;
+                .map_err(|e| ToolFailure::new(ToolFailureCode::DialogFailed, e.to_string()))?;
             let Some(path) = chosen else {
                 return Ok(json!({"saved": false, "cancelled": true}));
             };
@@ -358,7 +360,7 @@ pub fn save_handler(env: NativeEnv) -> impl Fn(Value, ToolContext) -> Fut + Send
                 .await
                 .map_err(|e| {
                     ToolFailure::new(
-                        "WRITE_FAILED",
+                        ToolFailureCode::WriteFailed,
                         format!("{} could not be written: {e}", file_name(&path)),
                     )
                 })?;

@@ -5,7 +5,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use tessera_engine::tools::{RetryPolicy, ToolContext, ToolFailure, ToolKind, ToolSpec};
+use tessera_engine::tools::{
+    RetryPolicy, ToolContext, ToolFailure, ToolFailureCode, ToolKind, ToolSpec,
+};
 use tessera_protocol::mcp_cp::{PermissionLevel, Runtime};
 use tessera_store::Store;
 
@@ -69,24 +71,29 @@ pub fn handler(store: Arc<Store>) -> impl Fn(Value, ToolContext) -> Fut + Send +
             let bytes = match store.attachment(&id) {
                 Ok(Some(_)) => store.read_attachment(&id).map_err(|e| {
                     ToolFailure::new(
-                        "STORAGE_FAILED",
+                        ToolFailureCode::StorageFailed,
                         format!("the image could not be read: {e}"),
                     )
                 })?,
                 Ok(None) => {
                     return Err(ToolFailure::new(
-                        "NOT_FOUND",
+                        ToolFailureCode::NotFound,
                         format!(
                         "no image with id {id}: use the sha256 or fileId an earlier tool returned"
                     ),
                     ))
                 }
-                Err(e) => return Err(ToolFailure::new("STORAGE_FAILED", e.to_string())),
+                Err(e) => {
+                    return Err(ToolFailure::new(
+                        ToolFailureCode::StorageFailed,
+                        e.to_string(),
+                    ))
+                }
             };
             let resized =
                 tokio::task::spawn_blocking(move || -> Result<image::RgbaImage, ToolFailure> {
                     let source = images::decode_bounded(&bytes, "the attachment")
-                        .map_err(|why| ToolFailure::new("NOT_AN_IMAGE", why))?;
+                        .map_err(|why| ToolFailure::new(ToolFailureCode::NotAnImage, why))?;
                     let filter = image::imageops::FilterType::Lanczos3;
                     Ok(if keep {
                         source.resize(width, height, filter).to_rgba8()
@@ -95,7 +102,7 @@ pub fn handler(store: Arc<Store>) -> impl Fn(Value, ToolContext) -> Fut + Send +
                     })
                 })
                 .await
-                .map_err(|e| ToolFailure::new("RESIZE_FAILED", e.to_string()))??;
+                .map_err(|e| ToolFailure::new(ToolFailureCode::ResizeFailed, e.to_string()))??;
             let size = resized.dimensions();
             let png = images::encode_png(&resized)?;
             let entry = images::attach(&store, &png, "image/png", size, "resized.png")?;

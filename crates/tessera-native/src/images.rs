@@ -3,7 +3,7 @@
 //! and pictures in the chat.
 
 use serde_json::Value;
-use tessera_engine::tools::{attach_image, ToolFailure};
+use tessera_engine::tools::{attach_image, ToolFailure, ToolFailureCode};
 use tessera_store::Store;
 
 pub use tessera_engine::tools::TOOL_IMAGES_KEY as IMAGES_KEY;
@@ -19,13 +19,13 @@ pub fn attach(
     let mut image =
         attach_image(store, bytes, mime_type, Some(size.0), Some(size.1)).map_err(|error| {
             ToolFailure::new(
-                "STORAGE_FAILED",
+                ToolFailureCode::StorageFailed,
                 format!("the image could not be stored: {error}"),
             )
         })?;
     image.name = Some(name.to_owned());
     serde_json::to_value(image)
-        .map_err(|error| ToolFailure::new("STORAGE_FAILED", error.to_string()))
+        .map_err(|error| ToolFailure::new(ToolFailureCode::StorageFailed, error.to_string()))
 }
 
 /// The widest or tallest image decoded (a 16K screen is 15,360 pixels wide).
@@ -61,7 +61,10 @@ pub fn encode_png(image: &image::RgbaImage) -> Result<Vec<u8>, ToolFailure> {
     image
         .write_to(&mut out, image::ImageFormat::Png)
         .map_err(|error| {
-            ToolFailure::new("ENCODE_FAILED", format!("PNG encoding failed: {error}"))
+            ToolFailure::new(
+                ToolFailureCode::EncodeFailed,
+                format!("PNG encoding failed: {error}"),
+            )
         })?;
     Ok(out.into_inner())
 }

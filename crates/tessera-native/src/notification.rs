@@ -5,7 +5,9 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tessera_engine::tools::{RetryPolicy, ToolContext, ToolFailure, ToolKind, ToolSpec};
+use tessera_engine::tools::{
+    RetryPolicy, ToolContext, ToolFailure, ToolFailureCode, ToolKind, ToolSpec,
+};
 use tessera_protocol::mcp_cp::{PermissionLevel, Runtime};
 
 pub const NAME: &str = "notification";
@@ -90,12 +92,15 @@ pub fn handler() -> impl Fn(Value, ToolContext) -> Fut + Send + Sync {
             match shown {
                 Ok(Ok(Ok(()))) => Ok(json!({"shown": true})),
                 Ok(Ok(Err(reason))) => Err(ToolFailure::new(
-                    "UNAVAILABLE",
+                    ToolFailureCode::Unavailable,
                     format!("no notification service answered: {reason}"),
                 )),
-                Ok(Err(e)) => Err(ToolFailure::new("NOTIFICATION_FAILED", e.to_string())),
+                Ok(Err(e)) => Err(ToolFailure::new(
+                    ToolFailureCode::NotificationFailed,
+                    e.to_string(),
+                )),
                 Err(_) => Err(ToolFailure::new(
-                    "TIMEOUT",
+                    ToolFailureCode::Timeout,
                     "the notification service did not answer within 5 s",
                 )),
             }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use ashpd::desktop::screenshot::Screenshot;
 use ashpd::desktop::ResponseError;
-use tessera_engine::tools::ToolFailure;
+use tessera_engine::tools::{ToolFailure, ToolFailureCode};
 
 pub const PORTAL_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -36,7 +36,7 @@ pub async fn capture(
     let shot = match asked {
         Err(_) => {
             return Err(ToolFailure::new(
-                "TIMEOUT",
+                ToolFailureCode::Timeout,
                 format!(
                     "the screenshot portal did not answer within {} s",
                     timeout.as_secs()
@@ -45,20 +45,20 @@ pub async fn capture(
         }
         Ok(Err(ashpd::Error::Response(ResponseError::Cancelled))) => {
             return Err(ToolFailure::new(
-                "PERMISSION_DENIED",
+                ToolFailureCode::PermissionDenied,
                 "the person declined the screenshot in the desktop's dialog",
             ))
         }
         Ok(Err(ashpd::Error::PortalNotFound(_))) => {
             return Err(ToolFailure::new(
-                "UNAVAILABLE",
+                ToolFailureCode::Unavailable,
                 "this desktop has no screenshot portal (install xdg-desktop-portal and its \
                  backend for your desktop)",
             ))
         }
         Ok(Err(other)) => {
             return Err(ToolFailure::new(
-                "CAPTURE_FAILED",
+                ToolFailureCode::CaptureFailed,
                 format!("the screenshot portal failed: {other}"),
             ))
         }
@@ -69,7 +69,7 @@ pub async fn capture(
         .and_then(|u| u.to_file_path().ok())
         .ok_or_else(|| {
             ToolFailure::new(
-                "CAPTURE_FAILED",
+                ToolFailureCode::CaptureFailed,
                 format!("the portal gave no file: {}", shot.uri()),
             )
         })?;
@@ -80,19 +80,19 @@ pub async fn capture(
         .await
         .map_err(|e| {
             ToolFailure::new(
-                "CAPTURE_FAILED",
+                ToolFailureCode::CaptureFailed,
                 format!("the screenshot file cannot be read: {e}"),
             )
         })?
         .ok_or_else(|| {
             ToolFailure::new(
-                "CAPTURE_FAILED",
+                ToolFailureCode::CaptureFailed,
                 "the screenshot file is larger than any screen's (over 256 MB)",
             )
         })?;
     crate::images::decode_bounded(&bytes, "the screenshot")
         .map(|i| i.to_rgba8())
-        .map_err(|why| ToolFailure::new("CAPTURE_FAILED", why))
+        .map_err(|why| ToolFailure::new(ToolFailureCode::CaptureFailed, why))
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tessera_engine::tools::{RetryPolicy, ToolContext, ToolFailure, ToolKind, ToolSpec};
+use tessera_engine::tools::{
+    RetryPolicy, ToolContext, ToolFailure, ToolFailureCode, ToolKind, ToolSpec,
+};
 use tessera_protocol::mcp_cp::{PermissionLevel, Runtime};
 use tessera_store::Store;
 use x11rb::connection::Connection;
@@ -145,7 +147,7 @@ async fn take(target: Target) -> Result<(image::RgbaImage, String), ToolFailure>
     } else {
         tokio::task::spawn_blocking(move || capture(&target))
             .await
-            .map_err(|error| ToolFailure::new("CAPTURE_FAILED", error.to_string()))?
+            .map_err(|error| ToolFailure::new(ToolFailureCode::CaptureFailed, error.to_string()))?
     }
 }
 
@@ -157,7 +159,12 @@ pub fn wait_until_gone(pid: u32, timeout: Duration) -> Result<bool, ToolFailure>
         .setup()
         .roots
         .get(screen_num)
-        .ok_or_else(|| ToolFailure::new("CAPTURE_FAILED", "the X display has no such screen"))?
+        .ok_or_else(|| {
+            ToolFailure::new(
+                ToolFailureCode::CaptureFailed,
+                "the X display has no such screen",
+            )
+        })?
         .root;
     let pid_atom = conn
         .intern_atom(false, b"_NET_WM_PID")
@@ -248,7 +255,7 @@ enum Target {
 }
 
 fn bad(message: impl Into<String>) -> ToolFailure {
-    ToolFailure::new("INVALID_ARGUMENT", message)
+    ToolFailure::new(ToolFailureCode::InvalidArgument, message)
 }
 
 impl Target {
@@ -295,12 +302,12 @@ fn x_error(error: impl std::fmt::Display) -> ToolFailure {
     let text = error.to_string();
     if text.contains("Access") || text.contains("Authorization") {
         ToolFailure::new(
-            "PERMISSION_DENIED",
+            ToolFailureCode::PermissionDenied,
             format!("the X server refused the capture: {text}"),
         )
     } else {
         ToolFailure::new(
-            "CAPTURE_FAILED",
+            ToolFailureCode::CaptureFailed,
             format!("the screen could not be read: {text}"),
         )
     }
@@ -313,7 +320,12 @@ fn capture(target: &Target) -> Result<(image::RgbaImage, String), ToolFailure> {
         .setup()
         .roots
         .get(screen_num)
-        .ok_or_else(|| ToolFailure::new("CAPTURE_FAILED", "the X display has no such screen"))?
+        .ok_or_else(|| {
+            ToolFailure::new(
+                ToolFailureCode::CaptureFailed,
+                "the X display has no such screen",
+            )
+        })?
         .clone();
     let (sw, sh) = (screen.width_in_pixels, screen.height_in_pixels);
     let (x, y, w, h, what) = match target {
@@ -352,7 +364,7 @@ fn capture(target: &Target) -> Result<(image::RgbaImage, String), ToolFailure> {
             let y1 = (i32::from(origin.dst_y) + i32::from(geometry.height)).min(i32::from(sh));
             if x1 <= x0 || y1 <= y0 {
                 return Err(ToolFailure::new(
-                    "NOT_VISIBLE",
+                    ToolFailureCode::NotVisible,
                     format!("the window “{name}” is not on the screen"),
                 ));
             }
@@ -375,13 +387,23 @@ fn capture(target: &Target) -> Result<(image::RgbaImage, String), ToolFailure> {
         .iter()
         .flat_map(|d| d.visuals.iter())
         .find(|v| v.visual_id == reply.visual)
-        .ok_or_else(|| ToolFailure::new("CAPTURE_FAILED", "unknown visual of the screen"))?;
+        .ok_or_else(|| {
+            ToolFailure::new(
+                ToolFailureCode::CaptureFailed,
+                "unknown visual of the screen",
+            )
+        })?;
     let format = conn
         .setup()
         .pixmap_formats
         .iter()
         .find(|f| f.depth == reply.depth)
-        .ok_or_else(|| ToolFailure::new("CAPTURE_FAILED", "unknown pixel format of the screen"))?;
+        .ok_or_else(|| {
+            ToolFailure::new(
+                ToolFailureCode::CaptureFailed,
+                "unknown pixel format of the screen",
+            )
+        })?;
     let layout = Layout {
         width: w,
         height: h,
@@ -441,7 +463,7 @@ fn find_window(
         }
     }
     Err(ToolFailure::new(
-        "NOT_FOUND",
+        ToolFailureCode::NotFound,
         format!("no window has a title containing “{title}”"),
     ))
 }
@@ -479,7 +501,7 @@ fn to_rgba(data: &[u8], layout: &Layout) -> Result<image::RgbaImage, ToolFailure
         32 => 4,
         other => {
             return Err(ToolFailure::new(
-                "CAPTURE_FAILED",
+                ToolFailureCode::CaptureFailed,
                 format!("{other} bits per pixel is not supported"),
             ))
         }
@@ -490,7 +512,7 @@ fn to_rgba(data: &[u8], layout: &Layout) -> Result<image::RgbaImage, ToolFailure
     let (w, h) = (usize::from(layout.width), usize::from(layout.height));
     if data.len() < stride * h {
         return Err(ToolFailure::new(
-            "CAPTURE_FAILED",
+            ToolFailureCode::CaptureFailed,
             "the X server sent fewer pixels than asked",
         ));
     }

@@ -125,6 +125,9 @@ pub fn typescript_files(roots: Roots<'_>) -> Result<BTreeMap<PathBuf, String>, G
     collector.visit::<crate::context_doc::ContextDocument>();
     collector.visit::<crate::validate::Problem>();
     collector.visit::<crate::error_codes::ErrorCode>();
+    collector.visit::<crate::failure_codes::ProviderFailureCode>();
+    collector.visit::<crate::failure_codes::ToolFailureCode>();
+    collector.visit::<crate::failure_codes::RunErrorCode>();
     collector.visit::<crate::ipc::ApiRequest>();
     collector.visit::<crate::ipc::ApiResponseHead>();
     collector.visit::<crate::ipc::BodyFrame>();

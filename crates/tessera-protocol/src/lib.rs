@@ -9,6 +9,8 @@
 //! - [`request`], [`response`]: seed 003 objects (`request`, `response`).
 //! - [`context_doc`]: the seed 004 context document (`context`).
 //! - [`vocabulary`]: the engine's outcome and state enums, mapped to every wire.
+//! - [`error_codes`], [`failure_codes`]: the API's error codes; a model call's, a tool call's
+//!   and a run's failure codes.
 //! - [`mod@validate`]: [`validate()`], [`validate_str`], [`parse`], [`normalize`], [`json_schema`].
 //! - [`generate`]: the committed `schemas/*.schema.json` and `ui/src/generated/*.ts`;
 //!   `make gen` (`cargo run -p tessera-server --bin tessera-gen -- write|check`).
@@ -24,6 +26,7 @@ pub mod context_doc;
 pub mod duplicate_keys;
 pub mod easyflow;
 pub mod error_codes;
+pub mod failure_codes;
 pub mod generate;
 pub mod ipc;
 pub mod mcp_api;

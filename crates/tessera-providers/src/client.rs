@@ -570,11 +570,11 @@ impl ResponseStream {
         if nothing_shown && err.is_retryable() && self.retries < config.retry.max_retries {
             let delay = retry::backoff(&config.retry, self.retries, err.retry_after());
             self.retries += 1;
-            tracing::warn!(provider = %config.name, attempt = self.retries, delay_ms = delay.as_millis() as u64, code = err.code(), "model call failed before any output; retrying");
+            tracing::warn!(provider = %config.name, attempt = self.retries, delay_ms = delay.as_millis() as u64, code = %err.code(), "model call failed before any output; retrying");
             self.pending.replace_with(StreamItem::Retrying {
                 attempt: self.retries,
                 delay_ms: delay.as_millis() as u64,
-                code: err.code().to_owned(),
+                code: err.code(),
                 message: err.to_string(),
             });
             self.reset(State::Backoff(tokio::time::Instant::now() + delay));

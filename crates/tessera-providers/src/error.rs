@@ -1,8 +1,9 @@
 //! What can go wrong talking to a model, each with a stable code the UI and the event stream
-//! carry (`system/error.code`).
+//! carry (`system/error.code`, a [`ProviderFailureCode`]).
 
 use std::time::Duration;
 
+pub use tessera_protocol::failure_codes::ProviderFailureCode;
 use thiserror::Error;
 
 /// A failed or interrupted model call.
@@ -56,43 +57,44 @@ pub enum ProviderError {
 
 impl ProviderError {
     /// The stable code of this error (`system/error.code`).
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ProviderFailureCode {
+        use ProviderFailureCode as Code;
         match self {
-            Self::Http { status: 401, .. } | Self::Http { status: 403, .. } => "auth_failed",
+            Self::Http { status: 401, .. } | Self::Http { status: 403, .. } => Code::AuthFailed,
             Self::Http { kind, .. } if kind.as_deref() == Some("insufficient_quota") => {
-                "quota_exceeded"
+                Code::QuotaExceeded
             }
             Self::Http { kind, .. } | Self::Stream { kind, .. }
                 if kind.as_deref() == Some("context_length_exceeded") =>
             {
-                "context_length"
+                Code::ContextLength
             }
-            Self::Http { status: 429, .. } => "rate_limited",
-            Self::Http { .. } if self.is_overload() => "overloaded",
-            Self::Http { status, .. } if *status >= 500 => "provider_unavailable",
+            Self::Http { status: 429, .. } => Code::RateLimited,
+            Self::Http { .. } if self.is_overload() => Code::Overloaded,
+            Self::Http { status, .. } if *status >= 500 => Code::ProviderUnavailable,
             Self::Http { status: 400, .. }
             | Self::Http { status: 404, .. }
             | Self::Http { status: 413, .. }
-            | Self::Http { status: 422, .. } => "bad_request",
-            Self::Http { .. } => "http_error",
-            Self::Stream { .. } if self.is_overload() => "overloaded",
-            Self::Stream { .. } => "stream_error",
-            Self::ConnectTimeout { .. } => "connect_timeout",
-            Self::FirstByteTimeout { .. } => "first_byte_timeout",
-            Self::IdleTimeout { .. } => "idle_timeout",
-            Self::Network { .. } => "network_error",
-            Self::Decode { .. } => "decode_error",
-            Self::Cancelled => "cancelled",
-            Self::MissingKey { .. } => "missing_api_key",
-            Self::Config(_) => "config_error",
-            Self::SpendingLimit(_) => Self::SPENDING_LIMIT,
-            Self::Keyring(_) => "keyring_error",
-            Self::LocalModelStopped { .. } => "local_model_stopped",
+            | Self::Http { status: 422, .. } => Code::BadRequest,
+            Self::Http { .. } => Code::HttpError,
+            Self::Stream { .. } if self.is_overload() => Code::Overloaded,
+            Self::Stream { .. } => Code::StreamError,
+            Self::ConnectTimeout { .. } => Code::ConnectTimeout,
+            Self::FirstByteTimeout { .. } => Code::FirstByteTimeout,
+            Self::IdleTimeout { .. } => Code::IdleTimeout,
+            Self::Network { .. } => Code::NetworkError,
+            Self::Decode { .. } => Code::DecodeError,
+            Self::Cancelled => Code::Cancelled,
+            Self::MissingKey { .. } => Code::MissingApiKey,
+            Self::Config(_) => Code::ConfigError,
+            Self::SpendingLimit(_) => Code::SpendingLimit,
+            Self::Keyring(_) => Code::KeyringError,
+            Self::LocalModelStopped { .. } => Code::LocalModelStopped,
         }
     }
 
     /// The code of a call the person's spending limit stopped before it was made.
-    pub const SPENDING_LIMIT: &'static str = "spending_limit";
+    pub const SPENDING_LIMIT: &'static str = ProviderFailureCode::SpendingLimit.as_str();
 
     /// Whether the provider said it is overloaded (HTTP 529 or an `overloaded_error`).
     pub fn is_overload(&self) -> bool {

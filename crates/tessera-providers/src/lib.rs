@@ -34,6 +34,6 @@ mod wake_flag;
 
 pub use client::{ProviderClient, ResponseStream};
 pub use config::{ProviderConfig, WireKind};
-pub use error::{ProviderError, Result};
+pub use error::{ProviderError, ProviderFailureCode, Result};
 pub use request::{ChatMessage, ChatRequest, Part, Role, ToolChoice, ToolSpec};
 pub use stream::{Accumulator, Response, StreamItem, Usage};

@@ -107,7 +107,7 @@ pub enum StreamItem {
     Retrying {
         attempt: u32,
         delay_ms: u64,
-        code: String,
+        code: crate::ProviderFailureCode,
         message: String,
     },
     /// The model was overloaded; the call continues with the fallback model.

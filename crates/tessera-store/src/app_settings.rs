@@ -1,13 +1,13 @@
 //! Settings of the app as a whole (spending limits, …), one JSON value per key. Like provider
 //! settings they never hold a secret: a value with a key named like one is refused.
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 use serde_json::Value;
 
 use crate::error::{Result, StoreError};
 use crate::provider_settings::find_secret;
 use crate::tx::{ReadTx, WriteTx};
-use crate::{clock, sql, Store};
+use crate::{clock, rows, sql, Store};
 use tessera_protocol::secrets::is_secret_name;
 
 pub(crate) const SCHEMA_V4: &str = "
@@ -21,11 +21,11 @@ CREATE TABLE app_settings (
 impl ReadTx<'_> {
     /// The value of an app setting, if it was ever set.
     pub fn app_setting(&self, key: &str) -> Result<Option<Value>> {
-        let text: Option<String> = self
-            .conn
-            .prepare_cached("SELECT value_json FROM app_settings WHERE key = ?1")?
-            .query_row([key], |row| row.get(0))
-            .optional()?;
+        let text: Option<String> = rows::optional(
+            self.conn,
+            "SELECT value_json FROM app_settings WHERE key = ?1",
+            [key],
+        )?;
         sql::opt_parse("app setting", text)
     }
 }

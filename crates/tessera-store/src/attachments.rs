@@ -8,12 +8,13 @@ use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use tessera_protocol::wire::Timestamp;
 
 use crate::error::{Entity, Result, StoreError};
+use crate::rows::{self, FromRow};
 use crate::tx::{AfterCommit, WriteTx};
 use crate::{clock, ids, sql, Store};
 
@@ -76,21 +77,24 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A row of `sha256, mime_type, file_name`.
+impl FromRow for AttachmentRef {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(AttachmentRef {
+            sha256: row.get(0)?,
+            mime_type: row.get(1)?,
+            file_name: row.get(2)?,
+        })
+    }
+}
+
 pub(crate) fn of_evidence(conn: &Connection, evidence_pk: i64) -> Result<Vec<AttachmentRef>> {
-    let refs = conn
-        .prepare_cached(
-            "SELECT sha256, mime_type, file_name FROM evidence_attachments
-             WHERE evidence_pk = ?1 ORDER BY position",
-        )?
-        .query_map([evidence_pk], |row| {
-            Ok(AttachmentRef {
-                sha256: row.get(0)?,
-                mime_type: row.get(1)?,
-                file_name: row.get(2)?,
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(refs)
+    rows::all(
+        conn,
+        "SELECT sha256, mime_type, file_name FROM evidence_attachments
+         WHERE evidence_pk = ?1 ORDER BY position",
+        [evidence_pk],
+    )
 }
 
 pub(crate) fn set_for_evidence(
@@ -102,11 +106,11 @@ pub(crate) fn set_for_evidence(
         .execute([evidence_pk])?;
     for (position, r) in refs.iter().enumerate() {
         check_sha256(&r.sha256)?;
-        let known = conn
-            .prepare_cached("SELECT 1 FROM attachments WHERE sha256 = ?1")?
-            .query_row([&r.sha256], |_| Ok(()))
-            .optional()?;
-        if known.is_none() {
+        if !rows::exists(
+            conn,
+            "SELECT 1 FROM attachments WHERE sha256 = ?1",
+            [&r.sha256],
+        )? {
             return Err(StoreError::NotFound {
                 entity: Entity::Attachment,
                 conversation_id: None,
@@ -154,14 +158,12 @@ pub(crate) fn referenced_by_conversation(
     conn: &Connection,
     conversation_id: &str,
 ) -> Result<Vec<String>> {
-    let hashes = conn
-        .prepare_cached(
-            "SELECT DISTINCT a.sha256 FROM evidence_attachments a
-             JOIN evidences e ON e.pk = a.evidence_pk WHERE e.conversation_id = ?1",
-        )?
-        .query_map([conversation_id], |row| row.get(0))?
-        .collect::<rusqlite::Result<Vec<String>>>()?;
-    Ok(hashes)
+    rows::all(
+        conn,
+        "SELECT DISTINCT a.sha256 FROM evidence_attachments a
+         JOIN evidences e ON e.pk = a.evidence_pk WHERE e.conversation_id = ?1",
+        [conversation_id],
+    )
 }
 
 /// Forgets the candidates no evidence references any more and schedules their files for
@@ -172,12 +174,11 @@ pub(crate) fn release_unreferenced(
 ) -> Result<Vec<String>> {
     let mut removed = Vec::new();
     for sha256 in candidates {
-        let referenced = tx
-            .conn
-            .prepare_cached("SELECT 1 FROM evidence_attachments WHERE sha256 = ?1 LIMIT 1")?
-            .query_row([sha256], |_| Ok(()))
-            .optional()?
-            .is_some();
+        let referenced = rows::exists(
+            tx.conn,
+            "SELECT 1 FROM evidence_attachments WHERE sha256 = ?1 LIMIT 1",
+            [sha256],
+        )?;
         if referenced || tx.ctx.pins.is_pinned(sha256) {
             continue;
         }
@@ -264,19 +265,12 @@ impl Store {
     /// A stored attachment's description.
     pub fn attachment(&self, sha256: &str) -> Result<Option<AttachmentInfo>> {
         let path = file_path(&self.paths().attachments, sha256)?;
-        let row = self.read(|r| {
-            Ok(r.conn
-                .prepare_cached(
-                    "SELECT size, mime_type, created_at FROM attachments WHERE sha256 = ?1",
-                )?
-                .query_row([sha256], |row| {
-                    Ok((
-                        row.get::<_, i64>(0)?,
-                        row.get::<_, Option<String>>(1)?,
-                        row.get::<_, String>(2)?,
-                    ))
-                })
-                .optional()?)
+        let row: Option<(i64, Option<String>, String)> = self.read(|r| {
+            rows::optional(
+                r.conn,
+                "SELECT size, mime_type, created_at FROM attachments WHERE sha256 = ?1",
+                [sha256],
+            )
         })?;
         row.map(|(size, mime_type, created_at)| {
             Ok(AttachmentInfo {
@@ -311,23 +305,17 @@ impl Store {
     pub(crate) fn sweep_attachments(&self) -> Result<()> {
         let dir = self.paths().attachments.clone();
         let removed = self.write(|tx| {
-            let orphans = tx
-                .conn
-                .prepare(
-                    "SELECT sha256 FROM attachments a WHERE NOT EXISTS
-                     (SELECT 1 FROM evidence_attachments e WHERE e.sha256 = a.sha256)",
-                )?
-                .query_map([], |row| row.get(0))?
-                .collect::<rusqlite::Result<Vec<String>>>()?;
+            let orphans: Vec<String> = rows::all(
+                tx.conn,
+                "SELECT sha256 FROM attachments a WHERE NOT EXISTS
+                 (SELECT 1 FROM evidence_attachments e WHERE e.sha256 = a.sha256)",
+                [],
+            )?;
             release_unreferenced(tx, &orphans)
         })?;
         let known: HashSet<String> = self.read(|r| {
-            let rows = r
-                .conn
-                .prepare("SELECT sha256 FROM attachments")?
-                .query_map([], |row| row.get(0))?
-                .collect::<rusqlite::Result<HashSet<String>>>()?;
-            Ok(rows)
+            let all: Vec<String> = rows::all(r.conn, "SELECT sha256 FROM attachments", [])?;
+            Ok(all.into_iter().collect())
         })?;
         let entries = fs::read_dir(&dir).map_err(StoreError::io("cannot list", &dir))?;
         let mut stray = 0usize;

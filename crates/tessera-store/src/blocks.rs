@@ -1,11 +1,12 @@
 //! Context blocks (seed 004 `context_blocks`): the units the prompt is assembled from, with
 //! priority, token estimate, refs and an optional expiry.
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use rusqlite::{params, Connection, Row};
 use tessera_protocol::context_doc::ContextBlock;
 use tessera_protocol::wire::Timestamp;
 
 use crate::error::Result;
+use crate::rows::{self, FromRow};
 use crate::tx::{ReadTx, WriteTx};
 use crate::{clock, conversations, refs, sql, Store};
 
@@ -30,59 +31,23 @@ CREATE TABLE context_blocks (
 const COLUMNS: &str =
     "block_id, block_type, priority, token_estimate, content, refs_json, expires_at, extra_json";
 
-type RawRow = (
-    String,
-    String,
-    String,
-    Option<i64>,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-);
-
-fn raw(row: &Row<'_>) -> rusqlite::Result<RawRow> {
-    Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-        row.get(5)?,
-        row.get(6)?,
-        row.get(7)?,
-    ))
-}
-
-fn decode(
-    (block_id, block_type, priority, tokens, content, refs, expires_at, extra): RawRow,
-) -> Result<ContextBlock> {
-    Ok(ContextBlock {
-        block_id,
-        block_type: sql::parse_enum("block type", &block_type)?,
-        priority: sql::parse_enum("block priority", &priority)?,
-        token_estimate: sql::opt_u64("block token_estimate", tokens)?,
-        content,
-        refs: sql::opt_parse("block refs", refs)?,
-        expires_at: expires_at.map(Timestamp::new),
-        extra: sql::parse_extra(extra)?,
-    })
-}
-
-fn query(
-    conn: &Connection,
-    sql_text: &str,
-    params: impl rusqlite::Params,
-) -> Result<Vec<ContextBlock>> {
-    let rows = conn
-        .prepare_cached(sql_text)?
-        .query_map(params, raw)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    rows.into_iter().map(decode).collect()
+impl FromRow for ContextBlock {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(ContextBlock {
+            block_id: row.get(0)?,
+            block_type: sql::parse_enum("block type", &row.get::<_, String>(1)?)?,
+            priority: sql::parse_enum("block priority", &row.get::<_, String>(2)?)?,
+            token_estimate: sql::opt_u64("block token_estimate", row.get(3)?)?,
+            content: row.get(4)?,
+            refs: sql::opt_parse("block refs", row.get(5)?)?,
+            expires_at: row.get::<_, Option<String>>(6)?.map(Timestamp::new),
+            extra: sql::parse_extra(row.get(7)?)?,
+        })
+    }
 }
 
 pub(crate) fn list(conn: &Connection, conversation_id: &str) -> Result<Vec<ContextBlock>> {
-    query(
+    rows::all(
         conn,
         &format!("SELECT {COLUMNS} FROM context_blocks WHERE conversation_id = ?1 ORDER BY pk"),
         [conversation_id],
@@ -127,7 +92,7 @@ impl ReadTx<'_> {
 
     /// The blocks not expired now.
     pub fn live_context_blocks(&self, conversation_id: &str) -> Result<Vec<ContextBlock>> {
-        query(
+        rows::all(
             self.conn,
             &format!(
                 "SELECT {COLUMNS} FROM context_blocks
@@ -144,14 +109,13 @@ impl ReadTx<'_> {
         conversation_id: &str,
         block_id: &str,
     ) -> Result<Option<ContextBlock>> {
-        let row = self
-            .conn
-            .prepare_cached(&format!(
+        rows::optional(
+            self.conn,
+            &format!(
                 "SELECT {COLUMNS} FROM context_blocks WHERE conversation_id = ?1 AND block_id = ?2"
-            ))?
-            .query_row([conversation_id, block_id], raw)
-            .optional()?;
-        row.map(decode).transpose()
+            ),
+            [conversation_id, block_id],
+        )
     }
 }
 

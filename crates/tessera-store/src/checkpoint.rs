@@ -21,6 +21,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 use crate::error::{Result, StoreError};
+use crate::rows;
 use crate::tx::WriterContext;
 
 const EVERY: Duration = Duration::from_millis(250);
@@ -67,8 +68,10 @@ impl Checkpointer {
 
 /// Runs a passive checkpoint; returns the WAL's length in frames as it found it (frames
 /// committed while it copied are not counted, nor always copied).
-fn passive(conn: &Connection) -> rusqlite::Result<i64> {
-    conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |row| row.get(1))
+fn passive(conn: &Connection) -> Result<i64> {
+    // `(busy, frames in the WAL, frames copied)`.
+    let (_, frames, _): (i64, i64, i64) = rows::one(conn, "PRAGMA wal_checkpoint(PASSIVE)", [])?;
+    Ok(frames)
 }
 
 impl Drop for Checkpointer {

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use tessera_protocol::wire::Timestamp;
 
 use crate::error::{Entity, Result, StoreError};
+use crate::rows::{self, FromRow};
 use crate::tx::{ReadTx, WriteTx};
 use crate::{clock, conversations, ids, sql, Store};
 
@@ -42,59 +43,24 @@ pub struct ConsentGrant {
 
 const COLUMNS: &str = "grant_id, tool, scope, conversation_id, created_at, revoked_at, used_at";
 
-#[allow(clippy::type_complexity)]
-fn raw(
-    row: &Row<'_>,
-) -> rusqlite::Result<(
-    String,
-    String,
-    String,
-    Option<String>,
-    String,
-    Option<String>,
-    Option<String>,
-)> {
-    Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-        row.get(5)?,
-        row.get(6)?,
-    ))
-}
-
-fn query(
-    conn: &Connection,
-    sql_text: &str,
-    params: impl rusqlite::Params,
-) -> Result<Vec<ConsentGrant>> {
-    let rows = conn
-        .prepare_cached(sql_text)?
-        .query_map(params, raw)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    rows.into_iter()
-        .map(
-            |(grant_id, tool, scope, conversation_id, created_at, revoked_at, used_at)| {
-                Ok(ConsentGrant {
-                    grant_id,
-                    tool,
-                    scope: sql::parse_enum("consent scope", &scope)?,
-                    conversation_id,
-                    created_at: Timestamp::new(created_at),
-                    revoked_at: revoked_at.map(Timestamp::new),
-                    used_at: used_at.map(Timestamp::new),
-                })
-            },
-        )
-        .collect()
+impl FromRow for ConsentGrant {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(ConsentGrant {
+            grant_id: row.get(0)?,
+            tool: row.get(1)?,
+            scope: sql::parse_enum("consent scope", &row.get::<_, String>(2)?)?,
+            conversation_id: row.get(3)?,
+            created_at: Timestamp::new(row.get::<_, String>(4)?),
+            revoked_at: row.get::<_, Option<String>>(5)?.map(Timestamp::new),
+            used_at: row.get::<_, Option<String>>(6)?.map(Timestamp::new),
+        })
+    }
 }
 
 /// The grant that lets `tool` run in `conversation_id` now: always, then for the
 /// conversation, then an unspent once grant.
 fn active(conn: &Connection, tool: &str, conversation_id: &str) -> Result<Option<ConsentGrant>> {
-    Ok(query(
+    Ok(rows::all::<ConsentGrant>(
         conn,
         &format!(
             "SELECT {COLUMNS} FROM consent_grants
@@ -113,7 +79,7 @@ fn active(conn: &Connection, tool: &str, conversation_id: &str) -> Result<Option
 impl ReadTx<'_> {
     /// Grants, newest first (revoked ones only when asked).
     pub fn consent_grants(&self, include_revoked: bool) -> Result<Vec<ConsentGrant>> {
-        query(
+        rows::all(
             self.conn,
             &format!(
                 "SELECT {COLUMNS} FROM consent_grants WHERE ?1 OR revoked_at IS NULL ORDER BY pk DESC"
@@ -124,7 +90,7 @@ impl ReadTx<'_> {
 
     /// One grant, revoked or not.
     pub fn consent_grant(&self, grant_id: &str) -> Result<Option<ConsentGrant>> {
-        Ok(query(
+        Ok(rows::all::<ConsentGrant>(
             self.conn,
             &format!("SELECT {COLUMNS} FROM consent_grants WHERE grant_id = ?1"),
             [grant_id],
@@ -199,7 +165,7 @@ impl WriteTx<'_> {
             )?
             .execute(params![grant_id, clock::now().as_str()])?;
         if n == 0 {
-            let exists = !query(
+            let exists = !rows::all::<ConsentGrant>(
                 self.conn,
                 &format!("SELECT {COLUMNS} FROM consent_grants WHERE grant_id = ?1"),
                 [grant_id],

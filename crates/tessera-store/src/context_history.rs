@@ -6,6 +6,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rusqlite::Row;
 use serde_json::Value;
 use tessera_protocol::mcp_cp::ContextMessage;
 
@@ -13,6 +14,7 @@ use crate::conversations::Conversation;
 use crate::error::{Result, StoreError};
 use crate::history_clearing::is_cleared;
 use crate::mcp_messages::to_mcp;
+use crate::rows::{self, FromRow};
 use crate::tx::ReadTx;
 use crate::{clock, sql};
 
@@ -26,30 +28,24 @@ struct Added {
     message: ContextMessage,
 }
 
-fn added(tx: &ReadTx<'_>, context_id: &str) -> Result<Vec<Added>> {
-    let rows = tx
-        .conn
-        .prepare_cached(
-            "SELECT message_id, timestamp_ms, message_json FROM context_messages
-             WHERE conversation_id = ?1 ORDER BY pk",
-        )?
-        .query_map([context_id], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, Option<i64>>(1)?,
-                row.get::<_, String>(2)?,
-            ))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    rows.into_iter()
-        .map(|(message_id, millis, json)| {
-            Ok(Added {
-                message_id,
-                millis,
-                message: sql::parse("context message", &json)?,
-            })
+/// A row of `message_id, timestamp_ms, message_json`.
+impl FromRow for Added {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(Added {
+            message_id: row.get(0)?,
+            millis: row.get(1)?,
+            message: sql::parse("context message", &row.get::<_, String>(2)?)?,
         })
-        .collect()
+    }
+}
+
+fn added(tx: &ReadTx<'_>, context_id: &str) -> Result<Vec<Added>> {
+    rows::all(
+        tx.conn,
+        "SELECT message_id, timestamp_ms, message_json FROM context_messages
+         WHERE conversation_id = ?1 ORDER BY pk",
+        [context_id],
+    )
 }
 
 /// The history of the context of `conversation`, oldest first.

@@ -4,7 +4,7 @@
 //! apply here; one that names an expected version fails, changing nothing, when another update
 //! came first (§8.3).
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, Row};
 use serde_json::{Map, Value};
 use tessera_protocol::mcp_cp::{
     ContextOperation, ContextState, ContextUpdate, HistoryFilter, McpContext, Message,
@@ -12,6 +12,7 @@ use tessera_protocol::mcp_cp::{
 use tessera_protocol::wire::{JsonObject, Timestamp};
 
 use crate::error::{Result, StoreError};
+use crate::rows::{self, FromRow};
 use crate::state_path;
 use crate::tx::{ReadTx, WriteTx};
 use crate::{clock, conversations, sql, Store};
@@ -65,12 +66,24 @@ pub struct ContextUpdateOutcome {
     pub cleared_messages: usize,
 }
 
+/// A row of `version, operation_json, at`.
+impl FromRow for ContextChange {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(ContextChange {
+            version: sql::to_u64("context version", row.get(0)?)?,
+            operation: sql::parse("context operation", &row.get::<_, String>(1)?)?,
+            at: Timestamp::new(row.get::<_, String>(2)?),
+        })
+    }
+}
+
 /// Version and state of a context, creating an empty one (version 0) on first use.
 fn load_or_create(conn: &Connection, context_id: &str) -> Result<(u64, JsonObject)> {
-    let row: Option<(i64, String)> = conn
-        .prepare_cached("SELECT version, state_json FROM contexts WHERE conversation_id = ?1")?
-        .query_row([context_id], |row| Ok((row.get(0)?, row.get(1)?)))
-        .optional()?;
+    let row: Option<(i64, String)> = rows::optional(
+        conn,
+        "SELECT version, state_json FROM contexts WHERE conversation_id = ?1",
+        [context_id],
+    )?;
     if let Some((version, state)) = row {
         return Ok((
             sql::to_u64("context version", version)?,
@@ -171,16 +184,12 @@ impl ReadTx<'_> {
         let Some(conversation) = conversations::get(self.conn, context_id)? else {
             return Ok(None);
         };
-        let row: Option<(String, i64, String, Option<String>)> = self
-            .conn
-            .prepare_cached(
-                "SELECT updated_at, version, state_json, metadata_json FROM contexts
-                 WHERE conversation_id = ?1",
-            )?
-            .query_row([context_id], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })
-            .optional()?;
+        let row: Option<(String, i64, String, Option<String>)> = rows::optional(
+            self.conn,
+            "SELECT updated_at, version, state_json, metadata_json FROM contexts
+             WHERE conversation_id = ?1",
+            [context_id],
+        )?;
         let messages = crate::context_history::history(self, &conversation)?;
         let mut last_update_time = conversation.updated_at.clone();
         let (version, state, metadata) = match row {
@@ -213,11 +222,11 @@ impl ReadTx<'_> {
 
     /// The context's state alone (None before the first update), without reading its history.
     pub fn context_state(&self, context_id: &str) -> Result<Option<ContextState>> {
-        let state: Option<String> = self
-            .conn
-            .prepare_cached("SELECT state_json FROM contexts WHERE conversation_id = ?1")?
-            .query_row([context_id], |r| r.get(0))
-            .optional()?;
+        let state: Option<String> = rows::optional(
+            self.conn,
+            "SELECT state_json FROM contexts WHERE conversation_id = ?1",
+            [context_id],
+        )?;
         state.map(|s| sql::parse("context state", &s)).transpose()
     }
 
@@ -227,32 +236,12 @@ impl ReadTx<'_> {
         context_id: &str,
         after_version: u64,
     ) -> Result<Vec<ContextChange>> {
-        let rows = self
-            .conn
-            .prepare_cached(
-                "SELECT version, operation_json, at FROM context_changes
-                 WHERE conversation_id = ?1 AND version > ?2 ORDER BY version",
-            )?
-            .query_map(
-                params![context_id, sql::to_i64("context version", after_version)?],
-                |row| {
-                    Ok((
-                        row.get::<_, i64>(0)?,
-                        row.get::<_, String>(1)?,
-                        row.get::<_, String>(2)?,
-                    ))
-                },
-            )?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        rows.into_iter()
-            .map(|(version, operation, at)| {
-                Ok(ContextChange {
-                    version: sql::to_u64("context version", version)?,
-                    operation: sql::parse("context operation", &operation)?,
-                    at: Timestamp::new(at),
-                })
-            })
-            .collect()
+        rows::all(
+            self.conn,
+            "SELECT version, operation_json, at FROM context_changes
+             WHERE conversation_id = ?1 AND version > ?2 ORDER BY version",
+            params![context_id, sql::to_i64("context version", after_version)?],
+        )
     }
 }
 

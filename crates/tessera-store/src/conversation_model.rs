@@ -2,14 +2,14 @@
 //! of the default provider's. Kept beside the conversation (a column of its row), so it goes
 //! when the conversation does.
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 use serde::{Deserialize, Serialize};
 
 use crate::conversations::ensure_exists;
 use crate::error::{Entity, Result, StoreError};
-use crate::sql;
 use crate::tx::{ReadTx, WriteTx};
 use crate::Store;
+use crate::{rows, sql};
 
 pub(crate) const SCHEMA_V6: &str = "
 ALTER TABLE conversations ADD COLUMN model_json TEXT;
@@ -25,11 +25,11 @@ pub struct ConversationModel {
 impl ReadTx<'_> {
     /// The model conversation `id` was set to, if any.
     pub fn conversation_model(&self, id: &str) -> Result<Option<ConversationModel>> {
-        let found = self
-            .conn
-            .prepare_cached("SELECT model_json FROM conversations WHERE id = ?1")?
-            .query_row([id], |row| row.get::<_, Option<String>>(0))
-            .optional()?;
+        let found: Option<Option<String>> = rows::optional(
+            self.conn,
+            "SELECT model_json FROM conversations WHERE id = ?1",
+            [id],
+        )?;
         match found {
             None => Err(StoreError::NotFound {
                 entity: Entity::Conversation,

@@ -1,12 +1,13 @@
 //! The conversation list (seed 004's session, plus what the app shows: title, pinned,
 //! archived) and deleting a conversation everywhere.
 
-use rusqlite::{params, OptionalExtension, Row};
+use rusqlite::{params, Row};
 use serde::{Deserialize, Serialize};
 use tessera_protocol::context_doc::Actor;
 use tessera_protocol::wire::{JsonObject, Timestamp};
 
 use crate::error::{Entity, Result, StoreError};
+use crate::rows::{self, FromRow};
 use crate::sql;
 use crate::tx::{AfterCommit, ReadTx, WriteTx};
 use crate::{attachments, clock, ids, Store};
@@ -118,9 +119,10 @@ const KNOWN_CONVERSATIONS: usize = 4096;
 pub(crate) const COLUMNS: &str =
     "id, title, created_at, updated_at, pinned, archived, active_leaf_id, locale, actor_json, project_id";
 
-pub(crate) fn from_row(row: &Row<'_>) -> rusqlite::Result<(Conversation, Option<String>)> {
-    Ok((
-        Conversation {
+/// A row of [`COLUMNS`].
+impl FromRow for Conversation {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(Conversation {
             id: row.get(0)?,
             title: row.get(1)?,
             created_at: Timestamp::new(row.get::<_, String>(2)?),
@@ -129,18 +131,10 @@ pub(crate) fn from_row(row: &Row<'_>) -> rusqlite::Result<(Conversation, Option<
             archived: row.get(5)?,
             active_leaf_id: row.get(6)?,
             locale: row.get(7)?,
-            actor: None,
+            actor: sql::opt_parse("conversation actor", row.get(8)?)?,
             project_id: row.get(9)?,
-        },
-        row.get(8)?,
-    ))
-}
-
-pub(crate) fn finish(
-    (mut conversation, actor): (Conversation, Option<String>),
-) -> Result<Conversation> {
-    conversation.actor = sql::opt_parse("conversation actor", actor)?;
-    Ok(conversation)
+        })
+    }
 }
 
 fn millis_of(at: &Timestamp) -> i64 {
@@ -148,13 +142,11 @@ fn millis_of(at: &Timestamp) -> i64 {
 }
 
 pub(crate) fn get(conn: &rusqlite::Connection, id: &str) -> Result<Option<Conversation>> {
-    let row = conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM conversations WHERE id = ?1"
-        ))?
-        .query_row([id], from_row)
-        .optional()?;
-    row.map(finish).transpose()
+    rows::optional(
+        conn,
+        &format!("SELECT {COLUMNS} FROM conversations WHERE id = ?1"),
+        [id],
+    )
 }
 
 pub(crate) fn require(conn: &rusqlite::Connection, id: &str) -> Result<Conversation> {
@@ -167,11 +159,8 @@ pub(crate) fn require(conn: &rusqlite::Connection, id: &str) -> Result<Conversat
 
 /// Fails unless the conversation exists (cheaper than [`require`]).
 pub(crate) fn ensure_exists(conn: &rusqlite::Connection, id: &str) -> Result<()> {
-    let found = conn
-        .prepare_cached("SELECT 1 FROM conversations WHERE id = ?1")?
-        .query_row([id], |_| Ok(()))
-        .optional()?;
-    found.ok_or_else(|| StoreError::NotFound {
+    let found = rows::exists(conn, "SELECT 1 FROM conversations WHERE id = ?1", [id])?;
+    found.then_some(()).ok_or_else(|| StoreError::NotFound {
         entity: Entity::Conversation,
         conversation_id: None,
         id: id.to_owned(),
@@ -179,10 +168,11 @@ pub(crate) fn ensure_exists(conn: &rusqlite::Connection, id: &str) -> Result<()>
 }
 
 pub(crate) fn active_leaf(conn: &rusqlite::Connection, id: &str) -> Result<Option<String>> {
-    let leaf = conn
-        .prepare_cached("SELECT active_leaf_id FROM conversations WHERE id = ?1")?
-        .query_row([id], |row| row.get::<_, Option<String>>(0))
-        .optional()?;
+    let leaf: Option<Option<String>> = rows::optional(
+        conn,
+        "SELECT active_leaf_id FROM conversations WHERE id = ?1",
+        [id],
+    )?;
     leaf.ok_or_else(|| StoreError::NotFound {
         entity: Entity::Conversation,
         conversation_id: None,
@@ -209,11 +199,12 @@ pub(crate) fn touch(conn: &rusqlite::Connection, id: &str) -> Result<()> {
 }
 
 pub(crate) fn doc_extras(conn: &rusqlite::Connection, id: &str) -> Result<DocExtras> {
-    let text: Option<String> = conn
-        .prepare_cached("SELECT doc_extra_json FROM conversations WHERE id = ?1")?
-        .query_row([id], |row| row.get(0))
-        .optional()?
-        .flatten();
+    let text: Option<String> = rows::optional::<Option<String>>(
+        conn,
+        "SELECT doc_extra_json FROM conversations WHERE id = ?1",
+        [id],
+    )?
+    .flatten();
     Ok(sql::opt_parse("document extras", text)?.unwrap_or_default())
 }
 
@@ -284,16 +275,16 @@ impl ReadTx<'_> {
             .limit
             .map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
         let offset = i64::try_from(filter.offset).unwrap_or(i64::MAX);
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM conversations
-             WHERE ?1 IS NULL OR archived = ?1
-             ORDER BY pinned DESC, updated_ms DESC, id
-             LIMIT ?2 OFFSET ?3"
-        ))?;
-        let rows = stmt
-            .query_map(params![filter.archived, limit, offset], from_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        rows.into_iter().map(finish).collect()
+        rows::all(
+            self.conn,
+            &format!(
+                "SELECT {COLUMNS} FROM conversations
+                 WHERE ?1 IS NULL OR archived = ?1
+                 ORDER BY pinned DESC, updated_ms DESC, id
+                 LIMIT ?2 OFFSET ?3"
+            ),
+            params![filter.archived, limit, offset],
+        )
     }
 }
 

@@ -19,7 +19,7 @@ use tessera_protocol::wire::Timestamp;
 use crate::error::Result;
 use crate::events::{is_delta, SeqRange, StoredEvent};
 use crate::tx::WriteTx;
-use crate::{delta_batches, sql, Store};
+use crate::{delta_batches, rows, sql, Store};
 
 /// One stream of deltas being folded: what its whole-message event needs (the deltas are
 /// read one at a time, never all held: a long answer has a million of them).
@@ -352,46 +352,43 @@ impl WriteTx<'_> {
 
     /// The rows holding `run_id`'s deltas not folded yet, in the order they were written.
     fn delta_rows(&self, conversation_id: &str, run_id: &str) -> Result<Vec<i64>> {
-        let rows = self
-            .conn
-            .prepare_cached(
-                "SELECT pk FROM events
-                 WHERE conversation_id = ?1 AND run_id = ?2 AND domain = 'llm'
-                     AND event_type IN ('thinking', 'message') AND folded_to IS NULL
-                     AND is_delta = 1
-                 ORDER BY pk",
-            )?
-            .query_map([conversation_id, run_id], |row| row.get(0))?
-            .collect::<rusqlite::Result<Vec<i64>>>()?;
-        Ok(rows)
+        rows::all(
+            self.conn,
+            "SELECT pk FROM events
+             WHERE conversation_id = ?1 AND run_id = ?2 AND domain = 'llm'
+                 AND event_type IN ('thinking', 'message') AND folded_to IS NULL
+                 AND is_delta = 1
+             ORDER BY pk",
+            [conversation_id, run_id],
+        )
     }
 
     /// `run_id`'s streams, read back from the log one event at a time.
     fn read_streams(&self, conversation_id: &str, run_id: &str) -> Result<Streams> {
         let mut streams = Streams::default();
-        let mut select = self.conn.prepare_cached(
+        let mut batch = Vec::new();
+        rows::for_each(
+            self.conn,
             "SELECT seq, batch_to, event_json FROM events
              WHERE conversation_id = ?1 AND run_id = ?2 AND domain = 'llm'
                  AND event_type IN ('thinking', 'message') AND folded_to IS NULL
              ORDER BY seq",
-        )?;
-        let mut rows = select.query([conversation_id, run_id])?;
-        let mut batch = Vec::new();
-        while let Some(row) = rows.next()? {
-            let seq = sql::to_u64("event seq", row.get(0)?)?;
-            let batch_to: Option<i64> = row.get(1)?;
-            let json: &str = row.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?;
-            if batch_to.is_some() {
-                batch.clear();
-                delta_batches::read_row(conversation_id, Some(run_id), json, 0, &mut batch)?;
-                for stored in &batch {
-                    streams.see(stored.seq, &stored.event);
+            [conversation_id, run_id],
+            |(seq, batch_to, json): (i64, Option<i64>, String)| {
+                let seq = sql::to_u64("event seq", seq)?;
+                if batch_to.is_some() {
+                    batch.clear();
+                    delta_batches::read_row(conversation_id, Some(run_id), &json, 0, &mut batch)?;
+                    for stored in &batch {
+                        streams.see(stored.seq, &stored.event);
+                    }
+                } else {
+                    let event: Event = sql::parse("event", &json)?;
+                    streams.see(seq, &event);
                 }
-            } else {
-                let event: Event = sql::parse("event", json)?;
-                streams.see(seq, &event);
-            }
-        }
+                Ok(())
+            },
+        )?;
         Ok(streams)
     }
 }

@@ -5,11 +5,12 @@
 
 use std::sync::{Arc, OnceLock};
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection};
 use serde::{Deserialize, Serialize};
 use tessera_protocol::easyflow::{Event, EventBody};
 
 use crate::error::{Entity, Result, StoreError};
+use crate::rows;
 use crate::tx::{ReadTx, WriteTx};
 use crate::{clock, delta_batches, sql, Store};
 
@@ -123,15 +124,16 @@ pub(crate) fn is_delta(event: &Event) -> bool {
 /// `UPDATE … RETURNING` builds a temporary table for its answer, which cost more than the
 /// update itself (this runs for every write of events).
 fn next_seqs(conn: &Connection, conversation_id: &str, n: u64) -> Result<u64> {
-    let next: i64 = conn
-        .prepare_cached("SELECT next_event_seq FROM conversations WHERE id = ?1")?
-        .query_row([conversation_id], |row| row.get(0))
-        .optional()?
-        .ok_or_else(|| StoreError::NotFound {
-            entity: Entity::Conversation,
-            conversation_id: None,
-            id: conversation_id.to_owned(),
-        })?;
+    let next: i64 = rows::optional(
+        conn,
+        "SELECT next_event_seq FROM conversations WHERE id = ?1",
+        [conversation_id],
+    )?
+    .ok_or_else(|| StoreError::NotFound {
+        entity: Entity::Conversation,
+        conversation_id: None,
+        id: conversation_id.to_owned(),
+    })?;
     let after = next
         .checked_add(sql::to_i64("event count", n)?)
         .ok_or_else(|| StoreError::Corrupt {
@@ -144,22 +146,12 @@ fn next_seqs(conn: &Connection, conversation_id: &str, n: u64) -> Result<u64> {
 }
 
 /// A row of the log as read: `(seq, run_id, folded_to, batch_to, event_json)`.
-type Row = (i64, Option<String>, Option<i64>, Option<i64>, String);
+type LogRow = (i64, Option<String>, Option<i64>, Option<i64>, String);
 
 const ROW_COLUMNS: &str = "seq, run_id, folded_to, batch_to, event_json";
 
-fn row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
-    Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-    ))
-}
-
 /// The events of `rows` after seq `after`, in order: a batch row gives each of its deltas.
-fn decode(conversation_id: &str, rows: Vec<Row>, after: u64) -> Result<Vec<StoredEvent>> {
+fn decode(conversation_id: &str, rows: Vec<LogRow>, after: u64) -> Result<Vec<StoredEvent>> {
     let mut out = Vec::with_capacity(rows.len());
     for (seq, run_id, folded_to, batch_to, json) in rows {
         if batch_to.is_some() {
@@ -196,9 +188,9 @@ impl ReadTx<'_> {
         let after = sql::to_i64("event seq", after_seq)?;
         // Rows, not events: a batch row holds many, so the events are cut to `limit` after.
         let row_limit = limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
-        let rows = self
-            .conn
-            .prepare_cached(&format!(
+        let rows: Vec<LogRow> = rows::all(
+            self.conn,
+            &format!(
                 "SELECT {ROW_COLUMNS} FROM events
                  WHERE conversation_id = ?1 AND folded_to IS NOT NULL AND folded_to > ?2
                      AND seq <= ?2
@@ -210,9 +202,9 @@ impl ReadTx<'_> {
                  SELECT {ROW_COLUMNS} FROM events
                  WHERE conversation_id = ?1 AND seq > ?2
                  ORDER BY seq LIMIT ?3"
-            ))?
-            .query_map(params![conversation_id, after, row_limit], row)?
-            .collect::<rusqlite::Result<Vec<Row>>>()?;
+            ),
+            params![conversation_id, after, row_limit],
+        )?;
         let mut events = decode(conversation_id, rows, after_seq)?;
         if let Some(limit) = limit {
             events.truncate(limit);
@@ -222,14 +214,14 @@ impl ReadTx<'_> {
 
     /// One run's events, oldest first (deltas not yet folded included).
     pub fn run_events(&self, conversation_id: &str, run_id: &str) -> Result<Vec<StoredEvent>> {
-        let rows = self
-            .conn
-            .prepare_cached(&format!(
+        let rows: Vec<LogRow> = rows::all(
+            self.conn,
+            &format!(
                 "SELECT {ROW_COLUMNS} FROM events
                  WHERE conversation_id = ?1 AND run_id = ?2 ORDER BY seq"
-            ))?
-            .query_map(params![conversation_id, run_id], row)?
-            .collect::<rusqlite::Result<Vec<Row>>>()?;
+            ),
+            params![conversation_id, run_id],
+        )?;
         decode(conversation_id, rows, 0)
     }
 
@@ -241,57 +233,51 @@ impl ReadTx<'_> {
         key: &str,
         value: &str,
     ) -> Result<Option<(String, u64)>> {
-        let run: Option<String> = self
-            .conn
-            .prepare_cached(
-                "SELECT run_id FROM events
-                 WHERE conversation_id = ?1 AND domain = 'system' AND event_type = 'status'
-                   AND run_id IS NOT NULL
-                   AND json_extract(event_json, '$.payload.' || ?2) = ?3
-                 ORDER BY seq DESC LIMIT 1",
-            )?
-            .query_row(params![conversation_id, key, value], |row| row.get(0))
-            .optional()?;
+        let run: Option<String> = rows::optional(
+            self.conn,
+            "SELECT run_id FROM events
+             WHERE conversation_id = ?1 AND domain = 'system' AND event_type = 'status'
+               AND run_id IS NOT NULL
+               AND json_extract(event_json, '$.payload.' || ?2) = ?3
+             ORDER BY seq DESC LIMIT 1",
+            params![conversation_id, key, value],
+        )?;
         let Some(run) = run else {
             return Ok(None);
         };
-        let first: i64 = self
-            .conn
-            .prepare_cached(
-                "SELECT MIN(seq) FROM events WHERE conversation_id = ?1 AND run_id = ?2",
-            )?
-            .query_row(params![conversation_id, run], |row| row.get(0))?;
+        let first: i64 = rows::one(
+            self.conn,
+            "SELECT MIN(seq) FROM events WHERE conversation_id = ?1 AND run_id = ?2",
+            params![conversation_id, run],
+        )?;
         Ok(Some((run, crate::sql::to_u64("event seq", first)?)))
     }
 
     /// Runs that have events but no `system/done`: suspended ones, and ones the process was
     /// killed in the middle of. `(conversation_id, run_id)`, oldest first.
     pub fn unfinished_runs(&self) -> Result<Vec<(String, String)>> {
-        let rows = self
-            .conn
-            .prepare_cached(
-                "SELECT conversation_id, run_id FROM events WHERE run_id IS NOT NULL
-                 GROUP BY conversation_id, run_id
-                 HAVING SUM(domain = 'system' AND event_type = 'done') = 0
-                 ORDER BY MIN(pk)",
-            )?
-            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        rows::all(
+            self.conn,
+            "SELECT conversation_id, run_id FROM events WHERE run_id IS NOT NULL
+             GROUP BY conversation_id, run_id
+             HAVING SUM(domain = 'system' AND event_type = 'done') = 0
+             ORDER BY MIN(pk)",
+            [],
+        )
     }
 
     /// The newest seq given out in the conversation (0 before the first event).
     pub fn last_event_seq(&self, conversation_id: &str) -> Result<u64> {
-        let next: i64 = self
-            .conn
-            .prepare_cached("SELECT next_event_seq FROM conversations WHERE id = ?1")?
-            .query_row([conversation_id], |row| row.get(0))
-            .optional()?
-            .ok_or_else(|| StoreError::NotFound {
-                entity: Entity::Conversation,
-                conversation_id: None,
-                id: conversation_id.to_owned(),
-            })?;
+        let next: i64 = rows::optional(
+            self.conn,
+            "SELECT next_event_seq FROM conversations WHERE id = ?1",
+            [conversation_id],
+        )?
+        .ok_or_else(|| StoreError::NotFound {
+            entity: Entity::Conversation,
+            conversation_id: None,
+            id: conversation_id.to_owned(),
+        })?;
         sql::to_u64("event seq", next - 1)
     }
 }

@@ -3,13 +3,14 @@
 
 use std::sync::atomic::AtomicBool;
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tessera_protocol::context_doc::{Evidence, EvidenceRef};
 
 use crate::attachments::{self, AttachmentRef};
 use crate::error::{Entity, Result, StoreError};
+use crate::rows::{self, FromRow};
 use crate::tx::{ReadTx, WriteTx};
 use crate::{conversations, refs, search_backlog, sql, Store};
 
@@ -50,47 +51,38 @@ pub struct StoredEvidence {
 const COLUMNS: &str = "pk, evidence_id, evidence_type, source_json, content_json, confidence, \
                        metadata_json, links_json, extra_json";
 
-type RawRow = (
-    i64,
-    String,
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-);
-
-fn raw(row: &Row<'_>) -> rusqlite::Result<RawRow> {
-    Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-        row.get(5)?,
-        row.get(6)?,
-        row.get(7)?,
-        row.get(8)?,
-    ))
+/// An evidence's row; its attachments are another table's ([`EvidenceRow::stored`]).
+struct EvidenceRow {
+    pk: i64,
+    evidence: Evidence,
 }
 
-fn decode(conn: &Connection, raw: RawRow) -> Result<StoredEvidence> {
-    let (pk, evidence_id, evidence_type, source, content, confidence, metadata, links, extra) = raw;
-    Ok(StoredEvidence {
-        evidence: Evidence {
-            evidence_id,
-            evidence_type: sql::parse_enum("evidence type", &evidence_type)?,
-            source: sql::parse("evidence source", &source)?,
-            content: sql::opt_parse("evidence content", content)?,
-            confidence: sql::opt_parse("evidence confidence", confidence)?,
-            metadata: sql::opt_parse("evidence metadata", metadata)?,
-            links: sql::opt_parse("evidence links", links)?,
-            extra: sql::parse_extra(extra)?,
-        },
-        attachments: attachments::of_evidence(conn, pk)?,
-    })
+impl FromRow for EvidenceRow {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(Self {
+            pk: row.get(0)?,
+            evidence: Evidence {
+                evidence_id: row.get(1)?,
+                evidence_type: sql::parse_enum("evidence type", &row.get::<_, String>(2)?)?,
+                source: sql::parse("evidence source", &row.get::<_, String>(3)?)?,
+                content: sql::opt_parse("evidence content", row.get(4)?)?,
+                confidence: sql::opt_parse("evidence confidence", row.get(5)?)?,
+                metadata: sql::opt_parse("evidence metadata", row.get(6)?)?,
+                links: sql::opt_parse("evidence links", row.get(7)?)?,
+                extra: sql::parse_extra(row.get(8)?)?,
+            },
+        })
+    }
+}
+
+impl EvidenceRow {
+    /// The evidence with the attachment files it references.
+    fn stored(self, conn: &Connection) -> Result<StoredEvidence> {
+        Ok(StoredEvidence {
+            attachments: attachments::of_evidence(conn, self.pk)?,
+            evidence: self.evidence,
+        })
+    }
 }
 
 /// The content of an evidence: `None` when there is no such evidence, `Some(None)` when it has
@@ -100,12 +92,11 @@ pub(crate) fn content(
     conversation_id: &str,
     evidence_id: &str,
 ) -> Result<Option<Option<Value>>> {
-    let text: Option<Option<String>> = conn
-        .prepare_cached(
-            "SELECT content_json FROM evidences WHERE conversation_id = ?1 AND evidence_id = ?2",
-        )?
-        .query_row([conversation_id, evidence_id], |row| row.get(0))
-        .optional()?;
+    let text: Option<Option<String>> = rows::optional(
+        conn,
+        "SELECT content_json FROM evidences WHERE conversation_id = ?1 AND evidence_id = ?2",
+        [conversation_id, evidence_id],
+    )?;
     text.map(|t| sql::opt_parse("evidence content", t))
         .transpose()
 }
@@ -115,23 +106,24 @@ pub(crate) fn get(
     conversation_id: &str,
     evidence_id: &str,
 ) -> Result<Option<StoredEvidence>> {
-    let row = conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM evidences WHERE conversation_id = ?1 AND evidence_id = ?2"
-        ))?
-        .query_row([conversation_id, evidence_id], raw)
-        .optional()?;
-    row.map(|r| decode(conn, r)).transpose()
+    rows::optional::<EvidenceRow>(
+        conn,
+        &format!("SELECT {COLUMNS} FROM evidences WHERE conversation_id = ?1 AND evidence_id = ?2"),
+        [conversation_id, evidence_id],
+    )?
+    .map(|row| row.stored(conn))
+    .transpose()
 }
 
 pub(crate) fn list(conn: &Connection, conversation_id: &str) -> Result<Vec<StoredEvidence>> {
-    let rows = conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM evidences WHERE conversation_id = ?1 ORDER BY pk"
-        ))?
-        .query_map([conversation_id], raw)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    rows.into_iter().map(|r| decode(conn, r)).collect()
+    rows::all::<EvidenceRow>(
+        conn,
+        &format!("SELECT {COLUMNS} FROM evidences WHERE conversation_id = ?1 ORDER BY pk"),
+        [conversation_id],
+    )?
+    .into_iter()
+    .map(|row| row.stored(conn))
+    .collect()
 }
 
 /// The text the search index holds for an evidence: a string content as it is, the strings
@@ -197,10 +189,11 @@ pub(crate) fn copies_stored_message(
     let (Some(message), Some(Value::String(text))) = (message, content) else {
         return Ok(false);
     };
-    let same: Option<bool> = conn
-        .prepare_cached("SELECT content = ?3 FROM messages WHERE conversation_id = ?1 AND id = ?2")?
-        .query_row(params![conversation_id, message, text], |row| row.get(0))
-        .optional()?;
+    let same: Option<bool> = rows::optional(
+        conn,
+        "SELECT content = ?3 FROM messages WHERE conversation_id = ?1 AND id = ?2",
+        params![conversation_id, message, text],
+    )?;
     Ok(same == Some(true))
 }
 
@@ -235,11 +228,11 @@ fn upsert_indexed(
         sql::extra_json(&evidence.extra)?,
     ])?;
     // Looked up rather than returned: `RETURNING` builds a temporary table for its answer.
-    let pk: i64 = conn
-        .prepare_cached("SELECT pk FROM evidences WHERE conversation_id = ?1 AND evidence_id = ?2")?
-        .query_row(params![conversation_id, evidence.evidence_id], |row| {
-            row.get(0)
-        })?;
+    let pk: i64 = rows::one(
+        conn,
+        "SELECT pk FROM evidences WHERE conversation_id = ?1 AND evidence_id = ?2",
+        params![conversation_id, evidence.evidence_id],
+    )?;
     let text = indexed.then(|| search_text(evidence.content.as_ref()));
     search_backlog::index_evidence(conn, pk, text.as_deref(), later)?;
     attachments::set_for_evidence(conn, pk, attachment_refs)

@@ -154,7 +154,12 @@ impl ReadTx<'_> {
                     extra: extras.task_state,
                 },
                 tool_state: Some(ToolState {
-                    tool_calls: Some(tool_calls::list(self.conn, conversation_id)?),
+                    tool_calls: Some(
+                        tool_calls::list(self.conn, conversation_id)?
+                            .into_iter()
+                            .map(tool_calls::ToolCallRow::into_record)
+                            .collect(),
+                    ),
                     extra: extras.tool_state,
                 }),
                 model_usage: Some(usage::list(self.conn, conversation_id)?),

@@ -10,7 +10,7 @@ use tessera_protocol::mcp_cp::HistoryFilter;
 use tessera_protocol::wire::Timestamp;
 
 use crate::error::{Result, StoreError};
-use crate::{clock, sql};
+use crate::{clock, rows, sql};
 
 /// The key of a cleared message's extra: `{version, at}`.
 pub const CLEARED_KEY: &str = "context_cleared";
@@ -69,14 +69,11 @@ pub(crate) fn clear_messages(
     if type_role == Some(None) {
         return Ok(0);
     }
-    let rows: Vec<(i64, String, Option<String>, Option<String>)> = conn
-        .prepare_cached(
-            "SELECT pk, role, at, extra_json FROM messages WHERE conversation_id = ?1 ORDER BY pk",
-        )?
-        .query_map([conversation_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+    let rows: Vec<(i64, String, Option<String>, Option<String>)> = rows::all(
+        conn,
+        "SELECT pk, role, at, extra_json FROM messages WHERE conversation_id = ?1 ORDER BY pk",
+        [conversation_id],
+    )?;
     let now: Timestamp = clock::now();
     let mark = json!({"version": version, "at": now.as_str()});
     let mut cleared = 0;

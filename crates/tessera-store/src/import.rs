@@ -447,7 +447,7 @@ fn write_plan(tx: &mut WriteTx<'_>, plan: Plan) -> Result<ImportReport> {
         tasks::upsert(conn, &id, task)?;
     }
     for call in &plan.tool_calls {
-        tool_calls::upsert(conn, &id, call)?;
+        tool_calls::upsert(conn, &id, &tool_calls::ToolCallRow::from(call.clone()))?;
     }
     for record in &plan.usage {
         usage::upsert(conn, &id, record)?;

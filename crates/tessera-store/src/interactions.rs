@@ -7,6 +7,7 @@ use serde_json::Value;
 use tessera_protocol::wire::Timestamp;
 
 use crate::error::{Entity, Result, StoreError};
+use crate::rows::{self, FromRow};
 use crate::tx::{ReadTx, WriteTx};
 use crate::{clock, conversations, ids, sql, Store};
 
@@ -81,73 +82,24 @@ pub struct NewInteraction {
 const COLUMNS: &str = "interaction_id, conversation_id, run_id, kind, state, request_json, \
                        answer_json, created_at, updated_at";
 
-#[allow(clippy::type_complexity)]
-fn raw(
-    row: &Row<'_>,
-) -> rusqlite::Result<(
-    String,
-    String,
-    Option<String>,
-    String,
-    String,
-    String,
-    Option<String>,
-    String,
-    String,
-)> {
-    Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-        row.get(5)?,
-        row.get(6)?,
-        row.get(7)?,
-        row.get(8)?,
-    ))
-}
-
-fn query(
-    conn: &Connection,
-    sql_text: &str,
-    params: impl rusqlite::Params,
-) -> Result<Vec<Interaction>> {
-    let rows = conn
-        .prepare_cached(sql_text)?
-        .query_map(params, raw)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    rows.into_iter()
-        .map(
-            |(
-                interaction_id,
-                conversation_id,
-                run_id,
-                kind,
-                state,
-                request,
-                answer,
-                created_at,
-                updated_at,
-            )| {
-                Ok(Interaction {
-                    interaction_id,
-                    conversation_id,
-                    run_id,
-                    kind: sql::parse_enum("interaction kind", &kind)?,
-                    state: sql::parse_enum("interaction state", &state)?,
-                    request: sql::parse("interaction request", &request)?,
-                    answer: sql::opt_parse("interaction answer", answer)?,
-                    created_at: Timestamp::new(created_at),
-                    updated_at: Timestamp::new(updated_at),
-                })
-            },
-        )
-        .collect()
+impl FromRow for Interaction {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(Interaction {
+            interaction_id: row.get(0)?,
+            conversation_id: row.get(1)?,
+            run_id: row.get(2)?,
+            kind: sql::parse_enum("interaction kind", &row.get::<_, String>(3)?)?,
+            state: sql::parse_enum("interaction state", &row.get::<_, String>(4)?)?,
+            request: sql::parse("interaction request", &row.get::<_, String>(5)?)?,
+            answer: sql::opt_parse("interaction answer", row.get(6)?)?,
+            created_at: Timestamp::new(row.get::<_, String>(7)?),
+            updated_at: Timestamp::new(row.get::<_, String>(8)?),
+        })
+    }
 }
 
 fn get(conn: &Connection, conversation_id: &str, id: &str) -> Result<Interaction> {
-    query(
+    rows::all::<Interaction>(
         conn,
         &format!(
             "SELECT {COLUMNS} FROM interactions WHERE conversation_id = ?1 AND interaction_id = ?2"
@@ -170,7 +122,7 @@ impl ReadTx<'_> {
 
     /// An interaction by its id alone (ids are UUIDs, unique across conversations).
     pub fn find_interaction(&self, id: &str) -> Result<Option<Interaction>> {
-        Ok(query(
+        Ok(rows::all::<Interaction>(
             self.conn,
             &format!("SELECT {COLUMNS} FROM interactions WHERE interaction_id = ?1 ORDER BY pk"),
             [id],
@@ -184,7 +136,7 @@ impl ReadTx<'_> {
         conversation_id: &str,
         run_id: &str,
     ) -> Result<Vec<Interaction>> {
-        query(
+        rows::all(
             self.conn,
             &format!(
                 "SELECT {COLUMNS} FROM interactions WHERE conversation_id = ?1 AND run_id = ?2
@@ -197,7 +149,7 @@ impl ReadTx<'_> {
     /// Interactions still waiting for an answer (of one conversation, or all), oldest first:
     /// what to show again after a restart.
     pub fn pending_interactions(&self, conversation_id: Option<&str>) -> Result<Vec<Interaction>> {
-        query(
+        rows::all(
             self.conn,
             &format!(
                 "SELECT {COLUMNS} FROM interactions
@@ -212,12 +164,12 @@ impl ReadTx<'_> {
     /// Whether something in conversation `conversation_id` waits for the person's answer (one
     /// lookup in the index of pending interactions: the conversation list asks it per row).
     pub fn waits_for_person(&self, conversation_id: &str) -> Result<bool> {
-        Ok(self.conn.query_row(
+        rows::one(
+            self.conn,
             "SELECT EXISTS (SELECT 1 FROM interactions
                             WHERE conversation_id = ?1 AND state = 'pending')",
             [conversation_id],
-            |row| row.get(0),
-        )?)
+        )
     }
 }
 

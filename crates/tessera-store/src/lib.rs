@@ -60,6 +60,7 @@ pub mod migrate;
 pub mod model_turns;
 mod plain_text;
 mod refs;
+mod rows;
 pub mod search;
 mod search_backlog;
 mod search_pieces;
@@ -96,4 +97,5 @@ pub use projects::{NewProject, Project, ProjectPatch, ProjectSource, ProjectSour
 pub use search::{ConversationMatch, HitKind, MessageMatch, SearchHit, SearchOptions};
 pub use selector::{Selector, SelectorError};
 pub use store::Store;
+pub use tool_calls::ToolCallRow;
 pub use tx::{ReadTx, WriteTx};

@@ -3,11 +3,12 @@
 //! `save_memory`.) Each keeps where it came from: the conversation and the person's message
 //! it was saved under. A memory of a project goes with its project.
 
-use rusqlite::{params, OptionalExtension, Row};
+use rusqlite::{params, Row};
 use serde::{Deserialize, Serialize};
 use tessera_protocol::wire::Timestamp;
 
 use crate::error::{Entity, Result, StoreError};
+use crate::rows::{self, FromRow};
 use crate::tx::{ReadTx, WriteTx};
 use crate::{clock, Store};
 
@@ -90,12 +91,16 @@ pub struct NewMemory {
 const COLUMNS: &str = "id, scope, project_id, key, content, source_conversation_id, \
      source_message_id, created_at, updated_at";
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<(Memory, String)> {
-    let scope: String = row.get(1)?;
-    Ok((
-        Memory {
+/// A row of [`COLUMNS`].
+impl FromRow for Memory {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        let scope: String = row.get(1)?;
+        Ok(Memory {
             id: row.get(0)?,
-            scope: MemoryScope::Everywhere,
+            scope: MemoryScope::parse(&scope).ok_or_else(|| StoreError::Corrupt {
+                what: "memory scope",
+                message: scope,
+            })?,
             project_id: row.get(2)?,
             key: row.get(3)?,
             content: row.get(4)?,
@@ -103,17 +108,36 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<(Memory, String)> {
             source_message_id: row.get(6)?,
             created_at: Timestamp::new(row.get::<_, String>(7)?),
             updated_at: Timestamp::new(row.get::<_, String>(8)?),
-        },
-        scope,
-    ))
+        })
+    }
 }
 
-fn finish((mut memory, scope): (Memory, String)) -> Result<Memory> {
-    memory.scope = MemoryScope::parse(&scope).ok_or_else(|| StoreError::Corrupt {
-        what: "memory scope",
-        message: scope,
-    })?;
-    Ok(memory)
+/// A conversation's memory: a `memory` block, with its conversation's times (the columns of
+/// [`ReadTx::conversation_memories`]).
+struct ConversationMemory(Memory);
+
+impl FromRow for ConversationMemory {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        let conversation: String = row.get(0)?;
+        let block: String = row.get(1)?;
+        let extra: serde_json::Value = row
+            .get::<_, Option<String>>(3)?
+            .and_then(|e| serde_json::from_str(&e).ok())
+            .unwrap_or_default();
+        let (created, updated): (String, String) = (row.get(4)?, row.get(5)?);
+        let saved_at = extra["saved_at"].as_str().map(Timestamp::new);
+        Ok(Self(Memory {
+            id: conversation_memory_id(&conversation, &block),
+            scope: MemoryScope::Conversation,
+            project_id: None,
+            key: extra["memory_key"].as_str().map(str::to_owned),
+            content: row.get(2)?,
+            source_conversation_id: Some(conversation),
+            source_message_id: None,
+            created_at: saved_at.clone().unwrap_or_else(|| Timestamp::new(created)),
+            updated_at: saved_at.unwrap_or_else(|| Timestamp::new(updated)),
+        }))
+    }
 }
 
 fn checked_content(content: &str) -> Result<String> {
@@ -130,41 +154,41 @@ fn checked_content(content: &str) -> Result<String> {
 }
 
 fn get(conn: &rusqlite::Connection, id: &str) -> Result<Option<Memory>> {
-    conn.prepare_cached(&format!("SELECT {COLUMNS} FROM memories WHERE id = ?1"))?
-        .query_row([id], from_row)
-        .optional()?
-        .map(finish)
-        .transpose()
+    rows::optional(
+        conn,
+        &format!("SELECT {COLUMNS} FROM memories WHERE id = ?1"),
+        [id],
+    )
 }
 
 impl ReadTx<'_> {
     /// The memories of `scope` (all scopes kept here when None), newest first; with `query`,
     /// those whose content or key holds it (case aside).
     pub fn memories(&self, scope: Option<MemoryScope>, query: Option<&str>) -> Result<Vec<Memory>> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM memories
-             WHERE (?1 IS NULL OR scope = ?1)
-               AND (?2 IS NULL OR instr(lower(content), lower(?2)) > 0
-                    OR instr(lower(coalesce(key, '')), lower(?2)) > 0)
-             ORDER BY updated_at DESC, id"
-        ))?;
-        let rows = stmt
-            .query_map(params![scope.map(MemoryScope::as_str), query], from_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        rows.into_iter().map(finish).collect()
+        rows::all(
+            self.conn,
+            &format!(
+                "SELECT {COLUMNS} FROM memories
+                 WHERE (?1 IS NULL OR scope = ?1)
+                   AND (?2 IS NULL OR instr(lower(content), lower(?2)) > 0
+                        OR instr(lower(coalesce(key, '')), lower(?2)) > 0)
+                 ORDER BY updated_at DESC, id"
+            ),
+            params![scope.map(MemoryScope::as_str), query],
+        )
     }
 
     /// The memories a conversation's prompt includes: everywhere's, and its project's.
     pub fn memories_for(&self, project_id: Option<&str>) -> Result<Vec<Memory>> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM memories
-             WHERE scope = 'everywhere' OR (scope = 'project' AND project_id = ?1)
-             ORDER BY created_at, id"
-        ))?;
-        let rows = stmt
-            .query_map(params![project_id], from_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        rows.into_iter().map(finish).collect()
+        rows::all(
+            self.conn,
+            &format!(
+                "SELECT {COLUMNS} FROM memories
+                 WHERE scope = 'everywhere' OR (scope = 'project' AND project_id = ?1)
+                 ORDER BY created_at, id"
+            ),
+            params![project_id],
+        )
     }
 
     pub fn memory(&self, id: &str) -> Result<Option<Memory>> {
@@ -187,46 +211,17 @@ pub fn split_conversation_memory_id(id: &str) -> Option<(&str, &str)> {
 impl ReadTx<'_> {
     /// Every conversation's memories (its `memory` blocks), newest conversation first.
     pub fn conversation_memories(&self, query: Option<&str>) -> Result<Vec<Memory>> {
-        let mut stmt = self.conn.prepare_cached(
+        let rows: Vec<ConversationMemory> = rows::all(
+            self.conn,
             "SELECT b.conversation_id, b.block_id, coalesce(b.content, ''), b.extra_json,
                     c.created_at, c.updated_at
              FROM context_blocks b JOIN conversations c ON c.id = b.conversation_id
              WHERE b.block_type = 'memory'
                AND (?1 IS NULL OR instr(lower(coalesce(b.content, '')), lower(?1)) > 0)
              ORDER BY c.updated_ms DESC, b.pk",
+            params![query],
         )?;
-        let rows = stmt
-            .query_map(params![query], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                    r.get::<_, String>(4)?,
-                    r.get::<_, String>(5)?,
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows
-            .into_iter()
-            .map(|(conversation, block, content, extra, created, updated)| {
-                let extra: serde_json::Value = extra
-                    .and_then(|e| serde_json::from_str(&e).ok())
-                    .unwrap_or_default();
-                let saved_at = extra["saved_at"].as_str().map(Timestamp::new);
-                Memory {
-                    id: conversation_memory_id(&conversation, &block),
-                    scope: MemoryScope::Conversation,
-                    project_id: None,
-                    key: extra["memory_key"].as_str().map(str::to_owned),
-                    content,
-                    source_conversation_id: Some(conversation),
-                    source_message_id: None,
-                    created_at: saved_at.clone().unwrap_or_else(|| Timestamp::new(created)),
-                    updated_at: saved_at.unwrap_or_else(|| Timestamp::new(updated)),
-                }
-            })
-            .collect())
+        Ok(rows.into_iter().map(|ConversationMemory(m)| m).collect())
     }
 }
 
@@ -246,16 +241,12 @@ impl WriteTx<'_> {
         let content = checked_content(&new.content)?;
         let now = clock::now();
         let existing: Option<String> = match &new.key {
-            Some(key) => self
-                .conn
-                .prepare_cached(
-                    "SELECT id FROM memories WHERE scope = ?1
-                       AND coalesce(project_id, '') = coalesce(?2, '') AND key = ?3",
-                )?
-                .query_row(params![new.scope.as_str(), new.project_id, key], |r| {
-                    r.get(0)
-                })
-                .optional()?,
+            Some(key) => rows::optional(
+                self.conn,
+                "SELECT id FROM memories WHERE scope = ?1
+                   AND coalesce(project_id, '') = coalesce(?2, '') AND key = ?3",
+                params![new.scope.as_str(), new.project_id, key],
+            )?,
             None => None,
         };
         let id = match &existing {

@@ -2,13 +2,14 @@
 //! keep the old branch; a conversation shows one branch, the path from the root to its active
 //! leaf.
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 use tessera_protocol::context_doc::SessionMessage;
 use tessera_protocol::request::Role;
 use tessera_protocol::wire::{JsonObject, Timestamp};
 
 use crate::error::{Entity, Result, StoreError};
+use crate::rows::{self, FromRow};
 use crate::tx::{ReadTx, WriteTx};
 use crate::{clock, conversations, ids, refs, search_backlog, sql, Store};
 
@@ -110,60 +111,23 @@ const COLUMNS: &str =
     "m.id, m.conversation_id, m.parent_id, m.depth, m.role, m.author_json, m.content, m.at, \
      m.refs_json, m.extra_json";
 
-type RawRow = (
-    String,
-    String,
-    Option<String>,
-    i64,
-    String,
-    Option<String>,
-    String,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-);
-
-fn raw(row: &Row<'_>) -> rusqlite::Result<RawRow> {
-    Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-        row.get(5)?,
-        row.get(6)?,
-        row.get(7)?,
-        row.get(8)?,
-        row.get(9)?,
-    ))
-}
-
-fn decode(raw: RawRow) -> Result<StoredMessage> {
-    let (id, conversation_id, parent_id, depth, role, author, content, at, refs, extra) = raw;
-    Ok(StoredMessage {
-        id,
-        conversation_id,
-        parent_id,
-        depth: sql::to_u64("message depth", depth)?,
-        message: SessionMessage {
-            role: Role::from_wire(&role),
-            content,
-            author: sql::opt_parse("message author", author)?,
-            at: at.map(Timestamp::new),
-            refs: sql::opt_parse("message refs", refs)?,
-            extra: sql::parse_extra(extra)?,
-        },
-    })
-}
-
-fn collect(
-    stmt: &mut rusqlite::CachedStatement<'_>,
-    params: impl rusqlite::Params,
-) -> Result<Vec<StoredMessage>> {
-    let rows = stmt
-        .query_map(params, raw)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    rows.into_iter().map(decode).collect()
+impl FromRow for StoredMessage {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(StoredMessage {
+            id: row.get(0)?,
+            conversation_id: row.get(1)?,
+            parent_id: row.get(2)?,
+            depth: sql::to_u64("message depth", row.get(3)?)?,
+            message: SessionMessage {
+                role: Role::from_wire(&row.get::<_, String>(4)?),
+                author: sql::opt_parse("message author", row.get(5)?)?,
+                content: row.get(6)?,
+                at: row.get::<_, Option<String>>(7)?.map(Timestamp::new),
+                refs: sql::opt_parse("message refs", row.get(8)?)?,
+                extra: sql::parse_extra(row.get(9)?)?,
+            },
+        })
+    }
 }
 
 pub(crate) fn get(
@@ -171,13 +135,11 @@ pub(crate) fn get(
     conversation_id: &str,
     id: &str,
 ) -> Result<Option<StoredMessage>> {
-    let row = conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM messages m WHERE m.conversation_id = ?1 AND m.id = ?2"
-        ))?
-        .query_row([conversation_id, id], raw)
-        .optional()?;
-    row.map(decode).transpose()
+    rows::optional(
+        conn,
+        &format!("SELECT {COLUMNS} FROM messages m WHERE m.conversation_id = ?1 AND m.id = ?2"),
+        [conversation_id, id],
+    )
 }
 
 fn depth_and_parent(
@@ -185,11 +147,11 @@ fn depth_and_parent(
     conversation_id: &str,
     id: &str,
 ) -> Result<(i64, Option<String>)> {
-    conn.prepare_cached(
+    rows::optional(
+        conn,
         "SELECT depth, parent_id FROM messages WHERE conversation_id = ?1 AND id = ?2",
+        [conversation_id, id],
     )?
-    .query_row([conversation_id, id], |row| Ok((row.get(0)?, row.get(1)?)))
-    .optional()?
     .ok_or_else(|| StoreError::not_found(Entity::Message, conversation_id, id))
 }
 
@@ -201,8 +163,10 @@ pub(crate) fn branch(
     limit: Option<u64>,
 ) -> Result<Vec<StoredMessage>> {
     let limit = i64::try_from(limit.unwrap_or(u64::MAX)).unwrap_or(i64::MAX);
-    let mut stmt = conn.prepare_cached(&format!(
-        "WITH RECURSIVE branch (pk, parent_id, n) AS (
+    rows::all(
+        conn,
+        &format!(
+            "WITH RECURSIVE branch (pk, parent_id, n) AS (
              SELECT pk, parent_id, 1 FROM messages WHERE conversation_id = ?1 AND id = ?2
              UNION ALL
              SELECT m.pk, m.parent_id, b.n + 1 FROM branch b
@@ -210,8 +174,9 @@ pub(crate) fn branch(
              WHERE b.n < ?3
          )
          SELECT {COLUMNS} FROM branch b JOIN messages m ON m.pk = b.pk ORDER BY b.n DESC"
-    ))?;
-    collect(&mut stmt, params![conversation_id, leaf, limit])
+        ),
+        params![conversation_id, leaf, limit],
+    )
 }
 
 /// Inserts a message exactly as given (the parent must exist already); indexes it for search.
@@ -282,43 +247,43 @@ impl ReadTx<'_> {
         conversation_id: &str,
         parent_id: Option<&str>,
     ) -> Result<Vec<StoredMessage>> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM messages m
-             WHERE m.conversation_id = ?1 AND m.parent_id IS ?2 ORDER BY m.pk"
-        ))?;
-        collect(&mut stmt, params![conversation_id, parent_id])
+        rows::all(
+            self.conn,
+            &format!(
+                "SELECT {COLUMNS} FROM messages m
+                 WHERE m.conversation_id = ?1 AND m.parent_id IS ?2 ORDER BY m.pk"
+            ),
+            params![conversation_id, parent_id],
+        )
     }
 
     /// The ids of a message and its siblings, oldest first (for "2 of 3" navigation).
     pub fn sibling_ids(&self, conversation_id: &str, id: &str) -> Result<Vec<String>> {
         let (_, parent) = depth_and_parent(self.conn, conversation_id, id)?;
-        let mut stmt = self.conn.prepare_cached(
+        rows::all(
+            self.conn,
             "SELECT id FROM messages WHERE conversation_id = ?1 AND parent_id IS ?2 ORDER BY pk",
-        )?;
-        let ids = stmt
-            .query_map(params![conversation_id, parent], |row| row.get(0))?
-            .collect::<rusqlite::Result<Vec<String>>>()?;
-        Ok(ids)
+            params![conversation_id, parent],
+        )
     }
 
     /// The shape of the tree: each message's id and parent id, in the order written (cheaper
     /// than [`ReadTx::message_tree`] when the contents are not needed).
     pub fn message_links(&self, conversation_id: &str) -> Result<Vec<(String, Option<String>)>> {
-        let mut stmt = self.conn.prepare_cached(
+        rows::all(
+            self.conn,
             "SELECT id, parent_id FROM messages WHERE conversation_id = ?1 ORDER BY pk",
-        )?;
-        let links = stmt
-            .query_map([conversation_id], |row| Ok((row.get(0)?, row.get(1)?)))?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(links)
+            [conversation_id],
+        )
     }
 
     /// Every message of the conversation, every branch, in the order written.
     pub fn message_tree(&self, conversation_id: &str) -> Result<Vec<StoredMessage>> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM messages m WHERE m.conversation_id = ?1 ORDER BY m.pk"
-        ))?;
-        collect(&mut stmt, [conversation_id])
+        rows::all(
+            self.conn,
+            &format!("SELECT {COLUMNS} FROM messages m WHERE m.conversation_id = ?1 ORDER BY m.pk"),
+            [conversation_id],
+        )
     }
 }
 
@@ -373,16 +338,12 @@ impl WriteTx<'_> {
     pub fn switch_branch(&mut self, conversation_id: &str, message_id: &str) -> Result<String> {
         depth_and_parent(self.conn, conversation_id, message_id)?;
         let mut leaf = message_id.to_owned();
-        let mut stmt = self.conn.prepare_cached(
+        while let Some(child) = rows::optional::<String>(
+            self.conn,
             "SELECT id FROM messages WHERE conversation_id = ?1 AND parent_id = ?2
              ORDER BY pk DESC LIMIT 1",
-        )?;
-        while let Some(child) = stmt
-            .query_row([conversation_id, leaf.as_str()], |row| {
-                row.get::<_, String>(0)
-            })
-            .optional()?
-        {
+            [conversation_id, leaf.as_str()],
+        )? {
             leaf = child;
         }
         conversations::set_active_leaf(self.conn, conversation_id, Some(&leaf))?;
@@ -400,11 +361,11 @@ impl WriteTx<'_> {
 }
 
 fn new_id_taken(conn: &Connection, conversation_id: &str, id: &str) -> Result<bool> {
-    Ok(conn
-        .prepare_cached("SELECT 1 FROM messages WHERE conversation_id = ?1 AND id = ?2")?
-        .query_row([conversation_id, id], |_| Ok(()))
-        .optional()?
-        .is_some())
+    rows::exists(
+        conn,
+        "SELECT 1 FROM messages WHERE conversation_id = ?1 AND id = ?2",
+        [conversation_id, id],
+    )
 }
 
 impl Store {

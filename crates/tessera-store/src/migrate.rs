@@ -17,7 +17,7 @@ use crate::layout::DataPaths;
 use crate::{
     app_settings, attachments, blocks, consents, context_state, conversation_model, conversations,
     events, evidences, interactions, memories, messages, model_turns, projects, provider_settings,
-    search, search_backlog, search_pieces, summary, tasks, tool_calls, usage,
+    rows, search, search_backlog, search_pieces, summary, tasks, tool_calls, usage,
 };
 
 /// `PRAGMA application_id` of a Tessera database: "TESS".
@@ -292,10 +292,7 @@ fn migrate(conn: &mut Connection, from: i64, to: i64) -> Result<()> {
         })?;
         tx.pragma_update(None, "user_version", migration.version)?;
     }
-    let violations: i64 =
-        tx.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
-            r.get(0)
-        })?;
+    let violations: i64 = rows::one(&tx, "SELECT count(*) FROM pragma_foreign_key_check", [])?;
     if violations > 0 {
         return Err(StoreError::Migration {
             version: to,

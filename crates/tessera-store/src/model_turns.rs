@@ -2,12 +2,13 @@
 //! response with reasoning, signatures and full tool arguments, as JSON), so a run can be
 //! rebuilt after a restart, and the assembler's explanation of how the prompt was built.
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use rusqlite::{params, Row};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tessera_protocol::wire::Timestamp;
 
 use crate::error::{Entity, Result, StoreError};
+use crate::rows::{self, FromRow};
 use crate::tx::{ReadTx, WriteTx};
 use crate::{clock, conversations, ids, sql, Store};
 
@@ -65,77 +66,22 @@ pub struct NewModelTurn {
 const COLUMNS: &str = "turn_id, conversation_id, run_id, message_id, provider, model, \
                        request_json, response_json, assembly_json, started_at, finished_at";
 
-#[allow(clippy::type_complexity)]
-fn raw(
-    row: &Row<'_>,
-) -> rusqlite::Result<(
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-    String,
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-    String,
-    Option<String>,
-)> {
-    Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-        row.get(5)?,
-        row.get(6)?,
-        row.get(7)?,
-        row.get(8)?,
-        row.get(9)?,
-        row.get(10)?,
-    ))
-}
-
-fn query(
-    conn: &Connection,
-    sql_text: &str,
-    params: impl rusqlite::Params,
-) -> Result<Vec<ModelTurn>> {
-    let rows = conn
-        .prepare_cached(sql_text)?
-        .query_map(params, raw)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    rows.into_iter()
-        .map(
-            |(
-                turn_id,
-                conversation_id,
-                run_id,
-                message_id,
-                provider,
-                model,
-                request,
-                response,
-                assembly,
-                started_at,
-                finished_at,
-            )| {
-                Ok(ModelTurn {
-                    turn_id,
-                    conversation_id,
-                    run_id,
-                    message_id,
-                    provider,
-                    model,
-                    request: sql::parse("model turn request", &request)?,
-                    response: sql::opt_parse("model turn response", response)?,
-                    assembly: sql::opt_parse("assembly explanation", assembly)?,
-                    started_at: Timestamp::new(started_at),
-                    finished_at: finished_at.map(Timestamp::new),
-                })
-            },
-        )
-        .collect()
+impl FromRow for ModelTurn {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(ModelTurn {
+            turn_id: row.get(0)?,
+            conversation_id: row.get(1)?,
+            run_id: row.get(2)?,
+            message_id: row.get(3)?,
+            provider: row.get(4)?,
+            model: row.get(5)?,
+            request: sql::parse("model turn request", &row.get::<_, String>(6)?)?,
+            response: sql::opt_parse("model turn response", row.get(7)?)?,
+            assembly: sql::opt_parse("assembly explanation", row.get(8)?)?,
+            started_at: Timestamp::new(row.get::<_, String>(9)?),
+            finished_at: row.get::<_, Option<String>>(10)?.map(Timestamp::new),
+        })
+    }
 }
 
 fn updated(n: usize, conversation_id: &str, turn_id: &str) -> Result<()> {
@@ -153,14 +99,13 @@ fn updated(n: usize, conversation_id: &str, turn_id: &str) -> Result<()> {
 impl ReadTx<'_> {
     /// One turn.
     pub fn model_turn(&self, conversation_id: &str, turn_id: &str) -> Result<Option<ModelTurn>> {
-        Ok(query(
+        rows::optional(
             self.conn,
             &format!(
                 "SELECT {COLUMNS} FROM model_turns WHERE conversation_id = ?1 AND turn_id = ?2"
             ),
             [conversation_id, turn_id],
-        )?
-        .pop())
+        )
     }
 
     /// The turns of a conversation (or of one run), in the order sent.
@@ -169,7 +114,7 @@ impl ReadTx<'_> {
         conversation_id: &str,
         run_id: Option<&str>,
     ) -> Result<Vec<ModelTurn>> {
-        query(
+        rows::all(
             self.conn,
             &format!(
                 "SELECT {COLUMNS} FROM model_turns
@@ -181,7 +126,7 @@ impl ReadTx<'_> {
 
     /// The turns of one run, whatever its conversation, in the order sent.
     pub fn run_model_turns(&self, run_id: &str) -> Result<Vec<ModelTurn>> {
-        query(
+        rows::all(
             self.conn,
             &format!("SELECT {COLUMNS} FROM model_turns WHERE run_id = ?1 ORDER BY pk"),
             [run_id],
@@ -190,13 +135,11 @@ impl ReadTx<'_> {
 
     /// The assembler's explanation of a turn.
     pub fn turn_assembly(&self, conversation_id: &str, turn_id: &str) -> Result<Option<Value>> {
-        let text: Option<Option<String>> = self
-            .conn
-            .prepare_cached(
-                "SELECT assembly_json FROM model_turns WHERE conversation_id = ?1 AND turn_id = ?2",
-            )?
-            .query_row([conversation_id, turn_id], |row| row.get(0))
-            .optional()?;
+        let text: Option<Option<String>> = rows::optional(
+            self.conn,
+            "SELECT assembly_json FROM model_turns WHERE conversation_id = ?1 AND turn_id = ?2",
+            [conversation_id, turn_id],
+        )?;
         match text {
             None => Err(StoreError::not_found(
                 Entity::ModelTurn,

@@ -3,13 +3,14 @@
 //! conversations that point to it. Removing a project keeps its conversations: they leave the
 //! project (the foreign key sets them free), nothing a person wrote is lost.
 
-use rusqlite::{params, OptionalExtension, Row};
+use rusqlite::{params, Row};
 use serde::{Deserialize, Serialize};
 use tessera_protocol::wire::Timestamp;
 
 use crate::conversation_model::ConversationModel;
 use crate::conversations::ensure_exists;
 use crate::error::{Entity, Result, StoreError};
+use crate::rows::{self, FromRow};
 use crate::tx::{ReadTx, WriteTx};
 use crate::{clock, ids, sql, Store};
 
@@ -146,64 +147,63 @@ fn checked_instructions(text: &str) -> Result<String> {
 const COLUMNS: &str = "p.id, p.name, p.instructions, p.model_json, p.created_at, p.updated_at,
      (SELECT count(*) FROM conversations c WHERE c.project_id = p.id)";
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<(Project, Option<String>)> {
-    Ok((
-        Project {
+/// A project's row of [`COLUMNS`]; its folders are another table's ([`ProjectRow::stored`]).
+struct ProjectRow(Project);
+
+impl FromRow for ProjectRow {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(Self(Project {
             id: row.get(0)?,
             name: row.get(1)?,
             instructions: row.get(2)?,
-            model: None,
+            model: sql::opt_parse("project model", row.get(3)?)?,
             sources: Vec::new(),
             created_at: Timestamp::new(row.get::<_, String>(4)?),
             updated_at: Timestamp::new(row.get::<_, String>(5)?),
             conversations: row.get::<_, i64>(6)?.try_into().unwrap_or(0),
-        },
-        row.get(3)?,
-    ))
+        }))
+    }
 }
 
-fn finish(
-    conn: &rusqlite::Connection,
-    (mut project, model): (Project, Option<String>),
-) -> Result<Project> {
-    project.model = sql::opt_parse("project model", model)?;
-    project.sources = sources(conn, &project.id)?;
-    Ok(project)
+impl ProjectRow {
+    /// The project with its folders.
+    fn stored(self, conn: &rusqlite::Connection) -> Result<Project> {
+        let mut project = self.0;
+        project.sources = sources(conn, &project.id)?;
+        Ok(project)
+    }
+}
+
+/// A row of `path, kind, added_at`.
+impl FromRow for ProjectSource {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(ProjectSource {
+            path: row.get(0)?,
+            kind: ProjectSourceKind::parse(&row.get::<_, String>(1)?)?,
+            added_at: Timestamp::new(row.get::<_, String>(2)?),
+        })
+    }
 }
 
 fn sources(conn: &rusqlite::Connection, project_id: &str) -> Result<Vec<ProjectSource>> {
-    let mut stmt = conn.prepare_cached(
+    rows::all(
+        conn,
         "SELECT path, kind, added_at FROM project_sources WHERE project_id = ?1 ORDER BY path",
-    )?;
-    let rows = stmt
-        .query_map([project_id], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, String>(2)?,
-            ))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    rows.into_iter()
-        .map(|(path, kind, added_at)| {
-            Ok(ProjectSource {
-                path,
-                kind: ProjectSourceKind::parse(&kind)?,
-                added_at: Timestamp::new(added_at),
-            })
-        })
-        .collect()
+        [project_id],
+    )
 }
 
 fn get(conn: &rusqlite::Connection, id_or_name: &str) -> Result<Option<Project>> {
-    let row = conn
-        .prepare_cached(&format!(
+    rows::optional::<ProjectRow>(
+        conn,
+        &format!(
             "SELECT {COLUMNS} FROM projects p WHERE p.id = ?1 OR p.name = ?1 COLLATE NOCASE
              ORDER BY p.id = ?1 DESC LIMIT 1"
-        ))?
-        .query_row([id_or_name], from_row)
-        .optional()?;
-    row.map(|row| finish(conn, row)).transpose()
+        ),
+        [id_or_name],
+    )?
+    .map(|row| row.stored(conn))
+    .transpose()
 }
 
 fn require(conn: &rusqlite::Connection, id_or_name: &str) -> Result<Project> {
@@ -215,11 +215,12 @@ fn require(conn: &rusqlite::Connection, id_or_name: &str) -> Result<Project> {
 }
 
 fn name_taken(conn: &rusqlite::Connection, name: &str, other_than: Option<&str>) -> Result<bool> {
-    Ok(conn
-        .prepare_cached("SELECT id FROM projects WHERE name = ?1 COLLATE NOCASE")?
-        .query_row([name], |row| row.get::<_, String>(0))
-        .optional()?
-        .is_some_and(|id| Some(id.as_str()) != other_than))
+    Ok(rows::optional::<String>(
+        conn,
+        "SELECT id FROM projects WHERE name = ?1 COLLATE NOCASE",
+        [name],
+    )?
+    .is_some_and(|id| Some(id.as_str()) != other_than))
 }
 
 fn touch(conn: &rusqlite::Connection, id: &str) -> Result<()> {
@@ -231,13 +232,14 @@ fn touch(conn: &rusqlite::Connection, id: &str) -> Result<()> {
 impl ReadTx<'_> {
     /// Every project, by name.
     pub fn projects(&self) -> Result<Vec<Project>> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM projects p ORDER BY p.name COLLATE NOCASE, p.id"
-        ))?;
-        let rows = stmt
-            .query_map([], from_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        rows.into_iter().map(|row| finish(self.conn, row)).collect()
+        rows::all::<ProjectRow>(
+            self.conn,
+            &format!("SELECT {COLUMNS} FROM projects p ORDER BY p.name COLLATE NOCASE, p.id"),
+            [],
+        )?
+        .into_iter()
+        .map(|row| row.stored(self.conn))
+        .collect()
     }
 
     /// The project with this id, or else this name (names are unique, case aside).
@@ -247,16 +249,16 @@ impl ReadTx<'_> {
 
     /// The project conversation `id` belongs to, if any.
     pub fn conversation_project(&self, id: &str) -> Result<Option<Project>> {
-        let project_id = self
-            .conn
-            .prepare_cached("SELECT project_id FROM conversations WHERE id = ?1")?
-            .query_row([id], |row| row.get::<_, Option<String>>(0))
-            .optional()?
-            .ok_or_else(|| StoreError::NotFound {
-                entity: Entity::Conversation,
-                conversation_id: None,
-                id: id.to_owned(),
-            })?;
+        let project_id = rows::optional::<Option<String>>(
+            self.conn,
+            "SELECT project_id FROM conversations WHERE id = ?1",
+            [id],
+        )?
+        .ok_or_else(|| StoreError::NotFound {
+            entity: Entity::Conversation,
+            conversation_id: None,
+            id: id.to_owned(),
+        })?;
         match project_id {
             Some(project_id) => get(self.conn, &project_id),
             None => Ok(None),

@@ -1,12 +1,12 @@
 //! Provider settings (base URL, model, temperature…) as JSON. Secrets never go here: a key
 //! named like an API key, token, secret or password is refused; those live in the OS keyring.
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 use serde_json::Value;
 
 use crate::error::{Result, StoreError};
 use crate::tx::{ReadTx, WriteTx};
-use crate::{clock, sql, Store};
+use crate::{clock, rows, sql, Store};
 
 pub(crate) const SCHEMA_V3: &str = "
 CREATE TABLE provider_settings (
@@ -47,25 +47,21 @@ pub fn find_secret(value: &Value) -> Option<String> {
 impl ReadTx<'_> {
     /// One provider's settings.
     pub fn provider_settings(&self, provider_id: &str) -> Result<Option<Value>> {
-        let text: Option<String> = self
-            .conn
-            .prepare_cached("SELECT settings_json FROM provider_settings WHERE provider_id = ?1")?
-            .query_row([provider_id], |row| row.get(0))
-            .optional()?;
+        let text: Option<String> = rows::optional(
+            self.conn,
+            "SELECT settings_json FROM provider_settings WHERE provider_id = ?1",
+            [provider_id],
+        )?;
         sql::opt_parse("provider settings", text)
     }
 
     /// Every provider's settings, by provider id.
     pub fn all_provider_settings(&self) -> Result<Vec<(String, Value)>> {
-        let rows = self
-            .conn
-            .prepare_cached(
-                "SELECT provider_id, settings_json FROM provider_settings ORDER BY provider_id",
-            )?
-            .query_map([], |row| {
-                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let rows: Vec<(String, String)> = rows::all(
+            self.conn,
+            "SELECT provider_id, settings_json FROM provider_settings ORDER BY provider_id",
+            [],
+        )?;
         rows.into_iter()
             .map(|(id, text)| Ok((id, sql::parse("provider settings", &text)?)))
             .collect()

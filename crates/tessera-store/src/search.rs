@@ -4,12 +4,13 @@
 //! remove entries when rows go (so deleting a conversation clears its entries through the
 //! foreign-key cascade).
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, Row};
 use serde::{Deserialize, Serialize};
 
 use crate::cjk_bigrams::{match_expression, query_phrases, query_words};
 use crate::conversations::{self, Conversation, ConversationFilter};
 use crate::error::Result;
+use crate::rows::{self, FromRow};
 use crate::tx::ReadTx;
 use crate::{evidences, search_pieces, sql, Store};
 
@@ -115,16 +116,22 @@ fn snippet(text: &str, words: &[String]) -> (String, Option<(usize, usize)>) {
 /// past this many, older matches are left out (a chat search favours recent text anyway).
 pub const RANKED_WINDOW: i64 = 4000;
 
+/// A hit: conversation, whether an evidence (0 or 1), its id, its text, its rank.
 type HitRow = (String, i64, String, Option<String>, f64);
 
-fn hit_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<HitRow> {
-    Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-    ))
+/// A conversation of [`conversations::COLUMNS`], with the message that matched, if one did.
+struct ConversationHitRow {
+    conversation: Conversation,
+    message_pk: Option<i64>,
+}
+
+impl FromRow for ConversationHitRow {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(Self {
+            conversation: Conversation::from_row(row)?,
+            message_pk: row.get(10)?,
+        })
+    }
 }
 
 /// The rowid range holding the newest `RANKED_WINDOW` matches within `lo..=hi`; `newest_high`
@@ -143,12 +150,11 @@ fn window(
         "SELECT rowid FROM search_index WHERE search_index MATCH ?1 AND rowid BETWEEN ?2 AND ?3
          ORDER BY rowid ASC LIMIT 1 OFFSET ?4"
     };
-    let boundary: Option<i64> = conn
-        .prepare_cached(sql_text)?
-        .query_row(params![expression, lo, hi, RANKED_WINDOW - 1], |row| {
-            row.get(0)
-        })
-        .optional()?;
+    let boundary: Option<i64> = rows::optional(
+        conn,
+        sql_text,
+        params![expression, lo, hi, RANKED_WINDOW - 1],
+    )?;
     Ok(match boundary {
         Some(b) if newest_high => (b, hi),
         Some(b) => (lo, b),
@@ -165,28 +171,27 @@ fn across_pieces(
     messages_only: bool,
     conversation_id: Option<&str>,
 ) -> Result<Vec<(i64, f64)>> {
-    let owners = conn
-        .prepare_cached(
-            "SELECT l.owner FROM search_long_texts l
-                 LEFT JOIN messages m ON l.owner > 0 AND m.pk = l.owner
-                 LEFT JOIN evidences e ON l.owner < 0 AND e.pk = -l.owner
-             WHERE (?1 IS NULL OR l.owner > 0)
-                 AND (?2 IS NULL OR coalesce(m.conversation_id, e.conversation_id) = ?2)",
-        )?
-        .query_map(
-            params![messages_only.then_some(1), conversation_id],
-            |row| row.get::<_, i64>(0),
-        )?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    let mut best = conn.prepare_cached(
-        "SELECT min(rank) FROM search_index WHERE search_index MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
+    let owners: Vec<i64> = rows::all(
+        conn,
+        "SELECT l.owner FROM search_long_texts l
+             LEFT JOIN messages m ON l.owner > 0 AND m.pk = l.owner
+             LEFT JOIN evidences e ON l.owner < 0 AND e.pk = -l.owner
+         WHERE (?1 IS NULL OR l.owner > 0)
+             AND (?2 IS NULL OR coalesce(m.conversation_id, e.conversation_id) = ?2)",
+        params![messages_only.then_some(1), conversation_id],
     )?;
     let mut found = Vec::new();
     'owners: for owner in owners {
         let (lo, hi) = search_pieces::rowid_range(owner);
         let mut total = 0.0;
         for phrase in phrases {
-            match best.query_row(params![phrase, lo, hi], |row| row.get::<_, Option<f64>>(0))? {
+            let best: Option<f64> = rows::one(
+                conn,
+                "SELECT min(rank) FROM search_index
+                 WHERE search_index MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
+                params![phrase, lo, hi],
+            )?;
+            match best {
                 Some(rank) => total += rank,
                 None => continue 'owners,
             }
@@ -203,10 +208,7 @@ fn hit_of(conn: &Connection, owner: i64, rank: f64) -> Result<Option<HitRow>> {
     } else {
         "SELECT conversation_id, 1, evidence_id, content_json, ?2 FROM evidences WHERE pk = ?1"
     };
-    Ok(conn
-        .prepare_cached(sql_text)?
-        .query_row(params![owner.abs(), rank], hit_row)
-        .optional()?)
+    rows::optional(conn, sql_text, params![owner.abs(), rank])
 }
 
 impl ReadTx<'_> {
@@ -231,47 +233,36 @@ impl ReadTx<'_> {
                 window(self.conn, &expression, i64::MIN, -1, false)?,
             )
         };
-        let mut rows = self
-            .conn
-            .prepare_cached(
-                "SELECT m.conversation_id, 0, m.id, m.content, min(f.rank) AS best
-                 FROM search_index f JOIN messages m ON m.pk = f.rowid >> 16
-                 WHERE search_index MATCH ?1 AND f.rowid BETWEEN ?2 AND ?3
-                     AND (?4 IS NULL OR m.conversation_id = ?4)
-                 GROUP BY m.pk ORDER BY best LIMIT ?5",
-            )?
-            .query_map(
-                params![
-                    expression,
-                    messages.0,
-                    messages.1,
-                    options.conversation_id,
-                    limit
-                ],
-                hit_row,
-            )?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        rows.extend(
-            self.conn
-                .prepare_cached(
-                    "SELECT e.conversation_id, 1, e.evidence_id, e.content_json, min(f.rank) AS best
-                     FROM search_index f JOIN evidences e ON e.pk = (-f.rowid) >> 16
-                     WHERE search_index MATCH ?1 AND f.rowid BETWEEN ?2 AND ?3
-                         AND (?4 IS NULL OR e.conversation_id = ?4)
-                     GROUP BY e.pk ORDER BY best LIMIT ?5",
-                )?
-                .query_map(
-                    params![
-                        expression,
-                        evidences.0,
-                        evidences.1,
-                        options.conversation_id,
-                        limit
-                    ],
-                    hit_row,
-                )?
-                .collect::<rusqlite::Result<Vec<_>>>()?,
-        );
+        let mut rows: Vec<HitRow> = rows::all(
+            self.conn,
+            "SELECT m.conversation_id, 0, m.id, m.content, min(f.rank) AS best
+             FROM search_index f JOIN messages m ON m.pk = f.rowid >> 16
+             WHERE search_index MATCH ?1 AND f.rowid BETWEEN ?2 AND ?3
+                 AND (?4 IS NULL OR m.conversation_id = ?4)
+             GROUP BY m.pk ORDER BY best LIMIT ?5",
+            params![
+                expression,
+                messages.0,
+                messages.1,
+                options.conversation_id,
+                limit
+            ],
+        )?;
+        rows.extend(rows::all::<HitRow>(
+            self.conn,
+            "SELECT e.conversation_id, 1, e.evidence_id, e.content_json, min(f.rank) AS best
+             FROM search_index f JOIN evidences e ON e.pk = (-f.rowid) >> 16
+             WHERE search_index MATCH ?1 AND f.rowid BETWEEN ?2 AND ?3
+                 AND (?4 IS NULL OR e.conversation_id = ?4)
+             GROUP BY e.pk ORDER BY best LIMIT ?5",
+            params![
+                expression,
+                evidences.0,
+                evidences.1,
+                options.conversation_id,
+                limit
+            ],
+        )?);
         let phrases = query_phrases(query);
         if phrases.len() > 1 {
             for (owner, rank) in across_pieces(
@@ -384,9 +375,9 @@ impl ReadTx<'_> {
             .limit
             .map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
         let offset = i64::try_from(filter.offset).unwrap_or(i64::MAX);
-        let rows = self
-            .conn
-            .prepare_cached(&format!(
+        let rows: Vec<ConversationHitRow> = rows::all(
+            self.conn,
+            &format!(
                 "WITH hits AS ({hits})
                  SELECT {columns}, h.pk FROM conversations c LEFT JOIN hits h ON h.cid = c.id
                  WHERE (?2 IS NULL OR c.archived = ?2)
@@ -396,48 +387,37 @@ impl ReadTx<'_> {
                  ORDER BY c.pinned DESC, c.updated_ms DESC, c.id
                  LIMIT ?3 OFFSET ?4",
                 columns = conversations::COLUMNS,
-            ))?
-            .query_map(
-                params![
-                    expression,
-                    filter.archived,
-                    limit,
-                    offset,
-                    title_terms,
-                    long_hits
-                ],
-                |row| {
-                    Ok((
-                        conversations::from_row(row)?,
-                        row.get::<_, Option<i64>>(10)?,
-                    ))
-                },
-            )?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+            ),
+            params![
+                expression,
+                filter.archived,
+                limit,
+                offset,
+                title_terms,
+                long_hits
+            ],
+        )?;
         let words = query_words(query);
-        let mut message = self
-            .conn
-            .prepare_cached("SELECT id, content FROM messages WHERE pk = ?1")?;
         rows.into_iter()
-            .map(|(row, pk)| {
-                let message = match pk {
-                    Some(pk) => message
-                        .query_row([pk], |r| {
-                            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-                        })
-                        .optional()?
-                        .map(|(message_id, text)| {
-                            let (snippet, highlight) = snippet(&text, &words);
-                            MessageMatch {
-                                message_id,
-                                snippet,
-                                highlight,
-                            }
-                        }),
+            .map(|row| {
+                let message = match row.message_pk {
+                    Some(pk) => rows::optional::<(String, String)>(
+                        self.conn,
+                        "SELECT id, content FROM messages WHERE pk = ?1",
+                        [pk],
+                    )?
+                    .map(|(message_id, text)| {
+                        let (snippet, highlight) = snippet(&text, &words);
+                        MessageMatch {
+                            message_id,
+                            snippet,
+                            highlight,
+                        }
+                    }),
                     None => None,
                 };
                 Ok(ConversationMatch {
-                    conversation: conversations::finish(row)?,
+                    conversation: row.conversation,
                     message,
                 })
             })

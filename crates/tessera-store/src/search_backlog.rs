@@ -20,12 +20,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rusqlite::OptionalExtension;
-
 use crate::error::Result;
 use crate::tx::{AfterCommit, WriteTx};
 use crate::Store;
-use crate::{evidences, search_pieces, sql};
+use crate::{evidences, rows, search_pieces, sql};
 
 pub(crate) const SCHEMA_V8: &str = "
 CREATE TABLE search_backlog (
@@ -89,15 +87,11 @@ pub(crate) fn index_evidence(
 
 /// Whether the database lists any text to index (asked once, when the store opens).
 pub(crate) fn any(conn: &rusqlite::Connection) -> Result<bool> {
-    Ok(conn
-        .query_row(
-            "SELECT 1 FROM search_backlog UNION ALL SELECT 1 FROM search_backlog_evidences
-             LIMIT 1",
-            [],
-            |_| Ok(()),
-        )
-        .optional()?
-        .is_some())
+    rows::exists(
+        conn,
+        "SELECT 1 FROM search_backlog UNION ALL SELECT 1 FROM search_backlog_evidences LIMIT 1",
+        [],
+    )
 }
 
 impl WriteTx<'_> {
@@ -107,19 +101,9 @@ impl WriteTx<'_> {
     pub(crate) fn index_search_backlog(&mut self, budget: Option<Duration>) -> Result<bool> {
         let started = Instant::now();
         let mut indexed = 0;
-        let mut next_message = self.conn.prepare_cached(
-            "SELECT b.message_pk, m.content FROM search_backlog b
-             JOIN messages m ON m.pk = b.message_pk
-             ORDER BY b.message_pk LIMIT 1",
-        )?;
         let mut message_done = self
             .conn
             .prepare_cached("DELETE FROM search_backlog WHERE message_pk = ?1")?;
-        let mut next_evidence = self.conn.prepare_cached(
-            "SELECT b.evidence_pk, e.content_json FROM search_backlog_evidences b
-             JOIN evidences e ON e.pk = b.evidence_pk
-             ORDER BY b.evidence_pk LIMIT 1",
-        )?;
         let mut evidence_done = self
             .conn
             .prepare_cached("DELETE FROM search_backlog_evidences WHERE evidence_pk = ?1")?;
@@ -131,17 +115,25 @@ impl WriteTx<'_> {
                 break;
             }
             indexed += 1;
-            let message: Option<(i64, String)> = next_message
-                .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))
-                .optional()?;
+            let message: Option<(i64, String)> = rows::optional(
+                self.conn,
+                "SELECT b.message_pk, m.content FROM search_backlog b
+                 JOIN messages m ON m.pk = b.message_pk
+                 ORDER BY b.message_pk LIMIT 1",
+                [],
+            )?;
             if let Some((pk, text)) = message {
                 search_pieces::index_message(self.conn, pk, &text)?;
                 message_done.execute([pk])?;
                 continue;
             }
-            let evidence: Option<(i64, Option<String>)> = next_evidence
-                .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))
-                .optional()?;
+            let evidence: Option<(i64, Option<String>)> = rows::optional(
+                self.conn,
+                "SELECT b.evidence_pk, e.content_json FROM search_backlog_evidences b
+                 JOIN evidences e ON e.pk = b.evidence_pk
+                 ORDER BY b.evidence_pk LIMIT 1",
+                [],
+            )?;
             let Some((pk, content)) = evidence else {
                 self.after_commit.push(AfterCommit::SearchBacklogEmpty);
                 return Ok(true);

@@ -15,7 +15,7 @@ use rusqlite::{params, Connection};
 
 use crate::cjk_bigrams::index_text;
 use crate::error::Result;
-use crate::{evidences, sql};
+use crate::{evidences, rows, sql};
 
 /// The most text one index row holds (more for a piece without whitespace).
 pub(crate) const PIECE_BYTES: usize = 64 * 1024;
@@ -129,34 +129,31 @@ pub(crate) fn index_evidence(conn: &Connection, pk: i64, text: &str) -> Result<(
 
 /// Indexes everything the database holds (after the index was made anew).
 pub(crate) fn backfill(conn: &Connection) -> Result<()> {
-    let mut messages = conn.prepare("SELECT pk, content FROM messages")?;
-    let mut rows = messages.query([])?;
-    while let Some(row) = rows.next()? {
-        let text: &str = row.get_ref(1)?.as_str().map_err(rusqlite::Error::from)?;
-        index_message(conn, row.get(0)?, text)?;
-    }
+    rows::for_each(
+        conn,
+        "SELECT pk, content FROM messages",
+        [],
+        |(pk, text): (i64, String)| index_message(conn, pk, &text),
+    )?;
     // An evidence that copies a message (an answer kept to be cited) is found by the message's
     // rows: left out, as the run that wrote it left it.
-    let mut evidences = conn.prepare(
+    rows::for_each(
+        conn,
         "SELECT pk, conversation_id, source_json ->> '$.uri', content_json FROM evidences",
-    )?;
-    let mut rows = evidences.query([])?;
-    while let Some(row) = rows.next()? {
-        let conversation_id: String = row.get(1)?;
-        let uri: Option<String> = row.get(2)?;
-        let content: Option<String> = row.get(3)?;
-        let content: Option<serde_json::Value> = sql::opt_parse("evidence content", content)?;
-        if evidences::copies_stored_message(
-            conn,
-            &conversation_id,
-            uri.as_deref(),
-            content.as_ref(),
-        )? {
-            continue;
-        }
-        index_evidence(conn, row.get(0)?, &evidences::search_text(content.as_ref()))?;
-    }
-    Ok(())
+        [],
+        |(pk, conversation_id, uri, content): (i64, String, Option<String>, Option<String>)| {
+            let content: Option<serde_json::Value> = sql::opt_parse("evidence content", content)?;
+            if evidences::copies_stored_message(
+                conn,
+                &conversation_id,
+                uri.as_deref(),
+                content.as_ref(),
+            )? {
+                return Ok(());
+            }
+            index_evidence(conn, pk, &evidences::search_text(content.as_ref()))
+        },
+    )
 }
 
 #[cfg(test)]

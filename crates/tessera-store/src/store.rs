@@ -13,7 +13,7 @@ use crate::layout::DataPaths;
 use crate::lock::DataFolderLock;
 use crate::tx::{ReadTx, WriteTx, WriterContext};
 use crate::writer::{Completion, Job, JobOutcome, Queued, Writer};
-use crate::{migrate, search_backlog};
+use crate::{migrate, rows, search_backlog};
 
 /// How long a connection waits for a lock held by another connection before giving up.
 const BUSY_TIMEOUT_MS: u64 = 5_000;
@@ -240,10 +240,7 @@ impl Store {
     /// `PRAGMA integrity_check`: `ok`, or what SQLite found wrong.
     pub fn integrity_check(&self) -> Result<String> {
         self.read(|r| {
-            let mut stmt = r.conn.prepare("PRAGMA integrity_check")?;
-            let lines = stmt
-                .query_map([], |row| row.get::<_, String>(0))?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
+            let lines: Vec<String> = rows::all(r.conn, "PRAGMA integrity_check", [])?;
             Ok(lines.join("\n"))
         })
     }

@@ -1,11 +1,12 @@
 //! The rolling summary (seed 004 `session.summary`) that stands in for older messages; its
 //! `message_index_range` counts positions on the active branch.
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, Row};
 use tessera_protocol::context_doc::Summary;
 use tessera_protocol::wire::Timestamp;
 
 use crate::error::Result;
+use crate::rows::{self, FromRow};
 use crate::tx::{ReadTx, WriteTx};
 use crate::{conversations, sql, Store};
 
@@ -22,30 +23,25 @@ CREATE TABLE summaries (
 ) STRICT;
 ";
 
-pub(crate) fn get(conn: &Connection, conversation_id: &str) -> Result<Option<Summary>> {
-    let row = conn
-        .prepare_cached(
-            "SELECT content, updated_at, range_json, extra_json FROM summaries
-             WHERE conversation_id = ?1",
-        )?
-        .query_row([conversation_id], |row| {
-            Ok((
-                row.get::<_, Option<String>>(0)?,
-                row.get::<_, Option<String>>(1)?,
-                row.get::<_, Option<String>>(2)?,
-                row.get::<_, Option<String>>(3)?,
-            ))
-        })
-        .optional()?;
-    row.map(|(content, updated_at, range, extra)| {
+/// A row of `content, updated_at, range_json, extra_json`.
+impl FromRow for Summary {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
         Ok(Summary {
-            content,
-            updated_at: updated_at.map(Timestamp::new),
-            message_index_range: sql::opt_parse("summary range", range)?,
-            extra: sql::parse_extra(extra)?,
+            content: row.get(0)?,
+            updated_at: row.get::<_, Option<String>>(1)?.map(Timestamp::new),
+            message_index_range: sql::opt_parse("summary range", row.get(2)?)?,
+            extra: sql::parse_extra(row.get(3)?)?,
         })
-    })
-    .transpose()
+    }
+}
+
+pub(crate) fn get(conn: &Connection, conversation_id: &str) -> Result<Option<Summary>> {
+    rows::optional(
+        conn,
+        "SELECT content, updated_at, range_json, extra_json FROM summaries
+         WHERE conversation_id = ?1",
+        [conversation_id],
+    )
 }
 
 pub(crate) fn set(conn: &Connection, conversation_id: &str, summary: &Summary) -> Result<()> {

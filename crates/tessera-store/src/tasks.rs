@@ -1,9 +1,10 @@
 //! The to-do list (seed 004 `session.task_state.todo_list.tasks`).
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use rusqlite::{params, Connection, Row};
 use tessera_protocol::context_doc::Task;
 
 use crate::error::Result;
+use crate::rows::{self, FromRow};
 use crate::tx::{ReadTx, WriteTx};
 use crate::{conversations, sql, Store};
 
@@ -25,48 +26,26 @@ CREATE TABLE tasks (
 const COLUMNS: &str =
     "task_id, name, depends_on_json, status, result_evidence_ids_json, error, extra_json";
 
-type RawRow = (
-    String,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-);
-
-fn raw(row: &Row<'_>) -> rusqlite::Result<RawRow> {
-    Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-        row.get(5)?,
-        row.get(6)?,
-    ))
-}
-
-fn decode((task_id, name, depends_on, status, results, error, extra): RawRow) -> Result<Task> {
-    Ok(Task {
-        task_id,
-        name,
-        depends_on: sql::opt_parse("task depends_on", depends_on)?,
-        status: sql::opt_enum("task status", status)?,
-        result_evidence_ids: sql::opt_parse("task result_evidence_ids", results)?,
-        error,
-        extra: sql::parse_extra(extra)?,
-    })
+impl FromRow for Task {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(Task {
+            task_id: row.get(0)?,
+            name: row.get(1)?,
+            depends_on: sql::opt_parse("task depends_on", row.get(2)?)?,
+            status: sql::opt_enum("task status", row.get(3)?)?,
+            result_evidence_ids: sql::opt_parse("task result_evidence_ids", row.get(4)?)?,
+            error: row.get(5)?,
+            extra: sql::parse_extra(row.get(6)?)?,
+        })
+    }
 }
 
 pub(crate) fn list(conn: &Connection, conversation_id: &str) -> Result<Vec<Task>> {
-    let rows = conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM tasks WHERE conversation_id = ?1 ORDER BY pk"
-        ))?
-        .query_map([conversation_id], raw)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    rows.into_iter().map(decode).collect()
+    rows::all(
+        conn,
+        &format!("SELECT {COLUMNS} FROM tasks WHERE conversation_id = ?1 ORDER BY pk"),
+        [conversation_id],
+    )
 }
 
 pub(crate) fn upsert(conn: &Connection, conversation_id: &str, task: &Task) -> Result<()> {
@@ -103,14 +82,11 @@ impl ReadTx<'_> {
 
     /// One task.
     pub fn task(&self, conversation_id: &str, task_id: &str) -> Result<Option<Task>> {
-        let row = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM tasks WHERE conversation_id = ?1 AND task_id = ?2"
-            ))?
-            .query_row([conversation_id, task_id], raw)
-            .optional()?;
-        row.map(decode).transpose()
+        rows::optional(
+            self.conn,
+            &format!("SELECT {COLUMNS} FROM tasks WHERE conversation_id = ?1 AND task_id = ?2"),
+            [conversation_id, task_id],
+        )
     }
 }
 

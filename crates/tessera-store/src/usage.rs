@@ -9,6 +9,7 @@ use rusqlite::{params, Connection, Row};
 use tessera_protocol::context_doc::ModelUsage;
 
 use crate::error::{Result, StoreError};
+use crate::rows::{self, FromRow};
 use crate::tx::{ReadTx, WriteTx};
 use crate::{clock, conversations, sql, Store};
 
@@ -62,12 +63,11 @@ fn cost_column(extra: &serde_json::Map<String, serde_json::Value>) -> Option<f64
 
 /// Fills the new columns of records written before version 4.
 pub(crate) fn backfill_v4(conn: &Connection) -> Result<()> {
-    let rows = conn
-        .prepare("SELECT pk, extra_json FROM model_usage WHERE extra_json IS NOT NULL")?
-        .query_map([], |row| {
-            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let rows: Vec<(i64, String)> = rows::all(
+        conn,
+        "SELECT pk, extra_json FROM model_usage WHERE extra_json IS NOT NULL",
+        [],
+    )?;
     let mut update =
         conn.prepare("UPDATE model_usage SET started_at = ?2, cost_usd = ?3 WHERE pk = ?1")?;
     for (pk, text) in rows {
@@ -85,68 +85,33 @@ const COLUMNS: &str = "model_usage_id, task_id, stage, provider, model, params_j
     prompt_tokens, completion_tokens, total_tokens, first_token_latency_ms, latency_ms, status, \
     error, extra_json";
 
-struct RawRow {
-    id: String,
-    task_id: Option<String>,
-    stage: Option<String>,
-    provider: Option<String>,
-    model: Option<String>,
-    params: Option<String>,
-    numbers: [Option<i64>; 5],
-    status: Option<String>,
-    error: Option<String>,
-    extra: Option<String>,
-}
-
-fn raw(row: &Row<'_>) -> rusqlite::Result<RawRow> {
-    Ok(RawRow {
-        id: row.get(0)?,
-        task_id: row.get(1)?,
-        stage: row.get(2)?,
-        provider: row.get(3)?,
-        model: row.get(4)?,
-        params: row.get(5)?,
-        numbers: [
-            row.get(6)?,
-            row.get(7)?,
-            row.get(8)?,
-            row.get(9)?,
-            row.get(10)?,
-        ],
-        status: row.get(11)?,
-        error: row.get(12)?,
-        extra: row.get(13)?,
-    })
-}
-
-fn decode(raw: RawRow) -> Result<ModelUsage> {
-    let [prompt, completion, total, first, latency] = raw.numbers;
-    Ok(ModelUsage {
-        model_usage_id: raw.id,
-        task_id: raw.task_id,
-        stage: sql::opt_enum("usage stage", raw.stage)?,
-        provider: raw.provider,
-        model: raw.model,
-        params: sql::opt_parse("usage params", raw.params)?,
-        prompt_tokens: sql::opt_u64("prompt_tokens", prompt)?,
-        completion_tokens: sql::opt_u64("completion_tokens", completion)?,
-        total_tokens: sql::opt_u64("total_tokens", total)?,
-        first_token_latency_ms: sql::opt_u64("first_token_latency_ms", first)?,
-        latency_ms: sql::opt_u64("latency_ms", latency)?,
-        status: sql::opt_enum("usage status", raw.status)?,
-        error: raw.error,
-        extra: sql::parse_extra(raw.extra)?,
-    })
+impl FromRow for ModelUsage {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(ModelUsage {
+            model_usage_id: row.get(0)?,
+            task_id: row.get(1)?,
+            stage: sql::opt_enum("usage stage", row.get(2)?)?,
+            provider: row.get(3)?,
+            model: row.get(4)?,
+            params: sql::opt_parse("usage params", row.get(5)?)?,
+            prompt_tokens: sql::opt_u64("prompt_tokens", row.get(6)?)?,
+            completion_tokens: sql::opt_u64("completion_tokens", row.get(7)?)?,
+            total_tokens: sql::opt_u64("total_tokens", row.get(8)?)?,
+            first_token_latency_ms: sql::opt_u64("first_token_latency_ms", row.get(9)?)?,
+            latency_ms: sql::opt_u64("latency_ms", row.get(10)?)?,
+            status: sql::opt_enum("usage status", row.get(11)?)?,
+            error: row.get(12)?,
+            extra: sql::parse_extra(row.get(13)?)?,
+        })
+    }
 }
 
 pub(crate) fn list(conn: &Connection, conversation_id: &str) -> Result<Vec<ModelUsage>> {
-    let rows = conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM model_usage WHERE conversation_id = ?1 ORDER BY pk"
-        ))?
-        .query_map([conversation_id], raw)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    rows.into_iter().map(decode).collect()
+    rows::all(
+        conn,
+        &format!("SELECT {COLUMNS} FROM model_usage WHERE conversation_id = ?1 ORDER BY pk"),
+        [conversation_id],
+    )
 }
 
 pub(crate) fn upsert(conn: &Connection, conversation_id: &str, usage: &ModelUsage) -> Result<()> {
@@ -208,19 +173,21 @@ impl ReadTx<'_> {
     pub fn spend_since(&self, since: &str) -> Result<f64> {
         let millis = clock::parse_millis(since)
             .ok_or_else(|| StoreError::InvalidTimestamp(since.to_owned()))?;
-        let total: Option<f64> = self
-            .conn
-            .prepare_cached("SELECT sum(cost_usd) FROM model_usage WHERE started_at >= ?1")?
-            .query_row([clock::format_millis(millis)], |row| row.get(0))?;
+        let total: Option<f64> = rows::one(
+            self.conn,
+            "SELECT sum(cost_usd) FROM model_usage WHERE started_at >= ?1",
+            [clock::format_millis(millis)],
+        )?;
         Ok(total.unwrap_or(0.0))
     }
 
     /// The estimated cost in USD of one conversation's model calls (0 for an unknown one).
     pub fn conversation_spend(&self, conversation_id: &str) -> Result<f64> {
-        let total: Option<f64> = self
-            .conn
-            .prepare_cached("SELECT sum(cost_usd) FROM model_usage WHERE conversation_id = ?1")?
-            .query_row([conversation_id], |row| row.get(0))?;
+        let total: Option<f64> = rows::one(
+            self.conn,
+            "SELECT sum(cost_usd) FROM model_usage WHERE conversation_id = ?1",
+            [conversation_id],
+        )?;
         Ok(total.unwrap_or(0.0))
     }
 }

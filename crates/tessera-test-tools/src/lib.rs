@@ -232,21 +232,21 @@ pub fn register(
             write_spec(name, permission),
             move |args: Value, _ctx: ToolContext| {
                 let run = slow_write(dir.clone(), name, args);
-                async move { run.await.map_err(|m| ToolFailure::new("io", m)) }
+                async move { run.await.map_err(|m| ToolFailure::reported("io", m)) }
             },
         )?;
     }
     registry.register(read_spec(), move |args: Value, _ctx: ToolContext| {
         let run = slow_read(data_dir.clone(), args);
-        async move { run.await.map_err(|m| ToolFailure::new("io", m)) }
+        async move { run.await.map_err(|m| ToolFailure::reported("io", m)) }
     })?;
     registry.register(image_spec(), move |args: Value, _ctx: ToolContext| {
         let store = store.clone();
         async move {
             tokio::task::spawn_blocking(move || image(&store, &args))
                 .await
-                .map_err(|e| ToolFailure::new("io", e.to_string()))?
-                .map_err(|m| ToolFailure::new("io", m))
+                .map_err(|e| ToolFailure::reported("io", e.to_string()))?
+                .map_err(|m| ToolFailure::reported("io", m))
         }
     })?;
     Ok(())

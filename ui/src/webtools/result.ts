@@ -1,14 +1,16 @@
 import type { ToolResult } from '../generated/ToolResult';
 import type { JsonValue } from '../generated/serde_json/JsonValue';
+import type { ToolFailureCode } from '../generated/ToolFailureCode';
 
 /** What an executor hands back: the TOOL_CALL_RESPONSE result without its call id and timing. */
-export type Outcome = { status: 'SUCCESS'; result: JsonValue } | { status: 'ERROR'; code: string; message: string };
+export type Outcome = { status: 'SUCCESS'; result: JsonValue } | { status: 'ERROR'; code: ToolFailureCode; message: string };
 
 export function ok(result: JsonValue): Outcome {
   return { status: 'SUCCESS', result };
 }
 
-export function fail(code: string, message: string): Outcome {
+/** A failure in Tessera's words: one of its tool failure codes (generated from Rust). */
+export function fail(code: ToolFailureCode, message: string): Outcome {
   return { status: 'ERROR', code, message };
 }
 

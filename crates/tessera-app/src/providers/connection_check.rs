@@ -75,7 +75,7 @@ impl Providers<'_> {
                 }
             }
             Err(err) => {
-                tracing::info!(provider = %config.name, code = err.code(), "provider check failed");
+                tracing::info!(provider = %config.name, code = %err.code(), "provider check failed");
                 answer.problem = Some(problem_of(&err));
                 answer.message = Some(err.to_string());
             }

@@ -4,7 +4,7 @@ use serde_json::{json, Value};
 use tessera_store::StoreError;
 
 use super::calc;
-use crate::tools::ToolFailure;
+use crate::tools::{ToolFailure, ToolFailureCode};
 
 /// Why a built-in tool failed, before it becomes the [`ToolFailure`] the model reads.
 #[derive(Debug, thiserror::Error)]
@@ -51,37 +51,41 @@ impl From<BuiltinError> for ToolFailure {
     fn from(error: BuiltinError) -> Self {
         let message = error.to_string();
         let (code, retryable, details) = match &error {
-            BuiltinError::InvalidArgument { field, .. } => {
-                ("INVALID_ARGUMENTS", false, json!({ "field": field }))
-            }
+            BuiltinError::InvalidArgument { field, .. } => (
+                ToolFailureCode::InvalidArguments,
+                false,
+                json!({ "field": field }),
+            ),
             BuiltinError::UnknownTimeZone(name) => (
-                "UNKNOWN_TIME_ZONE",
+                ToolFailureCode::UnknownTimeZone,
                 false,
                 json!({"field": "timezone", "value": name}),
             ),
             BuiltinError::Calculation { error, .. } => (
-                "CALCULATION_ERROR",
+                ToolFailureCode::CalculationError,
                 false,
                 json!({"column": error.column, "reason": error.message}),
             ),
             BuiltinError::Store(store) => {
                 tracing::warn!(error = %store, "a built-in tool could not use the context database");
                 match **store {
-                    StoreError::NotFound { .. } => ("NOT_FOUND", false, Value::Null),
+                    StoreError::NotFound { .. } => (ToolFailureCode::NotFound, false, Value::Null),
                     // A busy or locked database, a write the writer thread dropped: worth one
                     // more try.
                     StoreError::Sqlite(_)
                     | StoreError::CommitFailed(_)
-                    | StoreError::WriteAbandoned => {
-                        ("CONTEXT_DATABASE_UNAVAILABLE", true, Value::Null)
-                    }
-                    _ => ("CONTEXT_DATABASE_ERROR", false, Value::Null),
+                    | StoreError::WriteAbandoned => (
+                        ToolFailureCode::ContextDatabaseUnavailable,
+                        true,
+                        Value::Null,
+                    ),
+                    _ => (ToolFailureCode::ContextDatabaseError, false, Value::Null),
                 }
             }
-            BuiltinError::Task(_) => ("INTERNAL", false, Value::Null),
+            BuiltinError::Task(_) => (ToolFailureCode::Internal, false, Value::Null),
         };
         ToolFailure {
-            code: code.to_owned(),
+            code: code.into(),
             message,
             retryable,
             details: match details {

@@ -163,7 +163,7 @@ pub(super) fn parse_tool(
 fn refusing() -> SharedHandler {
     Arc::new(|_args: Value, _ctx: ToolContext| async {
         Err::<Value, _>(ToolFailure::new(
-            "NOT_RUNNABLE",
+            crate::tools::ToolFailureCode::NotRunnable,
             "this tool is only being checked",
         ))
     })

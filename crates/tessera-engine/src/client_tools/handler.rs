@@ -10,7 +10,7 @@ use tessera_protocol::mcp_cp::{FallbackBehavior, McpToolStatus, ToolResult};
 
 use super::announcement::ClientTool;
 use super::waiting::WaitingCalls;
-use crate::tools::{ToolContext, ToolFailure, ToolFuture, ToolHandler};
+use crate::tools::{ToolContext, ToolFailure, ToolFailureCode, ToolFuture, ToolHandler};
 
 /// Runs a front-end tool by waiting for the client that announced it. Cheap to clone.
 #[derive(Clone)]
@@ -53,27 +53,28 @@ impl Drop for Forget<'_> {
 
 /// The client's result as the tool's outcome.
 fn from_client(result: ToolResult) -> Result<Value, ToolFailure> {
-    if result.status == McpToolStatus::Success {
-        return Ok(result.result.unwrap_or(Value::Null));
-    }
-    let status = result.status.as_str();
-    if result.status == McpToolStatus::Timeout {
+    let code = match result.status {
+        McpToolStatus::Success => return Ok(result.result.unwrap_or(Value::Null)),
         // Seed 000 §3.4: a TIMEOUT carries no `error`; it stays a timeout.
-        return Err(ToolFailure::new(
-            crate::executor::codes::TIMEOUT,
-            "the client reported that the call timed out",
-        ));
-    }
+        McpToolStatus::Timeout => {
+            return Err(ToolFailure::new(
+                ToolFailureCode::Timeout,
+                "the client reported that the call timed out",
+            ))
+        }
+        McpToolStatus::Error => ToolFailureCode::ClientError,
+        McpToolStatus::Denied => ToolFailureCode::ClientDenied,
+        McpToolStatus::Skipped => ToolFailureCode::ClientSkipped,
+        McpToolStatus::Cancelled => ToolFailureCode::ClientCancelled,
+        McpToolStatus::Interrupted => ToolFailureCode::ClientInterrupted,
+        McpToolStatus::NotFound => ToolFailureCode::ClientNotFound,
+    };
     Err(match result.error {
-        Some(error) => ToolFailure {
-            code: error.code,
-            message: error.message,
-            retryable: false,
-            details: error.details,
-        },
+        // The client's own code, as it gave it.
+        Some(error) => ToolFailure::reported(error.code, error.message).with_details(error.details),
         None => ToolFailure::new(
-            format!("CLIENT_{status}"),
-            format!("the client reported {status}"),
+            code,
+            format!("the client reported {}", result.status.as_str()),
         ),
     })
 }
@@ -117,16 +118,16 @@ impl Inner {
         );
         match self.fallback {
             FallbackBehavior::Abort => Err(ToolFailure::new(
-                "CLIENT_TIMEOUT",
+                ToolFailureCode::ClientTimeout,
                 format!("{why}; its fallbackBehavior is ABORT"),
             )),
             FallbackBehavior::Skip => Err(ToolFailure::new(
-                crate::executor::codes::SKIPPED,
+                ToolFailureCode::Skipped,
                 format!("{why}; skipped, as its fallbackBehavior SKIP says"),
             )),
             // The executor runs the alternative (through the consent gate) when this fails.
             FallbackBehavior::UseAlternative => Err(ToolFailure::new(
-                "CLIENT_TIMEOUT",
+                ToolFailureCode::ClientTimeout,
                 format!("{why}; its fallbackBehavior is USE_ALTERNATIVE"),
             )),
         }
@@ -154,13 +155,13 @@ mod tests {
     #[test]
     fn a_clients_timeout_stays_a_timeout_and_its_error_decides_an_error() {
         let timeout = from_client(result(McpToolStatus::Timeout, None));
-        assert!(matches!(timeout, Err(f) if f.code == crate::executor::codes::TIMEOUT));
+        assert!(matches!(timeout, Err(f) if f.code == ToolFailureCode::Timeout));
         // An `error` sent beside TIMEOUT anyway does not turn it into something else.
         let timeout = from_client(result(
             McpToolStatus::Timeout,
             Some(serde_json::json!({"code": "E", "message": "m"})),
         ));
-        assert!(matches!(timeout, Err(f) if f.code == crate::executor::codes::TIMEOUT));
+        assert!(matches!(timeout, Err(f) if f.code == ToolFailureCode::Timeout));
         let error = from_client(result(
             McpToolStatus::Error,
             Some(serde_json::json!({"code": "CAMERA_BUSY", "message": "busy"})),

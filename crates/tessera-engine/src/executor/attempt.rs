@@ -10,12 +10,11 @@ use tessera_protocol::vocabulary::ToolOutcome;
 use tokio::time::Instant;
 
 use super::events::Emitter;
-use super::outcome::{codes, CallError, CallOutcome};
+use super::outcome::{CallError, CallOutcome};
 use crate::interactions::consent::{allows, request_payload};
 use crate::interactions::LiveReply;
 use crate::tools::{
-    Clearance, ConsentGate, RegisteredTool, RequestedBy, ToolContext, ToolRegistry,
-    PERMISSION_DENIED,
+    Clearance, ConsentGate, RegisteredTool, RequestedBy, ToolContext, ToolFailureCode, ToolRegistry,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -77,7 +76,11 @@ pub(crate) async fn run_call(a: Attempt) -> CallOutcome {
         }
         // A tool that skipped itself (a front-end tool nobody ran, whose announced fallback is
         // SKIP) is skipped, not failed.
-        if out.error.as_ref().is_some_and(|e| e.code == codes::SKIPPED) {
+        if out
+            .error
+            .as_ref()
+            .is_some_and(|e| e.code == ToolFailureCode::Skipped)
+        {
             out.outcome = ToolOutcome::Skipped;
         }
     }
@@ -126,7 +129,7 @@ async fn ask_person(a: &Attempt, tool: &RegisteredTool) -> Option<Result<Clearan
         )
         .await;
     let name = &tool.spec.name;
-    let refused = |outcome, code: &str, message: String| {
+    let refused = |outcome, code: ToolFailureCode, message: String| {
         Some(Err(CallOutcome::not_run(
             outcome,
             CallError::new(code, message),
@@ -141,14 +144,14 @@ async fn ask_person(a: &Attempt, tool: &RegisteredTool) -> Option<Result<Clearan
                     .map_err(|still| {
                         CallOutcome::not_run(
                             ToolOutcome::Denied,
-                            CallError::new(PERMISSION_DENIED, still.message),
+                            CallError::new(ToolFailureCode::PermissionDenied, still.message),
                         )
                     }),
             )
         }
         Ok(LiveReply::Decided(_)) => refused(
             ToolOutcome::Denied,
-            PERMISSION_DENIED,
+            ToolFailureCode::PermissionDenied,
             format!(
                 "the person did not allow `{name}`, asked for by the specialist `{who}`; it \
                  was not run"
@@ -156,17 +159,17 @@ async fn ask_person(a: &Attempt, tool: &RegisteredTool) -> Option<Result<Clearan
         ),
         Ok(LiveReply::Cancel(reason)) => refused(
             ToolOutcome::Cancelled,
-            codes::CANCELLED,
+            ToolFailureCode::Cancelled,
             format!("the consent `{name}` needs was not given ({reason}); it was not run"),
         ),
         Ok(LiveReply::Accept(_) | LiveReply::Decline) => refused(
             ToolOutcome::Denied,
-            PERMISSION_DENIED,
+            ToolFailureCode::PermissionDenied,
             format!("the consent `{name}` needs was answered as a form; it was not run"),
         ),
         Err(error) => refused(
             ToolOutcome::Denied,
-            PERMISSION_DENIED,
+            ToolFailureCode::PermissionDenied,
             format!("the person could not be asked for `{name}` ({error}); it was not run"),
         ),
     }
@@ -191,7 +194,7 @@ async fn run_tool(
                 return CallOutcome::not_run(
                     ToolOutcome::Denied,
                     CallError {
-                        code: PERMISSION_DENIED.to_owned(),
+                        code: ToolFailureCode::PermissionDenied.into(),
                         message: refused.message,
                         details: refused.details,
                     },
@@ -200,7 +203,7 @@ async fn run_tool(
             Err(_) => {
                 return CallOutcome::not_run(
                     ToolOutcome::Timeout,
-                    CallError::new(codes::TIMEOUT, timeout_reason),
+                    CallError::new(ToolFailureCode::Timeout, timeout_reason),
                 )
             }
         },
@@ -222,7 +225,7 @@ async fn run_tool(
                 return CallOutcome {
                     outcome: ToolOutcome::Timeout,
                     result: None,
-                    error: Some(CallError::new(codes::TIMEOUT, timeout_reason)),
+                    error: Some(CallError::new(ToolFailureCode::Timeout, timeout_reason)),
                     duration_ms: 0,
                     attempts: attempt,
                     alternative: None,
@@ -243,7 +246,7 @@ async fn run_tool(
                     outcome: ToolOutcome::Error,
                     result: None,
                     error: Some(CallError::new(
-                        codes::INVALID_RESULT,
+                        ToolFailureCode::InvalidResult,
                         format!(
                             "`{}` returned a result that does not match its schema: {problems}",
                             tool.spec.name
@@ -261,7 +264,7 @@ async fn run_tool(
                 if failure.retryable && attempt < policy.max_attempts && retry_at < deadline {
                     a.emitter.retrying(
                         &a.call_id,
-                        &failure.code,
+                        failure.code.as_str(),
                         &failure.message,
                         attempt + 1,
                         backoff,
@@ -272,7 +275,7 @@ async fn run_tool(
                 }
                 CallOutcome {
                     // A tool (or a client) that says it timed out: TIMEOUT, not ERROR.
-                    outcome: if failure.code == codes::TIMEOUT {
+                    outcome: if failure.code == ToolFailureCode::Timeout {
                         ToolOutcome::Timeout
                     } else {
                         ToolOutcome::Error

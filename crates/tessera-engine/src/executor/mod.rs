@@ -52,7 +52,7 @@ pub use events::{CollectingSink, EventSink, NullSink};
 pub use limits::Limits;
 pub(crate) use nested_sink::NestedSink;
 pub(crate) use outcome::CallOutcome;
-pub use outcome::{codes, CallError, InstructionRecord, InstructionResults};
+pub use outcome::{CallError, InstructionRecord, InstructionResults};
 
 use events::Emitter;
 use run::{run_set, RunSpec, SetKind, Shared, Unit};

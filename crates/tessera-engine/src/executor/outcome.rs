@@ -5,48 +5,20 @@ use tessera_protocol::mcp_cp::{McpToolStatus, ToolError, ToolResult};
 use tessera_protocol::vocabulary::{InstructionState, ToolOutcome};
 use tessera_protocol::wire::JsonObject;
 
-/// Error codes the executor gives.
-pub mod codes {
-    /// No tool of that name (also for an instruction's action).
-    pub const TOOL_NOT_FOUND: &str = "TOOL_NOT_FOUND";
-    /// The arguments do not match the tool's schema; the tool did not run.
-    pub const INVALID_ARGUMENTS: &str = "INVALID_ARGUMENTS";
-    /// A call it depends on failed, or a `${…}` placeholder has no value (seed 000 §7.1).
-    pub const DEPENDENCY_ERROR: &str = "DEPENDENCY_ERROR";
-    pub const TIMEOUT: &str = "TIMEOUT";
-    pub const CANCELLED: &str = "CANCELLED";
-    /// Another call failed with `fallbackBehavior: ABORT`.
-    pub const ABORTED: &str = "ABORTED";
-    /// The result does not match the tool's result schema.
-    pub(crate) const INVALID_RESULT: &str = "INVALID_RESULT";
-    /// The tool's code panicked.
-    pub(crate) const TOOL_CRASHED: &str = "TOOL_CRASHED";
-    /// Skipped: a condition was false or a dependency did not complete.
-    pub const SKIPPED: &str = "SKIPPED";
-    /// The arguments after substitution are over the limit; the tool did not run.
-    pub const ARGUMENTS_TOO_LARGE: &str = "ARGUMENTS_TOO_LARGE";
-    /// A call to a client would send a file bigger than the client's announced maxFileSize.
-    pub const FILE_TOO_LARGE: &str = "FILE_TOO_LARGE";
-    /// The result is over the limit; it was not kept.
-    pub const RESULT_TOO_LARGE: &str = "RESULT_TOO_LARGE";
-    /// The set's arguments and results together reached their limit; the call did not run.
-    pub const SET_LIMIT_REACHED: &str = "SET_LIMIT_REACHED";
-    /// A run's tool arguments and results together reached [`super::super::Limits::run_bytes`].
-    pub const RUN_LIMIT_REACHED: &str = "RUN_LIMIT_REACHED";
-}
+use crate::tools::failure::FailureCode;
 
 /// Why a call did not succeed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallError {
-    pub code: String,
+    pub code: FailureCode,
     pub message: String,
     pub details: Option<JsonObject>,
 }
 
 impl CallError {
-    pub fn new(code: &str, message: impl Into<String>) -> Self {
+    pub fn new(code: impl Into<FailureCode>, message: impl Into<String>) -> Self {
         Self {
-            code: code.to_owned(),
+            code: code.into(),
             message: message.into(),
             details: None,
         }
@@ -55,7 +27,7 @@ impl CallError {
     /// `{code, message, details?}`.
     pub fn to_value(&self) -> Value {
         let mut o = JsonObject::new();
-        o.insert("code".into(), Value::String(self.code.clone()));
+        o.insert("code".into(), Value::String(self.code.as_str().to_owned()));
         o.insert("message".into(), Value::String(self.message.clone()));
         if let Some(d) = &self.details {
             o.insert("details".into(), Value::Object(d.clone()));
@@ -65,7 +37,7 @@ impl CallError {
 
     pub(crate) fn to_tool_error(&self) -> ToolError {
         ToolError {
-            code: self.code.clone(),
+            code: self.code.as_str().to_owned(),
             message: self.message.clone(),
             details: self.details.clone(),
             extra: JsonObject::new(),

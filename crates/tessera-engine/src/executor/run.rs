@@ -21,8 +21,8 @@ use tokio::time::Instant;
 use super::attempt::{run_call, Attempt};
 use super::events::Emitter;
 use super::limits::{bytes, json_size};
-use super::outcome::{codes, CallError, CallOutcome};
-use crate::tools::{RegisteredTool, ToolKind, ToolRegistry};
+use super::outcome::{CallError, CallOutcome};
+use crate::tools::{RegisteredTool, ToolFailureCode, ToolKind, ToolRegistry};
 use tokio_util::sync::CancellationToken;
 
 /// One call or instruction as the loop runs it.
@@ -172,7 +172,7 @@ impl Run<'_> {
                 {
                     return Step::Done(CallOutcome::not_run(
                         ToolOutcome::Error,
-                        CallError::new(codes::DEPENDENCY_ERROR, message),
+                        CallError::new(ToolFailureCode::DependencyError, message),
                     ));
                 }
             }
@@ -202,7 +202,7 @@ impl Run<'_> {
                     Gate::Skip { reason } | Gate::DependencyError { message: reason } => {
                         return Step::Done(CallOutcome::not_run(
                             ToolOutcome::Skipped,
-                            CallError::new(codes::SKIPPED, reason),
+                            CallError::new(ToolFailureCode::Skipped, reason),
                         ))
                     }
                 }
@@ -210,7 +210,7 @@ impl Run<'_> {
         }
         let Some(tool) = self.tools[i].clone() else {
             let error = CallError::new(
-                codes::TOOL_NOT_FOUND,
+                ToolFailureCode::ToolNotFound,
                 format!("there is no tool named `{}`", unit.name),
             );
             let outcome = match unit.fallback {
@@ -228,7 +228,7 @@ impl Run<'_> {
             Err(e) => {
                 return Step::Done(CallOutcome::not_run(
                     ToolOutcome::Error,
-                    CallError::new(codes::DEPENDENCY_ERROR, e.to_string()),
+                    CallError::new(ToolFailureCode::DependencyError, e.to_string()),
                 ))
             }
         };
@@ -238,7 +238,7 @@ impl Run<'_> {
             return Step::Done(CallOutcome::not_run(
                 ToolOutcome::Error,
                 CallError::new(
-                    codes::ARGUMENTS_TOO_LARGE,
+                    ToolFailureCode::ArgumentsTooLarge,
                     format!(
                         "the arguments of `{}` come to {} after substitution; at most {}",
                         unit.id,
@@ -252,7 +252,7 @@ impl Run<'_> {
             return Step::Done(CallOutcome::not_run(
                 ToolOutcome::Error,
                 CallError::new(
-                    codes::SET_LIMIT_REACHED,
+                    ToolFailureCode::SetLimitReached,
                     format!(
                         "not run: the calls of this set already hold {} of arguments and \
                          results, and at most {} are kept",
@@ -268,7 +268,7 @@ impl Run<'_> {
                 return Step::Done(CallOutcome::not_run(
                     ToolOutcome::Error,
                     CallError::new(
-                        codes::FILE_TOO_LARGE,
+                        ToolFailureCode::FileTooLarge,
                         format!(
                             "`{}` would send the client a file of {file} bytes; its announced \
                              maxFileSize is {max} bytes, so the call was not sent",
@@ -300,7 +300,7 @@ impl Run<'_> {
             return Step::Done(CallOutcome::not_run(
                 ToolOutcome::Error,
                 CallError::new(
-                    codes::INVALID_ARGUMENTS,
+                    ToolFailureCode::InvalidArguments,
                     format!("invalid arguments for `{}`: {problems}", unit.name),
                 ),
             ));
@@ -323,7 +323,7 @@ impl Run<'_> {
                 return Step::Done(CallOutcome::not_run(
                     ToolOutcome::Timeout,
                     CallError::new(
-                        codes::TIMEOUT,
+                        ToolFailureCode::Timeout,
                         format!("not started: the {name} of {group_ms} ms had expired"),
                     ),
                 ));
@@ -382,7 +382,7 @@ impl Run<'_> {
                 outcome.outcome = ToolOutcome::Error;
                 outcome.result = None;
                 outcome.error = Some(CallError::new(
-                    codes::RESULT_TOO_LARGE,
+                    ToolFailureCode::ResultTooLarge,
                     format!(
                         "`{}` answered {}; at most {} of a result is kept",
                         unit.id,
@@ -532,7 +532,7 @@ pub(crate) async fn run_set(
         (
             ToolOutcome::Cancelled,
             CallError::new(
-                codes::ABORTED,
+                ToolFailureCode::Aborted,
                 format!("`{}` failed and its fallbackBehavior is ABORT", unit.id),
             ),
         )
@@ -573,14 +573,14 @@ pub(crate) async fn run_set(
             Wake::Cancelled => {
                 abort = Some((
                     ToolOutcome::Cancelled,
-                    CallError::new(codes::CANCELLED, "the run was cancelled"),
+                    CallError::new(ToolFailureCode::Cancelled, "the run was cancelled"),
                 ))
             }
             Wake::Overall => {
                 abort = Some((
                     ToolOutcome::Timeout,
                     CallError::new(
-                        codes::TIMEOUT,
+                        ToolFailureCode::Timeout,
                         format!(
                             "the set's timeout of {} ms expired",
                             spec.overall_ms.unwrap_or_default()
@@ -607,7 +607,10 @@ pub(crate) async fn run_set(
                     tracing::error!(call = %spec.units[i].id, error = %e, "tool task crashed");
                     let mut outcome = CallOutcome::not_run(
                         ToolOutcome::Error,
-                        CallError::new(codes::TOOL_CRASHED, format!("the tool crashed: {e}")),
+                        CallError::new(
+                            ToolFailureCode::ToolCrashed,
+                            format!("the tool crashed: {e}"),
+                        ),
                     );
                     outcome.duration_ms = duration_ms;
                     outcome.attempts = 1;
@@ -619,7 +622,7 @@ pub(crate) async fn run_set(
                 // Nothing runs and nothing can start: cannot happen with an acyclic graph.
                 abort = Some((
                     ToolOutcome::Error,
-                    CallError::new("INTERNAL", "the scheduler stalled"),
+                    CallError::new(ToolFailureCode::Internal, "the scheduler stalled"),
                 ));
             }
         }
@@ -641,8 +644,10 @@ pub(crate) async fn run_set(
             }
         }
         for i in ready.drain_unstarted() {
-            let not_started =
-                CallError::new(&error.code, format!("not started: {}", error.message));
+            let not_started = CallError::new(
+                error.code.clone(),
+                format!("not started: {}", error.message),
+            );
             run.finish(i, CallOutcome::not_run(outcome_kind, not_started));
         }
     }
@@ -652,7 +657,10 @@ pub(crate) async fn run_set(
         .into_iter()
         .map(|o| {
             o.unwrap_or_else(|| {
-                CallOutcome::not_run(ToolOutcome::Error, CallError::new("INTERNAL", "never ran"))
+                CallOutcome::not_run(
+                    ToolOutcome::Error,
+                    CallError::new(ToolFailureCode::Internal, "never ran"),
+                )
             })
         })
         .collect()

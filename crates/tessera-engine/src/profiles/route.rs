@@ -123,7 +123,7 @@ pub async fn route(
     .await?;
     if let Some(err) = call.error {
         return Ok(fallback(FallbackReason::Provider {
-            code: err.code().to_owned(),
+            code: err.code().as_str().to_owned(),
             message: err.to_string(),
         }));
     }

@@ -19,7 +19,7 @@ use crate::executor::{Executor, ExecutorOptions, NestedSink};
 use crate::profiles::side_call::call_recorded_by;
 use crate::specialist_report::{SpecialistUsage, AGENT_USAGE_KEY};
 use crate::tool_round::{assistant_message, result_parts, results_message, tool_call_request};
-use crate::tools::{ToolContext, ToolFailure, ToolRegistry};
+use crate::tools::{ToolContext, ToolFailure, ToolFailureCode, ToolRegistry};
 
 /// What a loop did.
 #[derive(Debug, Default)]
@@ -99,7 +99,12 @@ pub(super) fn first_message(arguments: &Value) -> Result<String, ToolFailure> {
         .get("task")
         .and_then(Value::as_str)
         .filter(|t| !t.trim().is_empty())
-        .ok_or_else(|| ToolFailure::new("INVALID_ARGUMENTS", "task: required, a string"))?;
+        .ok_or_else(|| {
+            ToolFailure::new(
+                ToolFailureCode::InvalidArguments,
+                "task: required, a string",
+            )
+        })?;
     Ok(match arguments.get("context").and_then(Value::as_str) {
         Some(context) if !context.trim().is_empty() => {
             format!("{task}\n\nWhat the conversation so far tells you:\n{context}")
@@ -152,7 +157,7 @@ pub(super) async fn run_loop<T, E: std::fmt::Display>(
     for turn in 1..=max {
         if ctx.cancel.is_cancelled() {
             return Err(ToolFailure::new(
-                "CANCELLED",
+                ToolFailureCode::Cancelled,
                 "the specialist was cancelled",
             ));
         }
@@ -185,19 +190,16 @@ pub(super) async fn run_loop<T, E: std::fmt::Display>(
         .await
         .map_err(|e| {
             ToolFailure::retryable(
-                "CONTEXT_DATABASE_UNAVAILABLE",
+                ToolFailureCode::ContextDatabaseUnavailable,
                 format!("the specialist's call could not be recorded: {e}"),
             )
         })?;
         out.add_usage(&call.model, call.response.usage, call.cost);
         if let Some(error) = call.error {
-            let failure = ToolFailure {
-                code: error.code().to_owned(),
-                message: format!("{}'s model call failed: {error}", spec.title),
-                retryable: false,
-                details: None,
-            };
-            return Err(failure);
+            return Err(ToolFailure::new(
+                error.code(),
+                format!("{}'s model call failed: {error}", spec.title),
+            ));
         }
         let response = call.response;
         if response.tool_calls.is_empty() || last {

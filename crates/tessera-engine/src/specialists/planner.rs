@@ -18,7 +18,7 @@ use crate::builtin_tools::{calculator, datetime, save_memory, search_context};
 use crate::executor::task_list::{TaskListSink, TaskNaming};
 use crate::executor::{Executor, ExecutorOptions, InstructionResults, NestedSink, NullSink};
 use crate::tools::{ConsentGate, RequestedBy};
-use crate::tools::{ToolContext, ToolFailure, ToolRegistry};
+use crate::tools::{ToolContext, ToolFailure, ToolFailureCode, ToolRegistry};
 
 pub const NAME: &str = "planner";
 /// More steps than this is no plan a person can follow.
@@ -178,7 +178,7 @@ pub(super) async fn plan_and_run(
     .await?;
     let Some(set) = set else {
         return Err(ToolFailure {
-            code: "INVALID_PLAN".into(),
+            code: ToolFailureCode::InvalidPlan.into(),
             message: out
                 .problem
                 .clone()
@@ -189,7 +189,7 @@ pub(super) async fn plan_and_run(
     };
     let unwritten = |e: tessera_store::StoreError| {
         ToolFailure::retryable(
-            "CONTEXT_DATABASE_UNAVAILABLE",
+            ToolFailureCode::ContextDatabaseUnavailable,
             format!("the task list could not be written: {e}"),
         )
     };
@@ -215,7 +215,7 @@ pub(super) async fn plan_and_run(
     let results = executor
         .run_instructions(&set, &ctx.cancel)
         .await
-        .map_err(|e| ToolFailure::new("INVALID_PLAN", e.to_string()))?;
+        .map_err(|e| ToolFailure::new(ToolFailureCode::InvalidPlan, e.to_string()))?;
     let tasks = task_sink
         .settle(&results, ctx.run_id())
         .map_err(unwritten)?;

@@ -7,7 +7,7 @@
 //! The gate lets a call through when its tool needs no consent, when the person allowed this
 //! very call (their answer to its consent request), or when a stored grant allows the tool in
 //! this conversation (a `once` grant is spent by the call it lets through). Anything else is
-//! refused with [`PERMISSION_DENIED`]: the call ends `denied` and its tool never runs. Asking
+//! refused with [`ToolFailureCode::PermissionDenied`]: the call ends `denied` and its tool never runs. Asking
 //! the person happens before a coordinator's call reaches the executor (a model turn suspends
 //! for it, [`crate::turn`]); a specialist's or a plan's own calls are asked for while the
 //! specialist waits, in a run where the person can be asked (the executor's `ask_person`);
@@ -20,10 +20,7 @@ use tessera_protocol::easyflow::{FormRequester, RequesterKind};
 use tessera_protocol::mcp_cp::PermissionLevel;
 use tessera_store::Store;
 
-use super::{ToolFailure, ToolSpec};
-
-/// The code of a call the gate refused.
-pub const PERMISSION_DENIED: &str = "PERMISSION_DENIED";
+use super::{ToolFailure, ToolFailureCode, ToolSpec};
 
 /// Who makes the calls a gate sees: the coordinator, or a specialist by name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -194,7 +191,7 @@ impl ConsentGate {
         match granted {
             Ok(Some(_)) => Ok(pass()),
             Ok(None) => Err(ToolFailure::new(
-                PERMISSION_DENIED,
+                ToolFailureCode::PermissionDenied,
                 format!(
                     "`{}` needs the person's consent ({level}), asked for by {}, and no grant \
                      allows it in this conversation; it was not run",
@@ -203,7 +200,7 @@ impl ConsentGate {
                 ),
             )),
             Err(error) => Err(ToolFailure::new(
-                PERMISSION_DENIED,
+                ToolFailureCode::PermissionDenied,
                 format!(
                     "the consent of `{}` could not be read ({error}); it was not run",
                     spec.name
@@ -224,7 +221,7 @@ mod tests {
         assert!(gate.clear(&open, "1").is_ok());
         let guarded = ToolSpec::new("screen_capture", "s").permission(PermissionLevel::UserConsent);
         let refused = gate.clear(&guarded, "2").err().map(|f| f.code);
-        assert_eq!(refused.as_deref(), Some(PERMISSION_DENIED));
+        assert_eq!(refused, Some(ToolFailureCode::PermissionDenied.into()));
         let always = ToolSpec::new("wipe", "w").permission(PermissionLevel::AlwaysAsk);
         assert!(gate.clear(&always, "3").is_err());
     }

@@ -144,9 +144,12 @@ impl RegisteredTool {
                 self.spec.name,
                 ctx.clearance().tool()
             );
-            return Box::pin(
-                async move { Err(super::ToolFailure::new(super::PERMISSION_DENIED, why)) },
-            );
+            return Box::pin(async move {
+                Err(super::ToolFailure::new(
+                    super::ToolFailureCode::PermissionDenied,
+                    why,
+                ))
+            });
         }
         self.handler.call(arguments, ctx)
     }

@@ -23,6 +23,7 @@ use super::failure::ToolFailure;
 use super::handler::ToolContext;
 use super::registry::{RegistryError, ToolRegistry};
 use super::spec::{RetryPolicy, ToolKind, ToolSpec};
+use super::ToolFailureCode;
 
 /// A simulated failure.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -146,13 +147,14 @@ impl SimulatedTool {
             tokio::time::sleep(Duration::from_millis(self.latency_ms)).await;
         }
         let failure = || match &self.error {
+            // The code the dry run asked for, as it was written.
             Some(e) => ToolFailure {
-                code: e.code.clone(),
-                message: e.message.clone(),
                 retryable: e.retryable,
-                details: None,
+                ..ToolFailure::reported(e.code.clone(), e.message.clone())
             },
-            None => ToolFailure::retryable("UNAVAILABLE", "simulated temporary failure"),
+            None => {
+                ToolFailure::retryable(ToolFailureCode::Unavailable, "simulated temporary failure")
+            }
         };
         match self.fail_times {
             Some(n) if ctx.attempt <= n => return Err(failure()),

@@ -1,12 +1,9 @@
 //! What the final answer cites: the evidences its run's tool calls produced (their results,
 //! and the hits a search returned), in the order the calls ended.
 
-use serde_json::Value;
 use tessera_protocol::context_doc::EvidenceRef;
 use tessera_protocol::wire::JsonObject;
 use tessera_store::{Store, StoreError};
-
-use crate::event_log::RUN_ID_KEY;
 
 /// The refs of run `run_id`'s answer.
 pub(super) fn run_evidence_refs(
@@ -15,11 +12,11 @@ pub(super) fn run_evidence_refs(
     run_id: &str,
 ) -> Result<Vec<EvidenceRef>, StoreError> {
     let mut ids: Vec<String> = Vec::new();
-    for record in store.tool_calls(conversation_id)? {
-        if record.extra.get(RUN_ID_KEY).and_then(Value::as_str) != Some(run_id) {
+    for row in store.tool_calls(conversation_id)? {
+        if row.run_id.as_deref() != Some(run_id) {
             continue;
         }
-        for id in record.result_evidence_ids.unwrap_or_default() {
+        for id in row.record.result_evidence_ids.unwrap_or_default() {
             if !ids.contains(&id) {
                 ids.push(id);
             }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use tessera_protocol::easyflow::{EventBody, SystemState};
+use tessera_protocol::failure_codes::{RunErrorCode, ToolFailureCode};
 use tessera_protocol::vocabulary::ToolOutcome;
 use tessera_protocol::wire::JsonObject;
 use tessera_store::interactions::InteractionState;
@@ -160,19 +161,21 @@ fn close(
     let mut interrupted_calls = Vec::new();
     for (call_id, name) in &open_calls {
         // A call waiting for the person never started; one that started did not finish.
-        let (outcome, message) = if asked.contains(call_id) {
+        let (outcome, code, message) = if asked.contains(call_id) {
             (
                 ToolOutcome::Cancelled,
+                ToolFailureCode::NotAnswered,
                 format!("the person's answer never came ({})", reason.code()),
             )
         } else {
             interrupted_calls.push(name.clone());
             (
                 ToolOutcome::Interrupted,
+                ToolFailureCode::Interrupted,
                 "the app stopped before this call finished; it was not run again".to_owned(),
             )
         };
-        let error = json!({"code": outcome.as_event_str(), "message": message});
+        let error = json!({"code": code, "message": message});
         let body = tool_result_body(call_id, outcome, None, Some(error));
         written.push(log.append(shaper.wrap(body))?);
     }
@@ -203,13 +206,13 @@ fn close(
             if events.is_empty() {
                 written.push(log.append(shaper.status(SystemState::Initializing))?);
             }
-            let error = shaper.system_error(err.code(), err.to_string(), false, None);
+            let error = shaper.system_error(err.code().as_str(), err.to_string(), false, None);
             written.push(log.append(error)?);
             SystemState::Failed
         }
         (None, CloseReason::Interrupted) => {
             let error = shaper.system_error(
-                "interrupted",
+                RunErrorCode::Interrupted.as_str(),
                 "the app stopped while this run was going on; what it produced is kept".into(),
                 false,
                 None,

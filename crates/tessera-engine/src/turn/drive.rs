@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use tessera_protocol::easyflow::{SystemState, WorkflowState};
+use tessera_protocol::failure_codes::{RunErrorCode, ToolFailureCode};
 use tessera_protocol::request::Role as WireRole;
 use tessera_providers::request::{Part, ToolSpec as ModelTool};
 use tessera_providers::stream::{Response, Usage};
@@ -23,7 +24,7 @@ use crate::tool_round::assistant_message;
 
 /// The `system/error` code (and stored message key) of an answer that is not the JSON the
 /// profile asks for.
-pub const INVALID_RESPONSE: &str = "invalid_response";
+pub const INVALID_RESPONSE: &str = RunErrorCode::InvalidResponse.as_str();
 use crate::model_events::{DoneSummary, EventShaper};
 
 /// Where a turn stands between model calls: what the model reads next and what the turn has
@@ -450,7 +451,7 @@ fn finish(
     }
     if let Some(problem) = &state.over_run_limit {
         recorder.put(recorder.shaper.system_error(
-            crate::executor::codes::RUN_LIMIT_REACHED,
+            ToolFailureCode::RunLimitReached.as_str(),
             problem.clone(),
             false,
             None,

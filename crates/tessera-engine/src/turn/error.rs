@@ -1,5 +1,6 @@
 //! What stops a turn from being recorded, and the `system/error` codes a run ends with.
 
+pub use tessera_protocol::failure_codes::RunErrorCode;
 use tessera_store::StoreError;
 use thiserror::Error;
 
@@ -36,20 +37,20 @@ pub enum TurnError {
 
 impl TurnError {
     /// The `system/error` code a run that ended on this error carries.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> RunErrorCode {
         match self {
-            TurnError::Store(_) => "store_error",
-            TurnError::NoConversation(_) | TurnError::NoUserMessage(_) => "not_found",
-            TurnError::CannotResume(..) => "cannot_resume",
-            TurnError::Context(_) => CONTEXT_WINDOW_EXCEEDED,
-            TurnError::MessageTooLong { .. } => MESSAGE_TOO_LONG,
-            TurnError::Internal(_) => "internal",
+            TurnError::Store(_) => RunErrorCode::StoreError,
+            TurnError::NoConversation(_) | TurnError::NoUserMessage(_) => RunErrorCode::NotFound,
+            TurnError::CannotResume(..) => RunErrorCode::CannotResume,
+            TurnError::Context(_) => RunErrorCode::ContextWindowExceeded,
+            TurnError::MessageTooLong { .. } => RunErrorCode::MessageTooLong,
+            TurnError::Internal(_) => RunErrorCode::Internal,
         }
     }
 }
 
 /// The `system/error` code of a run whose message alone passes the model's window.
-pub const MESSAGE_TOO_LONG: &str = "message_too_long";
+pub const MESSAGE_TOO_LONG: &str = RunErrorCode::MessageTooLong.as_str();
 /// The `system/error` code of a run whose prompt's parts that are always sent (the message,
 /// the system prompt, the tools) pass the model's window together.
-pub const CONTEXT_WINDOW_EXCEEDED: &str = "context_window_exceeded";
+pub const CONTEXT_WINDOW_EXCEEDED: &str = RunErrorCode::ContextWindowExceeded.as_str();

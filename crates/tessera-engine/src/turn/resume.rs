@@ -9,20 +9,19 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{json, Value};
-use tessera_protocol::context_doc::ToolCallRecord;
 use tessera_protocol::easyflow::{EventBody, SystemState};
+use tessera_protocol::failure_codes::ToolFailureCode;
 use tessera_protocol::vocabulary::ToolOutcome;
 use tessera_providers::request::Part;
 use tessera_providers::stream::{CompletedToolCall, Response};
 use tessera_providers::ProviderClient;
 use tessera_store::interactions::{Interaction, InteractionKind, InteractionState};
-use tessera_store::{Store, StoredEvent};
+use tessera_store::{Store, StoredEvent, ToolCallRow};
 use tokio_util::sync::CancellationToken;
 
 use super::drive::{drive, TurnState};
 use super::round::{execute, settle};
 use super::{Recorder, TurnError, TurnOptions, TurnOutcome};
-use crate::event_log::RUN_ID_KEY;
 use crate::interactions::consent::allows;
 use crate::interactions::tool_call_id;
 use crate::model_events::EventShaper;
@@ -73,14 +72,14 @@ pub(crate) fn ready_to_resume(interactions: &[Interaction]) -> bool {
         .all(|i| i.state != InteractionState::Pending)
 }
 
-fn record_part(store: &Store, record: &ToolCallRecord) -> Option<Part> {
-    let status = record.status?;
+fn record_part(store: &Store, row: &ToolCallRow) -> Option<Part> {
+    let status = row.record.status?;
     Some(result_part(
         store,
-        &record.tool_call_id,
+        &row.record.tool_call_id,
         ToolOutcome::from_context_doc(status),
-        record.extra.get("result"),
-        record.extra.get("error"),
+        row.result.as_ref(),
+        row.error.as_ref(),
     ))
 }
 
@@ -184,13 +183,13 @@ pub async fn resume_turn(
     // run's record replaces this one's. Such a call may have run already: never again.
     let taken_by_others: std::collections::HashSet<String> = all_records
         .iter()
-        .filter(|r| r.extra.get(RUN_ID_KEY).and_then(Value::as_str) != Some(run_id))
-        .map(|r| r.tool_call_id.clone())
+        .filter(|r| r.run_id.as_deref() != Some(run_id))
+        .map(|r| r.record.tool_call_id.clone())
         .collect();
-    let records: HashMap<String, ToolCallRecord> = all_records
+    let records: HashMap<String, ToolCallRow> = all_records
         .into_iter()
-        .filter(|r| r.extra.get(RUN_ID_KEY).and_then(Value::as_str) == Some(run_id))
-        .map(|r| (r.tool_call_id.clone(), r))
+        .filter(|r| r.run_id.as_deref() == Some(run_id))
+        .map(|r| (r.record.tool_call_id.clone(), r))
         .collect();
     let asked: HashMap<&str, &Interaction> = interactions
         .iter()
@@ -256,14 +255,14 @@ pub async fn resume_turn(
                             // It may have run before another run's record replaced its own.
                             (
                                 ToolOutcome::Interrupted,
-                                json!({"code": "interrupted", "message":
+                                json!({"code": ToolFailureCode::Interrupted, "message":
                                     "another run's call took this call id, so whether this \
                                      one ran is not known; it was not run again"}),
                             )
                         } else {
                             (
                                 ToolOutcome::Denied,
-                                json!({"code": "denied",
+                                json!({"code": ToolFailureCode::Denied,
                                        "message": "the person did not allow this call"}),
                             )
                         };
@@ -277,7 +276,7 @@ pub async fn resume_turn(
                         .and_then(|a| a.get("reason"))
                         .and_then(Value::as_str)
                         .unwrap_or("cancelled");
-                    let error = json!({"code": "cancelled", "message":
+                    let error = json!({"code": ToolFailureCode::NotAnswered, "message":
                         format!("the person did not answer ({reason})")});
                     settle(
                         &mut recorder,
@@ -290,7 +289,7 @@ pub async fn resume_turn(
                 }
                 // Started and never finished: the process died. Never run again.
                 None => {
-                    let error = json!({"code": "interrupted", "message":
+                    let error = json!({"code": ToolFailureCode::Interrupted, "message":
                         "the app stopped before this call finished; it was not run again"});
                     settle(
                         &mut recorder,

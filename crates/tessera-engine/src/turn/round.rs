@@ -26,7 +26,7 @@ use crate::interactions::request_form::{agent_requester, parse_request, REQUEST_
 use crate::sync::blocking;
 use crate::tool_round::{result_part, result_parts, results_message, tool_call_request};
 use crate::tools::ToolRegistry;
-use crate::tools::{ConsentGate, RequestedBy};
+use crate::tools::{ConsentGate, RequestedBy, ToolFailureCode};
 
 /// How a round ended.
 pub(super) enum RoundOutcome {
@@ -198,7 +198,8 @@ pub(super) async fn run_round(
                 )),
                 // The model gets the reason; the person sees no form.
                 Err(bad) => {
-                    let error = json!({"code": "invalid_form", "message": bad.to_string()});
+                    let error =
+                        json!({"code": ToolFailureCode::InvalidForm, "message": bad.to_string()});
                     let part = settle(recorder, call, ToolOutcome::Error, None, Some(error), true)?;
                     results.insert(call.id.clone(), part);
                 }
@@ -227,7 +228,7 @@ pub(super) async fn run_round(
                 ))
             }
             (false, Some(_)) => {
-                let error = json!({"code": "consent_required", "message":
+                let error = json!({"code": ToolFailureCode::ConsentRequired, "message":
                     "this tool needs the person's consent, and this client cannot ask for it"});
                 let part = settle(recorder, call, ToolOutcome::Denied, None, Some(error), true)?;
                 results.insert(call.id.clone(), part);
@@ -239,8 +240,7 @@ pub(super) async fn run_round(
         results.extend(execute(recorder, registry, &ordinary, &[], options, cancel).await?);
     } else if !ordinary.is_empty() {
         for call in ordinary {
-            let error =
-                json!({"code": "NOT_FOUND", "message": format!("no tool named {}", call.name)});
+            let error = json!({"code": ToolFailureCode::NotFound, "message": format!("no tool named {}", call.name)});
             let part = settle(
                 recorder,
                 call,

@@ -108,7 +108,7 @@ async fn abort_stops_the_set_and_keeps_partial_results() -> R {
         ToolSpec::new("get_fatal", "").safe(true),
         |_a: Value, _c: ToolContext| async {
             tokio::time::sleep(Duration::from_millis(10)).await;
-            Err::<Value, _>(ToolFailure::new("FATAL", "disk gone"))
+            Err::<Value, _>(ToolFailure::reported("FATAL", "disk gone"))
         },
     )?;
     let h = harness(r);
@@ -190,8 +190,11 @@ async fn async_answers_at_once_and_results_arrive_as_events_and_in_the_store() -
     tessera_engine::executor::EventSink::settle(&*store_sink);
     let records = store.tool_calls("conv_async")?;
     assert_eq!(records.len(), 1);
-    assert_eq!(records[0].status.map(|s| s.as_str()), Some("success"));
-    assert_eq!(records[0].tool.as_deref(), Some("get_report"));
+    assert_eq!(
+        records[0].record.status.map(|s| s.as_str()),
+        Some("success")
+    );
+    assert_eq!(records[0].record.tool.as_deref(), Some("get_report"));
     let logged = store.events_after("conv_async", None, None)?;
     assert!(logged
         .iter()

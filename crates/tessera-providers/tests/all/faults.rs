@@ -34,7 +34,7 @@ async fn a_429_is_retried_after_the_wait_the_provider_asked_for() {
                 delay_ms,
                 code,
                 ..
-            } => Some((*attempt, *delay_ms, code.clone())),
+            } => Some((*attempt, *delay_ms, code.to_string())),
             _ => None,
         })
         .expect("a retry was announced");
@@ -205,7 +205,10 @@ async fn each_timeout_has_its_own_code() {
     config.retry.max_retries = 0;
     config.timeouts.first_byte_ms = 200;
     let o = common::run(&common::client(config.clone()), common::hello("m")).await;
-    assert_eq!(o.error.map(|e| e.code()), Some("first_byte_timeout"));
+    assert_eq!(
+        o.error.map(|e| e.code().as_str()),
+        Some("first_byte_timeout")
+    );
 
     // Idle: two deltas, then silence.
     provider.push(Reply::openai_text("m", &["a", "b", "c"]).stall_after(3));
@@ -214,7 +217,7 @@ async fn each_timeout_has_its_own_code() {
     let began = std::time::Instant::now();
     let o = common::run(&common::client(config.clone()), common::hello("m")).await;
     let took = began.elapsed();
-    assert_eq!(o.error.map(|e| e.code()), Some("idle_timeout"));
+    assert_eq!(o.error.map(|e| e.code().as_str()), Some("idle_timeout"));
     assert_eq!(o.response.text, "ab", "the partial answer is kept");
     // Never before the idle time, and not long after it.
     assert!(
@@ -228,7 +231,7 @@ async fn each_timeout_has_its_own_code() {
     far.base_url = "http://192.0.2.1:81/v1".into();
     far.timeouts.connect_ms = 200;
     let o = common::run(&common::client(far), common::hello("m")).await;
-    let code = o.error.map(|e| e.code());
+    let code = o.error.map(|e| e.code().as_str());
     assert!(
         code == Some("connect_timeout") || code == Some("network_error"),
         "{code:?}"
@@ -348,7 +351,7 @@ async fn a_call_cut_by_a_broken_connection_is_reported_incomplete() {
     provider.push(full.reset_after_bytes(cut));
     let client = common::client(common::config(&provider, WireKind::Openai));
     let o = common::run(&client, common::hello("m")).await;
-    assert_eq!(o.error.map(|e| e.code()), Some("network_error"));
+    assert_eq!(o.error.map(|e| e.code().as_str()), Some("network_error"));
     assert!(o.response.tool_calls.is_empty(), "never a call to run");
     assert_eq!(o.response.incomplete_tool_calls.len(), 1);
     let cut = &o.response.incomplete_tool_calls[0];

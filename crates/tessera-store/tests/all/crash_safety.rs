@@ -17,7 +17,9 @@ use tessera_protocol::context_doc::{ContextToolStatus, EvidenceType, ToolCallRec
 use tessera_protocol::easyflow::{Event, EventBody, LlmMessagePayload};
 use tessera_protocol::request::Role;
 use tessera_protocol::wire::JsonObject;
-use tessera_store::{AttachmentRef, LockError, NewConversation, NewMessage, Store, StoreError};
+use tessera_store::{
+    AttachmentRef, LockError, NewConversation, NewMessage, Store, StoreError, ToolCallRow,
+};
 
 const CHILD_DIR: &str = "TESSERA_STORE_TEST_CHILD_DIR";
 const CHILD_MODE: &str = "TESSERA_STORE_TEST_CHILD_MODE";
@@ -95,7 +97,7 @@ fn child_process() {
                 )?;
                 tx.put_tool_call(
                     CONVERSATION,
-                    &ToolCallRecord {
+                    &ToolCallRow::from(ToolCallRecord {
                         tool_call_id: format!("c-{t}"),
                         task_id: None,
                         tool: Some("search".into()),
@@ -107,7 +109,7 @@ fn child_process() {
                         duration_ms: Some(1),
                         result_evidence_ids: Some(vec![format!("out-{t}")]),
                         extra: JsonObject::new(),
-                    },
+                    }),
                 )?;
                 tx.append_event(
                     CONVERSATION,
@@ -158,7 +160,10 @@ fn check(store: &Store, committed: &[String]) {
         .collect();
     let calls = store.tool_calls(CONVERSATION).unwrap_or_default();
     let messages: HashSet<&str> = tree.iter().map(|m| m.id.as_str()).collect();
-    let call_ids: HashSet<&str> = calls.iter().map(|c| c.tool_call_id.as_str()).collect();
+    let call_ids: HashSet<&str> = calls
+        .iter()
+        .map(|c| c.record.tool_call_id.as_str())
+        .collect();
     for tag in committed {
         assert!(
             messages.contains(format!("m-{tag}").as_str()),
@@ -187,11 +192,12 @@ fn check(store: &Store, committed: &[String]) {
     }
     for c in &calls {
         assert!(
-            messages.contains(format!("m-{}", c.tool_call_id.trim_start_matches("c-")).as_str()),
+            messages
+                .contains(format!("m-{}", c.record.tool_call_id.trim_start_matches("c-")).as_str()),
             "tool call {} without its message",
-            c.tool_call_id
+            c.record.tool_call_id
         );
-        for e in c.result_evidence_ids.as_deref().unwrap_or_default() {
+        for e in c.record.result_evidence_ids.as_deref().unwrap_or_default() {
             assert!(evidences.contains(e));
         }
     }

@@ -323,7 +323,7 @@ fn tasks_tool_calls_usage_blocks_and_summary_round_trip() {
         extra: JsonObject::new(),
     };
     store.put_tool_call(&c, call.clone()).unwrap();
-    assert_eq!(store.tool_calls(&c).unwrap(), [call]);
+    assert_eq!(store.tool_calls(&c).unwrap(), [call.into()]);
 
     let usage = ModelUsage {
         model_usage_id: "u1".into(),

@@ -8,6 +8,7 @@ import { CitationScope } from '../citations/CitationScope';
 import { Markdown } from './Markdown';
 import { ThinkingView } from './ThinkingView';
 import { ToolCardView } from './ToolCardView';
+import { isEngineErrorCode } from '../../i18n/errorCodes';
 
 /**
  * Retries are one line that updates (the latest), not a stack, and go once the run has ended
@@ -54,12 +55,11 @@ function CopyAnswer({ text }: { text: string }) {
  * the engine's own (English) words as the detail; else those words and the code.
  */
 export function EngineError({ code, message }: { code: string; message: string }) {
-  const { t, i18n } = useTranslation();
-  const key = `engineErrors.${code}`;
-  if (!i18n.exists(key)) return <>{t('chat.runFailed', { message, code })}</>;
+  const { t } = useTranslation();
+  if (!isEngineErrorCode(code)) return <>{t('chat.runFailed', { message, code })}</>;
   return (
     <>
-      {t(key as 'engineErrors.network_error')}
+      {t(`engineErrors.${code}`)}
       {/* The engine's own words (English), kept beside their translation for a bug report. */}
       <span className="notice-detail" data-testid="engine-detail" lang="en">
         {message} ({code})
@@ -73,17 +73,17 @@ export function EngineError({ code, message }: { code: string; message: string }
  * it knows, the engine's own words beside as the detail.
  */
 function RetryNotice({ notice }: { notice: RunError }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   if (!notice.retry) return <>{t('chat.retrying', { message: notice.message })}</>;
   const { attempt, delayMs } = notice.retry;
   // The engine appends this tail to the provider's words; it is said here in the UI's language.
   const tail = ` (retrying in ${delayMs} ms, attempt ${attempt})`;
   const words = notice.message.endsWith(tail) ? notice.message.slice(0, -tail.length) : notice.message;
-  const key = `engineErrors.${notice.code}`;
-  const known = i18n.exists(key);
+  const code = notice.code;
+  const known = isEngineErrorCode(code);
   return (
     <>
-      {t('chat.retryingIn', { seconds: Math.max(1, Math.ceil(delayMs / 1000)), attempt, reason: known ? t(key as 'engineErrors.network_error') : words })}
+      {t('chat.retryingIn', { seconds: Math.max(1, Math.ceil(delayMs / 1000)), attempt, reason: known ? t(`engineErrors.${code}`) : words })}
       {known && (
         <span className="notice-detail" lang="en">
           {words}
@@ -106,7 +106,7 @@ export function AssistantMessageView({
   /** Offered on a failed answer when nothing else is under way. */
   onRetry?: (() => void) | undefined;
 }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const live = run !== undefined && !run.done && (run.state === 'running' || run.state === 'initializing' || run.state === 'resumed');
   const empty = message.parts.length === 0;
   const usage = message.usage;
@@ -145,7 +145,7 @@ export function AssistantMessageView({
         <p key={i} className="notice" role="note" data-testid={n.retryable ? 'retry-notice' : undefined}>
           {n.retryable ? (
             <RetryNotice notice={n} />
-          ) : i18n.exists(`engineErrors.${n.code}`) ? (
+          ) : isEngineErrorCode(n.code) ? (
             <EngineError code={n.code} message={n.message} />
           ) : (
             t('chat.notice', { message: n.message, code: n.code })

@@ -6,6 +6,7 @@ import { useOpenSettings } from '../../settings/openSettings';
 import type { MessageAttachment } from '../../generated/MessageAttachment';
 import type { StoredMessage } from '../../generated/StoredMessage';
 import { ToolImageThumb } from './ToolImages';
+import { isEngineErrorCode, isWordedApiErrorCode } from '../../i18n/errorCodes';
 
 const SHA256 = /^[0-9a-f]{64}$/;
 const KINDS = ['image', 'text', 'pdf', 'audio', 'video', 'file'] as const;
@@ -88,11 +89,18 @@ export function UserMessage({
   onResend?: (() => void) | undefined;
   children?: ReactNode;
 }) {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const openSettings = useOpenSettings();
   // The engine's refusals by their code; a run's own (a spending limit met on sending) too.
-  const section = errorCode === undefined ? undefined : ['apiErrors', 'engineErrors'].find((s) => i18n.exists(`${s}.${errorCode}`));
-  const known = section !== undefined;
+  const wording =
+    errorCode === undefined
+      ? undefined
+      : isWordedApiErrorCode(errorCode)
+        ? t(`apiErrors.${errorCode}`)
+        : isEngineErrorCode(errorCode)
+          ? t(`engineErrors.${errorCode}`)
+          : undefined;
+  const known = wording !== undefined;
   return (
     <article className="message message-user" data-testid="user-message">
       <h3 className="message-author">{t('chat.you')}</h3>
@@ -102,7 +110,7 @@ export function UserMessage({
         <p className="notice notice-error" role="alert">
           {known ? (
             <>
-              <WithProvidersLink text={t('chat.sendFailed', { error: t(`${section}.${errorCode}` as 'apiErrors.NO_MODEL') })} open={openSettings} />
+              <WithProvidersLink text={t('chat.sendFailed', { error: wording })} open={openSettings} />
               {/* The engine's words for NO_MODEL name command-line flags: not for the app. */}
               {errorCode !== 'NO_MODEL' && (
                 <span className="notice-detail" data-testid="engine-detail">

@@ -1,4 +1,7 @@
 import type { ErrorCode } from '../../generated/ErrorCode';
+import type { ProviderFailureCode } from '../../generated/ProviderFailureCode';
+import type { RunErrorCode } from '../../generated/RunErrorCode';
+import type { ToolFailureCode } from '../../generated/ToolFailureCode';
 /**
  * English UI texts. This object is the reference shape: every other locale must have
  * exactly the same keys (checked by the type `Messages` and by a unit test).
@@ -265,6 +268,11 @@ const en = {
     MODEL_UNAVAILABLE: 'The model picked for this conversation cannot be used. Pick another under the message box.',
     MESSAGE_TOO_LONG: 'The message is longer than the model can read at once, even alone. Shorten it, or pick a model with a larger context window.',
   } satisfies Partial<Record<ErrorCode, string>>,
+  /**
+   * Why a run failed or retried (`system/error`, `business/error`), by code (generated from
+   * Rust): every provider's code has its sentence; the engine's own, a tool's and the API's
+   * where the UI words them (the others show the engine's words, `EngineError`).
+   */
   engineErrors: {
     auth_failed: 'The provider refused the API key. Check it in Settings → Providers.',
     quota_exceeded: 'The provider says the account has no quota left.',
@@ -272,10 +280,14 @@ const en = {
     overloaded: 'The provider is overloaded. Try again in a moment.',
     provider_unavailable: 'The provider is not answering properly right now.',
     bad_request: 'The provider refused the request.',
+    http_error: 'The provider answered with an error.',
+    stream_error: 'The provider reported an error while answering.',
     connect_timeout: 'The provider could not be reached in time.',
     first_byte_timeout: 'The provider did not start answering in time.',
     idle_timeout: 'The provider stopped sending the answer.',
     network_error: 'The provider cannot be reached. Check the connection.',
+    cancelled: 'The model call was cancelled.',
+    config_error: 'The provider’s settings cannot be used. Check them in Settings → Providers.',
     missing_api_key: 'There is no API key for this provider. Add one in Settings → Providers.',
     spending_limit: 'The spending limit is reached.',
     SPENDING_LIMIT_REACHED: 'The spending limit is reached. Raise or lift it in Settings → General.',
@@ -286,7 +298,7 @@ const en = {
     context_length: 'The conversation is too long for this model.',
     context_window_exceeded: 'The message, the instructions and the tools together are more than the model can read at once. Shorten the message, or pick a model with a larger context window.',
     decode_error: 'The provider sent an answer Tessera cannot read.',
-  },
+  } satisfies Record<ProviderFailureCode, string> & Partial<Record<RunErrorCode | ToolFailureCode | ErrorCode, string>>,
   shortcuts: {
     title: 'Keyboard shortcuts',
     newConversation: 'New conversation',

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tessera_engine::executor::{CollectingSink, Executor, ExecutorOptions};
-use tessera_engine::tools::{ToolContext, ToolFailure, ToolRegistry, ToolSpec};
+use tessera_engine::tools::{ToolContext, ToolFailure, ToolFailureCode, ToolRegistry, ToolSpec};
 use tessera_protocol::easyflow::Event;
 
 pub type R = Result<(), Box<dyn std::error::Error>>;
@@ -125,9 +125,9 @@ pub fn meeter(r: &mut ToolRegistry, spec: ToolSpec, barrier: Arc<tokio::sync::Ba
 pub fn failing(r: &mut ToolRegistry, spec: ToolSpec, retryable: bool) -> R {
     r.register(spec, move |_args: Value, _ctx: ToolContext| async move {
         Err::<Value, _>(if retryable {
-            ToolFailure::retryable("UNAVAILABLE", "try later")
+            ToolFailure::retryable(ToolFailureCode::Unavailable, "try later")
         } else {
-            ToolFailure::new("BROKEN", "it broke")
+            ToolFailure::reported("BROKEN", "it broke")
         })
     })?;
     Ok(())
