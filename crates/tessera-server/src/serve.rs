@@ -123,6 +123,11 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
         IpAddr::V4(ip) if ip.is_unspecified() => "127.0.0.1".to_owned(),
         IpAddr::V4(ip) => ip.to_string(),
     };
+    // Raised before the URL is announced: whoever reads the line finds the limits in force.
+    let limits = tessera_local::serve_limits::Limits::for_this_process(
+        RESERVED_DESCRIPTORS,
+        MOST_CONNECTIONS,
+    );
     // Scripts and tests read this exact line; the token sits in the fragment so that it never
     // reaches a server log.
     let mut out = std::io::stdout().lock();
@@ -133,10 +138,6 @@ pub async fn serve(opts: ServeOptions) -> Result<(), ServeError> {
     )?;
     out.flush()?;
     drop(out);
-    let limits = tessera_local::serve_limits::Limits::for_this_process(
-        RESERVED_DESCRIPTORS,
-        MOST_CONNECTIONS,
-    );
     tracing::info!(
         port = local.port(),
         max_connections = limits.max_connections,
