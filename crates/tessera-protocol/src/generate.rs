@@ -132,6 +132,9 @@ pub fn typescript_files(roots: Roots<'_>) -> Result<BTreeMap<PathBuf, String>, G
     collector.visit::<crate::ipc::ApiResponseHead>();
     collector.visit::<crate::ipc::BodyFrame>();
     collector.visit::<crate::views::ConsentGrantView>();
+    collector.visit::<crate::views::GrantList>();
+    collector.visit::<crate::views::GrantRevoked>();
+    collector.visit::<crate::views::RunCancelled>();
     collector.visit::<crate::views::RunContext>();
     collector.visit::<crate::views::ContextView>();
     collector.visit::<crate::settings_api::ProviderCheck>();

@@ -47,6 +47,26 @@ pub struct ConsentGrantView {
     pub revoked_at: Option<Timestamp>,
 }
 
+/// `GET /v1/grants`: newest first.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+pub struct GrantList {
+    pub grants: Vec<ConsentGrantView>,
+}
+
+/// `DELETE /v1/grants/{id}`: the grant as it is now (revoked).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+pub struct GrantRevoked {
+    pub grant: ConsentGrantView,
+}
+
+/// `POST /v1/runs/{id}/cancel`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
+pub struct RunCancelled {
+    pub run_id: String,
+    /// Always true: a run that is not running is a 404 `RUN_NOT_RUNNING`.
+    pub cancelled: bool,
+}
+
 /// One model call of a run and the assembler's explanation of its prompt.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, TS)]
 pub struct TurnContext {

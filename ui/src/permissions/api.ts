@@ -3,6 +3,8 @@
  * `/v1/grants`, `/v1/runs/{id}/context`).
  */
 import type { ConsentGrantView } from '../generated/ConsentGrantView';
+import type { GrantList } from '../generated/GrantList';
+import type { GrantRevoked } from '../generated/GrantRevoked';
 import type { RunContext } from '../generated/RunContext';
 import type { TesseraClient, TransportRequest } from '../transport/client';
 import { routes } from '../transport/routes';
@@ -13,7 +15,7 @@ function requestJson<T>(client: TesseraClient, request: TransportRequest): Promi
 }
 
 export async function listGrants(client: TesseraClient, includeRevoked: boolean, signal?: AbortSignal): Promise<ConsentGrantView[]> {
-  const body = await requestJson<{ grants: ConsentGrantView[] }>(client, {
+  const body = await requestJson<GrantList>(client, {
     method: 'GET',
     path: routes.grants(includeRevoked ? { include_revoked: 'true' } : undefined),
     signal,
@@ -22,7 +24,7 @@ export async function listGrants(client: TesseraClient, includeRevoked: boolean,
 }
 
 export async function revokeGrant(client: TesseraClient, grantId: string): Promise<ConsentGrantView> {
-  const body = await requestJson<{ grant: ConsentGrantView }>(client, { method: 'DELETE', path: routes.grant(grantId) });
+  const body = await requestJson<GrantRevoked>(client, { method: 'DELETE', path: routes.grant(grantId) });
   return body.grant;
 }
 

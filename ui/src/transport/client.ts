@@ -13,6 +13,7 @@ import type { ConversationImported } from '../generated/ConversationImported';
 import type { ConversationList } from '../generated/ConversationList';
 import type { ConversationModel } from '../generated/ConversationModel';
 import type { ConversationSummary } from '../generated/ConversationSummary';
+import type { RunCancelled } from '../generated/RunCancelled';
 import type { MessageMatch } from '../generated/MessageMatch';
 import type { StoredMessage } from '../generated/StoredMessage';
 import type { ErrorResponse } from '../generated/ErrorResponse';
@@ -295,7 +296,7 @@ export class TesseraClient {
     return this.json({ method: 'POST', path: routes.messages(), body: message });
   }
 
-  cancelRun(runId: string): Promise<unknown> {
+  cancelRun(runId: string): Promise<RunCancelled> {
     return this.json({ method: 'POST', path: routes.runCancel(runId) });
   }
 

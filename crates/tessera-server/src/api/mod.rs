@@ -17,9 +17,9 @@ use axum::http::{header, HeaderMap};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde_json::{json, Value};
 use tessera_app::App;
 use tessera_protocol::error_codes::ErrorCode;
+use tessera_protocol::views::RunCancelled;
 
 pub use errors::ApiError;
 pub(crate) use sse::stream_response;
@@ -88,7 +88,10 @@ async fn conversation_events(
 async fn cancel_run(
     State(app): State<App>,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<RunCancelled>, ApiError> {
     app.cancel_run(&id)?;
-    Ok(Json(json!({"run_id": id, "cancelled": true})))
+    Ok(Json(RunCancelled {
+        run_id: id,
+        cancelled: true,
+    }))
 }

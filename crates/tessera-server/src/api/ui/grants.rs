@@ -6,9 +6,9 @@ use axum::extract::{Path, Query, State};
 use axum::routing::{delete, get};
 use axum::{Json, Router};
 use serde::Deserialize;
-use serde_json::{json, Value};
 use tessera_app::App;
 use tessera_protocol::error_codes::ErrorCode;
+use tessera_protocol::views::{GrantList, GrantRevoked};
 
 use crate::api::ApiError;
 
@@ -29,7 +29,7 @@ struct ListQuery {
 async fn list(
     State(app): State<App>,
     query: Result<Query<ListQuery>, axum::extract::rejection::QueryRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<GrantList>, ApiError> {
     let Query(query) = query.map_err(|rejection| {
         ApiError::new(
             ErrorCode::BadRequest,
@@ -37,12 +37,16 @@ async fn list(
         )
     })?;
     let grants = app.consent_grants(query.include_revoked)?;
-    Ok(Json(json!({ "grants": grants })))
+    Ok(Json(GrantList { grants }))
 }
 
 /// `DELETE /v1/grants/{id}`: revokes it and answers the grant; revoking a revoked grant
 /// changes nothing and answers the same. An unknown id is a 404.
-async fn revoke(State(app): State<App>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
-    let view = app.revoke_grant(&id)?;
-    Ok(Json(json!({ "grant": view })))
+async fn revoke(
+    State(app): State<App>,
+    Path(id): Path<String>,
+) -> Result<Json<GrantRevoked>, ApiError> {
+    Ok(Json(GrantRevoked {
+        grant: app.revoke_grant(&id)?,
+    }))
 }

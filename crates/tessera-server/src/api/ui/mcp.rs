@@ -12,11 +12,12 @@ use axum::http::StatusCode;
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tessera_app::App;
 use tessera_mcp::McpHub;
+use tessera_protocol::context_doc::Evidence;
 use tessera_protocol::mcp_api::{
-    McpImported, McpPromptList, McpResourceList, McpServerList, McpServerLog,
+    McpImported, McpPromptList, McpResourceList, McpServerList, McpServerLog, McpServerView,
 };
 
 use super::json_body;
@@ -53,19 +54,22 @@ struct ListQuery {
 async fn list(
     State(app): State<App>,
     Query(query): Query<ListQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<McpServerList>, ApiError> {
     let hub = hub(&app)?;
     let servers = if query.connect.as_deref().is_some_and(|c| c != "0") {
         hub.start_all().await
     } else {
         hub.servers()
     };
-    Ok(Json(json!(McpServerList { servers })))
+    Ok(Json(McpServerList { servers }))
 }
 
-async fn one(State(app): State<App>, Path(name): Path<String>) -> Result<Json<Value>, ApiError> {
+async fn one(
+    State(app): State<App>,
+    Path(name): Path<String>,
+) -> Result<Json<McpServerView>, ApiError> {
     let view = hub(&app)?.server(&name)?;
-    Ok(Json(json!(view)))
+    Ok(Json(view))
 }
 
 /// `PUT /v1/mcp/servers/{name}`: an entry of the `mcpServers` shape.
@@ -73,10 +77,10 @@ async fn put_server(
     State(app): State<App>,
     Path(name): Path<String>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<McpServerView>, ApiError> {
     let entry = json_body(body)?;
     let view = hub(&app)?.put_server(&name, &entry).await?;
-    Ok(Json(json!(view)))
+    Ok(Json(view))
 }
 
 async fn remove(State(app): State<App>, Path(name): Path<String>) -> Result<StatusCode, ApiError> {
@@ -97,23 +101,23 @@ async fn import(
     State(app): State<App>,
     Query(query): Query<ImportQuery>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<McpImported>, ApiError> {
     let document = json_body(body)?;
     let hub = hub(&app)?;
     let replace = query.replace.as_deref().is_some_and(|r| r != "0");
     let added = hub.import(&document, replace).await?;
-    Ok(Json(json!(McpImported {
+    Ok(Json(McpImported {
         added,
         servers: hub.servers(),
-    })))
+    }))
 }
 
 async fn restart(
     State(app): State<App>,
     Path(name): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<McpServerView>, ApiError> {
     let view = hub(&app)?.restart(&name).await?;
-    Ok(Json(json!(view)))
+    Ok(Json(view))
 }
 
 #[derive(Deserialize)]
@@ -126,25 +130,25 @@ async fn log(
     State(app): State<App>,
     Path(name): Path<String>,
     Query(query): Query<LogQuery>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<McpServerLog>, ApiError> {
     let lines = hub(&app)?.log(&name, query.lines.unwrap_or(200))?;
-    Ok(Json(json!(McpServerLog { lines })))
+    Ok(Json(McpServerLog { lines }))
 }
 
 async fn resources(
     State(app): State<App>,
     Path(name): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<McpResourceList>, ApiError> {
     let resources = hub(&app)?.resources(&name).await?;
-    Ok(Json(json!(McpResourceList { resources })))
+    Ok(Json(McpResourceList { resources }))
 }
 
 async fn prompts(
     State(app): State<App>,
     Path(name): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<McpPromptList>, ApiError> {
     let prompts = hub(&app)?.prompts(&name).await?;
-    Ok(Json(json!(McpPromptList { prompts })))
+    Ok(Json(McpPromptList { prompts }))
 }
 
 /// `POST /v1/conversations/{id}/mcp-resources` with `{"server": …, "uri": …}`.
@@ -152,7 +156,7 @@ async fn attach(
     State(app): State<App>,
     Path(conversation): Path<String>,
     body: Result<Bytes, BytesRejection>,
-) -> Result<(StatusCode, Json<Value>), ApiError> {
+) -> Result<(StatusCode, Json<Evidence>), ApiError> {
     let body = json_body(body)?;
     let field = |key: &str| {
         body.get(key)
@@ -172,5 +176,5 @@ async fn attach(
     let evidence = app
         .attach_mcp_resource(&conversation, &server, &uri)
         .await?;
-    Ok((StatusCode::CREATED, Json(json!(evidence))))
+    Ok((StatusCode::CREATED, Json(evidence)))
 }
