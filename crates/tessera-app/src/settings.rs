@@ -11,6 +11,7 @@ use crate::local_models::{LocalModelsError, HUB_ADDRESS_SETTING, HUB_PROXY_SETTI
 use crate::providers::settings::{check_limit, parse_limit};
 use crate::providers::ProvidersError;
 use crate::{error_chain, App, CoreError};
+use tessera_protocol::wire::kind_of;
 
 const PER_DAY: &str = "spending_limit_per_day_usd";
 const PER_CONVERSATION: &str = "spending_limit_per_conversation_usd";
@@ -25,18 +26,6 @@ pub const KEYS: [&str; 6] = [
     HUB_PROXY_SETTING,
     EMBEDDING,
 ];
-
-/// What kind of JSON value `value` is, as a person reads it.
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
 
 /// A value the person got wrong names the setting (`INVALID_VALUE`); a provider or the store
 /// that failed stays what it is.

@@ -316,6 +316,20 @@ macro_rules! extensible_enum {
 
 pub(crate) use extensible_enum;
 
+/// What kind of JSON value `value` is, as a person reads it in an error ("a string, not a
+/// number").
+pub fn kind_of(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

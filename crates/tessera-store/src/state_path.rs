@@ -3,6 +3,7 @@
 //! overwrite.
 
 use serde_json::{Map, Value};
+use tessera_protocol::wire::kind_of;
 
 /// Why a path cannot be set.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -40,17 +41,6 @@ pub fn depth_of(value: &Value) -> usize {
         stack.extend(children.map(|c| (c, d + 1)));
     }
     deepest
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Sets `path` in `root` to `value`.

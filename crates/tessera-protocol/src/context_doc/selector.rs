@@ -16,6 +16,7 @@
 
 use std::fmt;
 
+use crate::wire::kind_of;
 use serde_json::Value;
 
 /// Why a selector cannot be read or applied.
@@ -259,17 +260,6 @@ fn walk<'v>(mut value: &'v Value, steps: &[FieldStep]) -> Result<&'v Value, Stri
         value = next.ok_or_else(|| walked.clone())?;
     }
     Ok(value)
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 fn select_lines(text: &str, from: usize, to: usize) -> Result<&str, String> {

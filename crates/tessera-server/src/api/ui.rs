@@ -27,6 +27,7 @@ use serde_json::{Map, Value};
 use tessera_protocol::error_codes::ErrorCode;
 
 use super::ApiError;
+pub(super) use tessera_protocol::wire::kind_of;
 
 /// The UI's routes; `api::routes` merges them (the caller adds authentication).
 pub fn ui_routes() -> Router<crate::api::ApiState> {
@@ -87,15 +88,4 @@ fn only_field(body: &Map<String, Value>, allowed: &str, hint: &str) -> Result<()
 
 fn bad_request(message: impl Into<String>) -> ApiError {
     ApiError::new(ErrorCode::BadRequest, message)
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
